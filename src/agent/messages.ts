@@ -1,0 +1,63 @@
+// Every text the loop writes for the model or the user. TOOL message texts are DESIGN.md's, exactly.
+import type { ElicitationRequest, JsonObject, ToolCall, ToolDefinition } from './types.js';
+
+export const toolText = {
+  denied: (name: string, reason: string) => `Execution of ${name} was denied: ${reason}`,
+  declined: (name: string, instructions: string | null) =>
+    instructions ? `User declined execution of ${name}: ${instructions}` : `User declined execution of ${name}.`,
+  acceptedInstructions: (name: string, instructions: string) => `User instructions for ${name}: ${instructions}`,
+  cancelledByUser: (name: string) => `Execution of ${name} was cancelled by the user.`,
+  expired: (name: string) => `Execution of ${name} was not confirmed before the request expired.`,
+  superseded: (name: string) => `Execution of ${name} was cancelled: the user sent a new message instead.`,
+  interrupted: (name: string) => `Execution of ${name} was interrupted; its outcome is unknown.`,
+  failed: (name: string, error: string) => `Execution of ${name} failed: ${error}`,
+  unknownTool: (name: string) => `Execution of ${name} failed: no such tool is available to this agent.`,
+};
+
+export const META_TOOL_CALL_KEY = 'toolgate.dev/tool_call';
+
+export const CONFIRMATION_SCHEMA: JsonObject = {
+  type: 'object',
+  properties: {
+    instructions: {
+      type: 'string',
+      description: 'Optional instructions if you want the agent to do something differently',
+    },
+  },
+};
+
+/**
+ * The confirmation request for one call. `message` comes from the trusted definition alone (label and
+ * description), never from model output; the arguments travel only in `_meta`.
+ */
+export function confirmationRequest(tool: ToolDefinition, call: ToolCall): ElicitationRequest {
+  return {
+    message: `Allow the agent to run "${tool.label}"? ${describe(tool)}`,
+    requestedSchema: structuredClone(CONFIRMATION_SCHEMA),
+    _meta: {
+      [META_TOOL_CALL_KEY]: {
+        name: call.name,
+        toolId: call.toolId,
+        arguments: call.arguments,
+        annotations: tool.annotations,
+      },
+    },
+  };
+}
+
+/** The paused turn's `text`: a prose question from the trusted definitions, for clients that ignore elicitations. */
+export function pausedQuestion(tools: ToolDefinition[]): string {
+  const lines = tools.map((tool) => `- ${tool.label}: ${describe(tool)}`);
+  const ask = tools.length === 1 ? 'this action' : `these ${tools.length} actions`;
+  return `I need your confirmation before I continue. Do you allow ${ask}?\n${lines.join('\n')}`;
+}
+
+function describe(tool: ToolDefinition): string {
+  const text = tool.description.trim() || tool.name;
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
+export const turnErrors = {
+  maxIterations: (max: number) => `The agent stopped after ${max} model calls without a final answer (maxIterations is ${max}).`,
+  model: (message: string) => `The model call failed: ${message}`,
+};

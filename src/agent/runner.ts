@@ -1,0 +1,327 @@
+// The agent loop, in one place: model call, gate phase, execute phase, until the turn answers, pauses or stops.
+// Its state is what the store holds (the transcript and a paused turn's PendingStep), so any process can
+// continue a turn from where the last one stopped.
+import { randomUUID } from 'node:crypto';
+import type { ElicitationDraft, ElicitationRecord, MessageRecord, Store, ThreadRecord, TurnRecord } from '../db/store.js';
+import type { Model, ModelMessage } from '../models/model.js';
+import type { Tool } from '../tools/tool.js';
+import { closeStep } from './closing.js';
+import { ListenerRegistry, ToolPreExecuteEvent } from './event.js';
+import { pausedQuestion, toolText, turnErrors } from './messages.js';
+import { ToolNames } from './tool-names.js';
+import type { Agent, ElicitationAnswer, PendingStep, ToolCall } from './types.js';
+
+/** Resolves an agent's tools (by its tool ids) to runnable tools. */
+export interface ToolCatalog {
+  toolsFor(agent: Agent): Promise<Tool[]>;
+}
+
+/** What the loop tells the outside about (subscriptions). */
+export interface RunnerEvents {
+  turnChanged(turn: TurnRecord): void;
+  elicitationsCreated(elicitations: ElicitationRecord[]): void;
+}
+
+export interface RunnerOptions {
+  store: Store;
+  models: (modelId: string) => Model | undefined;
+  tools: ToolCatalog;
+  listeners: ListenerRegistry;
+  events?: RunnerEvents;
+  clock?: () => Date;
+  /** Where unexpected faults are reported; they end the turn FAILED. */
+  onError?: (error: unknown) => void;
+}
+
+export type StartTurnOutcome =
+  | { ok: true; thread: ThreadRecord; turn: TurnRecord }
+  | { ok: false; code: 'NOT_FOUND' | 'THREAD_BUSY'; message: string; field: string[] };
+
+export type ResolveOutcome =
+  | { ok: true; elicitation: ElicitationRecord; turn: TurnRecord }
+  | { ok: false; code: 'NOT_FOUND' | 'EXPIRED' | 'ALREADY_RESOLVED'; message: string };
+
+export class AgentRunner {
+  readonly #store: Store;
+  readonly #clock: () => Date;
+  /** Turns this process is running now; a restart recovers the rest. */
+  readonly #inFlight = new Map<string, Promise<TurnRecord>>();
+
+  constructor(private readonly options: RunnerOptions) {
+    this.#store = options.store;
+    this.#clock = options.clock ?? (() => new Date());
+  }
+
+  #now(): string {
+    return this.#clock().toISOString();
+  }
+
+  /** Appends the user message and runs the turn; with `background`, returns at once with it RUNNING. */
+  async startTurn(input: { agent: Agent; threadId: string | null; ownerId: string; message: string; background: boolean }): Promise<StartTurnOutcome> {
+    const result = await this.#store.startTurn({
+      turnId: newId('trn'), newThreadId: newId('thr'), threadId: input.threadId, agentId: input.agent.id,
+      ownerId: input.ownerId, message: input.message, now: this.#now(),
+    }, closeStep);
+    if (!result.ok) {
+      const message = result.code === 'THREAD_BUSY' ? 'The thread has a turn running; wait for it to stop.'
+        : result.code === 'WRONG_AGENT' ? 'The thread belongs to another agent.'
+        : 'No thread with this id.';
+      return { ok: false, code: result.code === 'THREAD_BUSY' ? 'THREAD_BUSY' : 'NOT_FOUND', message, field: ['input', 'threadId'] };
+    }
+    if (result.superseded) this.#emitTurn(result.superseded);
+    this.#emitTurn(result.turn);
+    const running = this.#continue(result.turn.id);
+    if (input.background) {
+      running.catch(() => {}); // #continue reports its own faults
+      return { ok: true, thread: result.thread, turn: result.turn };
+    }
+    return { ok: true, thread: result.thread, turn: await running };
+  }
+
+  /** Records an answer; the last answer of a step resumes the turn and returns where it stopped next. */
+  async resolveElicitation(input: { elicitationId: string; ownerId: string; answer: ElicitationAnswer }): Promise<ResolveOutcome> {
+    const result = await this.#store.resolveElicitation({ ...input, now: this.#now() }, closeStep);
+    switch (result.kind) {
+      case 'not_found':
+        return { ok: false, code: 'NOT_FOUND', message: 'No elicitation with this id.' };
+      case 'already_resolved':
+        return { ok: false, code: 'ALREADY_RESOLVED', message: `This elicitation was already answered (${result.elicitation.status}).` };
+      case 'expired':
+        if (result.changed) this.#emitTurn(result.turn);
+        return { ok: false, code: 'EXPIRED', message: `This elicitation expired at ${result.elicitation.expiresAt}; nothing was run.` };
+      case 'duplicate':
+        // The same answer again: return the recorded result; if the turn is still being continued, wait for it.
+        return { ok: true, elicitation: result.elicitation, turn: (await this.#inFlight.get(result.turn.id)) ?? result.turn };
+      case 'recorded':
+      case 'cancelled':
+        this.#emitTurn(result.turn);
+        return { ok: true, elicitation: result.elicitation, turn: result.turn };
+      case 'resume':
+        this.#emitTurn(result.turn);
+        return { ok: true, elicitation: result.elicitation, turn: await this.#continue(result.turn.id) };
+    }
+  }
+
+  /** Continue a RUNNING turn from its persisted state (after a resume, or on recovery). */
+  resumeTurn(turnId: string): Promise<TurnRecord> {
+    return this.#continue(turnId);
+  }
+
+  /** Expire paused turns whose time has passed. */
+  async expireDue(limit = 100): Promise<TurnRecord[]> {
+    const expired = await this.#store.expireDueTurns(this.#now(), limit, closeStep);
+    for (const turn of expired) this.#emitTurn(turn);
+    return expired;
+  }
+
+  /** Resolves when every turn this process is running has stopped. */
+  async idle(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()]);
+  }
+
+  #continue(turnId: string): Promise<TurnRecord> {
+    const existing = this.#inFlight.get(turnId);
+    if (existing) return existing;
+    const run = this.#run(turnId).finally(() => this.#inFlight.delete(turnId));
+    this.#inFlight.set(turnId, run);
+    return run;
+  }
+
+  async #run(turnId: string): Promise<TurnRecord> {
+    const store = this.#store;
+    let turn = (await this.#loadTurn(turnId))!;
+    try {
+      const agent = await store.getAgent(turn.agentId);
+      if (!agent) return await this.#finish(turn.id, 'FAILED', { error: `The agent ${turn.agentId} no longer exists.` });
+      const model = this.options.models(agent.modelId);
+      if (!model) return await this.#finish(turn.id, 'FAILED', { error: `The agent's model ${agent.modelId} is not configured.` });
+      const tools = await this.options.tools.toolsFor(agent);
+      const names = new ToolNames(tools);
+      const byId = new Map(tools.map((tool) => [tool.id, tool]));
+
+      // A resumed turn first runs the execute phase of its step.
+      if (turn.step) await this.#executeStep(turn, turn.step, byId);
+
+      for (;;) {
+        const transcript = await store.listThreadMessages(turn.threadId);
+        const open = openToolCalls(transcript, turn.id);
+        if (open.length > 0) {
+          // A step whose assistant message was saved but whose gate did not finish (a crash): gate it now.
+          const paused = await this.#gateAndRun(turn, agent, open, byId);
+          if (paused) return paused;
+          continue;
+        }
+        if (turn.iterations >= agent.maxIterations) {
+          return await this.#finish(turn.id, 'FAILED', { error: turnErrors.maxIterations(agent.maxIterations) });
+        }
+        let response;
+        try {
+          response = await model.generate({
+            system: agent.systemPrompt,
+            messages: toModelMessages(transcript, names),
+            tools: tools.map((tool) => ({ name: names.modelName(tool.id), description: tool.description, inputSchema: tool.inputSchema })),
+          });
+        } catch (error) {
+          await store.setIterations(turn.id, turn.iterations + 1, this.#now());
+          return await this.#finish(turn.id, 'FAILED', { error: turnErrors.model(errorMessage(error)) });
+        }
+        const calls: ToolCall[] = response.toolCalls.map((call) => {
+          const toolId = names.toolId(call.name) ?? `unknown:${call.name}`;
+          return { id: call.id, name: byId.get(toolId)?.name ?? call.name, toolId, arguments: call.arguments };
+        });
+        await store.appendAssistantMessage(turn.id, { role: 'ASSISTANT', text: response.text, toolCalls: calls, toolCallId: null }, this.#now());
+        turn = { ...turn, iterations: turn.iterations + 1 };
+        await store.setIterations(turn.id, turn.iterations, this.#now());
+        if (calls.length === 0) return await this.#finish(turn.id, 'COMPLETED', { text: response.text ?? '' });
+        this.#emitTurn(turn);
+        const paused = await this.#gateAndRun(turn, agent, calls, byId);
+        if (paused) return paused;
+      }
+    } catch (error) {
+      this.options.onError?.(error);
+      try {
+        // Every call still keeps exactly one TOOL message, so the thread stays usable.
+        const open = openToolCalls(await store.listThreadMessages(turn.threadId), turn.id);
+        const unfinished = new Set(await store.listUnfinishedToolCalls(turn.id));
+        await store.appendToolMessages(turn.id, open.map((call) => ({
+          toolCallId: call.id,
+          text: unfinished.has(call.id) ? toolText.interrupted(call.name) : toolText.failed(call.name, 'the turn stopped on an internal error'),
+        })), this.#now());
+        return await this.#finish(turn.id, 'FAILED', { error: 'The turn failed because of an internal error.' });
+      } catch {
+        return turn;
+      }
+    }
+  }
+
+  /** Gate phase for the calls of one step, then (unless it pauses) the execute phase. Returns the turn if paused. */
+  async #gateAndRun(turn: TurnRecord, agent: Agent, calls: ToolCall[], tools: Map<string, Tool>): Promise<TurnRecord | null> {
+    const step: PendingStep = { calls: [] };
+    const drafts: ElicitationDraft[] = [];
+    const asked: Tool[] = [];
+    for (const toolCall of calls) {
+      const tool = tools.get(toolCall.toolId);
+      if (!tool) {
+        step.calls.push({ toolCall, outcome: { kind: 'rejected', text: toolText.unknownTool(toolCall.name) } });
+        continue;
+      }
+      const event = new ToolPreExecuteEvent(agent, turn.threadId, turn.id, definitionOf(tool), structuredClone(toolCall));
+      await this.options.listeners.dispatch(event);
+      const request = event.getElicitationRequest();
+      if (event.isVetoed()) {
+        step.calls.push({ toolCall, outcome: { kind: 'vetoed', reason: event.getVetoReason() ?? 'vetoed' } });
+      } else if (request) {
+        const elicitationId = newId('elc');
+        step.calls.push({ toolCall, outcome: { kind: 'confirm', elicitationId } });
+        drafts.push({
+          id: elicitationId, toolCallId: toolCall.id, request,
+          toolCall: { name: toolCall.name, toolId: toolCall.toolId, arguments: toolCall.arguments, annotations: tool.annotations },
+        });
+        asked.push(tool);
+      } else {
+        step.calls.push({ toolCall, outcome: { kind: 'run' } });
+      }
+    }
+    if (drafts.length > 0) {
+      const expiresAt = new Date(this.#clock().getTime() + agent.pauseTtlSeconds * 1000).toISOString();
+      const paused = await this.#store.pauseTurn(turn.id, step, drafts, pausedQuestion(asked), expiresAt, this.#now());
+      this.options.events?.elicitationsCreated(await this.#store.listTurnElicitations(turn.id).then((all) => all.filter((e) => drafts.some((d) => d.id === e.id))));
+      this.#emitTurn(paused);
+      return paused;
+    }
+    await this.#executeStep(turn, step, tools);
+    return null;
+  }
+
+  /** Execute phase: the step's calls in their original order, each answered by exactly one TOOL message. */
+  async #executeStep(turn: TurnRecord, step: PendingStep, tools: Map<string, Tool>): Promise<void> {
+    const store = this.#store;
+    const answered = new Set((await store.listTurnMessages(turn.id)).filter((m) => m.role === 'TOOL').map((m) => m.toolCallId));
+    const answers = new Map((await store.listTurnElicitations(turn.id)).map((e) => [e.id, e.response]));
+    for (const { toolCall, outcome } of step.calls) {
+      if (answered.has(toolCall.id)) continue; // answered before a crash: never twice
+      const say = (text: string) => store.appendToolMessages(turn.id, [{ toolCallId: toolCall.id, text }], this.#now());
+      if (outcome.kind === 'vetoed') { await say(toolText.denied(toolCall.name, outcome.reason)); continue; }
+      if (outcome.kind === 'rejected') { await say(outcome.text); continue; }
+      let instructions: string | null = null;
+      if (outcome.kind === 'confirm') {
+        const answer = answers.get(outcome.elicitationId);
+        instructions = typeof answer?.content?.instructions === 'string' && answer.content.instructions.trim() ? answer.content.instructions : null;
+        if (answer?.action !== 'ACCEPT') {
+          // Only an ACCEPT runs a confirmed call; anything else (DECLINE, or no answer at all) does not.
+          await say(answer?.action === 'DECLINE' ? toolText.declined(toolCall.name, instructions) : toolText.cancelledByUser(toolCall.name));
+          continue;
+        }
+      }
+      await this.#runTool(turn, toolCall, tools.get(toolCall.toolId), instructions);
+    }
+    this.#emitTurn((await this.#loadTurn(turn.id))!);
+  }
+
+  /** At most once: journaled as started (committed) before it runs; a call started before is never run again. */
+  async #runTool(turn: TurnRecord, toolCall: ToolCall, tool: Tool | undefined, instructions: string | null): Promise<void> {
+    const store = this.#store;
+    if (!tool) {
+      await store.appendToolMessages(turn.id, [{ toolCallId: toolCall.id, text: toolText.unknownTool(toolCall.name) }], this.#now());
+      return;
+    }
+    if (!(await store.markToolStarted(turn.id, toolCall.id, this.#now()))) {
+      await store.finishTool(turn.id, { toolCallId: toolCall.id, text: toolText.interrupted(toolCall.name) }, this.#now());
+      return;
+    }
+    let text: string;
+    try {
+      const result = await tool.execute(toolCall.arguments, { agentId: turn.agentId, threadId: turn.threadId, turnId: turn.id, toolCallId: toolCall.id });
+      text = result.isError ? toolText.failed(toolCall.name, result.text) : result.text;
+    } catch (error) {
+      text = toolText.failed(toolCall.name, errorMessage(error));
+    }
+    if (instructions) text = `${text}\n\n${toolText.acceptedInstructions(toolCall.name, instructions)}`;
+    await store.finishTool(turn.id, { toolCallId: toolCall.id, text }, this.#now());
+  }
+
+  async #finish(turnId: string, status: 'COMPLETED' | 'FAILED', fields: { text?: string | null; error?: string | null }): Promise<TurnRecord> {
+    const turn = await this.#store.finishTurn(turnId, status, fields, this.#now());
+    this.#emitTurn(turn);
+    return turn;
+  }
+
+  /** The runner acts for whoever owns the turn; ownership was checked when it was started or answered. */
+  #loadTurn(turnId: string): Promise<TurnRecord | null> {
+    return this.#store.loadTurn(turnId);
+  }
+
+  #emitTurn(turn: TurnRecord): void {
+    this.options.events?.turnChanged(turn);
+  }
+}
+
+/** Tool calls of the last ASSISTANT message that have no TOOL message yet. */
+function openToolCalls(transcript: MessageRecord[], turnId: string): ToolCall[] {
+  const lastAssistant = transcript.findLastIndex((m) => m.role === 'ASSISTANT');
+  if (lastAssistant < 0 || transcript[lastAssistant]!.turnId !== turnId) return [];
+  const answered = new Set(transcript.slice(lastAssistant + 1).filter((m) => m.role === 'TOOL').map((m) => m.toolCallId));
+  return transcript[lastAssistant]!.toolCalls.filter((call) => !answered.has(call.id));
+}
+
+function toModelMessages(transcript: MessageRecord[], names: ToolNames): ModelMessage[] {
+  return transcript.filter((m) => m.role !== 'SYSTEM').map((m) => ({
+    role: m.role as ModelMessage['role'],
+    text: m.text,
+    toolCalls: m.toolCalls.map((call) => ({ id: call.id, name: names.modelName(call.toolId), arguments: call.arguments })),
+    toolCallId: m.toolCallId,
+  }));
+}
+
+function definitionOf(tool: Tool) {
+  const { execute: _execute, ...definition } = tool;
+  return structuredClone(definition);
+}
+
+export function newId(prefix: string): string {
+  return `${prefix}_${randomUUID().replaceAll('-', '')}`;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,41 @@
+import { createHash } from 'node:crypto';
+import type { ToolDefinition } from './types.js';
+
+const VALID = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * The names the model sees for an agent's tools: the tool's own name where it is API-valid and unique
+ * among the agent's tools, else `<source>_<name>` made valid; mapped back to tool ids.
+ */
+export class ToolNames {
+  readonly #toModel = new Map<string, string>();
+  readonly #toTool = new Map<string, string>();
+
+  constructor(tools: ToolDefinition[]) {
+    const counts = new Map<string, number>();
+    for (const tool of tools) counts.set(tool.name, (counts.get(tool.name) ?? 0) + 1);
+    for (const tool of tools) {
+      let name = counts.get(tool.name) === 1 && VALID.test(tool.name) ? tool.name : modelSafe(`${tool.source}_${tool.name}`);
+      if (this.#toTool.has(name)) name = modelSafe(`${name}_${hash(tool.id)}`);
+      this.#toModel.set(tool.id, name);
+      this.#toTool.set(name, tool.id);
+    }
+  }
+
+  modelName(toolId: string): string {
+    return this.#toModel.get(toolId) ?? modelSafe(toolId);
+  }
+
+  toolId(modelName: string): string | undefined {
+    return this.#toTool.get(modelName);
+  }
+}
+
+function modelSafe(name: string): string {
+  const cleaned = name.replace(/[^a-zA-Z0-9_-]/g, '_');
+  return cleaned.length <= 64 ? cleaned : `${cleaned.slice(0, 55)}_${hash(name)}`;
+}
+
+function hash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 8);
+}

@@ -1,0 +1,108 @@
+// Plain data of the agent domain. Nothing here knows GraphQL or SQL; every value is JSON-serialisable.
+
+export type JsonObject = { [key: string]: unknown };
+
+/** MCP tool annotations; an absent hint stays absent (MCP defaults then apply). */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** The trusted definition of a tool: from builtin code or an administrator-configured MCP server. */
+export interface ToolDefinition {
+  /** `<source>:<name>` */
+  id: string;
+  source: string;
+  name: string;
+  /** title, then annotations.title, then name */
+  label: string;
+  description: string;
+  inputSchema: JsonObject;
+  annotations: ToolAnnotations;
+}
+
+export interface ToolResult {
+  text: string;
+  isError: boolean;
+}
+
+export type ToolConfirmationMode = 'ALWAYS' | 'NEVER' | 'BY_ANNOTATION';
+
+export interface Agent {
+  id: string;
+  name: string;
+  description: string | null;
+  modelId: string;
+  systemPrompt: string;
+  /** Tool ids or `<source>:*` patterns, resolved against the sources when the agent runs. */
+  toolIds: string[];
+  requireToolConfirmation: boolean;
+  /** Per-tool overrides; a tool not named is BY_ANNOTATION. */
+  toolConfirmation: Record<string, ToolConfirmationMode>;
+  pauseTtlSeconds: number;
+  maxIterations: number;
+}
+
+export type MessageRole = 'SYSTEM' | 'USER' | 'ASSISTANT' | 'TOOL';
+
+export interface ToolCall {
+  /** The id the model gave the call. */
+  id: string;
+  /** The tool's own name (not the name the model saw, which may be prefixed). */
+  name: string;
+  toolId: string;
+  arguments: JsonObject;
+}
+
+export interface ChatMessage {
+  role: MessageRole;
+  text: string | null;
+  toolCalls: ToolCall[];
+  toolCallId: string | null;
+}
+
+export type TurnStatus = 'RUNNING' | 'PAUSED' | 'COMPLETED' | 'CANCELLED' | 'FAILED' | 'EXPIRED';
+export type ElicitationStatus = 'PENDING' | 'ACCEPTED' | 'DECLINED' | 'CANCELLED' | 'EXPIRED';
+export type ElicitationAction = 'ACCEPT' | 'DECLINE' | 'CANCEL';
+
+/** MCP elicitation/create params (form mode) minus `mode`, as a listener sets it on the event. */
+export interface ElicitationRequest {
+  message: string;
+  requestedSchema: JsonObject;
+  _meta: JsonObject;
+}
+
+/** What the gate decided for one call of a step; persisted with a paused turn. */
+export type GateOutcome =
+  | { kind: 'run' }
+  | { kind: 'vetoed'; reason: string }
+  /** Cannot run at all (unknown tool, invalid arguments): `text` is its TOOL message. */
+  | { kind: 'rejected'; text: string }
+  | { kind: 'confirm'; elicitationId: string };
+
+export interface StepCall {
+  toolCall: ToolCall;
+  outcome: GateOutcome;
+}
+
+/** The loop state of a turn between its gate phase and its execute phase: a plain value. */
+export interface PendingStep {
+  calls: StepCall[];
+}
+
+export interface ElicitationAnswer {
+  action: ElicitationAction;
+  content: JsonObject | null;
+}
+
+/** A TOOL message to append: the one answer a tool call gets. */
+export interface ToolMessageDraft {
+  toolCallId: string;
+  text: string;
+}
+
+/** Why a paused step closes without running. */
+export type CloseReason = 'cancelled' | 'expired' | 'superseded';

@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+// Entry point: reads the environment, starts the server, stops it cleanly on SIGINT/SIGTERM.
+import { isIP } from 'node:net';
+import { ConfigError, loadConfigFile } from './config/load.js';
+import { createServer } from './server.js';
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+async function main(): Promise<void> {
+  const host = process.env.HOST ?? '127.0.0.1';
+  const port = Number(process.env.PORT ?? 4000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT: "${process.env.PORT}" is not a port number`);
+  const database = process.env.TOOLGATE_DB ?? './data/toolgate.db';
+  const loaded = process.env.TOOLGATE_CONFIG ? loadConfigFile(process.env.TOOLGATE_CONFIG) : null;
+  if (!loaded?.config.auth && !(LOOPBACK.has(host) || (isIP(host) === 4 && host.startsWith('127.')))) {
+    throw new ConfigError(`HOST: "${host}" is not loopback; without an "auth" section in the config toolgate runs as the single admin user "local" and listens on loopback only`);
+  }
+  const server = await createServer({ config: loaded?.config, configFile: loaded?.file ?? null, database });
+  const url = await server.listen(port, host);
+  console.log(`toolgate: serving ${loaded ? loaded.file : 'the built-in demo'} at ${url} (database ${database})`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`toolgate: ${signal}, shutting down`);
+    const force = setTimeout(() => process.exit(1), 10_000).unref();
+    server.close().then(() => { clearTimeout(force); process.exit(0); }, (error) => { console.error(error); process.exit(1); });
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((error) => {
+  console.error(error instanceof ConfigError ? `toolgate: ${error.message}` : error);
+  process.exit(1);
+});

@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { z } from 'zod';
+import { configSchema, type ToolgateConfig } from './schema.js';
+
+/** A config problem: one line naming the file, the path inside it and what is wrong. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export interface LoadedConfig {
+  config: ToolgateConfig;
+  /** The file it came from; null for the built-in demo. */
+  file: string | null;
+}
+
+export function loadConfigFile(path: string): LoadedConfig {
+  const file = resolve(path);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`${file}: cannot read the config file (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${file}: not valid JSON: ${(error as Error).message}`);
+  }
+  return { config: parseConfig(data, file), file };
+}
+
+export function parseConfig(data: unknown, file = '<config>'): ToolgateConfig {
+  const result = configSchema.safeParse(data);
+  if (!result.success) throw new ConfigError(formatIssues(file, result.error.issues));
+  const config = result.data;
+  const problems: string[] = [];
+  const sources = new Set(Object.keys(config.toolSources));
+  const seen = new Set<string>();
+  config.agents.forEach((agent, i) => {
+    if (seen.has(agent.id)) problems.push(`${file}: agents[${i}].id: duplicate agent id "${agent.id}"`);
+    seen.add(agent.id);
+    if (!config.models[agent.model]) {
+      problems.push(`${file}: agents[${i}].model: unknown model "${agent.model}" (models: ${Object.keys(config.models).join(', ') || 'none'})`);
+    }
+    agent.tools.forEach((tool, j) => {
+      const source = tool.split(':')[0]!;
+      if (!sources.has(source)) problems.push(`${file}: agents[${i}].tools[${j}]: unknown tool source "${source}" in "${tool}"`);
+    });
+    for (const tool of Object.keys(agent.toolConfirmation)) {
+      if (!sources.has(tool.split(':')[0]!)) problems.push(`${file}: agents[${i}].toolConfirmation.${tool}: unknown tool source in "${tool}"`);
+    }
+  });
+  if (problems.length > 0) throw new ConfigError(problems.join('\n'));
+  return config;
+}
+
+function formatIssues(file: string, issues: z.core.$ZodIssue[]): string {
+  return issues.map((issue) => `${file}: ${formatPath(issue.path)}: ${issue.message}`).join('\n');
+}
+
+function formatPath(path: PropertyKey[]): string {
+  if (path.length === 0) return '(top level)';
+  return path.map((part, i) => (typeof part === 'number' ? `[${part}]` : `${i === 0 ? '' : '.'}${String(part)}`)).join('');
+}
+
+/** `env:NAME` reads the environment; anything else is the literal. */
+export function resolveSecret(value: string, where: string): string {
+  if (!value.startsWith('env:')) return value;
+  const name = value.slice(4);
+  const found = process.env[name];
+  if (found === undefined || found === '') throw new ConfigError(`${where}: the environment variable ${name} is not set`);
+  return found;
+}

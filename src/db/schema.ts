@@ -1,0 +1,97 @@
+// The drizzle schema of the embedded SQLite store. Migrations in ../../drizzle are generated from it.
+
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+const json = <T>(name: string) => text(name, { mode: 'json' }).$type<T>();
+
+export const agents = sqliteTable('agents', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  description: text('description'),
+  modelId: text('model_id').notNull(),
+  systemPrompt: text('system_prompt').notNull(),
+  toolIds: json<string[]>('tool_ids').notNull(),
+  requireToolConfirmation: integer('require_tool_confirmation', { mode: 'boolean' }).notNull(),
+  pauseTtlSeconds: integer('pause_ttl_seconds').notNull(),
+  maxIterations: integer('max_iterations').notNull(),
+  /** Once updateAgent changed gating, later config syncs keep it. */
+  gatingSetByApi: integer('gating_set_by_api', { mode: 'boolean' }).notNull().default(false),
+  createdAt: text('created_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+});
+
+export const agentToolOverrides = sqliteTable('agent_tool_overrides', {
+  agentId: text('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+  toolId: text('tool_id').notNull(),
+  mode: text('mode', { enum: ['ALWAYS', 'NEVER', 'BY_ANNOTATION'] }).notNull(),
+}, (t) => [primaryKey({ columns: [t.agentId, t.toolId] })]);
+
+export const threads = sqliteTable('threads', {
+  seq: integer('seq').primaryKey({ autoIncrement: true }),
+  id: text('id').notNull().unique(),
+  agentId: text('agent_id').notNull(),
+  ownerId: text('owner_id').notNull(),
+  createdAt: text('created_at').notNull(),
+}, (t) => [index('threads_owner_seq').on(t.ownerId, t.seq)]);
+
+export const turns = sqliteTable('turns', {
+  id: text('id').primaryKey(),
+  threadId: text('thread_id').notNull(),
+  agentId: text('agent_id').notNull(),
+  ownerId: text('owner_id').notNull(),
+  status: text('status', { enum: ['RUNNING', 'PAUSED', 'COMPLETED', 'CANCELLED', 'FAILED', 'EXPIRED'] }).notNull(),
+  text: text('text'),
+  error: text('error'),
+  iterations: integer('iterations').notNull().default(0),
+  /** The loop state of a paused step (PendingStep), null otherwise. */
+  step: text('step', { mode: 'json' }),
+  createdAt: text('created_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+  expiresAt: text('expires_at'),
+}, (t) => [
+  index('turns_thread').on(t.threadId, t.createdAt),
+  index('turns_status_expiry').on(t.status, t.expiresAt),
+]);
+
+export const messages = sqliteTable('messages', {
+  seq: integer('seq').primaryKey({ autoIncrement: true }),
+  id: text('id').notNull().unique(),
+  threadId: text('thread_id').notNull(),
+  turnId: text('turn_id').notNull(),
+  role: text('role', { enum: ['SYSTEM', 'USER', 'ASSISTANT', 'TOOL'] }).notNull(),
+  text: text('text'),
+  toolCalls: text('tool_calls', { mode: 'json' }),
+  toolCallId: text('tool_call_id'),
+  createdAt: text('created_at').notNull(),
+}, (t) => [index('messages_thread_seq').on(t.threadId, t.seq), index('messages_turn_seq').on(t.turnId, t.seq)]);
+
+export const elicitations = sqliteTable('elicitations', {
+  seq: integer('seq').primaryKey({ autoIncrement: true }),
+  id: text('id').notNull().unique(),
+  turnId: text('turn_id').notNull(),
+  threadId: text('thread_id').notNull(),
+  agentId: text('agent_id').notNull(),
+  ownerId: text('owner_id').notNull(),
+  toolCallId: text('tool_call_id').notNull(),
+  status: text('status', { enum: ['PENDING', 'ACCEPTED', 'DECLINED', 'CANCELLED', 'EXPIRED'] }).notNull(),
+  request: text('request', { mode: 'json' }).notNull(),
+  toolCall: text('tool_call', { mode: 'json' }).notNull(),
+  responseAction: text('response_action', { enum: ['ACCEPT', 'DECLINE', 'CANCEL'] }),
+  responseContent: text('response_content', { mode: 'json' }),
+  resolvedBy: text('resolved_by'),
+  resolvedAt: text('resolved_at'),
+  createdAt: text('created_at').notNull(),
+  expiresAt: text('expires_at').notNull(),
+}, (t) => [
+  index('elicitations_owner_status_seq').on(t.ownerId, t.status, t.seq),
+  index('elicitations_turn').on(t.turnId),
+]);
+
+/** The at-most-once journal: a row is committed before the tool runs, finished_at after. */
+export const toolExecutions = sqliteTable('tool_executions', {
+  turnId: text('turn_id').notNull(),
+  toolCallId: text('tool_call_id').notNull(),
+  startedAt: text('started_at').notNull(),
+  finishedAt: text('finished_at'),
+}, (t) => [primaryKey({ columns: [t.turnId, t.toolCallId] })]);
+

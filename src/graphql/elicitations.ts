@@ -1,0 +1,167 @@
+import { filter, pipe } from 'graphql-yoga';
+import { validateContent } from '../agent/content.js';
+import type { ElicitationAction, ElicitationStatus, JsonObject } from '../agent/types.js';
+import type { ElicitationRecord, TurnRecord } from '../db/store.js';
+import { ToolAnnotationsRef } from './agents.js';
+import { builder } from './builder.js';
+import { clampFirst, NodeRef, PageInfoRef } from './node.js';
+import { connection } from './threads.js';
+import { TurnRef } from './turns.js';
+import { userError, UserErrorRef, type UserError } from './user-errors.js';
+
+/** A PENDING elicitation past its expiry reads as EXPIRED even before the sweeper records it: never fail open. */
+export function effectiveStatus(e: ElicitationRecord, now: string): ElicitationStatus {
+  return e.status === 'PENDING' && e.expiresAt <= now ? 'EXPIRED' : e.status;
+}
+
+const ElicitationStatusEnum = builder.enumType('ElicitationStatus', {
+  values: ['PENDING', 'ACCEPTED', 'DECLINED', 'CANCELLED', 'EXPIRED'] as const,
+});
+const ElicitationActionEnum = builder.enumType('ElicitationAction', { values: ['ACCEPT', 'DECLINE', 'CANCEL'] as const });
+
+const ElicitationToolCallRef = builder.objectRef<ElicitationRecord['toolCall']>('ElicitationToolCall').implement({
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    toolId: t.exposeID('toolId'),
+    arguments: t.field({ type: 'JSON', description: 'Exactly the arguments that will run on ACCEPT.', resolve: (c) => c.arguments }),
+    annotations: t.field({ type: ToolAnnotationsRef, resolve: (c) => c.annotations }),
+  }),
+});
+
+const ElicitationResponseRef = builder.objectRef<{ action: ElicitationAction; content: JsonObject | null }>('ElicitationResponse').implement({
+  fields: (t) => ({
+    action: t.field({ type: ElicitationActionEnum, resolve: (r) => r.action }),
+    content: t.field({
+      type: 'JSON', nullable: true,
+      description: 'Present with ACCEPT and DECLINE when given; matches requestedSchema.',
+      resolve: (r) => r.content,
+    }),
+  }),
+});
+
+export const ElicitationRef = builder.objectRef<ElicitationRecord>('Elicitation');
+
+ElicitationRef.implement({
+  description: 'A confirmation request, shaped as MCP elicitation (form mode). The yes/no is the action of the answer, not a field of requestedSchema.',
+  interfaces: [NodeRef],
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    turn: t.field({ type: TurnRef, resolve: async (e, _args, ctx) => (await ctx.services.store.getTurn(e.turnId, e.ownerId))! }),
+    status: t.field({ type: ElicitationStatusEnum, resolve: (e, _args, ctx) => effectiveStatus(e, ctx.services.clock().toISOString()) }),
+    message: t.string({ description: 'Built from the trusted tool definition only, never from model output.', resolve: (e) => e.request.message }),
+    requestedSchema: t.field({
+      type: 'JSON', description: 'A flat JSON Schema object of primitive properties (MCP restricted schema).',
+      resolve: (e) => e.request.requestedSchema,
+    }),
+    _meta: t.field({ type: 'JSON', description: 'MCP _meta; holds the tool call under the key toolgate.dev/tool_call.', resolve: (e) => e.request._meta }),
+    toolCall: t.field({ type: ElicitationToolCallRef, resolve: (e) => e.toolCall }),
+    mcpRequest: t.field({
+      type: 'JSON',
+      description: 'The params of the equivalent MCP elicitation/create request: mode, message, requestedSchema, _meta.',
+      resolve: (e) => ({ mode: 'form', message: e.request.message, requestedSchema: e.request.requestedSchema, _meta: e.request._meta }),
+    }),
+    response: t.field({ type: ElicitationResponseRef, nullable: true, resolve: (e) => e.response }),
+    resolvedBy: t.exposeString('resolvedBy', { nullable: true, description: 'Audit: the user who answered; null until answered.' }),
+    createdAt: t.field({ type: 'DateTime', resolve: (e) => e.createdAt }),
+    expiresAt: t.field({ type: 'DateTime', resolve: (e) => e.expiresAt }),
+    resolvedAt: t.field({ type: 'DateTime', nullable: true, resolve: (e) => e.resolvedAt }),
+  }),
+});
+
+const ElicitationEdgeRef = builder.objectRef<{ cursor: string; node: ElicitationRecord }>('ElicitationEdge').implement({
+  fields: (t) => ({ cursor: t.exposeString('cursor'), node: t.field({ type: ElicitationRef, resolve: (e) => e.node }) }),
+});
+
+type ElicitationConnection = ReturnType<typeof connection<ElicitationRecord>> & { totalCount: number };
+
+const ElicitationConnectionRef = builder.objectRef<ElicitationConnection>('ElicitationConnection').implement({
+  fields: (t) => ({
+    edges: t.field({ type: [ElicitationEdgeRef], resolve: (c) => c.edges }),
+    pageInfo: t.field({ type: PageInfoRef, resolve: (c) => c.pageInfo }),
+    totalCount: t.exposeInt('totalCount'),
+  }),
+});
+
+builder.queryFields((t) => ({
+  elicitation: t.field({
+    type: ElicitationRef,
+    nullable: true,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.store.getElicitation(String(args.id), ctx.viewer.id),
+  }),
+  pendingElicitations: t.field({
+    type: ElicitationConnectionRef,
+    description: 'The viewer\'s confirmation requests that still wait for an answer, oldest first. This is what a polling client calls.',
+    args: { threadId: t.arg.id(), agentId: t.arg.id(), first: t.arg.int({ defaultValue: 50 }), after: t.arg.string() },
+    resolve: async (_root, args, ctx) => {
+      const page = await ctx.services.store.listPendingElicitations(
+        ctx.viewer.id,
+        { threadId: args.threadId ? String(args.threadId) : null, agentId: args.agentId ? String(args.agentId) : null },
+        ctx.services.clock().toISOString(), clampFirst(args.first, 50, 200), args.after ?? null,
+      );
+      return { ...connection(page), totalCount: page.totalCount };
+    },
+  }),
+}));
+
+const ResolveElicitationInput = builder.inputType('ResolveElicitationInput', {
+  fields: (t) => ({
+    elicitationId: t.id({ required: true }),
+    action: t.field({ type: ElicitationActionEnum, required: true }),
+    content: t.field({
+      type: 'JSON',
+      description: 'With ACCEPT or DECLINE: an object matching the elicitation\'s requestedSchema, e.g. {instructions: "..."}.',
+    }),
+  }),
+});
+
+interface ResolveResult {
+  elicitation: ElicitationRecord | null;
+  turn: TurnRecord | null;
+  userErrors: UserError[];
+}
+
+const ResolveElicitationPayload = builder.objectRef<ResolveResult>('ResolveElicitationPayload').implement({
+  fields: (t) => ({
+    elicitation: t.field({ type: ElicitationRef, nullable: true, resolve: (p) => p.elicitation }),
+    turn: t.field({
+      type: TurnRef, nullable: true,
+      description: 'The turn after the answer was applied: PAUSED while other elicitations of it wait, else where it stopped next.',
+      resolve: (p) => p.turn,
+    }),
+    userErrors: t.field({ type: [UserErrorRef], resolve: (p) => p.userErrors }),
+  }),
+});
+
+builder.mutationField('resolveElicitation', (t) => t.field({
+  type: ResolveElicitationPayload,
+  description: 'Answer one confirmation request. Resolving the same elicitation again with the same action and content returns '
+    + 'the same result and does nothing twice.',
+  args: { input: t.arg({ type: ResolveElicitationInput, required: true }) },
+  resolve: async (_root, { input }, ctx): Promise<ResolveResult> => {
+    const fail = (error: UserError) => ({ elicitation: null, turn: null, userErrors: [error] });
+    const { services, viewer } = ctx;
+    const elicitationId = String(input.elicitationId);
+    const existing = await services.store.getElicitation(elicitationId, viewer.id);
+    if (!existing) return fail(userError('NOT_FOUND', 'No elicitation with this id.', ['input', 'elicitationId']));
+    const content = input.content ?? null;
+    const problem = validateContent(existing.request.requestedSchema, input.action, content, services.limits.maxContentBytes);
+    if (problem) return fail(userError('INVALID_CONTENT', problem.message, ['input', 'content', ...problem.path]));
+    const result = await services.runner.resolveElicitation({
+      elicitationId, ownerId: viewer.id, answer: { action: input.action, content: content as JsonObject | null },
+    });
+    if (!result.ok) return fail(userError(result.code, result.message, ['input', 'elicitationId']));
+    return { elicitation: result.elicitation, turn: result.turn, userErrors: [] };
+  },
+}));
+
+builder.subscriptionField('elicitationRequested', (t) => t.field({
+  type: ElicitationRef,
+  description: 'Each new confirmation request of the viewer, optionally of one thread or agent.',
+  args: { threadId: t.arg.id(), agentId: t.arg.id() },
+  subscribe: (_root, args, ctx) => pipe(
+    ctx.services.pubsub.subscribe('elicitations', ctx.viewer.id),
+    filter((e: ElicitationRecord) => (!args.threadId || e.threadId === String(args.threadId)) && (!args.agentId || e.agentId === String(args.agentId))),
+  ),
+  resolve: (e) => e,
+}));

@@ -1,0 +1,134 @@
+import { GraphQLError } from 'graphql';
+import { Repeater } from 'graphql-yoga';
+import type { ThreadRecord, TurnRecord } from '../db/store.js';
+import { builder } from './builder.js';
+import { ElicitationRef, effectiveStatus } from './elicitations.js';
+import { NodeRef } from './node.js';
+import { MessageRef, ThreadRef } from './threads.js';
+import { userError, UserErrorRef, type UserError } from './user-errors.js';
+
+const TurnStatusEnum = builder.enumType('TurnStatus', {
+  values: ['RUNNING', 'PAUSED', 'COMPLETED', 'CANCELLED', 'FAILED', 'EXPIRED'] as const,
+});
+
+export const TurnRef = builder.objectRef<TurnRecord>('Turn');
+
+TurnRef.implement({
+  interfaces: [NodeRef],
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    thread: t.field({
+      type: ThreadRef,
+      resolve: async (turn, _args, ctx) => (await ctx.services.store.getThread(turn.threadId, turn.ownerId))!,
+    }),
+    status: t.field({ type: TurnStatusEnum, resolve: (turn) => turn.status }),
+    text: t.exposeString('text', {
+      nullable: true,
+      description: 'COMPLETED: the assistant\'s final answer. PAUSED: a question in prose, built from the trusted tool '
+        + 'definitions alone, so that a client that ignores elicitations still shows the user what waits for an answer.',
+    }),
+    pendingElicitations: t.field({
+      type: [ElicitationRef],
+      description: 'The confirmation requests this turn waits on (empty unless PAUSED).',
+      resolve: async (turn, _args, ctx) => {
+        if (turn.status !== 'PAUSED') return [];
+        const now = ctx.services.clock().toISOString();
+        return (await ctx.services.store.listTurnElicitations(turn.id)).filter((e) => effectiveStatus(e, now) === 'PENDING');
+      },
+    }),
+    elicitations: t.field({ type: [ElicitationRef], resolve: (turn, _args, ctx) => ctx.services.store.listTurnElicitations(turn.id) }),
+    messages: t.field({
+      type: [MessageRef],
+      description: 'The messages this turn added to the thread, oldest first.',
+      resolve: (turn, _args, ctx) => ctx.services.store.listTurnMessages(turn.id),
+    }),
+    iterations: t.exposeInt('iterations', { description: 'Model calls made so far in this turn.' }),
+    error: t.exposeString('error', { nullable: true }),
+    createdAt: t.field({ type: 'DateTime', resolve: (turn) => turn.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (turn) => turn.updatedAt }),
+    expiresAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When PAUSED: the moment its elicitations expire.',
+      resolve: (turn) => (turn.status === 'PAUSED' ? turn.expiresAt : null),
+    }),
+  }),
+});
+
+builder.queryField('turn', (t) => t.field({
+  type: TurnRef,
+  nullable: true,
+  args: { id: t.arg.id({ required: true }) },
+  resolve: (_root, args, ctx) => ctx.services.store.getTurn(String(args.id), ctx.viewer.id),
+}));
+
+const StartTurnInput = builder.inputType('StartTurnInput', {
+  fields: (t) => ({
+    agentId: t.id({ required: true }),
+    threadId: t.id({ description: 'Omit to open a new thread.' }),
+    message: t.string({ required: true }),
+    background: t.boolean({
+      defaultValue: false,
+      description: 'When true, return at once with the turn RUNNING; follow it by polling or turnUpdated.',
+    }),
+  }),
+});
+
+interface StartTurnResult {
+  turn: TurnRecord | null;
+  thread: ThreadRecord | null;
+  userErrors: UserError[];
+}
+
+const StartTurnPayload = builder.objectRef<StartTurnResult>('StartTurnPayload').implement({
+  fields: (t) => ({
+    turn: t.field({ type: TurnRef, nullable: true, resolve: (p) => p.turn }),
+    thread: t.field({ type: ThreadRef, nullable: true, resolve: (p) => p.thread }),
+    userErrors: t.field({ type: [UserErrorRef], resolve: (p) => p.userErrors }),
+  }),
+});
+
+builder.mutationField('startTurn', (t) => t.field({
+  type: StartTurnPayload,
+  description: 'Send a user message to an agent, in a new thread or an existing one. Unless `background` is true, the call '
+    + 'returns when the turn has stopped: COMPLETED, PAUSED (waiting for confirmations), CANCELLED, FAILED.',
+  args: { input: t.arg({ type: StartTurnInput, required: true }) },
+  resolve: async (_root, { input }, ctx): Promise<StartTurnResult> => {
+    const fail = (error: UserError) => ({ turn: null, thread: null, userErrors: [error] });
+    const { services, viewer } = ctx;
+    if (input.message.trim().length === 0) return fail(userError('INVALID_INPUT', 'The message is empty.', ['input', 'message']));
+    if (input.message.length > services.limits.maxMessageLength) {
+      return fail(userError('INVALID_INPUT', `The message is longer than ${services.limits.maxMessageLength} characters.`, ['input', 'message']));
+    }
+    const agent = await services.store.getAgent(String(input.agentId));
+    if (!agent) return fail(userError('NOT_FOUND', 'No agent with this id.', ['input', 'agentId']));
+    const result = await services.runner.startTurn({
+      agent, ownerId: viewer.id, threadId: input.threadId ? String(input.threadId) : null, message: input.message,
+      background: input.background ?? false,
+    });
+    if (!result.ok) return fail(userError(result.code, result.message, result.field));
+    return { turn: result.turn, thread: result.thread, userErrors: [] };
+  },
+}));
+
+builder.subscriptionField('turnUpdated', (t) => t.field({
+  type: TurnRef,
+  description: 'The turn, each time its status, messages or elicitations change.',
+  args: { turnId: t.arg.id({ required: true }) },
+  subscribe: (_root, args, ctx) => {
+    const turnId = String(args.turnId);
+    // The current state first, then every change; another user's turn reads as unknown.
+    return new Repeater<TurnRecord>(async (push, stop) => {
+      const updates = ctx.services.pubsub.subscribe('turn', turnId);
+      stop.then(() => updates.return?.());
+      const turn = await ctx.services.store.getTurn(turnId, ctx.viewer.id);
+      if (!turn) {
+        stop(new GraphQLError('No turn with this id.', { extensions: { code: 'NOT_FOUND' } }));
+        return;
+      }
+      await push(turn);
+      for await (const update of updates) await push(update);
+    });
+  },
+  resolve: (turn) => turn,
+}));

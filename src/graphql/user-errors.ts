@@ -1,0 +1,28 @@
+import { builder } from './builder.js';
+
+export const USER_ERROR_CODES = [
+  'NOT_FOUND', 'EXPIRED', 'ALREADY_RESOLVED', 'INVALID_CONTENT', 'INVALID_INPUT', 'THREAD_BUSY', 'FORBIDDEN',
+] as const;
+export type UserErrorCode = (typeof USER_ERROR_CODES)[number];
+
+export interface UserError {
+  code: UserErrorCode;
+  message: string;
+  field: string[] | null;
+}
+
+export const userError = (code: UserErrorCode, message: string, field: string[] | null = null): UserError => ({ code, message, field });
+
+export const UserErrorCodeEnum = builder.enumType('UserErrorCode', { values: USER_ERROR_CODES });
+
+export const UserErrorRef = builder.objectRef<UserError>('UserError').implement({
+  description: 'A problem with what the caller asked for. Faults of the server are GraphQL errors instead.',
+  fields: (t) => ({
+    code: t.field({ type: UserErrorCodeEnum, resolve: (e) => e.code }),
+    message: t.exposeString('message'),
+    field: t.exposeStringList('field', {
+      nullable: true,
+      description: 'Path to the input field at fault, e.g. ["input", "content", "instructions"].',
+    }),
+  }),
+});

@@ -1,0 +1,52 @@
+import type { Model, ModelRequest, ModelResponse } from './model.js';
+
+export type ScriptStep = ModelResponse | ((request: ModelRequest) => ModelResponse);
+
+/**
+ * A deterministic offline model. With a script it answers with each step in turn (the last step repeats);
+ * without one it follows simple demo rules on the last message. It records every request, so a test can
+ * show what reached the model.
+ */
+export class ScriptedModel implements Model {
+  readonly requests: ModelRequest[] = [];
+  #next = 0;
+
+  constructor(private readonly script?: ScriptStep[]) {}
+
+  async generate(request: ModelRequest): Promise<ModelResponse> {
+    this.requests.push(structuredClone({ ...request, signal: undefined }));
+    if (!this.script || this.script.length === 0) return demoRules(request);
+    const step = this.script[Math.min(this.#next++, this.script.length - 1)]!;
+    return typeof step === 'function' ? step(request) : structuredClone(step);
+  }
+}
+
+/**
+ * The demo rules: after tool results, summarise them; otherwise read the user's message for
+ * "list", "create <name>" or "delete <ids>" and call the matching tool by its model-facing name.
+ */
+export function demoRules(request: ModelRequest): ModelResponse {
+  const last = request.messages.at(-1);
+  if (!last) return { text: 'Hello! Ask me to list, create or delete entities.', toolCalls: [] };
+  if (last.role === 'TOOL') {
+    const results: string[] = [];
+    for (let i = request.messages.length - 1; i >= 0 && request.messages[i]!.role === 'TOOL'; i--) {
+      results.unshift(request.messages[i]!.text ?? '');
+    }
+    return { text: `Done. ${results.join(' ')}`, toolCalls: [] };
+  }
+  const text = (last.text ?? '').toLowerCase();
+  const tool = (suffix: string) => request.tools.find((t) => t.name === suffix || t.name.endsWith(`_${suffix}`))?.name;
+  const id = `call_${request.messages.length}`;
+  const deleteTool = tool('delete_entities');
+  if (deleteTool && /\b(delete|remove)\b/.test(text)) {
+    const ids = [...text.matchAll(/\d+/g)].map((m) => Number(m[0]));
+    if (ids.length > 0) return { text: null, toolCalls: [{ id, name: deleteTool, arguments: { ids } }] };
+  }
+  const createTool = tool('create_entity');
+  const create = /\b(?:create|add)\b(?: an?)?(?: entity)?(?: named| called)?\s+"?([^"]+?)"?\s*$/.exec(last.text ?? '');
+  if (createTool && create) return { text: null, toolCalls: [{ id, name: createTool, arguments: { name: create[1]!.trim() } }] };
+  const listTool = tool('list_entities');
+  if (listTool && /\b(list|show)\b/.test(text)) return { text: null, toolCalls: [{ id, name: listTool, arguments: {} }] };
+  return { text: 'I can list, create or delete entities. Try "delete entities 1, 2 and 3".', toolCalls: [] };
+}

@@ -1,0 +1,23 @@
+import type { AgentRunner } from './agent/runner.js';
+import type { Store } from './db/store.js';
+import type { ToolRegistry } from './tools/registry.js';
+import type { ToolgatePubSub } from './events/pubsub.js';
+
+/** What the API layer reaches: built once by createServer. */
+export interface Services {
+  store: Store;
+  runner: AgentRunner;
+  tools: ToolRegistry;
+  pubsub: ToolgatePubSub;
+  clock: () => Date;
+  limits: Limits;
+}
+
+export interface Limits {
+  /** Longest user message, in characters. */
+  maxMessageLength: number;
+  /** Largest elicitation content, in bytes of JSON. */
+  maxContentBytes: number;
+}
+
+export const defaultLimits: Limits = { maxMessageLength: 32_000, maxContentBytes: 16_384 };

@@ -1,0 +1,40 @@
+import type { ToolCatalog } from '../agent/runner.js';
+import type { Agent } from '../agent/types.js';
+import type { Tool, ToolSource } from './tool.js';
+
+/** True when a tool id matches an agent's entry: an exact id, or `<source>:*` for all of a source's tools. */
+export function matchesToolPattern(pattern: string, toolId: string): boolean {
+  return pattern.endsWith(':*') ? toolId.startsWith(pattern.slice(0, -1)) : pattern === toolId;
+}
+
+/** All configured tool sources; resolves an agent's tool patterns against what the sources list now. */
+export class ToolRegistry implements ToolCatalog {
+  constructor(readonly sources: ReadonlyMap<string, ToolSource>) {}
+
+  async allTools(): Promise<Tool[]> {
+    const lists = await Promise.all([...this.sources.values()].map((source) => source.listTools()));
+    return lists.flat();
+  }
+
+  async toolsFor(agent: Pick<Agent, 'toolIds'>): Promise<Tool[]> {
+    const wanted = new Set(agent.toolIds.map((pattern) => pattern.split(':')[0]!));
+    const lists = await Promise.all([...this.sources.values()].filter((s) => wanted.has(s.id)).map((s) => s.listTools()));
+    const tools = lists.flat();
+    // The agent's order: patterns first to last, each in its source's order, no duplicates.
+    const seen = new Set<string>();
+    const ordered: Tool[] = [];
+    for (const pattern of agent.toolIds) {
+      for (const tool of tools) {
+        if (!seen.has(tool.id) && matchesToolPattern(pattern, tool.id)) {
+          seen.add(tool.id);
+          ordered.push(tool);
+        }
+      }
+    }
+    return ordered;
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.sources.values()].map((source) => source.close()));
+  }
+}

@@ -1,0 +1,27 @@
+import type { JsonObject, ToolDefinition, ToolResult } from '../agent/types.js';
+
+export interface ToolExecutionContext {
+  agentId: string;
+  threadId: string;
+  turnId: string;
+  toolCallId: string;
+  signal?: AbortSignal;
+}
+
+/** A trusted tool definition with the function that runs it. */
+export interface Tool extends ToolDefinition {
+  execute(args: JsonObject, context: ToolExecutionContext): Promise<ToolResult>;
+}
+
+/** Where tools come from: builtin code, an MCP server, … */
+export interface ToolSource {
+  readonly id: string;
+  /** The source's tools now; may change over time (MCP list_changed). */
+  listTools(): Promise<Tool[]>;
+  close(): Promise<void>;
+}
+
+/** `label`: title, then annotations.title, then name (DESIGN.md). */
+export function toolLabel(name: string, title?: string, annotationsTitle?: string): string {
+  return title || annotationsTitle || name;
+}

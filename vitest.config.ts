@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // Tests that start servers and child processes run in separate forks; two cores here.
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
