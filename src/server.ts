@@ -11,7 +11,8 @@ import { loadPlugins } from './config/plugins.js';
 import type { ToolgateConfig } from './config/schema.js';
 import { openDatabase, SqliteStore } from './db/sqlite-store.js';
 import { createInProcessPubSub } from './events/pubsub.js';
-import type { GraphQLContext, Viewer } from './graphql/builder.js';
+import type { GraphQLContext } from './graphql/builder.js';
+import { localAuthenticator, type Authenticator } from './http/auth.js';
 import { schema } from './graphql/schema.js';
 import { createModel } from './models/index.js';
 import type { Model } from './models/model.js';
@@ -51,8 +52,6 @@ export interface ToolgateServer {
   listen(port: number, host: string): Promise<string>;
   close(): Promise<void>;
 }
-
-const LOCAL_VIEWER: Viewer = { id: 'local', isAdmin: true };
 
 export async function createServer(options: ServerOptions): Promise<ToolgateServer> {
   const config = options.config ?? demoConfig;
@@ -98,13 +97,14 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
     },
   });
   const services: Services = { store, runner, tools, pubsub, clock, limits: { ...defaultLimits, ...options.limits } };
+  const auth: Authenticator = localAuthenticator;
 
   const yoga = createYoga<Record<string, never>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
     maskedErrors: true,
-    context: (): GraphQLContext => ({ viewer: LOCAL_VIEWER, services }),
+    context: ({ request }): GraphQLContext => ({ viewer: auth.authenticate(request.headers.get('authorization'))!, services }),
   });
 
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
