@@ -33,20 +33,32 @@ export function demoRules(request: ModelRequest): ModelResponse {
     for (let i = request.messages.length - 1; i >= 0 && request.messages[i]!.role === 'TOOL'; i--) {
       results.unshift(request.messages[i]!.text ?? '');
     }
+    // A decline with instructions is a new request: "only delete 3" after declining "delete 1, 2 and 3".
+    for (const result of results) {
+      const declined = /^User declined execution of (\S+?)(?:: (.+)|\.)$/s.exec(result);
+      if (!declined) continue;
+      const retry = declined[2] ? intent(declined[2], request, `call_${request.messages.length}`) : null;
+      return retry ?? { text: `Understood: I did not run ${declined[1]}.`, toolCalls: [] };
+    }
     return { text: `Done. ${results.join(' ')}`, toolCalls: [] };
   }
-  const text = (last.text ?? '').toLowerCase();
+  return intent(last.text ?? '', request, `call_${request.messages.length}`)
+    ?? { text: 'I can list, create or delete entities. Try "delete entities 1, 2 and 3".', toolCalls: [] };
+}
+
+/** The tool call a request in plain words asks for, if any. */
+function intent(message: string, request: ModelRequest, id: string): ModelResponse | null {
+  const text = message.toLowerCase();
   const tool = (suffix: string) => request.tools.find((t) => t.name === suffix || t.name.endsWith(`_${suffix}`))?.name;
-  const id = `call_${request.messages.length}`;
   const deleteTool = tool('delete_entities');
   if (deleteTool && /\b(delete|remove)\b/.test(text)) {
     const ids = [...text.matchAll(/\d+/g)].map((m) => Number(m[0]));
     if (ids.length > 0) return { text: null, toolCalls: [{ id, name: deleteTool, arguments: { ids } }] };
   }
   const createTool = tool('create_entity');
-  const create = /\b(?:create|add)\b(?: an?)?(?: entity)?(?: named| called)?\s+"?([^"]+?)"?\s*$/.exec(last.text ?? '');
+  const create = /\b(?:create|add)\b(?: an?)?(?: entity)?(?: named| called)?\s+"?([^"]+?)"?\s*$/i.exec(message);
   if (createTool && create) return { text: null, toolCalls: [{ id, name: createTool, arguments: { name: create[1]!.trim() } }] };
   const listTool = tool('list_entities');
   if (listTool && /\b(list|show)\b/.test(text)) return { text: null, toolCalls: [{ id, name: listTool, arguments: {} }] };
-  return { text: 'I can list, create or delete entities. Try "delete entities 1, 2 and 3".', toolCalls: [] };
+  return null;
 }
