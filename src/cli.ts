@@ -1,10 +1,8 @@
 #!/usr/bin/env node
 // Entry point: reads the environment, starts the server, stops it cleanly on SIGINT/SIGTERM.
-import { isIP } from 'node:net';
 import { ConfigError, loadConfigFile } from './config/load.js';
+import { isLoopbackHost } from './http/auth.js';
 import { createServer } from './server.js';
-
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 async function main(): Promise<void> {
   const host = process.env.HOST ?? '127.0.0.1';
@@ -12,7 +10,7 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT: "${process.env.PORT}" is not a port number`);
   const database = process.env.TOOLGATE_DB ?? './data/toolgate.db';
   const loaded = process.env.TOOLGATE_CONFIG ? loadConfigFile(process.env.TOOLGATE_CONFIG) : null;
-  if (!loaded?.config.auth && !(LOOPBACK.has(host) || (isIP(host) === 4 && host.startsWith('127.')))) {
+  if (!loaded?.config.auth && !isLoopbackHost(host)) {
     throw new ConfigError(`HOST: "${host}" is not loopback; without an "auth" section in the config toolgate runs as the single admin user "local" and listens on loopback only`);
   }
   const server = await createServer({ config: loaded?.config, configFile: loaded?.file ?? null, database });

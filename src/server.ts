@@ -4,20 +4,28 @@ import type { AddressInfo } from 'node:net';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { ListenerRegistry, type ToolPreExecuteListener } from './agent/event.js';
 import { ToolConfirmationListener } from './agent/gating.js';
-import { AgentRunner } from './agent/runner.js';
+import { AgentRunner, type RunnerOptions } from './agent/runner.js';
+import { Sweeper, type SweepReport } from './agent/sweeper.js';
 import type { Agent } from './agent/types.js';
 import { demoConfig } from './config/demo.js';
 import { loadPlugins } from './config/plugins.js';
 import type { ToolgateConfig } from './config/schema.js';
 import { openDatabase, SqliteStore } from './db/sqlite-store.js';
-import { createInProcessPubSub } from './events/pubsub.js';
+import { createInProcessPubSub, type ToolgatePubSub } from './events/pubsub.js';
 import type { GraphQLContext } from './graphql/builder.js';
-import { localAuthenticator, type Authenticator } from './http/auth.js';
+import { createAuthenticator, isLoopbackHost, viewerOrThrow, type Authenticator } from './http/auth.js';
+import { ARMOR_LIMITS, armorPlugins } from './http/armor.js';
+import { useBodyLimit } from './http/body-limit.js';
+import { useListBudget } from './http/list-budget.js';
 import { schema } from './graphql/schema.js';
+import { closeHttpServer, settleBy } from './http/shutdown.js';
+import { attachWebSocket, webSocketViewer } from './http/websocket.js';
 import { createModel } from './models/index.js';
 import type { Model } from './models/model.js';
+import { ConfigError } from './config/load.js';
 import { defaultLimits, type Limits, type Services } from './services.js';
-import { createToolSource } from './tools/index.js';
+import { checkAgentTools } from './config/tool-ids.js';
+import { createToolSources } from './tools/index.js';
 import { ToolRegistry } from './tools/registry.js';
 import type { ToolSource } from './tools/tool.js';
 
@@ -38,10 +46,28 @@ export interface ServerOptions {
   limits?: Partial<Limits>;
   /** Largest HTTP request body, in bytes. */
   maxBodyBytes?: number;
-  /** Seconds between sweeps that expire paused turns; 0 turns the sweeper off. */
+  /** Seconds between sweeps (expiry, retention, recovery); 0 turns the timer off. Default: config `sweeper`, else 5. */
   sweepIntervalSeconds?: number;
+  /** Rows per sweeper batch. Default: config `sweeper`, else 100. */
+  sweepBatchSize?: number;
+  /** Days an expired confirmation request is kept before the sweeper deletes it. Default: config `sweeper`, else 30. */
+  retentionDays?: number;
+  /** Seconds a running turn's lease lasts without renewal (docs/durability.md). Default 30. */
+  leaseSeconds?: number;
+  /** Times a turn is taken over after the process running it died, before it is FAILED instead. Default 3. */
+  maxRecoveries?: number;
+  /** Fault injection for crash tests (test/fixtures/durability-server.ts); not for production. */
+  checkpoint?: RunnerOptions['checkpoint'];
   /** Where unexpected faults are reported (default: console.error). */
   onError?: (error: unknown) => void;
+  /** Who is asking, over HTTP and WebSocket (tests: users of their own). */
+  authenticator?: Authenticator;
+  /** close(): how long in-flight requests, closing WebSockets and running turns may take to finish, in ms. */
+  shutdownGraceMs?: number;
+  /** Milliseconds between WebSocket pings (keep-alive); 0 turns them off. */
+  webSocketKeepAliveMs?: number;
+  /** Pub/sub for subscriptions; default in process. Several instances on one database: a Redis-backed one (docs/live.md). */
+  pubsub?: ToolgatePubSub;
 }
 
 export interface ToolgateServer {
@@ -50,6 +76,8 @@ export interface ToolgateServer {
   services: Services;
   /** Listens and returns the URL of /graphql. */
   listen(port: number, host: string): Promise<string>;
+  /** Runs one background sweep now (expiry, retention, recovery) and reports what it did. */
+  sweep(): Promise<SweepReport>;
   close(): Promise<void>;
 }
 
@@ -60,34 +88,45 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
   const clock = options.clock ?? (() => new Date());
   const onError = options.onError ?? ((error: unknown) => console.error('toolgate:', error));
 
+  // Tokens first: a missing env:NAME stops the start before anything is opened or spawned.
+  const auth: Authenticator = options.authenticator ?? createAuthenticator(config, where);
+
   const sqlite = openDatabase({ path: options.database });
   const store = new SqliteStore(sqlite);
 
-  const sources = new Map<string, ToolSource>();
-  for (const [id, sourceConfig] of Object.entries(config.toolSources)) {
-    sources.set(id, await createToolSource(id, sourceConfig, { db: sqlite, where: `${where}: toolSources.${id}` }));
-  }
-  for (const source of options.toolSources ?? []) sources.set(source.id, source);
-  const tools = new ToolRegistry(sources);
-
+  // Models and plugins before tool sources: a config error there stops the start before any MCP server is spawned.
   const models = new Map<string, Model>();
   for (const [id, modelConfig] of Object.entries(config.models)) {
     if (!options.models?.[id]) models.set(id, createModel(modelConfig, `${where}: models.${id}`));
   }
   for (const [id, model] of Object.entries(options.models ?? {})) models.set(id, model);
+  const pluginListeners = await loadPlugins(config.plugins, configFile);
+
+  // All sources start in parallel; sources given in code replace the config's of the same id.
+  const replaced = new Set((options.toolSources ?? []).map((source) => source.id));
+  const sources = await createToolSources(
+    Object.fromEntries(Object.entries(config.toolSources).filter(([id]) => !replaced.has(id))),
+    { db: sqlite, configFile },
+  ).catch((error: unknown) => { store.close(); throw error; });
+  for (const source of options.toolSources ?? []) sources.set(source.id, source);
+  const tools = new ToolRegistry(sources);
+  // An agent naming a tool that no source lists is a config error; the started sources stop again.
+  await tools.allTools().then((listed) => checkAgentTools(config, where, listed))
+    .catch(async (error: unknown) => { await tools.close(); store.close(); throw error; });
 
   const now = clock().toISOString();
   for (const agent of config.agents) await store.syncAgent(agentFromConfig(agent), now);
 
   const listeners = new ListenerRegistry([
     ...(options.listeners ?? []),
-    ...(await loadPlugins(config.plugins, configFile)),
+    ...pluginListeners,
     new ToolConfirmationListener(),
   ]);
 
-  const pubsub = createInProcessPubSub();
+  const pubsub = options.pubsub ?? createInProcessPubSub();
   const runner = new AgentRunner({
     store, tools, listeners, clock, onError,
+    lease: { leaseSeconds: options.leaseSeconds }, maxRecoveries: options.maxRecoveries, checkpoint: options.checkpoint,
     models: (id) => models.get(id),
     events: {
       turnChanged: (turn) => pubsub.publish('turn', turn.id, turn),
@@ -96,18 +135,36 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
       },
     },
   });
-  const services: Services = { store, runner, tools, pubsub, clock, limits: { ...defaultLimits, ...options.limits } };
-  const auth: Authenticator = localAuthenticator;
+  const limits: Limits = {
+    ...defaultLimits,
+    ...definedOnly({ maxRequestBytes: config.server?.maxRequestBytes ?? options.maxBodyBytes,
+      maxMessageLength: config.server?.maxMessageLength, maxContentBytes: config.server?.maxContentBytes }),
+    ...options.limits,
+  };
+  const services: Services = { store, runner, tools, pubsub, clock, limits };
+  // GraphiQL and introspection: on for the local mode, off once tokens guard a reachable server, unless the config says.
+  const exposed = { graphiql: config.server?.graphiql ?? !config.auth, introspection: config.server?.introspection ?? !config.auth };
 
   const yoga = createYoga<Record<string, never>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    graphiql: exposed.graphiql,
     maskedErrors: true,
-    context: ({ request }): GraphQLContext => ({ viewer: auth.authenticate(request.headers.get('authorization'))!, services }),
+    plugins: [
+      ...armorPlugins({ introspection: exposed.introspection }),
+      useBodyLimit(limits.maxRequestBytes),
+      useListBudget(schema, ARMOR_LIMITS.maxListItems),
+    ],
+    // Over WebSocket the viewer was authenticated once, at connection_init (src/http/websocket.ts); over HTTP
+    // a request without valid credentials, where they are required, is refused with 401 UNAUTHENTICATED.
+    context: (initial): GraphQLContext => ({
+      viewer: webSocketViewer(initial) ?? viewerOrThrow(auth, initial.request.headers.get('authorization')),
+      services,
+    }),
   });
 
-  const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
+  const maxBodyBytes = limits.maxRequestBytes;
   const httpServer = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
     if (req.url === '/healthz') {
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
@@ -121,20 +178,32 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
     }
     void yoga.handle(req, res);
   });
+  const webSockets = attachWebSocket({
+    httpServer, yoga, authenticator: auth, path: '/graphql', maxPayload: maxBodyBytes,
+    keepAliveMs: options.webSocketKeepAliveMs,
+  });
 
-  // Turns a dead process left RUNNING continue from their last persisted step.
-  for (const turn of await store.listRunningTurns()) runner.resumeTurn(turn.id).catch(onError);
+  // Turns a dead process left RUNNING continue from their last persisted step (turns another live process runs are
+  // left to it: leases, docs/durability.md); the sweeper repeats this, so a turn of a process that dies later is taken over too.
+  await runner.recover();
 
-  const sweepSeconds = options.sweepIntervalSeconds ?? 5;
-  const sweeper = sweepSeconds > 0
-    ? setInterval(() => { runner.expireDue().catch(onError); }, sweepSeconds * 1000).unref()
-    : null;
+  const sweeper = new Sweeper(runner, store, clock, {
+    intervalSeconds: options.sweepIntervalSeconds ?? config.sweeper?.intervalSeconds,
+    batchSize: options.sweepBatchSize ?? config.sweeper?.batchSize,
+    retentionDays: options.retentionDays ?? config.sweeper?.retentionDays,
+    onError,
+  });
+  sweeper.start();
 
   return {
     httpServer,
     yoga,
     services,
+    sweep: () => sweeper.sweepOnce(),
     async listen(port, host) {
+      if (!config.auth && !options.authenticator && !isLoopbackHost(host)) {
+        throw new ConfigError(`HOST: "${host}" is not loopback; without an "auth" section in the config toolgate runs as the single admin user "local" and listens on loopback only`);
+      }
       await new Promise<void>((resolve, reject) => {
         httpServer.once('error', reject);
         httpServer.listen(port, host, () => { httpServer.off('error', reject); resolve(); });
@@ -144,16 +213,24 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
       return `http://${shownHost}:${address.port}/graphql`;
     },
     async close() {
-      if (sweeper) clearInterval(sweeper);
-      await new Promise<void>((resolve) => {
-        httpServer.close(() => resolve());
-        httpServer.closeAllConnections?.();
-      });
-      await runner.idle();
+      // Stop taking work; WebSockets go with 1001, subscriptions (SSE streams too) complete, in-flight
+      // requests and running turns get until the deadline; paused turns are on disk and stay as they are.
+      await sweeper.stop();
+      const deadline = Date.now() + (options.shutdownGraceMs ?? 5_000);
+      const httpClosed = closeHttpServer(httpServer, deadline);
+      await webSockets.close(Math.max(0, deadline - Date.now()));
+      await pubsub.close();
+      await httpClosed;
+      await settleBy(runner.idle(), deadline);
       await tools.close();
       store.close();
     },
   };
+}
+
+/** The entries whose value is set: absent settings keep their defaults. */
+function definedOnly<T extends object>(values: T): Partial<T> {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
 function agentFromConfig(agent: ToolgateConfig['agents'][number]): Agent {

@@ -18,6 +18,8 @@ export interface Limits {
   maxMessageLength: number;
   /** Largest elicitation content, in bytes of JSON. */
   maxContentBytes: number;
+  /** Largest HTTP request body and WebSocket message (graphql-ws maxPayload), in bytes: one setting for every transport. */
+  maxRequestBytes: number;
 }
 
-export const defaultLimits: Limits = { maxMessageLength: 32_000, maxContentBytes: 16_384 };
+export const defaultLimits: Limits = { maxMessageLength: 32_000, maxContentBytes: 16_384, maxRequestBytes: 1_048_576 };

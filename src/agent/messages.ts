@@ -1,5 +1,5 @@
 // Every text the loop writes for the model or the user. TOOL message texts are DESIGN.md's, exactly.
-import type { ElicitationRequest, JsonObject, ToolCall, ToolDefinition } from './types.js';
+import type { ElicitationAnswer, ElicitationRequest, JsonObject, ToolCall, ToolDefinition } from './types.js';
 
 export const toolText = {
   denied: (name: string, reason: string) => `Execution of ${name} was denied: ${reason}`,
@@ -13,6 +13,12 @@ export const toolText = {
   failed: (name: string, error: string) => `Execution of ${name} failed: ${error}`,
   unknownTool: (name: string) => `Execution of ${name} failed: no such tool is available to this agent.`,
 };
+
+/** The instructions of an answer (ACCEPT or DECLINE), when given and not blank. */
+export function answerInstructions(answer: ElicitationAnswer | null | undefined): string | null {
+  const instructions = answer?.content?.instructions;
+  return typeof instructions === 'string' && instructions.trim() ? instructions : null;
+}
 
 export const META_TOOL_CALL_KEY = 'toolgate.dev/tool_call';
 
@@ -60,4 +66,6 @@ function describe(tool: ToolDefinition): string {
 export const turnErrors = {
   maxIterations: (max: number) => `The agent stopped after ${max} model calls without a final answer (maxIterations is ${max}).`,
   model: (message: string) => `The model call failed: ${message}`,
+  tooManyRecoveries: (max: number) =>
+    `The turn was stopped: the server running it stopped unexpectedly ${max + 1} times, so it was not resumed again (maxRecoveries is ${max}).`,
 };

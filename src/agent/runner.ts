@@ -7,7 +7,8 @@ import type { Model, ModelMessage } from '../models/model.js';
 import type { Tool } from '../tools/tool.js';
 import { closeStep } from './closing.js';
 import { ListenerRegistry, ToolPreExecuteEvent } from './event.js';
-import { pausedQuestion, toolText, turnErrors } from './messages.js';
+import { TurnLeases, type LeaseOptions } from './lease.js';
+import { answerInstructions, pausedQuestion, toolText, turnErrors } from './messages.js';
 import { ToolNames } from './tool-names.js';
 import type { Agent, ElicitationAnswer, PendingStep, ToolCall } from './types.js';
 
@@ -31,7 +32,23 @@ export interface RunnerOptions {
   clock?: () => Date;
   /** Where unexpected faults are reported; they end the turn FAILED. */
   onError?: (error: unknown) => void;
+  /** Which process runs a turn (several may serve one database); see lease.ts. */
+  lease?: LeaseOptions;
+  /** Times a turn may be taken over after the process running it died, before it is FAILED instead. Default 3. */
+  maxRecoveries?: number;
+  /**
+   * Fault injection for tests: awaited at each named moment of a turn, so a test can kill the process exactly
+   * there (test/fixtures/durability-server.ts). Not for production use.
+   */
+  checkpoint?: (point: Checkpoint, at: { turnId: string; toolCallId?: string; toolName?: string }) => void | Promise<void>;
 }
+
+/**
+ * The moments between a turn's persisted steps: `modelAnswered` (model replied, ASSISTANT not saved yet),
+ * `stepSaved` (ASSISTANT saved, gate not run), `answerRecorded` (last answer and RUNNING committed, nothing run),
+ * `toolStarting` (before the call is journaled started), `toolReturned` (tool returned, result not saved yet).
+ */
+export type Checkpoint = 'modelAnswered' | 'stepSaved' | 'answerRecorded' | 'toolStarting' | 'toolReturned';
 
 export type StartTurnOutcome =
   | { ok: true; thread: ThreadRecord; turn: TurnRecord }
@@ -46,10 +63,17 @@ export class AgentRunner {
   readonly #clock: () => Date;
   /** Turns this process is running now; a restart recovers the rest. */
   readonly #inFlight = new Map<string, Promise<TurnRecord>>();
+  readonly #leases: TurnLeases;
 
   constructor(private readonly options: RunnerOptions) {
     this.#store = options.store;
     this.#clock = options.clock ?? (() => new Date());
+    this.#leases = new TurnLeases(this.#store, this.#clock, options.lease);
+  }
+
+  /** This process's name in turn leases. */
+  get leaseOwner(): string {
+    return this.#leases.owner;
   }
 
   #now(): string {
@@ -60,7 +84,7 @@ export class AgentRunner {
   async startTurn(input: { agent: Agent; threadId: string | null; ownerId: string; message: string; background: boolean }): Promise<StartTurnOutcome> {
     const result = await this.#store.startTurn({
       turnId: newId('trn'), newThreadId: newId('thr'), threadId: input.threadId, agentId: input.agent.id,
-      ownerId: input.ownerId, message: input.message, now: this.#now(),
+      ownerId: input.ownerId, message: input.message, now: this.#now(), lease: this.#leases.next(),
     }, closeStep);
     if (!result.ok) {
       const message = result.code === 'THREAD_BUSY' ? 'The thread has a turn running; wait for it to stop.'
@@ -80,7 +104,7 @@ export class AgentRunner {
 
   /** Records an answer; the last answer of a step resumes the turn and returns where it stopped next. */
   async resolveElicitation(input: { elicitationId: string; ownerId: string; answer: ElicitationAnswer }): Promise<ResolveOutcome> {
-    const result = await this.#store.resolveElicitation({ ...input, now: this.#now() }, closeStep);
+    const result = await this.#store.resolveElicitation({ ...input, now: this.#now(), lease: this.#leases.next() }, closeStep);
     switch (result.kind) {
       case 'not_found':
         return { ok: false, code: 'NOT_FOUND', message: 'No elicitation with this id.' };
@@ -98,13 +122,31 @@ export class AgentRunner {
         return { ok: true, elicitation: result.elicitation, turn: result.turn };
       case 'resume':
         this.#emitTurn(result.turn);
+        await this.options.checkpoint?.('answerRecorded', { turnId: result.turn.id });
         return { ok: true, elicitation: result.elicitation, turn: await this.#continue(result.turn.id) };
     }
   }
 
-  /** Continue a RUNNING turn from its persisted state (after a resume, or on recovery). */
-  resumeTurn(turnId: string): Promise<TurnRecord> {
-    return this.#continue(turnId);
+  /**
+   * Recovery: take over the RUNNING turns no live process runs (see lease.ts) and continue each from its last
+   * persisted step. Safe to call at any time and from several processes: each orphan is claimed by exactly one.
+   * A turn taken over more than maxRecoveries times is FAILED instead: it may be what crashes the servers.
+   * Returns the ids of the turns taken over.
+   */
+  async recover(): Promise<string[]> {
+    const taken: string[] = [];
+    for (const orphan of await this.#leases.orphans()) {
+      if (this.#inFlight.has(orphan.turnId)) continue;
+      const claimed = await this.#store.claimTurn(orphan.turnId, orphan.owner, this.#leases.next(), this.#now());
+      if (!claimed) continue; // another process was quicker
+      taken.push(orphan.turnId);
+      const maxRecoveries = this.options.maxRecoveries ?? 3;
+      const run = claimed.recoveries > maxRecoveries
+        ? this.#track(orphan.turnId, () => this.#fail(claimed.turn, turnErrors.tooManyRecoveries(maxRecoveries)))
+        : this.#continue(orphan.turnId);
+      run.catch((error) => this.options.onError?.(error));
+    }
+    return taken;
   }
 
   /** Expire paused turns whose time has passed. */
@@ -120,9 +162,15 @@ export class AgentRunner {
   }
 
   #continue(turnId: string): Promise<TurnRecord> {
+    return this.#track(turnId, () => this.#run(turnId));
+  }
+
+  /** Runs `work` as this process's run of the turn, renewing the turn's lease meanwhile. */
+  #track(turnId: string, work: () => Promise<TurnRecord>): Promise<TurnRecord> {
     const existing = this.#inFlight.get(turnId);
     if (existing) return existing;
-    const run = this.#run(turnId).finally(() => this.#inFlight.delete(turnId));
+    this.#leases.hold();
+    const run = work().finally(() => { this.#inFlight.delete(turnId); this.#leases.release(); });
     this.#inFlight.set(turnId, run);
     return run;
   }
@@ -151,6 +199,11 @@ export class AgentRunner {
           if (paused) return paused;
           continue;
         }
+        const last = transcript.at(-1);
+        if (last?.role === 'ASSISTANT' && last.turnId === turn.id && last.toolCalls.length === 0) {
+          // The final answer was saved, then the process died before the turn was marked COMPLETED: do not ask again.
+          return await this.#finish(turn.id, 'COMPLETED', { text: last.text ?? '' });
+        }
         if (turn.iterations >= agent.maxIterations) {
           return await this.#finish(turn.id, 'FAILED', { error: turnErrors.maxIterations(agent.maxIterations) });
         }
@@ -165,33 +218,54 @@ export class AgentRunner {
           await store.setIterations(turn.id, turn.iterations + 1, this.#now());
           return await this.#finish(turn.id, 'FAILED', { error: turnErrors.model(errorMessage(error)) });
         }
+        // Call ids key the TOOL messages and the at-most-once journal, so they must be unique in the thread; some
+        // models reuse or omit them ("call_0", ""): such a call gets an id of ours, which the model then sees.
+        const usedIds = new Set(transcript.flatMap((m) => m.toolCalls.map((call) => call.id)));
         const calls: ToolCall[] = response.toolCalls.map((call) => {
           const toolId = names.toolId(call.name) ?? `unknown:${call.name}`;
-          return { id: call.id, name: byId.get(toolId)?.name ?? call.name, toolId, arguments: call.arguments };
+          const id = call.id && !usedIds.has(call.id) ? call.id : newId('call');
+          usedIds.add(id);
+          return { id, name: byId.get(toolId)?.name ?? call.name, toolId, arguments: call.arguments };
         });
-        await store.appendAssistantMessage(turn.id, { role: 'ASSISTANT', text: response.text, toolCalls: calls, toolCallId: null }, this.#now());
+        await this.options.checkpoint?.('modelAnswered', { turnId: turn.id });
+        await this.#assertLease(turn.id);
+        // The answer and the iteration count commit together: a step is saved whole or not at all.
         turn = { ...turn, iterations: turn.iterations + 1 };
-        await store.setIterations(turn.id, turn.iterations, this.#now());
+        await store.appendAssistantMessage(turn.id, { role: 'ASSISTANT', text: response.text, toolCalls: calls, toolCallId: null }, this.#now(), turn.iterations);
+        await this.options.checkpoint?.('stepSaved', { turnId: turn.id });
         if (calls.length === 0) return await this.#finish(turn.id, 'COMPLETED', { text: response.text ?? '' });
         this.#emitTurn(turn);
         const paused = await this.#gateAndRun(turn, agent, calls, byId);
         if (paused) return paused;
       }
     } catch (error) {
+      // Another process took the turn over (this one was frozen past its lease): it is that one's now; write nothing.
+      if (error instanceof LeaseLost) return (await this.#loadTurn(turn.id)) ?? turn;
       this.options.onError?.(error);
       try {
-        // Every call still keeps exactly one TOOL message, so the thread stays usable.
-        const open = openToolCalls(await store.listThreadMessages(turn.threadId), turn.id);
-        const unfinished = new Set(await store.listUnfinishedToolCalls(turn.id));
-        await store.appendToolMessages(turn.id, open.map((call) => ({
-          toolCallId: call.id,
-          text: unfinished.has(call.id) ? toolText.interrupted(call.name) : toolText.failed(call.name, 'the turn stopped on an internal error'),
-        })), this.#now());
-        return await this.#finish(turn.id, 'FAILED', { error: 'The turn failed because of an internal error.' });
+        if (!(await this.#leases.holds(turn.id))) return (await this.#loadTurn(turn.id)) ?? turn;
+        return await this.#fail(turn, 'The turn failed because of an internal error.');
       } catch {
         return turn;
       }
     }
+  }
+
+  /** Ends a turn FAILED; every open call still gets exactly one TOOL message, so the thread stays usable. */
+  async #fail(turn: TurnRecord, error: string): Promise<TurnRecord> {
+    const store = this.#store;
+    const open = openToolCalls(await store.listThreadMessages(turn.threadId), turn.id);
+    const unfinished = new Set(await store.listUnfinishedToolCalls(turn.id));
+    await store.appendToolMessages(turn.id, open.map((call) => ({
+      toolCallId: call.id,
+      text: unfinished.has(call.id) ? toolText.interrupted(call.name) : toolText.failed(call.name, 'the turn stopped before it ran'),
+    })), this.#now());
+    return this.#finish(turn.id, 'FAILED', { error });
+  }
+
+  /** Before each commit point of a step: stop if another process holds the turn now. */
+  async #assertLease(turnId: string): Promise<void> {
+    if (!(await this.#leases.holds(turnId))) throw new LeaseLost();
   }
 
   /** Gate phase for the calls of one step, then (unless it pauses) the execute phase. Returns the turn if paused. */
@@ -240,13 +314,17 @@ export class AgentRunner {
     const answers = new Map((await store.listTurnElicitations(turn.id)).map((e) => [e.id, e.response]));
     for (const { toolCall, outcome } of step.calls) {
       if (answered.has(toolCall.id)) continue; // answered before a crash: never twice
-      const say = (text: string) => store.appendToolMessages(turn.id, [{ toolCallId: toolCall.id, text }], this.#now());
+      // Each TOOL message is published as it is written (turnUpdated follows the step call by call).
+      const say = async (text: string) => {
+        await store.appendToolMessages(turn.id, [{ toolCallId: toolCall.id, text }], this.#now());
+        await this.#emitLatest(turn.id);
+      };
       if (outcome.kind === 'vetoed') { await say(toolText.denied(toolCall.name, outcome.reason)); continue; }
       if (outcome.kind === 'rejected') { await say(outcome.text); continue; }
       let instructions: string | null = null;
       if (outcome.kind === 'confirm') {
         const answer = answers.get(outcome.elicitationId);
-        instructions = typeof answer?.content?.instructions === 'string' && answer.content.instructions.trim() ? answer.content.instructions : null;
+        instructions = answerInstructions(answer);
         if (answer?.action !== 'ACCEPT') {
           // Only an ACCEPT runs a confirmed call; anything else (DECLINE, or no answer at all) does not.
           await say(answer?.action === 'DECLINE' ? toolText.declined(toolCall.name, instructions) : toolText.cancelledByUser(toolCall.name));
@@ -254,8 +332,8 @@ export class AgentRunner {
         }
       }
       await this.#runTool(turn, toolCall, tools.get(toolCall.toolId), instructions);
+      await this.#emitLatest(turn.id);
     }
-    this.#emitTurn((await this.#loadTurn(turn.id))!);
   }
 
   /** At most once: journaled as started (committed) before it runs; a call started before is never run again. */
@@ -265,6 +343,8 @@ export class AgentRunner {
       await store.appendToolMessages(turn.id, [{ toolCallId: toolCall.id, text: toolText.unknownTool(toolCall.name) }], this.#now());
       return;
     }
+    await this.options.checkpoint?.('toolStarting', { turnId: turn.id, toolCallId: toolCall.id, toolName: toolCall.name });
+    await this.#assertLease(turn.id);
     if (!(await store.markToolStarted(turn.id, toolCall.id, this.#now()))) {
       await store.finishTool(turn.id, { toolCallId: toolCall.id, text: toolText.interrupted(toolCall.name) }, this.#now());
       return;
@@ -276,6 +356,7 @@ export class AgentRunner {
     } catch (error) {
       text = toolText.failed(toolCall.name, errorMessage(error));
     }
+    await this.options.checkpoint?.('toolReturned', { turnId: turn.id, toolCallId: toolCall.id, toolName: toolCall.name });
     if (instructions) text = `${text}\n\n${toolText.acceptedInstructions(toolCall.name, instructions)}`;
     await store.finishTool(turn.id, { toolCallId: toolCall.id, text }, this.#now());
   }
@@ -294,7 +375,15 @@ export class AgentRunner {
   #emitTurn(turn: TurnRecord): void {
     this.options.events?.turnChanged(turn);
   }
+
+  async #emitLatest(turnId: string): Promise<void> {
+    const turn = await this.#loadTurn(turnId);
+    if (turn) this.#emitTurn(turn);
+  }
 }
+
+/** This process no longer holds the turn's lease. */
+class LeaseLost extends Error {}
 
 /** Tool calls of the last ASSISTANT message that have no TOOL message yet. */
 function openToolCalls(transcript: MessageRecord[], turnId: string): ToolCall[] {

@@ -50,6 +50,8 @@ export function parseConfig(data: unknown, file = '<config>'): ToolgateConfig {
     });
     for (const tool of Object.keys(agent.toolConfirmation)) {
       if (!sources.has(tool.split(':')[0]!)) problems.push(`${file}: agents[${i}].toolConfirmation.${tool}: unknown tool source in "${tool}"`);
+      // Overrides apply to one tool each (gating looks them up by id): a pattern here would silently do nothing.
+      else if (tool.endsWith(':*')) problems.push(`${file}: agents[${i}].toolConfirmation.${tool}: an override names one tool id, not a pattern`);
     }
   });
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));

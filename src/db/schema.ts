@@ -1,6 +1,7 @@
 // The drizzle schema of the embedded SQLite store. Migrations in ../../drizzle are generated from it.
 
-import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { sql } from 'drizzle-orm';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 const json = <T>(name: string) => text(name, { mode: 'json' }).$type<T>();
 
@@ -48,6 +49,11 @@ export const turns = sqliteTable('turns', {
   createdAt: text('created_at').notNull(),
   updatedAt: text('updated_at').notNull(),
   expiresAt: text('expires_at'),
+  /** Which server process runs this RUNNING turn ("host:pid:nonce"), and until when its lease holds (docs/durability.md). */
+  leaseOwner: text('lease_owner'),
+  leaseExpiresAt: text('lease_expires_at'),
+  /** How often a restart took this turn over from a process that died: a turn that keeps crashing servers stops. */
+  recoveries: integer('recoveries').notNull().default(0),
 }, (t) => [
   index('turns_thread').on(t.threadId, t.createdAt),
   index('turns_status_expiry').on(t.status, t.expiresAt),
@@ -63,7 +69,12 @@ export const messages = sqliteTable('messages', {
   toolCalls: text('tool_calls', { mode: 'json' }),
   toolCallId: text('tool_call_id'),
   createdAt: text('created_at').notNull(),
-}, (t) => [index('messages_thread_seq').on(t.threadId, t.seq), index('messages_turn_seq').on(t.turnId, t.seq)]);
+}, (t) => [
+  index('messages_thread_seq').on(t.threadId, t.seq),
+  index('messages_turn_seq').on(t.turnId, t.seq),
+  // Exactly one TOOL message per call, enforced by the database even if two processes race on one turn.
+  uniqueIndex('messages_tool_answer').on(t.turnId, t.toolCallId).where(sql`role = 'TOOL'`),
+]);
 
 export const elicitations = sqliteTable('elicitations', {
   seq: integer('seq').primaryKey({ autoIncrement: true }),
@@ -85,6 +96,8 @@ export const elicitations = sqliteTable('elicitations', {
 }, (t) => [
   index('elicitations_owner_status_seq').on(t.ownerId, t.status, t.seq),
   index('elicitations_turn').on(t.turnId),
+  // The sweeper's retention pass finds long-expired elicitations without a scan.
+  index('elicitations_status_expiry').on(t.status, t.expiresAt),
 ]);
 
 /** The at-most-once journal: a row is committed before the tool runs, finished_at after. */

@@ -5,14 +5,14 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { and, asc, eq, gt, inArray, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, gt, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import type { Agent, ChatMessage, ElicitationAnswer, PendingStep, ToolConfirmationMode } from '../agent/types.js';
+import type { Agent, ChatMessage, ElicitationAnswer, ElicitationStatus, PendingStep, ToolConfirmationMode } from '../agent/types.js';
 import * as schema from './schema.js';
 import type {
   AgentGatingPatch, CloseReason, CloseStep, ElicitationDraft, ElicitationRecord, MessageRecord, Page, ResolveResult,
-  StartTurnResult, Store, ThreadRecord, ToolMessageDraft, TurnRecord,
+  RunningTurnLease, StartTurnResult, Store, ThreadRecord, ToolMessageDraft, TurnLease, TurnRecord,
 } from './store.js';
 
 const { agents, agentToolOverrides, threads, turns, messages, elicitations, toolExecutions } = schema;
@@ -38,9 +38,15 @@ type ThreadRow = typeof threads.$inferSelect;
 export function openDatabase(options: SqliteStoreOptions): Database.Database {
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
   const sqlite = new Database(options.path);
+  // Durability settings and their trade-offs: docs/durability.md.
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+  // Another process (a second server, a backup) may hold the write lock for a moment: wait, do not fail.
   sqlite.pragma('busy_timeout = 5000');
+  // Fold the WAL into the database file every ~1000 pages (SQLite's default, stated so it is a decision) and
+  // shrink the WAL file back to 64 MiB after a checkpoint that a long reader had let it grow past.
+  sqlite.pragma('wal_autocheckpoint = 1000');
+  sqlite.pragma('journal_size_limit = 67108864');
   sqlite.pragma('foreign_keys = ON');
   return sqlite;
 }
@@ -75,7 +81,7 @@ export class SqliteStore implements Store {
       for (const [toolId, mode] of Object.entries(agent.toolConfirmation)) {
         tx.insert(agentToolOverrides).values({ agentId: agent.id, toolId, mode }).run();
       }
-    });
+    }, { behavior: 'immediate' });
     return (await this.getAgent(agent.id))!;
   }
 
@@ -103,7 +109,7 @@ export class SqliteStore implements Store {
           .onConflictDoUpdate({ target: [agentToolOverrides.agentId, agentToolOverrides.toolId], set: { mode } }).run();
       }
       return true;
-    });
+    }, { behavior: 'immediate' });
     return found ? this.getAgent(id) : null;
   }
 
@@ -126,8 +132,8 @@ export class SqliteStore implements Store {
   // ---- reads ---------------------------------------------------------------------------------------------
 
   async getThread(id: string, ownerId: string): Promise<ThreadRecord | null> {
-    const row = this.#q.thread.get({ id });
-    return row && row.ownerId === ownerId ? threadRecord(row) : null;
+    const row = this.#q.ownedThread.get({ id, ownerId });
+    return row ? threadRecord(row) : null;
   }
 
   async listThreads(ownerId: string, agentId: string | null, first: number, after: string | null): Promise<Page<ThreadRecord>> {
@@ -139,8 +145,8 @@ export class SqliteStore implements Store {
   }
 
   async getTurn(id: string, ownerId: string): Promise<TurnRecord | null> {
-    const row = this.#q.turn.get({ id });
-    return row && row.ownerId === ownerId ? turnRecord(row) : null;
+    const row = this.#q.ownedTurn.get({ id, ownerId });
+    return row ? turnRecord(row) : null;
   }
 
   async loadTurn(id: string): Promise<TurnRecord | null> {
@@ -161,8 +167,8 @@ export class SqliteStore implements Store {
   }
 
   async getElicitation(id: string, ownerId: string): Promise<ElicitationRecord | null> {
-    const row = this.#q.elicitation.get({ id });
-    return row && row.ownerId === ownerId ? elicitationRecord(row) : null;
+    const row = this.#q.ownedElicitation.get({ id, ownerId });
+    return row ? elicitationRecord(row) : null;
   }
 
   async listTurnElicitations(turnId: string): Promise<ElicitationRecord[]> {
@@ -172,10 +178,25 @@ export class SqliteStore implements Store {
   async listPendingElicitations(
     ownerId: string, filter: { threadId?: string | null; agentId?: string | null }, now: string, first: number, after: string | null,
   ): Promise<Page<ElicitationRecord> & { totalCount: number }> {
+    // The polling hot path: prepared, and pinned to the owner's index (see pendingPage in prepareQueries).
+    const params = { ownerId, now, threadId: filter.threadId ?? null, agentId: filter.agentId ?? null };
+    const rows = this.#q.pendingPage.all({ ...params, after: decodeCursor(after), limit: first + 1 }).map(elicitationFromRaw);
+    const { count } = this.#q.pendingCount.get(params) as { count: number };
+    return { ...page(rows, first, elicitationRecord), totalCount: count };
+  }
+
+  async listElicitations(
+    ownerId: string, filter: { threadId?: string | null; agentId?: string | null; statuses?: ElicitationStatus[] | null },
+    now: string, first: number, after: string | null,
+  ): Promise<Page<ElicitationRecord> & { totalCount: number }> {
+    const asRead = (status: ElicitationStatus) => {
+      if (status === 'PENDING') return and(eq(elicitations.status, 'PENDING'), gt(elicitations.expiresAt, now));
+      if (status === 'EXPIRED') return or(eq(elicitations.status, 'EXPIRED'), and(eq(elicitations.status, 'PENDING'), lte(elicitations.expiresAt, now)));
+      return eq(elicitations.status, status);
+    };
     const where = and(
       eq(elicitations.ownerId, ownerId),
-      eq(elicitations.status, 'PENDING'),
-      gt(elicitations.expiresAt, now),
+      filter.statuses ? or(...filter.statuses.map(asRead), sql`0`) : undefined,
       filter.threadId ? eq(elicitations.threadId, filter.threadId) : undefined,
       filter.agentId ? eq(elicitations.agentId, filter.agentId) : undefined,
     );
@@ -188,7 +209,10 @@ export class SqliteStore implements Store {
   // ---- the loop's atomic steps -----------------------------------------------------------------------------
 
   async startTurn(
-    input: { turnId: string; newThreadId: string; threadId: string | null; agentId: string; ownerId: string; message: string; now: string },
+    input: {
+      turnId: string; newThreadId: string; threadId: string | null; agentId: string; ownerId: string; message: string; now: string;
+      lease?: TurnLease;
+    },
     closeStep: CloseStep,
   ): Promise<StartTurnResult> {
     return this.sqlite.transaction((): StartTurnResult => {
@@ -196,8 +220,8 @@ export class SqliteStore implements Store {
       let thread: ThreadRecord;
       let superseded: TurnRecord | null = null;
       if (input.threadId) {
-        const row = this.#q.thread.get({ id: input.threadId });
-        if (!row || row.ownerId !== input.ownerId) return { ok: false, code: 'NOT_FOUND' };
+        const row = this.#q.ownedThread.get({ id: input.threadId, ownerId: input.ownerId });
+        if (!row) return { ok: false, code: 'NOT_FOUND' };
         if (row.agentId !== input.agentId) return { ok: false, code: 'WRONG_AGENT' };
         thread = threadRecord(row);
         const active = this.#q.activeTurn.get({ threadId: thread.id });
@@ -210,15 +234,22 @@ export class SqliteStore implements Store {
         this.db.insert(threads).values({ id: input.newThreadId, agentId: input.agentId, ownerId: input.ownerId, createdAt: now }).run();
         thread = { id: input.newThreadId, agentId: input.agentId, ownerId: input.ownerId, createdAt: now };
       }
-      this.#q.insertTurn.run({ id: input.turnId, threadId: thread.id, agentId: input.agentId, ownerId: input.ownerId, now });
+      this.#q.insertTurn.run({
+        id: input.turnId, threadId: thread.id, agentId: input.agentId, ownerId: input.ownerId, now,
+        leaseOwner: input.lease?.owner ?? null, leaseUntil: input.lease?.until ?? null,
+      });
       this.#appendMessage(input.turnId, thread.id, { role: 'USER', text: input.message, toolCalls: [], toolCallId: null }, now);
       return { ok: true, thread, turn: turnRecord(this.#q.turn.get({ id: input.turnId })!), superseded };
     }).immediate();
   }
 
-  async appendAssistantMessage(turnId: string, message: ChatMessage, now: string): Promise<MessageRecord> {
-    const turn = this.#q.turn.get({ id: turnId })!;
-    return this.#appendMessage(turnId, turn.threadId, message, now);
+  async appendAssistantMessage(turnId: string, message: ChatMessage, now: string, iterations?: number): Promise<MessageRecord> {
+    return this.sqlite.transaction(() => {
+      const turn = this.#q.turn.get({ id: turnId })!;
+      const record = this.#appendMessage(turnId, turn.threadId, message, now);
+      if (iterations !== undefined) this.#q.setIterations.run({ id: turnId, iterations, now });
+      return record;
+    }).immediate();
   }
 
   async appendToolMessages(turnId: string, drafts: ToolMessageDraft[], now: string): Promise<void> {
@@ -242,6 +273,7 @@ export class SqliteStore implements Store {
   }
 
   async pauseTurn(turnId: string, step: PendingStep, drafts: ElicitationDraft[], text: string, expiresAt: string, now: string): Promise<TurnRecord> {
+    // IMMEDIATE: it reads before it writes; a deferred one could fail with SQLITE_BUSY beside another process.
     return this.sqlite.transaction(() => {
       const turn = this.#q.turn.get({ id: turnId })!;
       for (const draft of drafts) {
@@ -252,7 +284,7 @@ export class SqliteStore implements Store {
       }
       this.#q.pauseTurn.run({ id: turnId, step: JSON.stringify(step), text, expiresAt, now });
       return turnRecord(this.#q.turn.get({ id: turnId })!);
-    })();
+    }).immediate();
   }
 
   async finishTurn(turnId: string, status: 'COMPLETED' | 'FAILED' | 'CANCELLED', fields: { text?: string | null; error?: string | null }, now: string): Promise<TurnRecord> {
@@ -266,13 +298,13 @@ export class SqliteStore implements Store {
   }
 
   async resolveElicitation(
-    input: { elicitationId: string; ownerId: string; answer: ElicitationAnswer; now: string },
+    input: { elicitationId: string; ownerId: string; answer: ElicitationAnswer; now: string; lease?: TurnLease },
     closeStep: CloseStep,
   ): Promise<ResolveResult> {
     return this.sqlite.transaction((): ResolveResult => {
       const { now, answer } = input;
-      const row = this.#q.elicitation.get({ id: input.elicitationId });
-      if (!row || row.ownerId !== input.ownerId) return { kind: 'not_found' };
+      const row = this.#q.ownedElicitation.get({ id: input.elicitationId, ownerId: input.ownerId });
+      if (!row) return { kind: 'not_found' };
       const turnRow = this.#q.turn.get({ id: row.turnId })!;
       const current = () => ({ elicitation: elicitationRecord(this.#q.elicitation.get({ id: row.id })!), turn: turnRecord(this.#q.turn.get({ id: row.turnId })!) });
       if (row.status !== 'PENDING') {
@@ -297,7 +329,9 @@ export class SqliteStore implements Store {
       const waiting = this.#q.pendingOfTurn.get({ turnId: row.turnId });
       if (waiting) return { kind: 'recorded', ...current() };
       // The last answer: claim the turn. Only one caller can move it from PAUSED to RUNNING.
-      const claimed = this.#q.resumeTurn.run({ id: row.turnId, now }).changes === 1;
+      const claimed = this.#q.resumeTurn.run({
+        id: row.turnId, now, leaseOwner: input.lease?.owner ?? null, leaseUntil: input.lease?.until ?? null,
+      }).changes === 1;
       return { kind: claimed ? 'resume' : 'recorded', ...current() };
     }).immediate();
   }
@@ -319,7 +353,35 @@ export class SqliteStore implements Store {
       .where(and(eq(toolExecutions.turnId, turnId), isNull(toolExecutions.finishedAt))).all().map((r) => r.id);
   }
 
+  async listRunningLeases(): Promise<RunningTurnLease[]> {
+    return this.db.select({ turnId: turns.id, owner: turns.leaseOwner, expiresAt: turns.leaseExpiresAt, recoveries: turns.recoveries })
+      .from(turns).where(eq(turns.status, 'RUNNING')).all();
+  }
+
+  async claimTurn(turnId: string, expectedOwner: string | null, lease: TurnLease, now: string): Promise<{ turn: TurnRecord; recoveries: number } | null> {
+    return this.sqlite.transaction(() => {
+      const claimed = this.#q.claimTurn.run({ id: turnId, expected: expectedOwner, owner: lease.owner, until: lease.until, now }).changes === 1;
+      if (!claimed) return null;
+      const row = this.#q.turn.get({ id: turnId })!;
+      return { turn: turnRecord(row), recoveries: row.recoveries };
+    }).immediate();
+  }
+
+  async renewLeases(owner: string, until: string, now: string): Promise<number> {
+    return this.#q.renewLeases.run({ owner, until, now }).changes;
+  }
+
+  async holdsLease(turnId: string, owner: string): Promise<boolean> {
+    return (this.#q.leaseOwner.get({ id: turnId }) as { owner: string | null } | undefined)?.owner === owner;
+  }
+
+  async deleteExpiredElicitations(before: string, limit: number): Promise<number> {
+    return this.#q.deleteExpiredElicitations.run({ before, limit }).changes;
+  }
+
   close(): void {
+    // A clean stop folds the WAL into the database file, so the .db file alone is a complete copy.
+    try { this.sqlite.pragma('wal_checkpoint(TRUNCATE)'); } catch { /* another process reads: it checkpoints later */ }
     this.sqlite.close();
   }
 
@@ -328,15 +390,17 @@ export class SqliteStore implements Store {
   /** PAUSED turn to CANCELLED or EXPIRED; its pending elicitations likewise; its open calls get TOOL messages. */
   #closePausedTurn(turn: TurnRecord, reason: CloseReason, closeStep: CloseStep, now: string): TurnRecord {
     const final = reason === 'expired' ? 'EXPIRED' : 'CANCELLED';
+    const answers = Object.fromEntries(this.#q.turnElicitations.all({ turnId: turn.id }).map((row) => [row.id, elicitationRecord(row).response]));
     this.db.update(elicitations).set({ status: final, resolvedAt: now })
       .where(and(eq(elicitations.turnId, turn.id), eq(elicitations.status, 'PENDING'))).run();
-    if (turn.step) for (const draft of closeStep(turn.step, reason)) this.#appendToolMessage(turn.id, turn.threadId, draft, now);
+    if (turn.step) for (const draft of closeStep(turn.step, reason, answers)) this.#appendToolMessage(turn.id, turn.threadId, draft, now);
     this.db.update(turns).set({ status: final, step: null, updatedAt: now }).where(eq(turns.id, turn.id)).run();
     return turnRecord(this.#q.turn.get({ id: turn.id })!);
   }
 
+  /** A call's one TOOL message; a second one for the same call (two processes racing on a turn) is dropped. */
   #appendToolMessage(turnId: string, threadId: string, draft: ToolMessageDraft, now: string): void {
-    this.#appendMessage(turnId, threadId, { role: 'TOOL', text: draft.text, toolCalls: [], toolCallId: draft.toolCallId }, now);
+    this.#q.insertToolMessage.run({ id: `msg_${randomUUID().replaceAll('-', '')}`, threadId, turnId, text: draft.text, toolCallId: draft.toolCallId, now });
   }
 
   #appendMessage(turnId: string, threadId: string, message: ChatMessage, now: string): MessageRecord {
@@ -352,7 +416,15 @@ export class SqliteStore implements Store {
 /** Statements of the hot paths, prepared once. JSON columns are bound as strings the columns already hold. */
 function prepareQueries(db: Db, sqlite: Database.Database) {
   const raw = (statement: string) => sqlite.prepare(statement);
+  // A viewer's pending requests: INDEXED BY, because without statistics SQLite prefers elicitations_status_expiry
+  // (status = ? AND expires_at > ?) and then reads every unexpired PENDING row of every user to count one user's
+  // (200,000 rows at a million: ~100 ms). The owner's index reads only the viewer's own rows, in seq order.
+  const pending = `FROM elicitations INDEXED BY elicitations_owner_status_seq
+    WHERE owner_id = @ownerId AND status = 'PENDING' AND expires_at > @now
+      AND (@threadId IS NULL OR thread_id = @threadId) AND (@agentId IS NULL OR agent_id = @agentId)`;
   return {
+    pendingPage: raw(`SELECT ${ELICITATION_COLUMNS} ${pending} AND seq > @after ORDER BY seq LIMIT @limit`),
+    pendingCount: raw(`SELECT count(*) AS count ${pending}`),
     agent: db.select().from(agents).where(eq(agents.id, p('id'))).prepare(),
     overrides: db.select().from(agentToolOverrides).where(eq(agentToolOverrides.agentId, p('agentId'))).prepare(),
     thread: db.select().from(threads).where(eq(threads.id, p('id'))).prepare(),
@@ -363,17 +435,32 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
     threadMessages: db.select().from(messages).where(eq(messages.threadId, p('threadId'))).orderBy(asc(messages.seq)).prepare(),
     turnMessages: db.select().from(messages).where(eq(messages.turnId, p('turnId'))).orderBy(asc(messages.seq)).prepare(),
     elicitation: db.select().from(elicitations).where(eq(elicitations.id, p('id'))).prepare(),
+    // Reads for a viewer: the owner is part of the lookup, so another user's id and an unknown one take the
+    // same path (no row) and cannot be told apart by the answer or its timing.
+    ownedThread: db.select().from(threads).where(and(eq(threads.id, p('id')), eq(threads.ownerId, p('ownerId')))).prepare(),
+    ownedTurn: db.select().from(turns).where(and(eq(turns.id, p('id')), eq(turns.ownerId, p('ownerId')))).prepare(),
+    ownedElicitation: db.select().from(elicitations)
+      .where(and(eq(elicitations.id, p('id')), eq(elicitations.ownerId, p('ownerId')))).prepare(),
     turnElicitations: db.select().from(elicitations).where(eq(elicitations.turnId, p('turnId'))).orderBy(asc(elicitations.seq)).prepare(),
     pendingOfTurn: db.select({ id: elicitations.id }).from(elicitations)
       .where(and(eq(elicitations.turnId, p('turnId')), eq(elicitations.status, 'PENDING'))).limit(1).prepare(),
-    insertTurn: raw(`INSERT INTO turns (id, thread_id, agent_id, owner_id, status, iterations, created_at, updated_at)
-      VALUES (@id, @threadId, @agentId, @ownerId, 'RUNNING', 0, @now, @now)`),
+    insertTurn: raw(`INSERT INTO turns (id, thread_id, agent_id, owner_id, status, iterations, created_at, updated_at, lease_owner, lease_expires_at)
+      VALUES (@id, @threadId, @agentId, @ownerId, 'RUNNING', 0, @now, @now, @leaseOwner, @leaseUntil)`),
     insertMessage: raw(`INSERT INTO messages (id, thread_id, turn_id, role, text, tool_calls, tool_call_id, created_at)
       VALUES (@id, @threadId, @turnId, @role, @text, @toolCalls, @toolCallId, @now)`),
     insertElicitation: raw(`INSERT INTO elicitations (id, turn_id, thread_id, agent_id, owner_id, tool_call_id, status, request, tool_call, created_at, expires_at)
       VALUES (@id, @turnId, @threadId, @agentId, @ownerId, @toolCallId, 'PENDING', @request, @toolCall, @now, @expiresAt)`),
     pauseTurn: raw(`UPDATE turns SET status = 'PAUSED', step = @step, text = @text, expires_at = @expiresAt, updated_at = @now WHERE id = @id`),
-    resumeTurn: raw(`UPDATE turns SET status = 'RUNNING', text = NULL, expires_at = NULL, updated_at = @now WHERE id = @id AND status = 'PAUSED'`),
+    resumeTurn: raw(`UPDATE turns SET status = 'RUNNING', text = NULL, expires_at = NULL, updated_at = @now,
+      lease_owner = @leaseOwner, lease_expires_at = @leaseUntil WHERE id = @id AND status = 'PAUSED'`),
+    insertToolMessage: raw(`INSERT OR IGNORE INTO messages (id, thread_id, turn_id, role, text, tool_calls, tool_call_id, created_at)
+      VALUES (@id, @threadId, @turnId, 'TOOL', @text, NULL, @toolCallId, @now)`),
+    claimTurn: raw(`UPDATE turns SET lease_owner = @owner, lease_expires_at = @until, recoveries = recoveries + 1, updated_at = @now
+      WHERE id = @id AND status = 'RUNNING' AND lease_owner IS @expected`),
+    renewLeases: raw(`UPDATE turns SET lease_expires_at = @until WHERE lease_owner = @owner AND status = 'RUNNING'`),
+    leaseOwner: raw('SELECT lease_owner AS owner FROM turns WHERE id = @id AND status = \'RUNNING\''),
+    deleteExpiredElicitations: raw(`DELETE FROM elicitations WHERE seq IN (
+      SELECT seq FROM elicitations WHERE status = 'EXPIRED' AND expires_at < @before LIMIT @limit)`),
     setIterations: raw('UPDATE turns SET iterations = @iterations, updated_at = @now WHERE id = @id'),
     answer: raw(`UPDATE elicitations SET status = @status, response_action = @action, response_content = @content, resolved_by = @by,
       resolved_at = @now WHERE id = @id AND status = 'PENDING'`),
@@ -399,6 +486,16 @@ function messageRecord(row: MessageRow): MessageRecord {
     id: row.id, threadId: row.threadId, turnId: row.turnId, role: row.role, text: row.text,
     toolCalls: (row.toolCalls as MessageRecord['toolCalls'] | null) ?? [], toolCallId: row.toolCallId, createdAt: row.createdAt,
   };
+}
+
+/** Every column of elicitations under its drizzle key, for raw statements; elicitationFromRaw maps values as drizzle does. */
+const elicitationColumns = Object.entries(getTableColumns(elicitations));
+const ELICITATION_COLUMNS = elicitationColumns.map(([key, column]) => `"${column.name}" AS "${key}"`).join(', ');
+
+function elicitationFromRaw(raw: unknown): ElicitationRow {
+  const row = raw as Record<string, unknown>;
+  for (const [key, column] of elicitationColumns) if (row[key] !== null) row[key] = column.mapFromDriverValue(row[key]);
+  return row as ElicitationRow;
 }
 
 function elicitationRecord(row: ElicitationRow): ElicitationRecord {

@@ -80,9 +80,9 @@ export type { CloseReason } from '../agent/types.js';
 
 /**
  * Closes a paused step that will not run: decides the TOOL message of each of its calls (DESIGN.md's
- * texts). A pure function, called inside the store's transaction.
+ * texts), given the answers already recorded (by elicitation id). A pure function, called inside the store's transaction.
  */
-export type CloseStep = (step: PendingStep, reason: CloseReason) => ToolMessageDraft[];
+export type CloseStep = (step: PendingStep, reason: CloseReason, answers?: Readonly<Record<string, ElicitationAnswer | null>>) => ToolMessageDraft[];
 
 export type StartTurnResult =
   | { ok: true; thread: ThreadRecord; turn: TurnRecord; superseded: TurnRecord | null }
@@ -101,6 +101,24 @@ export type ResolveResult =
   | { kind: 'expired'; elicitation: ElicitationRecord; turn: TurnRecord; changed: boolean }
   | { kind: 'already_resolved'; elicitation: ElicitationRecord; turn: TurnRecord }
   | { kind: 'not_found' };
+
+/**
+ * A RUNNING turn is run by one server process at a time: the one holding its lease. `owner` names the process
+ * ("host:pid:nonce"); the lease is renewed while it runs and can be taken over once it lapses (docs/durability.md).
+ */
+export interface TurnLease {
+  owner: string;
+  until: string;
+}
+
+/** A RUNNING turn's lease as stored, for recovery. */
+export interface RunningTurnLease {
+  turnId: string;
+  owner: string | null;
+  expiresAt: string | null;
+  /** Times a process took this turn over after another one died running it. */
+  recoveries: number;
+}
 
 export interface AgentGatingPatch {
   requireToolConfirmation?: boolean;
@@ -131,13 +149,24 @@ export interface Store {
   listPendingElicitations(
     ownerId: string, filter: { threadId?: string | null; agentId?: string | null }, now: string, first: number, after: string | null,
   ): Promise<Page<ElicitationRecord> & { totalCount: number }>;
+  /**
+   * The owner's elicitations of every status, oldest first: the audit trail of who answered what and when.
+   * `statuses` as the API reads them at `now` (a PENDING one past its expiry counts as EXPIRED).
+   */
+  listElicitations(
+    ownerId: string, filter: { threadId?: string | null; agentId?: string | null; statuses?: ElicitationStatus[] | null },
+    now: string, first: number, after: string | null,
+  ): Promise<Page<ElicitationRecord> & { totalCount: number }>;
 
   // The loop's atomic steps.
   /** New thread or existing one (of this owner and agent); supersedes a PAUSED turn, refuses a RUNNING one. */
   startTurn(input: {
     turnId: string; newThreadId: string; threadId: string | null; agentId: string; ownerId: string; message: string; now: string;
+    /** The process that will run the new turn. */
+    lease?: TurnLease;
   }, closeStep: CloseStep): Promise<StartTurnResult>;
-  appendAssistantMessage(turnId: string, message: ChatMessage, now: string): Promise<MessageRecord>;
+  /** Appends the model's answer and, when given, the turn's new iteration count, in one transaction. */
+  appendAssistantMessage(turnId: string, message: ChatMessage, now: string, iterations?: number): Promise<MessageRecord>;
   /** Appends TOOL messages (synthetic answers) for calls that do not run. */
   appendToolMessages(turnId: string, messages: ToolMessageDraft[], now: string): Promise<void>;
   /** Journals the call as started, committed, before it runs. False if it was started before: do not run it. */
@@ -152,6 +181,8 @@ export interface Store {
   /** Record an answer (idempotent by elicitation id); see ResolveResult. */
   resolveElicitation(input: {
     elicitationId: string; ownerId: string; answer: ElicitationAnswer; now: string;
+    /** The process that will continue the turn when this answer resumes it (taken in the same transaction). */
+    lease?: TurnLease;
   }, closeStep: CloseStep): Promise<ResolveResult>;
   /** Expire PAUSED turns whose expiresAt has passed (at most `limit`); returns those it expired. */
   expireDueTurns(now: string, limit: number, closeStep: CloseStep): Promise<TurnRecord[]>;
@@ -159,5 +190,18 @@ export interface Store {
   listRunningTurns(): Promise<TurnRecord[]>;
   /** Calls journaled as started but never finished, of one turn. */
   listUnfinishedToolCalls(turnId: string): Promise<string[]>;
+  /** The leases of all RUNNING turns: recovery decides from them which ones nobody runs any more. */
+  listRunningLeases(): Promise<RunningTurnLease[]>;
+  /**
+   * Take over a RUNNING turn whose lease is still held by `expectedOwner` (null: none), counting one recovery.
+   * Compare-and-swap: of several processes trying, exactly one gets the turn; null for the others.
+   */
+  claimTurn(turnId: string, expectedOwner: string | null, lease: TurnLease, now: string): Promise<{ turn: TurnRecord; recoveries: number } | null>;
+  /** Extend the leases of every RUNNING turn `owner` holds; returns how many. */
+  renewLeases(owner: string, until: string, now: string): Promise<number>;
+  /** True while `owner` holds the turn's lease (checked before each step it commits). */
+  holdsLease(turnId: string, owner: string): Promise<boolean>;
+  /** Retention: delete at most `limit` EXPIRED elicitations that expired before `before`; returns how many. */
+  deleteExpiredElicitations(before: string, limit: number): Promise<number>;
   close(): void;
 }

@@ -1,9 +1,9 @@
-import { filter, pipe } from 'graphql-yoga';
-import { validateContent } from '../agent/content.js';
+import { contentBytes, validateContent } from '../agent/content.js';
 import type { ElicitationAction, ElicitationStatus, JsonObject } from '../agent/types.js';
 import type { ElicitationRecord, TurnRecord } from '../db/store.js';
 import { ToolAnnotationsRef } from './agents.js';
 import { builder } from './builder.js';
+import { startWith } from './live.js';
 import { clampFirst, NodeRef, PageInfoRef } from './node.js';
 import { connection } from './threads.js';
 import { TurnRef } from './turns.js';
@@ -17,6 +17,29 @@ export function effectiveStatus(e: ElicitationRecord, now: string): ElicitationS
 const ElicitationStatusEnum = builder.enumType('ElicitationStatus', {
   values: ['PENDING', 'ACCEPTED', 'DECLINED', 'CANCELLED', 'EXPIRED'] as const,
 });
+/** How a closed elicitation was closed: answered by its user, or closed by the server without an answer. */
+export type ElicitationResolution = 'ANSWERED' | 'EXPIRED' | 'SUPERSEDED' | 'TURN_CANCELLED';
+
+const ElicitationResolutionEnum = builder.enumType('ElicitationResolution', {
+  description: 'Audit: how an elicitation stopped waiting.',
+  values: {
+    ANSWERED: { description: 'Its user answered it (resolvedBy, resolvedAt, response).' },
+    EXPIRED: { description: 'Nobody answered before expiresAt; nothing ran.' },
+    SUPERSEDED: { description: 'A new message in the thread cancelled the paused turn before this was answered; nothing ran.' },
+    TURN_CANCELLED: { description: 'Another elicitation of the same step was answered CANCEL, which cancelled the turn; nothing ran.' },
+  } as const,
+});
+
+/** Derived from what is stored: the answer, the status, and (for an unanswered CANCELLED one) its siblings' answers. */
+async function resolutionOf(e: ElicitationRecord, now: string, siblings: () => Promise<ElicitationRecord[]>): Promise<ElicitationResolution | null> {
+  if (e.response) return 'ANSWERED';
+  const status = effectiveStatus(e, now);
+  if (status === 'PENDING') return null;
+  if (status === 'EXPIRED') return 'EXPIRED';
+  const cancelledBySibling = (await siblings()).some((other) => other.response?.action === 'CANCEL');
+  return cancelledBySibling ? 'TURN_CANCELLED' : 'SUPERSEDED';
+}
+
 const ElicitationActionEnum = builder.enumType('ElicitationAction', { values: ['ACCEPT', 'DECLINE', 'CANCEL'] as const });
 
 const ElicitationToolCallRef = builder.objectRef<ElicitationRecord['toolCall']>('ElicitationToolCall').implement({
@@ -61,10 +84,26 @@ ElicitationRef.implement({
       resolve: (e) => ({ mode: 'form', message: e.request.message, requestedSchema: e.request.requestedSchema, _meta: e.request._meta }),
     }),
     response: t.field({ type: ElicitationResponseRef, nullable: true, resolve: (e) => e.response }),
-    resolvedBy: t.exposeString('resolvedBy', { nullable: true, description: 'Audit: the user who answered; null until answered.' }),
+    resolvedBy: t.exposeString('resolvedBy', {
+      nullable: true,
+      description: 'Audit: the user who answered; null until answered, and null when the server closed it without an answer '
+        + '(see resolution).',
+    }),
+    resolution: t.field({
+      type: ElicitationResolutionEnum,
+      nullable: true,
+      description: 'Audit: how it stopped waiting; null while PENDING.',
+      resolve: (e, _args, ctx) => resolutionOf(e, ctx.services.clock().toISOString(), () => ctx.services.store.listTurnElicitations(e.turnId)),
+    }),
     createdAt: t.field({ type: 'DateTime', resolve: (e) => e.createdAt }),
     expiresAt: t.field({ type: 'DateTime', resolve: (e) => e.expiresAt }),
-    resolvedAt: t.field({ type: 'DateTime', nullable: true, resolve: (e) => e.resolvedAt }),
+    resolvedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'Audit: when it was answered, or closed without an answer (for EXPIRED: when the server recorded the expiry, '
+        + 'at or after expiresAt; null until then).',
+      resolve: (e) => e.resolvedAt,
+    }),
   }),
 });
 
@@ -88,6 +127,23 @@ builder.queryFields((t) => ({
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => ctx.services.store.getElicitation(String(args.id), ctx.viewer.id),
+  }),
+  elicitations: t.field({
+    type: ElicitationConnectionRef,
+    description: 'Audit: the viewer\'s elicitations of every status, oldest first, with who answered them and when; '
+      + 'optionally of one thread or agent, or of some statuses only.',
+    args: {
+      threadId: t.arg.id(), agentId: t.arg.id(), status: t.arg({ type: [ElicitationStatusEnum] }),
+      first: t.arg.int({ defaultValue: 50 }), after: t.arg.string(),
+    },
+    resolve: async (_root, args, ctx) => {
+      const page = await ctx.services.store.listElicitations(
+        ctx.viewer.id,
+        { threadId: args.threadId ? String(args.threadId) : null, agentId: args.agentId ? String(args.agentId) : null, statuses: args.status ?? null },
+        ctx.services.clock().toISOString(), clampFirst(args.first, 50, 200), args.after ?? null,
+      );
+      return { ...connection(page), totalCount: page.totalCount };
+    },
   }),
   pendingElicitations: t.field({
     type: ElicitationConnectionRef,
@@ -142,10 +198,14 @@ builder.mutationField('resolveElicitation', (t) => t.field({
     const fail = (error: UserError) => ({ elicitation: null, turn: null, userErrors: [error] });
     const { services, viewer } = ctx;
     const elicitationId = String(input.elicitationId);
+    const content = input.content ?? null;
+    // Size first, before any lookup: the answer is the same for every id, and nothing large is parsed further.
+    if (contentBytes(content) > services.limits.maxContentBytes) {
+      return fail(userError('INVALID_INPUT', `content is larger than ${services.limits.maxContentBytes} bytes of JSON.`, ['input', 'content']));
+    }
     const existing = await services.store.getElicitation(elicitationId, viewer.id);
     if (!existing) return fail(userError('NOT_FOUND', 'No elicitation with this id.', ['input', 'elicitationId']));
-    const content = input.content ?? null;
-    const problem = validateContent(existing.request.requestedSchema, input.action, content, services.limits.maxContentBytes);
+    const problem = validateContent(existing.request.requestedSchema, input.action, content);
     if (problem) return fail(userError('INVALID_CONTENT', problem.message, ['input', 'content', ...problem.path]));
     const result = await services.runner.resolveElicitation({
       elicitationId, ownerId: viewer.id, answer: { action: input.action, content: content as JsonObject | null },
@@ -157,11 +217,26 @@ builder.mutationField('resolveElicitation', (t) => t.field({
 
 builder.subscriptionField('elicitationRequested', (t) => t.field({
   type: ElicitationRef,
-  description: 'Each new confirmation request of the viewer, optionally of one thread or agent.',
+  description: 'Each new confirmation request of the viewer, optionally of one thread or agent. The requests already '
+    + 'pending when the subscription starts come first, so nothing falls between a pendingElicitations query and this.',
   args: { threadId: t.arg.id(), agentId: t.arg.id() },
-  subscribe: (_root, args, ctx) => pipe(
-    ctx.services.pubsub.subscribe('elicitations', ctx.viewer.id),
-    filter((e: ElicitationRecord) => (!args.threadId || e.threadId === String(args.threadId)) && (!args.agentId || e.agentId === String(args.agentId))),
-  ),
+  subscribe: async (_root, args, ctx) => {
+    const { services, viewer } = ctx;
+    const threadId = args.threadId ? String(args.threadId) : null;
+    const agentId = args.agentId ? String(args.agentId) : null;
+    // Listen first, then catch up on the requests already pending: a client that subscribes and then starts
+    // a turn sees its pause whichever reaches the server first. Each request is delivered once.
+    const updates = services.pubsub.subscribe('elicitations', viewer.id);
+    const pending: ElicitationRecord[] = [];
+    for (let after: string | null = null; ;) {
+      const page = await services.store.listPendingElicitations(viewer.id, { threadId, agentId }, services.clock().toISOString(), 200, after);
+      pending.push(...page.items);
+      if (!page.hasNextPage) break;
+      after = page.endCursor;
+    }
+    const sent = new Set(pending.map((e) => e.id));
+    return startWith(pending, updates, (e) => (threadId !== null && e.threadId !== threadId)
+      || (agentId !== null && e.agentId !== agentId) || sent.delete(e.id));
+  },
   resolve: (e) => e,
 }));

@@ -1,8 +1,9 @@
 import { GraphQLError } from 'graphql';
-import { Repeater } from 'graphql-yoga';
 import type { ThreadRecord, TurnRecord } from '../db/store.js';
-import { builder } from './builder.js';
+import { builder, type GraphQLContext } from './builder.js';
 import { ElicitationRef, effectiveStatus } from './elicitations.js';
+import { startWith } from './live.js';
+import { readOnce } from './shared-reads.js';
 import { NodeRef } from './node.js';
 import { MessageRef, ThreadRef } from './threads.js';
 import { userError, UserErrorRef, type UserError } from './user-errors.js';
@@ -33,14 +34,14 @@ TurnRef.implement({
       resolve: async (turn, _args, ctx) => {
         if (turn.status !== 'PAUSED') return [];
         const now = ctx.services.clock().toISOString();
-        return (await ctx.services.store.listTurnElicitations(turn.id)).filter((e) => effectiveStatus(e, now) === 'PENDING');
+        return (await turnElicitations(turn, ctx)).filter((e) => effectiveStatus(e, now) === 'PENDING');
       },
     }),
-    elicitations: t.field({ type: [ElicitationRef], resolve: (turn, _args, ctx) => ctx.services.store.listTurnElicitations(turn.id) }),
+    elicitations: t.field({ type: [ElicitationRef], resolve: (turn, _args, ctx) => turnElicitations(turn, ctx) }),
     messages: t.field({
       type: [MessageRef],
       description: 'The messages this turn added to the thread, oldest first.',
-      resolve: (turn, _args, ctx) => ctx.services.store.listTurnMessages(turn.id),
+      resolve: (turn, _args, ctx) => readOnce(turn, 'messages', () => ctx.services.store.listTurnMessages(turn.id)),
     }),
     iterations: t.exposeInt('iterations', { description: 'Model calls made so far in this turn.' }),
     error: t.exposeString('error', { nullable: true }),
@@ -54,6 +55,10 @@ TurnRef.implement({
     }),
   }),
 });
+
+function turnElicitations(turn: TurnRecord, ctx: GraphQLContext) {
+  return readOnce(turn, 'elicitations', () => ctx.services.store.listTurnElicitations(turn.id));
+}
 
 builder.queryField('turn', (t) => t.field({
   type: TurnRef,
@@ -97,7 +102,8 @@ builder.mutationField('startTurn', (t) => t.field({
     const fail = (error: UserError) => ({ turn: null, thread: null, userErrors: [error] });
     const { services, viewer } = ctx;
     if (input.message.trim().length === 0) return fail(userError('INVALID_INPUT', 'The message is empty.', ['input', 'message']));
-    if (input.message.length > services.limits.maxMessageLength) {
+    // Characters as a user counts them (code points): an emoji is one, not two UTF-16 units.
+    if (input.message.length > services.limits.maxMessageLength && [...input.message].length > services.limits.maxMessageLength) {
       return fail(userError('INVALID_INPUT', `The message is longer than ${services.limits.maxMessageLength} characters.`, ['input', 'message']));
     }
     const agent = await services.store.getAgent(String(input.agentId));
@@ -115,20 +121,17 @@ builder.subscriptionField('turnUpdated', (t) => t.field({
   type: TurnRef,
   description: 'The turn, each time its status, messages or elicitations change.',
   args: { turnId: t.arg.id({ required: true }) },
-  subscribe: (_root, args, ctx) => {
+  subscribe: async (_root, args, ctx) => {
     const turnId = String(args.turnId);
-    // The current state first, then every change; another user's turn reads as unknown.
-    return new Repeater<TurnRecord>(async (push, stop) => {
-      const updates = ctx.services.pubsub.subscribe('turn', turnId);
-      stop.then(() => updates.return?.());
-      const turn = await ctx.services.store.getTurn(turnId, ctx.viewer.id);
-      if (!turn) {
-        stop(new GraphQLError('No turn with this id.', { extensions: { code: 'NOT_FOUND' } }));
-        return;
-      }
-      await push(turn);
-      for await (const update of updates) await push(update);
-    });
+    // Listen first, read second: the current state, then every change, with nothing in between lost.
+    const updates = ctx.services.pubsub.subscribe('turn', turnId);
+    const turn = await ctx.services.store.getTurn(turnId, ctx.viewer.id);
+    if (!turn) {
+      // Another user's turn reads as unknown; the error is the operation's result, the connection stays.
+      await updates.return();
+      throw new GraphQLError('No turn with this id.', { extensions: { code: 'NOT_FOUND' } });
+    }
+    return startWith([turn], updates);
   },
   resolve: (turn) => turn,
 }));

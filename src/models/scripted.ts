@@ -43,13 +43,16 @@ export function demoRules(request: ModelRequest): ModelResponse {
     return { text: `Done. ${results.join(' ')}`, toolCalls: [] };
   }
   return intent(last.text ?? '', request, `call_${request.messages.length}`)
-    ?? { text: 'I can list, create or delete entities. Try "delete entities 1, 2 and 3".', toolCalls: [] };
+    ?? { text: request.tools.some((t) => t.name.endsWith('read_graph'))
+      ? 'I can remember facts. Try "remember Ada wrote the first program", "what do you know about Ada?" or "forget Ada".'
+      : 'I can list, create or delete entities. Try "delete entities 1, 2 and 3".', toolCalls: [] };
 }
 
 /** The tool call a request in plain words asks for, if any. */
 function intent(message: string, request: ModelRequest, id: string): ModelResponse | null {
   const text = message.toLowerCase();
   const tool = (suffix: string) => request.tools.find((t) => t.name === suffix || t.name.endsWith(`_${suffix}`))?.name;
+  if (tool('read_graph')) return memoryIntent(message, tool, id);
   const deleteTool = tool('delete_entities');
   if (deleteTool && /\b(delete|remove)\b/.test(text)) {
     const ids = [...text.matchAll(/\d+/g)].map((m) => Number(m[0]));
@@ -61,4 +64,20 @@ function intent(message: string, request: ModelRequest, id: string): ModelRespon
   const listTool = tool('list_entities');
   if (listTool && /\b(list|show)\b/.test(text)) return { text: null, toolCalls: [{ id, name: listTool, arguments: {} }] };
   return null;
+}
+
+/**
+ * The knowledge-graph tools of @modelcontextprotocol/server-memory (examples/memory-agent.json):
+ * "remember <name> <fact>", "forget <name>", "what do you know about <name>", "what do you know".
+ */
+function memoryIntent(message: string, tool: (suffix: string) => string | undefined, id: string): ModelResponse | null {
+  const call = (name: string | undefined, args: Record<string, unknown>): ModelResponse | null =>
+    name ? { text: null, toolCalls: [{ id, name, arguments: args }] } : null;
+  const remember = /\bremember(?: that)?\s+(\S+)\s+(.+?)\.?\s*$/i.exec(message);
+  const forget = /\bforget(?: about)?\s+(\S+?)\.?\s*$/i.exec(message);
+  const about = /\b(?:know about|recall)\s+(\S+?)\??\s*$/i.exec(message);
+  return (remember && call(tool('create_entities'), { entities: [{ name: remember[1], entityType: 'note', observations: [remember[2]] }] }))
+    ?? (forget && call(tool('delete_entities'), { entityNames: [forget[1]] }))
+    ?? (about && call(tool('open_nodes'), { names: [about[1]] }))
+    ?? (/\b(what do you know|show (?:the |your )?memory)\b/i.test(message) ? call(tool('read_graph'), {}) : null);
 }

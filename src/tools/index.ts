@@ -1,7 +1,9 @@
+import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { ConfigError } from '../config/load.js';
-import type { ToolSourceConfig } from '../config/schema.js';
+import type { ToolgateConfig, ToolSourceConfig } from '../config/schema.js';
 import { DemoToolSource } from './demo.js';
+import { McpToolSource } from './mcp.js';
 import type { ToolSource } from './tool.js';
 
 /** The builtin sources, by the name a config gives them. */
@@ -14,6 +16,8 @@ export interface ToolSourceContext {
   db: Database.Database;
   /** Where the config names this source, for error messages. */
   where: string;
+  /** The config file's directory: relative paths in a source's config are relative to it. */
+  baseDir?: string;
 }
 
 export async function createToolSource(id: string, config: ToolSourceConfig, context: ToolSourceContext): Promise<ToolSource> {
@@ -22,5 +26,27 @@ export async function createToolSource(id: string, config: ToolSourceConfig, con
     if (!make) throw new ConfigError(`${context.where}: no builtin tool source is called "${id}" (builtin: ${Object.keys(BUILTIN).join(', ')})`);
     return make(id, context.db);
   }
-  throw new ConfigError(`${context.where}.type: MCP tool sources are not available in this build`);
+  return McpToolSource.start(id, config, { where: context.where, baseDir: context.baseDir ?? process.cwd() });
+}
+
+/**
+ * Starts every configured source at once (MCP servers connect in parallel). If any fails, the ones that
+ * started are closed again (no child process outlives a failed start) and the error names each failure.
+ */
+export async function createToolSources(
+  config: ToolgateConfig['toolSources'],
+  context: { db: Database.Database; configFile: string | null },
+): Promise<Map<string, ToolSource>> {
+  const where = context.configFile ?? '<config>';
+  const baseDir = context.configFile ? dirname(context.configFile) : process.cwd();
+  const entries = Object.entries(config);
+  const started = await Promise.allSettled(entries.map(([id, sourceConfig]) =>
+    createToolSource(id, sourceConfig, { db: context.db, where: `${where}: toolSources.${id}`, baseDir })));
+  const failures = started.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
+  if (failures.length > 0) {
+    await Promise.allSettled(started.flatMap((result) => (result.status === 'fulfilled' ? [result.value.close()] : [])));
+    if (failures.length === 1) throw failures[0];
+    throw new ConfigError(failures.map((error) => (error instanceof Error ? error.message : String(error))).join('\n'));
+  }
+  return new Map(entries.map(([id], i) => [id, (started[i] as PromiseFulfilledResult<ToolSource>).value]));
 }

@@ -1,0 +1,36 @@
+// A toolgate server under test: a child process on a fresh SQLite file in a temp directory.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startChild, type ServerChild } from './processes.js';
+
+export interface ToolgateUnderTest extends ServerChild {
+  database: string;
+  /** Stops the server and deletes its database. */
+  close(): Promise<void>;
+}
+
+/** Starts bench/server.ts on `database` (default: a new file in a new temp directory). */
+export async function startToolgate(database?: string): Promise<ToolgateUnderTest> {
+  const dir = database ? null : mkdtempSync(join(tmpdir(), 'toolgate-bench-'));
+  const file = database ?? join(dir!, 'toolgate.db');
+  const child = await startChild('server.ts', { BENCH_DB: file });
+  return {
+    ...child,
+    database: file,
+    async close() {
+      await child.stop();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function startBareYoga(): Promise<ServerChild> {
+  return startChild('bare-yoga.ts', {});
+}
+
+/** A temp directory for a database the bench seeds before a server opens it. */
+export function benchDir(): { dir: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'toolgate-bench-'));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}

@@ -1,0 +1,118 @@
+// 1. Full human-in-the-loop round trips over HTTP (startTurn -> PAUSED -> resolveElicitation ACCEPT ->
+// COMPLETED), next to `{ __typename }` on the same server, in the same run, interleaved.
+import type autocannon from 'autocannon';
+import { runLoad, type LoadResult } from '../lib/load.js';
+import { parseStartTurn, RESOLVE, startTurnBody, TRIVIAL } from '../lib/operations.js';
+import type { Plan } from '../lib/plan.js';
+import { fmt, ms, perSecond, type PartResult } from '../lib/report.js';
+import { median, medianOf, percentile } from '../lib/stats.js';
+import { startToolgate } from '../lib/toolgate.js';
+
+export interface RoundTripResult {
+  /** Round trips completed per second. */
+  rate: number;
+  /** Latency of a whole round trip (both requests), ms. */
+  p50: number;
+  p99: number;
+  completed: number;
+  failures: number;
+  /** Server CPU milliseconds per completed round trip. */
+  cpu: number;
+  http: LoadResult;
+}
+
+type Context = { t0?: number; elicitationId?: string };
+
+/** Each connection loops: startTurn (must pause) then resolveElicitation ACCEPT (must complete). */
+export async function runRoundTrips(url: string, connections: number, seconds: number, serverPid?: number): Promise<RoundTripResult> {
+  const samples: number[] = [];
+  let completed = 0;
+  let failures = 0;
+  const start = JSON.stringify(startTurnBody());
+  const requests: autocannon.Request[] = [
+    {
+      body: start,
+      setupRequest: (request, context) => {
+        (context as Context).t0 = performance.now();
+        return request;
+      },
+      onResponse: (_status, body, context) => {
+        const id = parseStartTurn(body)?.turn?.pendingElicitations[0]?.id;
+        if (!id) failures++;
+        (context as Context).elicitationId = id;
+      },
+    },
+    {
+      setupRequest: (request, context) => {
+        const id = (context as Context).elicitationId;
+        // No elicitation to answer: autocannon starts the chain again.
+        if (!id) return null as unknown as autocannon.Request;
+        return { ...request, body: JSON.stringify({ query: RESOLVE, variables: { input: { elicitationId: id, action: 'ACCEPT' } } }) };
+      },
+      onResponse: (_status, body, context) => {
+        const { t0 } = context as Context;
+        if (body.includes('"status":"COMPLETED"')) {
+          completed++;
+          if (t0 !== undefined) samples.push(performance.now() - t0);
+        } else {
+          failures++;
+        }
+      },
+    },
+  ];
+  const http = await runLoad({ url, connections, durationSeconds: seconds, requests, serverPid });
+  return {
+    rate: completed / http.seconds, p50: percentile(samples, 50), p99: percentile(samples, 99), completed, failures,
+    cpu: (http.cpuPerResponse * http.responses) / completed, http,
+  };
+}
+
+export async function benchRoundTrips(plan: Plan): Promise<PartResult> {
+  const server = await startToolgate();
+  const runs: { trivial: LoadResult; roundTrip: RoundTripResult }[] = [];
+  try {
+    // Warm-up: JIT, SQLite page cache, yoga's parse/validate caches.
+    await runLoad({ url: server.url, connections: plan.connections, durationSeconds: 1, body: { query: TRIVIAL } });
+    await runRoundTrips(server.url, plan.connections, 1);
+    for (let i = 0; i < plan.runs; i++) {
+      const trivial = await runLoad({
+        url: server.url, connections: plan.connections, durationSeconds: plan.seconds, body: { query: TRIVIAL }, serverPid: server.pid,
+      });
+      const roundTrip = await runRoundTrips(server.url, plan.connections, plan.seconds, server.pid);
+      runs.push({ trivial, roundTrip });
+    }
+  } finally {
+    await server.close();
+  }
+  const rate = medianOf(runs, (r) => r.roundTrip.rate);
+  const trivial = medianOf(runs, (r) => r.trivial.rate);
+  const ratio = median(runs.map((r) => r.roundTrip.rate / r.trivial.rate));
+  const failures = runs.reduce((sum, r) => sum + r.roundTrip.failures + r.roundTrip.http.errors + r.trivial.errors, 0);
+  return {
+    part: 1,
+    title: 'HITL round trips vs a trivial query',
+    method: `A round trip is two HTTP requests on one keep-alive connection: \`startTurn\` ("${startTurnBody().variables.input.message}", `
+      + 'new thread; the scripted demo model calls demo:delete_entities, which pauses) and `resolveElicitation` ACCEPT '
+      + '(the tool runs, the model answers, the turn is COMPLETED); its latency is from sending the first to receiving '
+      + `the second. ${plan.connections} autocannon connections loop over that chain for ${plan.seconds} s; then, on the same server, `
+      + `\`{ __typename }\` for ${plan.seconds} s; interleaved, ${plan.runs} times. A response that did not pause or complete counts as a failure.`,
+    figures: [
+      { name: 'round trips', value: `${perSecond(rate)}, p50 ${ms(medianOf(runs, (r) => r.roundTrip.p50))}, p99 ${ms(medianOf(runs, (r) => r.roundTrip.p99))}` },
+      { name: '`{ __typename }` on the same server', value: `${perSecond(trivial)}, p50 ${ms(medianOf(runs, (r) => r.trivial.p50))}, p99 ${ms(medianOf(runs, (r) => r.trivial.p99))}` },
+      { name: 'round-trip rate / trivial-query rate', value: fmt(ratio, 3), target: '>= 0.333', pass: ratio >= 1 / 3 },
+      {
+        name: 'server CPU per round trip / per trivial query',
+        value: `${ms(medianOf(runs, (r) => r.roundTrip.cpu))} / ${ms(medianOf(runs, (r) => r.trivial.cpuPerResponse))} `
+          + `(rate ratio if CPU-bound: ${fmt(median(runs.map((r) => r.trivial.cpuPerResponse / r.roundTrip.cpu)), 3)})`,
+      },
+      { name: 'failed round trips and HTTP errors', value: String(failures), target: '0', pass: failures === 0 },
+    ],
+    runs: runs.map((r, i) => `run ${i + 1}: round trips ${perSecond(r.roundTrip.rate)} (p50 ${ms(r.roundTrip.p50)}, p99 ${ms(r.roundTrip.p99)}, `
+      + `${r.roundTrip.completed} completed, ${r.roundTrip.failures} failed); trivial ${perSecond(r.trivial.rate)} (p50 ${ms(r.trivial.p50)}, p99 ${ms(r.trivial.p99)}); `
+      + `server CPU ${ms(r.roundTrip.cpu)} per round trip, ${ms(r.trivial.cpuPerResponse)} per trivial query`),
+    notes: [
+      'Server CPU time (from /proc) per operation is shown because it is far less disturbed by other load on the machine than '
+      + 'rates are; it does not include time blocked in fsync, which SQLite\'s synchronous=FULL spends on every commit.',
+    ],
+  };
+}

@@ -1,0 +1,64 @@
+// Child process of `npm run bench`: one toolgate server (createServer, the built-in demo config: scripted model,
+// builtin demo tools, confirmation on) on 127.0.0.1, on the SQLite file BENCH_DB. bench/run.ts drives it over
+// HTTP and WebSocket from its own process; IPC only carries what the wire cannot tell.
+import type { SqliteStore } from '../src/db/sqlite-store.js';
+import type { ElicitationRecord } from '../src/db/store.js';
+import { createServer } from '../src/server.js';
+import type { CallMessage, ReplyMessage } from './lib/processes.js';
+import { wallNow } from './lib/stats.js';
+
+const database = process.env.BENCH_DB;
+if (!database || !process.send) throw new Error('bench/server.ts is started by bench/run.ts (BENCH_DB, IPC)');
+
+const server = await createServer({ database, onError: (error) => console.error('bench server:', error) });
+
+// When each elicitation was published (wall clock, comparable with the subscribers' process): push latency.
+const MAX_STAMPS = 100_000;
+const publishedAt = new Map<string, number>();
+const pubsub = server.services.pubsub;
+const publish = pubsub.publish.bind(pubsub);
+pubsub.publish = ((...args: Parameters<typeof publish>) => {
+  if (args[0] === 'elicitations' && publishedAt.size < MAX_STAMPS) publishedAt.set((args[2] as ElicitationRecord).id, wallNow());
+  return publish(...args);
+}) as typeof pubsub.publish;
+
+const sqlite = (server.services.store as SqliteStore).sqlite;
+// BENCH_SYNCHRONOUS=NORMAL: what fsync per commit costs, for comparison only (the server's own setting is the figure).
+if (process.env.BENCH_SYNCHRONOUS) sqlite.pragma(`synchronous = ${process.env.BENCH_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
+const commands: Record<string, (args: Record<string, unknown>) => unknown> = {
+  clock: () => wallNow(),
+  gc: () => { globalThis.gc?.(); globalThis.gc?.(); return process.memoryUsage(); },
+  /** Rows inserted, updated or deleted by the server's connection since it opened. */
+  changes: () => (sqlite.prepare('SELECT total_changes() AS n').get() as { n: number }).n,
+  published: (args) => {
+    const ids = args.ids as string[];
+    const found = Object.fromEntries(ids.filter((id) => publishedAt.has(id)).map((id) => [id, publishedAt.get(id)!]));
+    for (const id of ids) publishedAt.delete(id);
+    return found;
+  },
+};
+
+process.on('message', (message: CallMessage) => {
+  if (message.type !== 'call') return;
+  const reply = (fields: Omit<ReplyMessage, 'type' | 'id'>) => process.send!({ type: 'reply', id: message.id, ...fields } satisfies ReplyMessage);
+  try {
+    const command = commands[message.command];
+    if (!command) throw new Error(`unknown command ${message.command}`);
+    reply({ result: command(message.args) });
+  } catch (error) {
+    reply({ error: error instanceof Error ? error.message : String(error) });
+  }
+});
+
+let stopping = false;
+const stop = () => {
+  if (stopping) return;
+  stopping = true;
+  setTimeout(() => process.exit(1), 10_000).unref();
+  server.close().then(() => process.exit(0), () => process.exit(1));
+};
+process.on('SIGTERM', stop);
+process.on('disconnect', stop); // the bench died: do not outlive it
+
+const url = await server.listen(0, '127.0.0.1');
+process.send({ type: 'ready', url });

@@ -1,0 +1,97 @@
+// The background sweeper: on a timer, with no request needed, it expires paused turns whose time has passed,
+// deletes long-expired state after the retention period, and takes over turns whose process died. It works in
+// small batches (each one short transaction) and yields to the event loop between them, so requests are served
+// while it works; a sweep never overlaps the previous one. See docs/durability.md.
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { Store } from '../db/store.js';
+import type { AgentRunner } from './runner.js';
+
+export interface SweeperOptions {
+  /** Seconds between sweeps; 0: no timer (sweepOnce still works). Default 5. */
+  intervalSeconds?: number;
+  /** Rows per batch (turns to expire, elicitations to delete). Default 100. */
+  batchSize?: number;
+  /** Days an EXPIRED elicitation is kept before it is deleted. Default 30. */
+  retentionDays?: number;
+  onError?: (error: unknown) => void;
+}
+
+export interface SweepReport {
+  /** Paused turns this sweep expired. */
+  expiredTurns: number;
+  /** Long-expired elicitations it deleted. */
+  deletedElicitations: number;
+  /** Orphaned RUNNING turns it took over. */
+  recoveredTurns: number;
+  /** Batches (transactions) it took. */
+  batches: number;
+}
+
+export class Sweeper {
+  readonly #runner: AgentRunner;
+  readonly #store: Store;
+  readonly #clock: () => Date;
+  readonly #options: Required<Omit<SweeperOptions, 'onError'>> & Pick<SweeperOptions, 'onError'>;
+  #timer: NodeJS.Timeout | null = null;
+  #running: Promise<SweepReport> | null = null;
+  #stopped = false;
+
+  constructor(runner: AgentRunner, store: Store, clock: () => Date, options: SweeperOptions = {}) {
+    this.#runner = runner;
+    this.#store = store;
+    this.#clock = clock;
+    this.#options = { intervalSeconds: 5, batchSize: 100, retentionDays: 30, ...definedOnly(options) };
+  }
+
+  start(): void {
+    if (this.#options.intervalSeconds <= 0 || this.#timer) return;
+    this.#timer = setInterval(() => {
+      if (!this.#running) this.sweepOnce().catch((error) => this.#options.onError?.(error));
+    }, this.#options.intervalSeconds * 1000).unref();
+  }
+
+  /** One full sweep now; if one is under way, the same one. */
+  sweepOnce(): Promise<SweepReport> {
+    this.#running ??= this.#sweep().finally(() => { this.#running = null; });
+    return this.#running;
+  }
+
+  /** Stops the timer and waits for a sweep under way (at most one batch more), so the store can close. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    await this.#running?.catch(() => {});
+  }
+
+  async #sweep(): Promise<SweepReport> {
+    const report: SweepReport = { expiredTurns: 0, deletedElicitations: 0, recoveredTurns: 0, batches: 0 };
+    const { batchSize, retentionDays } = this.#options;
+    // Expire paused turns past their time: turn EXPIRED, elicitations EXPIRED, open calls get DESIGN's text, published.
+    for (;;) {
+      if (this.#stopped) return report;
+      const expired = await this.#runner.expireDue(batchSize);
+      report.batches++;
+      report.expiredTurns += expired.length;
+      if (expired.length < batchSize) break;
+      await yieldToEventLoop();
+    }
+    // Retention: an EXPIRED elicitation (never answered) is deleted `retentionDays` after it expired. The turn
+    // (EXPIRED, with its prose question) and the messages (the conversation) stay.
+    const before = new Date(this.#clock().getTime() - retentionDays * 86_400_000).toISOString();
+    for (;;) {
+      if (this.#stopped) return report;
+      await yieldToEventLoop();
+      const deleted = await this.#store.deleteExpiredElicitations(before, batchSize);
+      report.batches++;
+      report.deletedElicitations += deleted;
+      if (deleted < batchSize) break;
+    }
+    if (!this.#stopped) report.recoveredTurns = (await this.#runner.recover()).length;
+    return report;
+  }
+}
+
+function definedOnly<T extends object>(values: T): Partial<T> {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,117 @@
+// GraphQL over WebSocket (graphql-transport-ws protocol of graphql-ws) on the HTTP server's /graphql path.
+// Every operation goes through Yoga's envelop (Yoga's documented graphql-ws recipe), so parsing, validation
+// rules (limits), error masking and the context are the same as over HTTP. The viewer is authenticated once,
+// at connection_init, from connectionParams.authorization.
+import type { Server } from 'node:http';
+import type { ExecutionArgs } from 'graphql';
+import type { YogaServerInstance } from 'graphql-yoga';
+import { useServer, type Extra } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import type { GraphQLContext, Viewer } from '../graphql/builder.js';
+import { authenticateConnection, type Authenticator } from './auth.js';
+
+export interface WebSocketOptions {
+  httpServer: Server;
+  yoga: YogaServerInstance<Record<string, never>, GraphQLContext>;
+  authenticator: Authenticator;
+  path: string;
+  /** Largest message a client may send, in bytes; a larger one closes the socket with 1009. */
+  maxPayload: number;
+  /** Milliseconds between pings; a client that does not answer one within as long is dropped. 0: off. */
+  keepAliveMs?: number;
+}
+
+export interface WebSocketTransport {
+  /** Connected sockets now. */
+  readonly connections: number;
+  /**
+   * Takes no new connections, closes every socket with 1001 (going away), and waits up to `graceMs` for the
+   * closing handshakes; sockets still open then are cut.
+   */
+  close(graceMs: number): Promise<void>;
+}
+
+/** Where onConnect keeps the viewer of a connection. */
+interface ConnectionExtra extends Record<PropertyKey, unknown> {
+  viewer: Viewer;
+}
+
+/** Key of the viewer in the initial context of an operation that came over WebSocket. */
+const WEBSOCKET_VIEWER = Symbol('toolgate.websocketViewer');
+
+/** The viewer authenticated at connection_init, when the operation came over WebSocket; else null (HTTP). */
+export function webSocketViewer(initialContext: object): Viewer | null {
+  return (initialContext as { [WEBSOCKET_VIEWER]?: Viewer })[WEBSOCKET_VIEWER] ?? null;
+}
+
+interface EnvelopedRoot {
+  execute: (args: ExecutionArgs) => unknown;
+  subscribe: (args: ExecutionArgs) => unknown;
+}
+
+export function attachWebSocket(options: WebSocketOptions): WebSocketTransport {
+  const { yoga, authenticator } = options;
+  const wsServer = new WebSocketServer({ server: options.httpServer, path: options.path, maxPayload: options.maxPayload });
+
+  const graphqlWs = useServer<Record<string, unknown>, ConnectionExtra>({
+    onConnect: (ctx) => {
+      const result = authenticateConnection(authenticator, ctx.connectionParams);
+      if (!result.ok) {
+        // Closing first makes this code win over the 4403 that graphql-ws sends for `false`.
+        ctx.extra.socket.close(result.code, result.reason);
+        return false;
+      }
+      ctx.extra.viewer = result.viewer;
+      return true;
+    },
+    execute: (args) => (args.rootValue as EnvelopedRoot).execute(args) as never,
+    subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args) as never,
+    onSubscribe: async (ctx, _id, params) => {
+      const extra = ctx.extra as Extra & ConnectionExtra;
+      const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+        ...ctx,
+        req: extra.request,
+        socket: extra.socket,
+        params,
+        [WEBSOCKET_VIEWER]: extra.viewer,
+      });
+      let document;
+      try {
+        document = parse(params.query);
+      } catch (error) {
+        return [error as never];
+      }
+      const errors = validate(schema, document);
+      if (errors.length > 0) return errors;
+      const args: ExecutionArgs = {
+        schema,
+        operationName: params.operationName,
+        document,
+        variableValues: params.variables,
+        contextValue: await contextFactory(),
+        rootValue: { execute, subscribe } satisfies EnvelopedRoot,
+      };
+      return args;
+    },
+  }, wsServer, options.keepAliveMs ?? 12_000);
+
+  return {
+    get connections() {
+      return wsServer.clients.size;
+    },
+    async close(graceMs) {
+      const sockets = [...wsServer.clients];
+      const closed = Promise.all(sockets.map((socket) => new Promise<void>((resolve) => {
+        if (socket.readyState === socket.CLOSED) resolve();
+        else socket.once('close', () => resolve());
+      })));
+      // Sends 1001 "Going away" to every client, then stops the WebSocket server (no new upgrades).
+      const disposed = graphqlWs.dispose();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([closed, new Promise<void>((resolve) => { timer = setTimeout(resolve, graceMs); })]);
+      clearTimeout(timer);
+      for (const socket of sockets) if (socket.readyState !== socket.CLOSED) socket.terminate();
+      await disposed;
+    },
+  };
+}

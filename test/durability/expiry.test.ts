@@ -1,0 +1,138 @@
+// Expiry on time without a request, and retention: the background sweeper (src/agent/sweeper.ts) on a real
+// server, driven by an injectable clock, plus one test on the real clock that watches a live subscription.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ModelRequest } from '../../src/models/model.js';
+import { ConfigError, parseConfig } from '../../src/config/load.js';
+import { dataOf } from '../support/harness.js';
+import { subscribeFetch } from '../support/live.js';
+import { call, callStep, manualClock, startScenario, textStep, toolTexts, type Scenario } from '../support/scenario.js';
+
+const EXPIRED_TEXT = 'Execution of wipe was not confirmed before the request expired.';
+const TURN_UPDATED = `subscription($id: ID!) { turnUpdated(turnId: $id) { id status elicitations { status } messages { role text } } }`;
+const ELICITATION = `query($id: ID!) { elicitation(id: $id) { id status resolvedBy } }`;
+const PENDING = `query { pendingElicitations { totalCount } }`;
+
+/** Calls `wipe` on every user message; says "Wiped." after its result. */
+const wipeOnEveryMessage = (request: ModelRequest) =>
+  request.messages.at(-1)!.role === 'USER' ? callStep(call('wipe')) : textStep('Wiped.');
+
+let s: Scenario | undefined;
+afterEach(async () => { await s?.close(); s = undefined; });
+
+describe('the background sweeper', () => {
+  it('expires a paused turn on time, with no request, and pushes the change to a live subscriber', async () => {
+    const clock = manualClock();
+    s = await startScenario({
+      tools: [{ name: 'wipe' }], script: [wipeOnEveryMessage], agent: { pauseTtlSeconds: 60 }, clock: clock.now, sweepIntervalSeconds: 0.05,
+    });
+    const { turn } = await s.start('wipe everything');
+    expect(turn.status).toBe('PAUSED');
+    const live = await subscribeFetch(s.h.url, TURN_UPDATED, { id: turn.id });
+    await live.waitFor((e) => e.data?.turnUpdated.status === 'PAUSED', 'the current state');
+
+    clock.advance(59);
+    expect((await s.h.server.sweep()).expiredTurns).toBe(0);
+    expect((await s.turn(turn.id)).status).toBe('PAUSED');
+
+    clock.advance(2);
+    // Nobody asks: the sweeper's timer finds the turn, expires it and publishes it.
+    const pushed = await live.waitFor((e) => e.data?.turnUpdated.status === 'EXPIRED', 'EXPIRED pushed by the sweeper', 10_000);
+    live.stop();
+    expect(pushed.data.turnUpdated.elicitations).toEqual([{ status: 'EXPIRED' }]);
+    expect(toolTexts(pushed.data.turnUpdated.messages)).toEqual([EXPIRED_TEXT]);
+    expect(dataOf(await s.h.gql(PENDING)).pendingElicitations.totalCount).toBe(0);
+    expect(s.tools.count('wipe')).toBe(0);
+  });
+
+  it('on the real clock: pauseTtlSeconds 1, a sweep every 0.2 s; the subscriber and a poller both see EXPIRED', async () => {
+    s = await startScenario({ tools: [{ name: 'wipe' }], script: [wipeOnEveryMessage], agent: { pauseTtlSeconds: 1 }, sweepIntervalSeconds: 0.2 });
+    const { turn } = await s.start('wipe everything');
+    expect(turn.status).toBe('PAUSED');
+    const live = await subscribeFetch(s.h.url, TURN_UPDATED, { id: turn.id });
+    await live.waitFor((e) => e.data?.turnUpdated.status === 'EXPIRED', 'EXPIRED pushed by the sweeper', 15_000);
+    live.stop();
+    const polled = await s.turn(turn.id);
+    expect(polled.status).toBe('EXPIRED');
+    expect(polled.elicitations.map((e: any) => e.status)).toEqual(['EXPIRED']);
+    expect(toolTexts(polled.messages)).toEqual([EXPIRED_TEXT]);
+    const answer = await s.resolve(turn.pendingElicitations[0].id, 'ACCEPT');
+    expect(answer.userErrors.map((e: any) => e.code)).toEqual(['EXPIRED']);
+    expect(s.tools.count('wipe')).toBe(0);
+  });
+
+  it('deletes expired, never-answered requests retentionDays after they expired, in batches; turns, messages and answered requests stay', async () => {
+    const clock = manualClock();
+    s = await startScenario({
+      tools: [{ name: 'wipe' }], script: [wipeOnEveryMessage], agent: { pauseTtlSeconds: 60 }, clock: clock.now,
+      retentionDays: 1, sweepBatchSize: 2,
+    });
+    const expiring = [];
+    for (let i = 0; i < 5; i++) expiring.push((await s.start(`wipe ${i}`)).turn);
+    const answered = (await s.start('wipe and confirm')).turn;
+    const accepted = await s.resolve(answered.pendingElicitations[0].id, 'ACCEPT');
+    expect(accepted.turn.status).toBe('COMPLETED');
+
+    clock.advance(61);
+    expect(await s.h.server.sweep()).toMatchObject({ expiredTurns: 5, deletedElicitations: 0 });
+    const waiting = (await s.start('wipe later')).turn; // paused now, not expired
+    const before = await s.turn(expiring[0].id);
+
+    clock.advance(86_400 - 10); // one day after the pause, but not yet one day after the expiry
+    expect((await s.h.server.sweep()).deletedElicitations).toBe(0);
+
+    clock.advance(20);
+    const report = await s.h.server.sweep();
+    expect(report.deletedElicitations).toBe(5);
+    expect(report.batches).toBeGreaterThanOrEqual(1 + 3); // one expiry batch, then deletions 2 + 2 + 1
+
+    for (const turn of expiring) {
+      expect(dataOf(await s.h.gql(ELICITATION, { id: turn.pendingElicitations[0].id })).elicitation).toBeNull();
+    }
+    const after = await s.turn(expiring[0].id);
+    expect(after.status).toBe('EXPIRED');
+    expect(after.elicitations).toEqual([]);
+    expect(after.messages).toEqual(before.messages);
+    expect(toolTexts(after.messages)).toEqual([EXPIRED_TEXT]);
+    // An answered request is the audit of who allowed what: it stays.
+    expect(dataOf(await s.h.gql(ELICITATION, { id: answered.pendingElicitations[0].id })).elicitation)
+      .toMatchObject({ status: 'ACCEPTED', resolvedBy: 'local' });
+    // A paused turn is not expired state: it is swept only once its own time has passed.
+    expect((await s.turn(waiting.id)).status).toBe('EXPIRED');
+    expect(dataOf(await s.h.gql(ELICITATION, { id: waiting.pendingElicitations[0].id })).elicitation.status).toBe('EXPIRED');
+  });
+
+  it('yields to other work between batches, so a long sweep does not hold requests up', async () => {
+    const clock = manualClock();
+    s = await startScenario({
+      tools: [{ name: 'wipe' }], script: [wipeOnEveryMessage], agent: { pauseTtlSeconds: 60 }, clock: clock.now, sweepBatchSize: 2,
+    });
+    for (let i = 0; i < 7; i++) await s.start(`wipe ${i}`);
+    clock.advance(61);
+
+    let turnsOfOtherWork = 0;
+    let sweeping = true;
+    const otherWork = () => { turnsOfOtherWork++; if (sweeping) setImmediate(otherWork); };
+    setImmediate(otherWork);
+    const report = await s.h.server.sweep();
+    sweeping = false;
+    expect(report.expiredTurns).toBe(7);
+    // 4 expiry batches (2 + 2 + 2 + 1) and one retention batch: other work ran between every two of them.
+    expect(report.batches).toBe(5);
+    expect(turnsOfOtherWork).toBeGreaterThanOrEqual(report.batches - 1);
+  });
+});
+
+describe('the sweeper settings in the config file', () => {
+  const minimal = { models: { m: { provider: 'scripted' } }, agents: [{ id: 'a', name: 'A', model: 'm' }] };
+
+  it('accepts "sweeper" with intervalSeconds, batchSize and retentionDays', () => {
+    const config = parseConfig({ ...minimal, sweeper: { intervalSeconds: 10, batchSize: 500, retentionDays: 7 } }, 'toolgate.json');
+    expect(config.sweeper).toEqual({ intervalSeconds: 10, batchSize: 500, retentionDays: 7 });
+  });
+
+  it('refuses a bad value with one line naming the file, the path and the problem', () => {
+    expect(() => parseConfig({ ...minimal, sweeper: { retentionDays: -1 } }, 'toolgate.json')).toThrow(ConfigError);
+    expect(() => parseConfig({ ...minimal, sweeper: { retentionDays: -1 } }, 'toolgate.json')).toThrow(/^toolgate\.json: sweeper\.retentionDays: /);
+    expect(() => parseConfig({ ...minimal, sweeper: { batchSize: 0.5 } }, 'toolgate.json')).toThrow(/^toolgate\.json: sweeper\.batchSize: /);
+  });
+});

@@ -1,0 +1,113 @@
+// The durability mechanics of the SQLite store, on a real database file: the SQLite settings, turn leases
+// (which process runs a RUNNING turn, and when another may take it over), and the database-level rule that a
+// tool call has at most one TOOL message.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { closeStep } from '../../src/agent/closing.js';
+import { TurnLeases } from '../../src/agent/lease.js';
+import { openDatabase, SqliteStore } from '../../src/db/sqlite-store.js';
+import type { TurnLease } from '../../src/db/store.js';
+
+let dir: string;
+let store: SqliteStore;
+let now: Date;
+const clock = () => now;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'toolgate-store-'));
+  store = new SqliteStore(openDatabase({ path: join(dir, 'toolgate.db') }));
+  now = new Date('2026-01-01T00:00:00.000Z');
+});
+
+afterEach(() => {
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function runningTurn(id: string, lease?: TurnLease): Promise<string> {
+  const result = await store.startTurn({
+    turnId: id, newThreadId: `thr_${id}`, threadId: null, agentId: 'a', ownerId: 'u', message: 'hi', now: now.toISOString(), lease,
+  }, closeStep);
+  if (!result.ok) throw new Error(result.code);
+  return id;
+}
+
+/** The pid of a process that has exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  return Number(child.stdout);
+}
+
+const inSeconds = (seconds: number) => new Date(now.getTime() + seconds * 1000).toISOString();
+
+describe('SQLite settings', () => {
+  it('opens the database in WAL mode with synchronous FULL, a busy timeout and automatic checkpoints', () => {
+    const pragma = (name: string) => store.sqlite.pragma(name, { simple: true });
+    expect(pragma('journal_mode')).toBe('wal');
+    expect(pragma('synchronous')).toBe(2); // FULL
+    expect(pragma('busy_timeout')).toBe(5000);
+    expect(pragma('wal_autocheckpoint')).toBe(1000);
+    expect(pragma('journal_size_limit')).toBe(67_108_864);
+  });
+});
+
+describe('turn leases', () => {
+  it('a turn whose holder renews its lease is nobody else\'s to take; once the lease lapses it is', async () => {
+    const holder = new TurnLeases(store, clock, { leaseSeconds: 30, owner: 'otherhost:1:aaaa' });
+    const other = new TurnLeases(store, clock, { leaseSeconds: 30, owner: 'thishost:2:bbbb' });
+    await runningTurn('t1', holder.next());
+
+    now = new Date(now.getTime() + 29_000);
+    expect(await other.orphans()).toEqual([]);
+    expect(await store.renewLeases(holder.owner, holder.next().until, now.toISOString())).toBe(1);
+    now = new Date(now.getTime() + 29_000);
+    expect(await other.orphans()).toEqual([]);
+
+    now = new Date(now.getTime() + 2_000); // 31 s after the last renewal
+    expect(await other.orphans()).toEqual([{ turnId: 't1', owner: holder.owner, expiresAt: expect.any(String), recoveries: 0 }]);
+  });
+
+  it('a turn held by a process of this host that has died is taken over at once, without waiting for the lease', async () => {
+    const owner = `${hostname()}:${deadPid()}:cccc`;
+    await runningTurn('t1', { owner, until: inSeconds(30) });
+    await runningTurn('t2', { owner: `${hostname()}:${process.pid}:dddd`, until: inSeconds(30) }); // our pid, another nonce: a past life of ours
+    await runningTurn('t3', { owner: `${hostname()}:${process.ppid}:eeee`, until: inSeconds(30) }); // alive
+    const leases = new TurnLeases(store, clock);
+    expect((await leases.orphans()).map((o) => o.turnId).sort()).toEqual(['t1', 't2']);
+  });
+
+  it('a turn without a lease (written before leases existed) is an orphan', async () => {
+    await runningTurn('t1');
+    expect((await new TurnLeases(store, clock).orphans()).map((o) => o.turnId)).toEqual(['t1']);
+  });
+
+  it('taking a turn over is compare-and-swap: of two processes, one gets it; each takeover is counted', async () => {
+    const dead = `${hostname()}:${deadPid()}:ffff`;
+    await runningTurn('t1', { owner: dead, until: inSeconds(30) });
+    const a = await store.claimTurn('t1', dead, { owner: 'h:1:a', until: inSeconds(30) }, now.toISOString());
+    const b = await store.claimTurn('t1', dead, { owner: 'h:2:b', until: inSeconds(30) }, now.toISOString());
+    expect(a?.recoveries).toBe(1);
+    expect(b).toBeNull();
+    expect(await store.holdsLease('t1', 'h:1:a')).toBe(true);
+    expect(await store.holdsLease('t1', 'h:2:b')).toBe(false);
+  });
+});
+
+describe('one TOOL message per call, enforced by the database', () => {
+  it('a second TOOL message for the same call (two processes racing) is dropped, not appended', async () => {
+    await runningTurn('t1', { owner: 'h:1:a', until: inSeconds(30) });
+    await store.appendAssistantMessage('t1', {
+      role: 'ASSISTANT', text: null, toolCalls: [{ id: 'c1', name: 'x', toolId: 's:x', arguments: {} }], toolCallId: null,
+    }, now.toISOString(), 1);
+    expect(await store.markToolStarted('t1', 'c1', now.toISOString())).toBe(true);
+    expect(await store.markToolStarted('t1', 'c1', now.toISOString())).toBe(false);
+    await store.finishTool('t1', { toolCallId: 'c1', text: 'Execution of x was interrupted; its outcome is unknown.' }, now.toISOString());
+    await store.finishTool('t1', { toolCallId: 'c1', text: 'late result' }, now.toISOString());
+    const tool = (await store.listTurnMessages('t1')).filter((m) => m.role === 'TOOL');
+    expect(tool.map((m) => m.text)).toEqual(['Execution of x was interrupted; its outcome is unknown.']);
+    expect((await store.loadTurn('t1'))!.iterations).toBe(1);
+  });
+});

@@ -1,0 +1,194 @@
+// Bearer tokens from the config (literal and env:NAME), the 401 without them, the local mode and its loopback rule,
+// over real HTTP and a real graphql-ws socket, and the CLI that refuses a reachable address without tokens.
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoConfig } from '../../src/config/demo.js';
+import { ConfigError } from '../../src/config/load.js';
+import type { ToolgateConfig } from '../../src/config/schema.js';
+import { bearerToken, createTokenAuthenticator } from '../../src/http/auth.js';
+import { createServer } from '../../src/server.js';
+import { startHarness, tempDir, type Harness } from '../support/harness.js';
+import { connectWs, subscribeWs } from '../support/live.js';
+
+const ALICE = 'alice-7f3c9a1e5b2d4c6f8a0b';
+const ROOT = 'root-0a9b8c7d6e5f4a3b2c1d';
+const BOB_ENV = 'TOOLGATE_TEST_BOB_TOKEN';
+const BOB = 'bob-from-the-environment-31415926';
+
+const withAuth = (tokens: NonNullable<ToolgateConfig['auth']>['tokens']): ToolgateConfig => ({ ...demoConfig, auth: { tokens } });
+
+describe('bearer tokens over HTTP', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    process.env[BOB_ENV] = BOB;
+    h = await startHarness({
+      config: withAuth([
+        { token: ALICE, user: 'alice', admin: false },
+        { token: `env:${BOB_ENV}`, user: 'bob', admin: false },
+        { token: ROOT, user: 'root', admin: true },
+      ]),
+    });
+  });
+  afterAll(async () => { await h.close(); delete process.env[BOB_ENV]; });
+
+  const post = (body: unknown, headers: Record<string, string> = {}) => fetch(h.url, {
+    method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),
+  });
+
+  it('knows each user by their token: literal, env:NAME, admin or not; the scheme is case-insensitive', async () => {
+    for (const [authorization, viewer] of [
+      [`Bearer ${ALICE}`, { id: 'alice', isAdmin: false }],
+      [`bearer ${ALICE}`, { id: 'alice', isAdmin: false }],
+      [`Bearer ${BOB}`, { id: 'bob', isAdmin: false }],
+      [`Bearer ${ROOT}`, { id: 'root', isAdmin: true }],
+    ] as const) {
+      const response = await post({ query: '{ viewer { id isAdmin } }' }, { authorization });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ data: { viewer } });
+    }
+  });
+
+  it.each([
+    ['no Authorization header', undefined],
+    ['an unknown token', 'Bearer not-a-token'],
+    ['a token one character short', `Bearer ${ALICE.slice(0, -1)}`],
+    ['a token with one more character', `Bearer ${ALICE}x`],
+    ['the env:NAME reference instead of its value', `Bearer env:${BOB_ENV}`],
+    ['another scheme', `Basic ${Buffer.from(`alice:${ALICE}`).toString('base64')}`],
+    ['the token without a scheme', ALICE],
+    ['an empty Bearer', 'Bearer '],
+  ])('refuses %s: HTTP 401, UNAUTHENTICATED, and nothing runs', async (_label, authorization) => {
+    const before = await post({ query: '{ threads { edges { node { id } } } }' }, { authorization: `Bearer ${ALICE}` });
+    const response = await post(
+      { query: 'mutation { startTurn(input: {agentId: "demo", message: "delete entities 1"}) { turn { id } } }' },
+      authorization === undefined ? {} : { authorization },
+    );
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer');
+    const body = await response.json();
+    expect(body.data ?? null).toBeNull();
+    expect(body.errors).toHaveLength(1);
+    expect(body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    expect(body.errors[0].message).toMatch(/Authorization: Bearer/);
+    const after = await post({ query: '{ threads { edges { node { id } } } }' }, { authorization: `Bearer ${ALICE}` });
+    expect(await after.json()).toEqual(await before.json());
+  });
+
+  it('refuses queries over GET and subscriptions over SSE without a token as well', async () => {
+    const get = await fetch(`${h.url}?query=${encodeURIComponent('{ viewer { id } }')}`);
+    expect(get.status).toBe(401);
+    expect((await get.json()).errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    const sse = await fetch(h.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: 'subscription { elicitationRequested { id } }' }),
+    });
+    expect(sse.status).toBe(401);
+    await sse.body?.cancel();
+  });
+
+  it('answers /healthz without a token', async () => {
+    expect((await fetch(h.url.replace('/graphql', '/healthz'))).status).toBe(200);
+  });
+
+  it('over WebSocket: the same tokens in connectionParams.authorization; without a valid one the socket closes with 4401', async () => {
+    const good = connectWs(h.url, `Bearer ${ALICE}`);
+    try {
+      expect((await good.iterate({ query: '{ viewer { id } }' }).next()).value).toEqual({ data: { viewer: { id: 'alice' } } });
+    } finally {
+      await good.dispose();
+    }
+    for (const authorization of [undefined, 'Bearer nope', ALICE, `Bearer ${ALICE.slice(1)}`]) {
+      const client = connectWs(h.url, authorization);
+      const received = subscribeWs(client, 'subscription { elicitationRequested { id } }');
+      const closed = (await received.done) as { code?: number; reason?: string };
+      expect(closed.code).toBe(4401);
+      expect(closed.reason).toBe('Unauthorized');
+      expect(received.events).toEqual([]);
+      await client.dispose();
+    }
+  });
+});
+
+describe('the token authenticator', () => {
+  it('reads Bearer credentials and nothing else', () => {
+    expect(bearerToken('Bearer abc')).toBe('abc');
+    expect(bearerToken('BEARER   abc')).toBe('abc');
+    expect(bearerToken('Bearer abc def')).toBeNull();
+    expect(bearerToken('Token abc')).toBeNull();
+    expect(bearerToken(null)).toBeNull();
+    expect(bearerToken(42)).toBeNull();
+  });
+
+  it('stops the start with one line naming the config path when an env:NAME token is not set', async () => {
+    delete process.env.TOOLGATE_TEST_UNSET_TOKEN;
+    const config = withAuth([{ token: ALICE, user: 'alice', admin: false }, { token: 'env:TOOLGATE_TEST_UNSET_TOKEN', user: 'eve', admin: false }]);
+    await expect(createServer({ config, configFile: '/etc/toolgate.json', database: ':memory:' })).rejects.toThrow(
+      new ConfigError('/etc/toolgate.json: auth.tokens[1].token: the environment variable TOOLGATE_TEST_UNSET_TOKEN is not set'),
+    );
+  });
+
+  it('refuses two users with the same token', () => {
+    expect(() => createTokenAuthenticator({ tokens: [{ token: ALICE, user: 'alice', admin: false }, { token: ALICE, user: 'mallory', admin: true }] }, 'c.json'))
+      .toThrow('c.json: auth.tokens[1].token: the same token as auth.tokens[0]');
+  });
+});
+
+describe('without an auth section', () => {
+  it('everyone is the single admin user local, whatever they send', async () => {
+    const h = await startHarness();
+    try {
+      for (const headers of [{}, { authorization: 'Bearer whatever' }] as Record<string, string>[]) {
+        expect(await h.gql('{ viewer { id isAdmin } }', {}, headers)).toEqual({ data: { viewer: { id: 'local', isAdmin: true } } });
+      }
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('the server refuses to listen on an address other than loopback', async () => {
+    const server = await createServer({ database: ':memory:', sweepIntervalSeconds: 0 });
+    try {
+      await expect(server.listen(0, '0.0.0.0')).rejects.toThrow(/HOST: "0.0.0.0" is not loopback/);
+      await expect(server.listen(0, '::')).rejects.toThrow(/is not loopback/);
+      expect(server.httpServer.listening).toBe(false);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('the CLI exits non-zero with one line when HOST is not loopback', () => {
+    const dir = tempDir();
+    try {
+      const result = spawnSync(join('node_modules', '.bin', 'tsx'), ['src/cli.ts'], {
+        env: { ...process.env, HOST: '0.0.0.0', PORT: '0', TOOLGATE_DB: join(dir.dir, 'x.db'), TOOLGATE_CONFIG: '' },
+        encoding: 'utf8', timeout: 30_000,
+      });
+      expect(result.status).not.toBe(0);
+      expect(result.status).not.toBeNull();
+      const lines = result.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toBe('toolgate: HOST: "0.0.0.0" is not loopback; without an "auth" section in the config toolgate runs as the single admin user "local" and listens on loopback only');
+      expect(result.stdout).not.toMatch(/serving/);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('the CLI names the file and path when a token\'s environment variable is missing', () => {
+    const dir = tempDir();
+    try {
+      const file = join(dir.dir, 'toolgate.json');
+      writeFileSync(file, JSON.stringify({ ...demoConfig, auth: { tokens: [{ token: 'env:TOOLGATE_TEST_MISSING', user: 'alice' }] } }));
+      const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: '0', TOOLGATE_DB: join(dir.dir, 'x.db'), TOOLGATE_CONFIG: file };
+      delete env.TOOLGATE_TEST_MISSING;
+      const result = spawnSync(join('node_modules', '.bin', 'tsx'), ['src/cli.ts'], { env, encoding: 'utf8', timeout: 30_000 });
+      expect(result.status).toBe(1);
+      expect(result.stderr.trim()).toBe(`toolgate: ${file}: auth.tokens[0].token: the environment variable TOOLGATE_TEST_MISSING is not set`);
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
