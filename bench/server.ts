@@ -1,6 +1,7 @@
 // Child process of `npm run bench`: one toolgate server (createServer, the built-in demo config: scripted model,
 // builtin demo tools, confirmation on) on 127.0.0.1, on the SQLite file BENCH_DB. bench/run.ts drives it over
 // HTTP and WebSocket from its own process; IPC only carries what the wire cannot tell.
+import { writeHeapSnapshot } from 'node:v8';
 import type { SqliteStore } from '../src/db/sqlite-store.js';
 import type { ElicitationRecord } from '../src/db/store.js';
 import { createServer } from '../src/server.js';
@@ -13,12 +14,14 @@ if (!database || !process.send) throw new Error('bench/server.ts is started by b
 const server = await createServer({ database, onError: (error) => console.error('bench server:', error) });
 
 // When each elicitation was published (wall clock, comparable with the subscribers' process): push latency.
+// Only while the push part runs (`stamp` on), so that the other parts measure the server without this map.
 const MAX_STAMPS = 100_000;
 const publishedAt = new Map<string, number>();
+let stamping = false;
 const pubsub = server.services.pubsub;
 const publish = pubsub.publish.bind(pubsub);
 pubsub.publish = ((...args: Parameters<typeof publish>) => {
-  if (args[0] === 'elicitations' && publishedAt.size < MAX_STAMPS) publishedAt.set((args[2] as ElicitationRecord).id, wallNow());
+  if (stamping && args[0] === 'elicitations' && publishedAt.size < MAX_STAMPS) publishedAt.set((args[2] as ElicitationRecord).id, wallNow());
   return publish(...args);
 }) as typeof pubsub.publish;
 
@@ -30,6 +33,10 @@ const commands: Record<string, (args: Record<string, unknown>) => unknown> = {
   gc: () => { globalThis.gc?.(); globalThis.gc?.(); return process.memoryUsage(); },
   /** Rows inserted, updated or deleted by the server's connection since it opened. */
   changes: () => (sqlite.prepare('SELECT total_changes() AS n').get() as { n: number }).n,
+  stamp: (args) => { stamping = args.on === true; publishedAt.clear(); return stamping; },
+  /** BENCH_HEAP_SNAPSHOTS=<dir>: writes a heap snapshot there (for finding what a part leaves in memory). */
+  heapSnapshot: (args) => (process.env.BENCH_HEAP_SNAPSHOTS
+    ? writeHeapSnapshot(`${process.env.BENCH_HEAP_SNAPSHOTS}/${String(args.name)}.heapsnapshot`) : null),
   published: (args) => {
     const ids = args.ids as string[];
     const found = Object.fromEntries(ids.filter((id) => publishedAt.has(id)).map((id) => [id, publishedAt.get(id)!]));

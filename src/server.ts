@@ -14,7 +14,7 @@ import { openDatabase, SqliteStore } from './db/sqlite-store.js';
 import { createInProcessPubSub, type ToolgatePubSub } from './events/pubsub.js';
 import type { GraphQLContext } from './graphql/builder.js';
 import { createAuthenticator, isLoopbackHost, viewerOrThrow, type Authenticator } from './http/auth.js';
-import { ARMOR_LIMITS, armorPlugins } from './http/armor.js';
+import { armorPlugins } from './http/armor.js';
 import { useBodyLimit } from './http/body-limit.js';
 import { useListBudget } from './http/list-budget.js';
 import { schema } from './graphql/schema.js';
@@ -56,6 +56,11 @@ export interface ServerOptions {
   leaseSeconds?: number;
   /** Times a turn is taken over after the process running it died, before it is FAILED instead. Default 3. */
   maxRecoveries?: number;
+  /**
+   * SQLite `synchronous`: FULL (default) makes every acknowledged write survive power loss; NORMAL survives
+   * process crashes only, except the tool-start journal, which is always synced. Trade-off: docs/durability.md.
+   */
+  synchronous?: 'FULL' | 'NORMAL';
   /** Fault injection for crash tests (test/fixtures/durability-server.ts); not for production. */
   checkpoint?: RunnerOptions['checkpoint'];
   /** Where unexpected faults are reported (default: console.error). */
@@ -91,7 +96,7 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
   // Tokens first: a missing env:NAME stops the start before anything is opened or spawned.
   const auth: Authenticator = options.authenticator ?? createAuthenticator(config, where);
 
-  const sqlite = openDatabase({ path: options.database });
+  const sqlite = openDatabase({ path: options.database, synchronous: options.synchronous });
   const store = new SqliteStore(sqlite);
 
   // Models and plugins before tool sources: a config error there stops the start before any MCP server is spawned.
@@ -154,7 +159,7 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
     plugins: [
       ...armorPlugins({ introspection: exposed.introspection }),
       useBodyLimit(limits.maxRequestBytes),
-      useListBudget(schema, ARMOR_LIMITS.maxListItems),
+      useListBudget(schema, limits.maxListItems),
     ],
     // Over WebSocket the viewer was authenticated once, at connection_init (src/http/websocket.ts); over HTTP
     // a request without valid credentials, where they are required, is refused with 401 UNAUTHENTICATED.

@@ -20,6 +20,8 @@ export interface Limits {
   maxContentBytes: number;
   /** Largest HTTP request body and WebSocket message (graphql-ws maxPayload), in bytes: one setting for every transport. */
   maxRequestBytes: number;
+  /** List items all list fields of one operation (one event, for a subscription) may return: src/http/list-budget.ts. */
+  maxListItems: number;
 }
 
-export const defaultLimits: Limits = { maxMessageLength: 32_000, maxContentBytes: 16_384, maxRequestBytes: 1_048_576 };
+export const defaultLimits: Limits = { maxMessageLength: 32_000, maxContentBytes: 16_384, maxRequestBytes: 1_048_576, maxListItems: 20_000 };

@@ -95,6 +95,7 @@ async function publishOne(url: string): Promise<string> {
 
 async function runPush(server: ServerChild, subscribers: number, events: number, runs: number): Promise<{ runs: PushRun[]; failures: string[]; offset: { offset: number; uncertainty: number } }> {
   const inbox = new Inbox();
+  await server.call('stamp', { on: true });
   const { clients, failures } = await connectSubscribers(server.url, subscribers, inbox);
   const results: PushRun[] = [];
   let offset = { offset: 0, uncertainty: Infinity };
@@ -125,6 +126,7 @@ async function runPush(server: ServerChild, subscribers: number, events: number,
     }
   } finally {
     await Promise.allSettled(clients.map((client) => client.dispose()));
+    await server.call('stamp', { on: false });
   }
   return { runs: results, failures, offset };
 }

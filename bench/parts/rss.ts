@@ -15,6 +15,12 @@ interface RssRun {
   after: number;
   afterGc: number;
   paused: number;
+  /** V8 heap in use after a full GC, before and after. */
+  heapBefore: number;
+  heapAfter: number;
+  /** V8 heap committed (heapTotal) and memory outside it (external), after a full GC, before and after. */
+  committed: [number, number];
+  external: [number, number];
   peakTracked: boolean;
   seconds: number;
 }
@@ -27,7 +33,9 @@ async function oneRun(plan: Plan): Promise<RssRun> {
     // Warm-up with the same kind of work (JIT, caches, pools), then a full GC: the baseline is a warm, idle server.
     await runRoundTrips(server.url, plan.connections, 1, server.pid);
     await runLoad({ url: server.url, connections: plan.connections, durationSeconds: 1, body: { query: TRIVIAL } });
-    await server.call('gc');
+    const usageBefore = await server.call<NodeJS.MemoryUsage>('gc');
+    const heapBefore = usageBefore.heapUsed;
+    await server.call('heapSnapshot', { name: `${server.pid}-before` });
     const peakTracked = resetPeakMemory(server.pid);
     const before = memoryOf(server.pid).rss;
     const started = performance.now();
@@ -38,13 +46,18 @@ async function oneRun(plan: Plan): Promise<RssRun> {
     });
     const seconds = (performance.now() - started) / 1000;
     const { rss: after, peak } = memoryOf(server.pid);
-    await server.call('gc');
+    const usageAfter = await server.call<NodeJS.MemoryUsage>('gc');
+    const heapAfter = usageAfter.heapUsed;
+    await server.call('heapSnapshot', { name: `${server.pid}-after` }, 120_000);
     const afterGc = memoryOf(server.pid).rss;
     const db = new Database(server.database, { readonly: true });
     const paused = (db.prepare("SELECT count(*) AS n FROM turns WHERE status = 'PAUSED'").get() as { n: number }).n;
     db.close();
     if (failures || load.errors) throw new Error(`${failures} turns did not pause, ${load.errors} HTTP errors`);
-    return { before, peak, after, afterGc, paused, peakTracked, seconds };
+    return {
+      before, peak, after, afterGc, paused, heapBefore, heapAfter, peakTracked, seconds,
+      committed: [usageBefore.heapTotal, usageAfter.heapTotal], external: [usageBefore.external, usageAfter.external],
+    };
   } finally {
     await server.close();
   }
@@ -72,10 +85,15 @@ export async function benchRss(plan: Plan): Promise<PartResult> {
         target: '<= 50 MiB', pass: peakGrowth <= LIMIT,
       },
       { name: 'RSS growth that stays (after a full GC)', value: `${mib(retained)} (${fmt((retained / plan.pausedTurns), 0)} bytes per paused turn)` },
+      {
+        name: 'V8 heap growth that stays (after a full GC)',
+        value: `${mib(median(runs.map((r) => r.heapAfter - r.heapBefore)))} (${fmt(median(runs.map((r) => (r.heapAfter - r.heapBefore) / plan.pausedTurns)), 0)} bytes per paused turn)`,
+      },
       { name: 'paused turns in the database', value: paused.toLocaleString('en-US'), target: `>= ${plan.pausedTurns.toLocaleString('en-US')}`, pass: paused >= plan.pausedTurns },
     ],
     runs: runs.map((r, i) => `run ${i + 1}: before ${mib(r.before)}, peak ${mib(r.peak)}, after ${mib(r.after)}, after GC ${mib(r.afterGc)}; `
-      + `${r.paused} paused turns in ${fmt(r.seconds, 1)} s`),
+      + `${r.paused} paused turns in ${fmt(r.seconds, 1)} s; V8 heap after GC ${mib(r.heapBefore)} -> ${mib(r.heapAfter)} `
+      + `(committed ${mib(r.committed[0])} -> ${mib(r.committed[1])}, external ${mib(r.external[0])} -> ${mib(r.external[1])})`),
     notes: [],
   };
 }

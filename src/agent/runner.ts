@@ -180,9 +180,10 @@ export class AgentRunner {
     let turn = (await this.#loadTurn(turnId))!;
     try {
       const agent = await store.getAgent(turn.agentId);
-      if (!agent) return await this.#finish(turn.id, 'FAILED', { error: `The agent ${turn.agentId} no longer exists.` });
+      // A recovered turn may have open calls: #fail gives each its TOOL message, so the thread stays usable.
+      if (!agent) return await this.#fail(turn, `The agent ${turn.agentId} no longer exists.`);
       const model = this.options.models(agent.modelId);
-      if (!model) return await this.#finish(turn.id, 'FAILED', { error: `The agent's model ${agent.modelId} is not configured.` });
+      if (!model) return await this.#fail(turn, `The agent's model ${agent.modelId} is not configured.`);
       const tools = await this.options.tools.toolsFor(agent);
       const names = new ToolNames(tools);
       const byId = new Map(tools.map((tool) => [tool.id, tool]));

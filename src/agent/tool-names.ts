@@ -23,7 +23,8 @@ export class ToolNames {
   }
 
   modelName(toolId: string): string {
-    return this.#toModel.get(toolId) ?? modelSafe(toolId);
+    // A tool the agent no longer has (or never had): the name the model used, so its transcript reads as it wrote it.
+    return this.#toModel.get(toolId) ?? modelSafe(toolId.slice(toolId.indexOf(':') + 1) || toolId);
   }
 
   toolId(modelName: string): string | undefined {

@@ -55,10 +55,14 @@ export class SqliteStore implements Store {
   readonly db: Db;
   readonly #q;
 
+  /** synchronous=NORMAL: commits are not fsynced, so the at-most-once journal forces its own (markToolStarted). */
+  readonly #relaxedSync: boolean;
+
   constructor(readonly sqlite: Database.Database) {
     this.db = drizzle(sqlite, { schema });
     migrate(this.db, { migrationsFolder: MIGRATIONS });
     this.#q = prepareQueries(this.db, sqlite);
+    this.#relaxedSync = Number(sqlite.pragma('synchronous', { simple: true })) < 2;
   }
 
   // ---- agents -------------------------------------------------------------------------------------------
@@ -261,7 +265,15 @@ export class SqliteStore implements Store {
   }
 
   async markToolStarted(turnId: string, toolCallId: string, now: string): Promise<boolean> {
-    return this.#q.startTool.run({ turnId, toolCallId, now }).changes === 1;
+    // The started row must be on disk before the tool's effect happens, even under synchronous=NORMAL: this one
+    // commit is FULL, and its WAL fsync also makes every earlier commit durable (the answer that allowed the call).
+    if (!this.#relaxedSync) return this.#q.startTool.run({ turnId, toolCallId, now }).changes === 1;
+    this.sqlite.pragma('synchronous = FULL');
+    try {
+      return this.#q.startTool.run({ turnId, toolCallId, now }).changes === 1;
+    } finally {
+      this.sqlite.pragma('synchronous = NORMAL');
+    }
   }
 
   async finishTool(turnId: string, draft: ToolMessageDraft, now: string): Promise<void> {

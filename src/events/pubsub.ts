@@ -47,6 +47,7 @@ export function createToolgatePubSub(options: PubSubOptions = {}): ToolgatePubSu
   setMaxListeners(0, eventTarget);
   const yogaPubSub = createPubSub<ToolgateTopics>({ eventTarget: eventTarget as never });
   const open = new Set<Subscription<unknown>>();
+  let closed = false;
 
   return {
     publish(topic, key, payload) {
@@ -72,9 +73,12 @@ export function createToolgatePubSub(options: PubSubOptions = {}): ToolgatePubSu
         },
       };
       open.add(subscription);
+      // After close() (shutting down) a late subscriber ends at once instead of holding its connection open.
+      if (closed) void subscription.return();
       return subscription;
     },
     async close() {
+      closed = true;
       const subscriptions = [...open];
       open.clear();
       await Promise.allSettled(subscriptions.map((subscription) => subscription.return()));

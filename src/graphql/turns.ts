@@ -22,7 +22,12 @@ TurnRef.implement({
       type: ThreadRef,
       resolve: async (turn, _args, ctx) => (await ctx.services.store.getThread(turn.threadId, turn.ownerId))!,
     }),
-    status: t.field({ type: TurnStatusEnum, resolve: (turn) => turn.status }),
+    status: t.field({
+      type: TurnStatusEnum,
+      // Past its expiry a paused turn reads EXPIRED even before the sweeper records it, like its elicitations.
+      resolve: (turn, _args, ctx) => (turn.status === 'PAUSED' && turn.expiresAt !== null && turn.expiresAt <= ctx.services.clock().toISOString()
+        ? 'EXPIRED' : turn.status),
+    }),
     text: t.exposeString('text', {
       nullable: true,
       description: 'COMPLETED: the assistant\'s final answer. PAUSED: a question in prose, built from the trusted tool '

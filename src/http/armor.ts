@@ -18,8 +18,6 @@ export const ARMOR_LIMITS = {
   maxDirectives: 20,
   maxTokens: 2_000,
   maxCost: 60_000,
-  /** Items all list fields of one operation (one event, for a subscription) may return: see list-budget.ts. */
-  maxListItems: 50_000,
 } as const;
 
 export interface ArmorOptions {

@@ -3,7 +3,7 @@
 // rules (limits), error masking and the context are the same as over HTTP. The viewer is authenticated once,
 // at connection_init, from connectionParams.authorization.
 import type { Server } from 'node:http';
-import type { ExecutionArgs } from 'graphql';
+import { GraphQLError, type ExecutionArgs } from 'graphql';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
@@ -78,11 +78,14 @@ export function attachWebSocket(options: WebSocketOptions): WebSocketTransport {
       let document;
       try {
         document = parse(params.query);
+        const errors = validate(schema, document);
+        if (errors.length > 0) return errors;
       } catch (error) {
-        return [error as never];
+        // A syntax error, or a limit (graphql-armor's rules throw from validate), is the operation's error, as
+        // over HTTP; the connection stays. Anything else is a fault.
+        if (error instanceof GraphQLError) return [error];
+        throw error;
       }
-      const errors = validate(schema, document);
-      if (errors.length > 0) return errors;
       const args: ExecutionArgs = {
         schema,
         operationName: params.operationName,

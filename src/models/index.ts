@@ -8,7 +8,7 @@ import { ScriptedModel } from './scripted.js';
 export function createModel(config: ModelConfig, where: string): Model {
   switch (config.provider) {
     case 'scripted':
-      return new ScriptedModel();
+      return new ScriptedModel(undefined, { recordRequests: false });
     case 'openai-compatible':
       return new OpenAiCompatibleModel(config, where);
     default:

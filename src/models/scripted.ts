@@ -11,10 +11,14 @@ export class ScriptedModel implements Model {
   readonly requests: ModelRequest[] = [];
   #next = 0;
 
-  constructor(private readonly script?: ScriptStep[]) {}
+  /**
+   * `recordRequests: false` keeps no requests: the server's own demo model (src/models/index.ts), where the list
+   * would grow with every model call for as long as the server runs (tests read `requests` of models they make).
+   */
+  constructor(private readonly script?: ScriptStep[], private readonly options: { recordRequests?: boolean } = {}) {}
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
-    this.requests.push(structuredClone({ ...request, signal: undefined }));
+    if (this.options.recordRequests !== false) this.requests.push(structuredClone({ ...request, signal: undefined }));
     if (!this.script || this.script.length === 0) return demoRules(request);
     const step = this.script[Math.min(this.#next++, this.script.length - 1)]!;
     return typeof step === 'function' ? step(request) : structuredClone(step);

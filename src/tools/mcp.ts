@@ -45,7 +45,13 @@ export class McpToolSource implements ToolSource {
   #lastFailure: { at: number; message: string } | null = null;
   #closed = false;
 
-  private constructor(readonly id: string, private readonly config: McpSourceConfig, private readonly options: McpSourceOptions) {}
+  /** `env` or `headers` with their `env:NAME` values read, once, at start. */
+  readonly #secrets: Record<string, string>;
+
+  private constructor(readonly id: string, private readonly config: McpSourceConfig, private readonly options: McpSourceOptions) {
+    const [field, values] = 'url' in config ? ['headers', config.headers] : ['env', config.env];
+    this.#secrets = Object.fromEntries(Object.entries(values ?? {}).map(([name, value]) => [name, resolveSecret(value, `${options.where}.${field}.${name}`)]));
+  }
 
   /** Connects and lists the tools; a server that cannot start is a config error (toolgate does not start). */
   static async start(id: string, config: McpSourceConfig, options: McpSourceOptions): Promise<McpToolSource> {
@@ -113,15 +119,11 @@ export class McpToolSource implements ToolSource {
 
   #transport(): Transport {
     const config = this.config;
-    if ('url' in config) {
-      const headers = Object.fromEntries(Object.entries(config.headers ?? {}).map(([name, value]) => [name, resolveSecret(value, `${this.options.where}.headers.${name}`)]));
-      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers } });
-    }
-    const env = Object.fromEntries(Object.entries(config.env ?? {}).map(([name, value]) => [name, resolveSecret(value, `${this.options.where}.env.${name}`)]));
+    if ('url' in config) return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: this.#secrets } });
     const transport = new StdioClientTransport({
       command: config.command,
       args: config.args ?? [],
-      env,
+      env: this.#secrets,
       cwd: config.cwd === undefined ? this.options.baseDir : isAbsolute(config.cwd) ? config.cwd : resolve(this.options.baseDir, config.cwd),
       stderr: 'pipe',
     });

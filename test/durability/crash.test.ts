@@ -129,6 +129,10 @@ describe('SIGKILL while a slow tool runs', { timeout: 180_000 }, () => {
     expect(toolMessages(after)).toEqual([INTERRUPTED]);
     expect(after.text).toBe(`Done. ${INTERRUPTED}`);
     expect(after.elicitations.map((e: any) => e.status)).toEqual(['ACCEPTED']);
+    // The client whose request died retries the same answer: it gets the recorded result, nothing runs again.
+    const retried = dataOf(await second.gql(RESOLVE, { input: { elicitationId: turn.pendingElicitations[0].id, action: 'ACCEPT' } })).resolveElicitation;
+    expect(retried.userErrors).toEqual([]);
+    expect(retried.turn.status).toBe('COMPLETED');
     expect(readRuns(base.runsFile).filter((r) => r.line === 'beta').map((r) => `${r.kind} ${r.pid}`)).toEqual([`start ${first.pid}`]);
   });
 
@@ -155,6 +159,9 @@ describe('SIGKILL between the recorded answer and the tool\'s start', { timeout:
     expect(readRuns(base.runsFile)).toEqual([{ kind: 'crash', callId: '', line: point, pid: first.pid }]);
 
     const second = await startFixture(base);
+    // The client retries its answer at once: the recorded one stands; it waits for (or sees) the resumed turn.
+    const retried = dataOf(await second.gql(RESOLVE, { input: { elicitationId: turn.pendingElicitations[0].id, action: 'ACCEPT' } })).resolveElicitation;
+    expect(retried.userErrors).toEqual([]);
     const after = await settled(second, turn.id);
     expect(after.status).toBe('COMPLETED');
     expect(after.text).toBe('Done. Appended gamma.');
@@ -178,6 +185,24 @@ describe('SIGKILL between the recorded answer and the tool\'s start', { timeout:
     expect(runsOf(base.runsFile, 'one')).toBe(1);
     expect(runsOf(base.runsFile, 'two')).toBe(1);
     expect(readRuns(base.runsFile).filter((r) => r.kind === 'start').map((r) => `${r.line} ${r.pid}`)).toEqual([`one ${first.pid}`, `two ${second.pid}`]);
+  });
+});
+
+describe('SIGKILL after the model asked for a tool, before the pause was saved', { timeout: 180_000 }, () => {
+  it('the restarted server gates the saved step again: the turn is PAUSED with a new request, nothing ran', async () => {
+    const first = await startFixture({ ...base, crashAt: { point: 'stepSaved' } });
+    await first.gql(START_TURN, { input: { agentId: 'confirm', message: 'append lambda' } }).catch(() => null);
+    expect((await first.exited).signal).toBe('SIGKILL');
+
+    const second = await startFixture(base);
+    const after = await settled(second, (await onlyTurn(second)).turnId);
+    expect(after.status).toBe('PAUSED');
+    expect(after.messages.map((m: any) => m.role)).toEqual(['USER', 'ASSISTANT']);
+    expect(after.pendingElicitations.map((e: any) => e.toolCall.arguments)).toEqual([{ line: 'lambda' }]);
+    expect(runsOf(base.runsFile, 'lambda')).toBe(0);
+    const resolved = dataOf(await second.gql(RESOLVE, { input: { elicitationId: after.pendingElicitations[0].id, action: 'ACCEPT' } })).resolveElicitation;
+    expect(resolved.turn.text).toBe('Done. Appended lambda.');
+    expect(runsOf(base.runsFile, 'lambda')).toBe(1);
   });
 });
 
@@ -219,6 +244,21 @@ describe('SIGKILL during a background turn', { timeout: 180_000 }, () => {
     expect(after.status).toBe('COMPLETED');
     expect(toolMessages(after)).toEqual([INTERRUPTED]);
     expect(runsOf(base.runsFile, 'theta')).toBe(1);
+  });
+
+  it('restarted with a config that no longer has the turn\'s model: FAILED with a clear error, every saved call answered', async () => {
+    const first = await startFixture({ ...base, crashAt: { point: 'stepSaved' } });
+    await startBackgroundDuringCrash(first, 'append mu, nu');
+    expect((await first.exited).signal).toBe('SIGKILL');
+
+    const second = await startFixture({ ...base, withoutModel: true });
+    const after = await settled(second, (await onlyTurn(second)).turnId);
+    expect(after.status).toBe('FAILED');
+    expect(after.error).toBe('The agent\'s model fixture is not configured.');
+    expect(toolMessages(after)).toEqual([
+      'Execution of append failed: the turn stopped before it ran', 'Execution of append failed: the turn stopped before it ran',
+    ]);
+    expect(runsOf(base.runsFile, 'mu') + runsOf(base.runsFile, 'nu')).toBe(0);
   });
 
   it('a turn that keeps killing its server is FAILED after maxRecoveries takeovers, and the thread stays usable', async () => {

@@ -54,6 +54,20 @@ describe('SQLite settings', () => {
   });
 });
 
+describe('synchronous = NORMAL (opt-in)', () => {
+  it('the tool-start journal still commits with a WAL fsync (FULL), and the connection goes back to NORMAL', async () => {
+    const relaxed = new SqliteStore(openDatabase({ path: join(dir, 'relaxed.db'), synchronous: 'NORMAL' }));
+    const modes: unknown[] = [];
+    const pragma = relaxed.sqlite.pragma.bind(relaxed.sqlite);
+    relaxed.sqlite.pragma = ((source: string, options?: never) => { modes.push(source); return pragma(source, options); }) as never;
+    expect(await relaxed.markToolStarted('t1', 'c1', now.toISOString())).toBe(true);
+    expect(modes).toEqual(['synchronous = FULL', 'synchronous = NORMAL']);
+    expect(relaxed.sqlite.pragma('synchronous', { simple: true })).toBe(1);
+    expect(await relaxed.listUnfinishedToolCalls('t1')).toEqual(['c1']);
+    relaxed.close();
+  });
+});
+
 describe('turn leases', () => {
   it('a turn whose holder renews its lease is nobody else\'s to take; once the lease lapses it is', async () => {
     const holder = new TurnLeases(store, clock, { leaseSeconds: 30, owner: 'otherhost:1:aaaa' });

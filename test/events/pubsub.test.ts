@@ -33,5 +33,7 @@ describe('ToolgatePubSub', () => {
     await pubsub.close();
     expect((await nextA).done).toBe(true);
     expect((await b.next()).done).toBe(true);
+    // A subscriber that comes after close() ends at once.
+    expect((await pubsub.subscribe('turn', 'trn_1').next()).done).toBe(true);
   });
 });

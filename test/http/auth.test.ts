@@ -164,7 +164,7 @@ describe('without an auth section', () => {
     try {
       const result = spawnSync(join('node_modules', '.bin', 'tsx'), ['src/cli.ts'], {
         env: { ...process.env, HOST: '0.0.0.0', PORT: '0', TOOLGATE_DB: join(dir.dir, 'x.db'), TOOLGATE_CONFIG: '' },
-        encoding: 'utf8', timeout: 30_000,
+        encoding: 'utf8', timeout: 90_000,
       });
       expect(result.status).not.toBe(0);
       expect(result.status).not.toBeNull();
@@ -175,7 +175,7 @@ describe('without an auth section', () => {
     } finally {
       dir.cleanup();
     }
-  });
+  }, 100_000); // tsx compiles the CLI at start: slow on a loaded machine
 
   it('the CLI names the file and path when a token\'s environment variable is missing', () => {
     const dir = tempDir();
@@ -184,11 +184,11 @@ describe('without an auth section', () => {
       writeFileSync(file, JSON.stringify({ ...demoConfig, auth: { tokens: [{ token: 'env:TOOLGATE_TEST_MISSING', user: 'alice' }] } }));
       const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: '0', TOOLGATE_DB: join(dir.dir, 'x.db'), TOOLGATE_CONFIG: file };
       delete env.TOOLGATE_TEST_MISSING;
-      const result = spawnSync(join('node_modules', '.bin', 'tsx'), ['src/cli.ts'], { env, encoding: 'utf8', timeout: 30_000 });
+      const result = spawnSync(join('node_modules', '.bin', 'tsx'), ['src/cli.ts'], { env, encoding: 'utf8', timeout: 90_000 });
       expect(result.status).toBe(1);
       expect(result.stderr.trim()).toBe(`toolgate: ${file}: auth.tokens[0].token: the environment variable TOOLGATE_TEST_MISSING is not set`);
     } finally {
       dir.cleanup();
     }
-  });
+  }, 100_000); // tsx compiles the CLI at start: slow on a loaded machine
 });

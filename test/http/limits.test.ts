@@ -97,23 +97,24 @@ describe('graphql-armor, tuned on the contract', () => {
 
 describe('the list-item budget', () => {
   it('stops a shallow, cheap-looking query whose fan-out over the data is huge, and not the plain read of the same data', async () => {
-    const h = await startHarness();
+    // A small budget, so that a little data shows it; the default is defaultLimits.maxListItems.
+    const h = await startHarness({ limits: { maxListItems: 2_000 } });
     try {
       let threadId: string | null = null;
-      for (let i = 0; i < 30; i++) {
+      for (let i = 0; i < 15; i++) {
         threadId = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'list entities', threadId } })).startTurn.thread.id;
       }
       const plain = await post(h.url, { query: 'query($id: ID!) { thread(id: $id) { turns { messages { id } } } }', variables: { id: threadId } });
       expect(plain.body.errors).toBeUndefined();
-      expect(plain.body.data.thread.turns).toHaveLength(30);
+      expect(plain.body.data.thread.turns).toHaveLength(15);
 
-      // 30 turns x 30 turns x 30 turns x 4 messages: about 110,000 items from one thread.
+      // 15 turns x 15 turns x 15 turns x 4 messages: about 17,000 items from one thread of 60 messages.
       const fanOut = await post(h.url, {
         query: 'query($id: ID!) { thread(id: $id) { turns { thread { turns { thread { turns { messages { id } } } } } } } }', variables: { id: threadId },
       });
       expect(fanOut.status).toBe(200);
       expect(fanOut.body.errors?.[0]).toMatchObject({ extensions: { code: 'RESULT_TOO_LARGE' } });
-      expect(fanOut.body.errors?.[0]?.message).toContain(`more than ${ARMOR_LIMITS.maxListItems} list items`);
+      expect(fanOut.body.errors?.[0]?.message).toContain('more than 2000 list items');
     } finally {
       await h.close();
     }

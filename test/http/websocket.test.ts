@@ -41,6 +41,12 @@ describe('graphql-ws on /graphql', () => {
       // Validation is Yoga's: an unknown field is an error of the operation, and the connection stays up.
       const invalid = await client.iterate({ query: '{ viewer { nope } }' }).next().catch((errors: { message: string }[]) => errors);
       expect((invalid as { message: string }[])[0]!.message).toContain('Cannot query field "nope"');
+      // graphql-armor's limits apply as over HTTP: 16 aliases on a subscription are one too many.
+      const aliases = Array.from({ length: 16 }, (_, i) => `a${i}: turnUpdated(turnId: "x") { id }`).join(' ');
+      const tooMany = await client.iterate({ query: `subscription { ${aliases} }` }).next().catch((errors: { message: string }[]) => errors);
+      expect((tooMany as { message: string }[])[0]!.message).toMatch(/aliases/i);
+      const unparsable = await client.iterate({ query: '{ viewer { id }' }).next().catch((errors: { message: string }[]) => errors);
+      expect((unparsable as { message: string }[])[0]!.message).toMatch(/^Syntax Error/);
       expect((await client.iterate({ query: '{ viewer { id } }' }).next()).value).toEqual({ data: { viewer: { id: 'alice' } } });
     } finally {
       await client.dispose();

@@ -162,6 +162,12 @@ describe('McpToolSource when the server dies', () => {
     await expect(start).rejects.toThrow('test.json: toolSources.fs: cannot start the MCP server (toolgate-no-such-command --x): spawn toolgate-no-such-command ENOENT');
   });
 
+  it('names an env: value whose variable is not set, without starting anything', async () => {
+    const start = McpToolSource.start('fs', { type: 'mcp', command: process.execPath, args: [FIXTURE], env: { TOKEN: 'env:TOOLGATE_TEST_UNSET_MCP_TOKEN' } }, { ...options, where: 'test.json: toolSources.fs' });
+    await expect(start).rejects.toThrow(ConfigError);
+    await expect(start).rejects.toThrow(/^test\.json: toolSources\.fs\.env\.TOKEN: the environment variable TOOLGATE_TEST_UNSET_MCP_TOKEN is not set$/);
+  });
+
   it('reports a server that exits during the handshake with its last stderr line', async () => {
     const start = McpToolSource.start('bad', { type: 'mcp', command: process.execPath, args: ['-e', 'console.error("missing API token"); process.exit(2)'] }, { ...options, where: 'test.json: toolSources.bad' });
     await expect(start).rejects.toThrow(/^test\.json: toolSources\.bad: cannot start the MCP server \(.*\): .*missing API token/);
