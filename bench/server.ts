@@ -26,8 +26,9 @@ pubsub.publish = ((...args: Parameters<typeof publish>) => {
 }) as typeof pubsub.publish;
 
 const sqlite = (server.services.store as SqliteStore).sqlite;
-// BENCH_SYNCHRONOUS=NORMAL: what fsync per commit costs, for comparison only (the server's own setting is the figure).
-if (process.env.BENCH_SYNCHRONOUS) sqlite.pragma(`synchronous = ${process.env.BENCH_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
+// BENCH_SERVER_SYNCHRONOUS=NORMAL (set by startToolgate for one comparison only): what fsync on every commit costs.
+// Every other figure is the server's own setting.
+if (process.env.BENCH_SERVER_SYNCHRONOUS === 'NORMAL') sqlite.pragma('synchronous = NORMAL');
 const commands: Record<string, (args: Record<string, unknown>) => unknown> = {
   clock: () => wallNow(),
   gc: () => { globalThis.gc?.(); globalThis.gc?.(); return process.memoryUsage(); },

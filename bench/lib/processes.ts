@@ -20,11 +20,14 @@ export interface ReadyMessage { type: 'ready'; url: string }
 export interface ReplyMessage { type: 'reply'; id: number; result?: unknown; error?: string }
 export interface CallMessage { type: 'call'; id: number; command: string; args: Record<string, unknown> }
 
-/** Forks bench/<file> under tsx with --expose-gc and waits for it to report its URL. */
-export async function startChild(file: string, env: Record<string, string>, timeoutMs = 60_000): Promise<ServerChild> {
+/** Forks bench/<file> under tsx with --expose-gc (and `nodeFlags`) and waits for it to report its URL. */
+export async function startChild(file: string, env: Record<string, string>, nodeFlags: string[] = [], timeoutMs = 60_000): Promise<ServerChild> {
   const child = fork(`${BENCH_DIR}${file}`, [], {
     // BENCH_CPU_PROF=<dir>: a V8 CPU profile of each server, written when it stops (for finding misses).
-    execArgv: ['--import', 'tsx', '--expose-gc', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
+    execArgv: [
+      '--import', 'tsx', '--expose-gc', ...nodeFlags,
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+    ],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -10,11 +10,17 @@ export interface ToolgateUnderTest extends ServerChild {
   close(): Promise<void>;
 }
 
-/** Starts bench/server.ts on `database` (default: a new file in a new temp directory). */
-export async function startToolgate(database?: string): Promise<ToolgateUnderTest> {
+/**
+ * Starts bench/server.ts on `database` (default: a new file in a new temp directory). `synchronous: 'NORMAL'`
+ * switches the server's SQLite connection to NORMAL and `nodeFlags` are given to node: both only for figures
+ * marked "for comparison" (what fsync on every commit, or V8's default young generation, costs).
+ */
+export async function startToolgate(
+  database?: string, options: { synchronous?: 'NORMAL'; nodeFlags?: string[] } = {},
+): Promise<ToolgateUnderTest> {
   const dir = database ? null : mkdtempSync(join(tmpdir(), 'toolgate-bench-'));
   const file = database ?? join(dir!, 'toolgate.db');
-  const child = await startChild('server.ts', { BENCH_DB: file });
+  const child = await startChild('server.ts', { BENCH_DB: file, BENCH_SERVER_SYNCHRONOUS: options.synchronous ?? '' }, options.nodeFlags);
   return {
     ...child,
     database: file,

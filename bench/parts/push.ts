@@ -5,12 +5,14 @@ import WebSocket from 'ws';
 import { gql } from '../lib/load.js';
 import { ELICITATION_REQUESTED, START_TURN, startTurnBody, type StartTurnData } from '../lib/operations.js';
 import type { Plan } from '../lib/plan.js';
-import type { ServerChild } from '../lib/processes.js';
+import { cpuTimeOf, type ServerChild } from '../lib/processes.js';
 import { fmt, ms, type PartResult } from '../lib/report.js';
 import { median, medianOf, percentile, wallNow } from '../lib/stats.js';
-import { startToolgate } from '../lib/toolgate.js';
+import { startBareYoga, startToolgate, type ToolgateUnderTest } from '../lib/toolgate.js';
 
 const DELIVERY_TIMEOUT_MS = 15_000;
+/** V8's young generation at 64 MiB per semi-space instead of its default (16 MiB at most): fewer scavenges. */
+const SEMI_SPACE = '--max-semi-space-size=64';
 
 interface PushRun {
   subscribers: number;
@@ -20,6 +22,9 @@ interface PushRun {
   p50: number;
   p99: number;
   max: number;
+  /** CPU milliseconds per delivery: of the server, and of this process (the subscribers). */
+  serverCpu: number;
+  clientCpu: number;
 }
 
 /** Receive times of each elicitation id, and a way to wait until every subscriber has it. */
@@ -63,16 +68,61 @@ async function clockOffset(server: ServerChild): Promise<{ offset: number; uncer
   return best;
 }
 
-async function connectSubscribers(url: string, count: number, inbox: Inbox): Promise<{ clients: Client[]; failures: string[] }> {
-  const wsUrl = url.replace(/^http/, 'ws');
+/** What is measured: a server, the subscription its clients start, and how one event is published there. */
+interface PushTarget {
+  server: ServerChild;
+  query: string;
+  /** The event's id in a subscription result. */
+  idOf(data: Record<string, { id: string }> | null | undefined): string | undefined;
+  /** Publishes one event; its id and when the server published it (server clock). */
+  publish(): Promise<{ id: string; publishedAt: number }>;
+  /** Called before the first and after the last event. */
+  setUp(): Promise<void>;
+  tearDown(): Promise<void>;
+}
+
+function toolgateTarget(server: ServerChild): PushTarget {
+  return {
+    server,
+    query: ELICITATION_REQUESTED,
+    idOf: (data) => data?.elicitationRequested?.id,
+    async publish() {
+      const id = await publishOne(server.url);
+      const publishedAt = (await server.call<Record<string, number>>('published', { ids: [id] }))[id];
+      if (publishedAt === undefined) throw new Error(`the server did not record publishing ${id}`);
+      return { id, publishedAt };
+    },
+    setUp: async () => { await server.call('stamp', { on: true }); },
+    tearDown: async () => { await server.call('stamp', { on: false }); },
+  };
+}
+
+/** bench/bare-yoga.ts: the same kind of payload from Yoga's createPubSub through graphql-ws, published over IPC. */
+function bareTarget(server: ServerChild): PushTarget {
+  let n = 0;
+  return {
+    server,
+    query: 'subscription { requested { id status message toolCall { name toolId arguments } } }',
+    idOf: (data) => data?.requested?.id,
+    async publish() {
+      const id = `evt_${++n}`;
+      return { id, publishedAt: await server.call<number>('publish', { id }) };
+    },
+    setUp: async () => {},
+    tearDown: async () => {},
+  };
+}
+
+async function connectSubscribers(target: PushTarget, count: number, inbox: Inbox): Promise<{ clients: Client[]; failures: string[] }> {
+  const wsUrl = target.server.url.replace(/^http/, 'ws');
   const clients: Client[] = [];
   const failures: string[] = [];
   for (let i = 0; i < count; i++) {
     const client = createClient({ url: wsUrl, webSocketImpl: WebSocket, retryAttempts: 0, lazy: true });
-    client.subscribe<{ elicitationRequested: { id: string } }>({ query: ELICITATION_REQUESTED }, {
+    client.subscribe<Record<string, { id: string }>>({ query: target.query }, {
       next: (result) => {
         const at = wallNow();
-        const id = result.data?.elicitationRequested.id;
+        const id = target.idOf(result.data);
         if (id) inbox.record(id, at);
       },
       error: (error) => { if (failures.length < 5) failures.push(error instanceof Error ? error.message : JSON.stringify(error)); },
@@ -93,57 +143,78 @@ async function publishOne(url: string): Promise<string> {
   return id;
 }
 
-async function runPush(server: ServerChild, subscribers: number, events: number, runs: number): Promise<{ runs: PushRun[]; failures: string[]; offset: { offset: number; uncertainty: number } }> {
+async function runPush(target: PushTarget, subscribers: number, events: number, runs: number): Promise<{ runs: PushRun[]; failures: string[]; offset: { offset: number; uncertainty: number } }> {
+  const { server } = target;
   const inbox = new Inbox();
-  await server.call('stamp', { on: true });
-  const { clients, failures } = await connectSubscribers(server.url, subscribers, inbox);
+  await target.setUp();
+  const { clients, failures } = await connectSubscribers(target, subscribers, inbox);
   const results: PushRun[] = [];
   let offset = { offset: 0, uncertainty: Infinity };
   try {
-    // Warm-up event: when every subscriber has it, every subscription is live on the server.
-    const warm = await publishOne(server.url);
-    const arrived = await inbox.waitFor(warm, subscribers, 60_000);
-    if (arrived.length < subscribers) throw new Error(`only ${arrived.length} of ${subscribers} subscribers received the first event${failures.length ? `: ${failures.join('; ')}` : ''}`);
+    // Warm-up events until one reaches every subscriber: then every subscription is live on the server (a client
+    // cannot tell when its subscribe message has been handled; the protocol has no acknowledgement).
+    let arrived = 0;
+    for (const deadline = Date.now() + 60_000; arrived < subscribers && Date.now() < deadline;) {
+      const warm = await target.publish();
+      arrived = (await inbox.waitFor(warm.id, subscribers, 1_000)).length;
+    }
+    if (arrived < subscribers) throw new Error(`only ${arrived} of ${subscribers} subscribers received a warm-up event${failures.length ? `: ${failures.join('; ')}` : ''}`);
     offset = await clockOffset(server);
     for (let run = 0; run < runs; run++) {
       const latencies: number[] = [];
       let missed = 0;
+      const serverCpu = cpuTimeOf(server.pid);
+      const clientCpu = process.cpuUsage();
       for (let e = 0; e < events; e++) {
-        const id = await publishOne(server.url);
+        const { id, publishedAt } = await target.publish();
         const times = await inbox.waitFor(id, subscribers);
         missed += subscribers - times.length;
-        const published = (await server.call<Record<string, number>>('published', { ids: [id] }))[id];
-        if (published === undefined) throw new Error(`the server did not record publishing ${id}`);
         // The server's clock is ours plus `offset`.
-        for (const at of times) latencies.push(at - (published - offset.offset));
+        for (const at of times) latencies.push(at - (publishedAt - offset.offset));
         // Let the server and the clients settle between events (the next one measures a quiet start again).
         await new Promise((resolve) => setTimeout(resolve, subscribers > 100 ? 100 : 5));
       }
+      const client = process.cpuUsage(clientCpu);
       results.push({
         subscribers, events, deliveries: latencies.length, missed,
         p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: percentile(latencies, 100),
+        serverCpu: (cpuTimeOf(server.pid) - serverCpu) / latencies.length,
+        clientCpu: (client.user + client.system) / 1000 / latencies.length,
       });
     }
   } finally {
     await Promise.allSettled(clients.map((client) => client.dispose()));
-    await server.call('stamp', { on: false });
+    await target.tearDown();
   }
   return { runs: results, failures, offset };
 }
 
 export async function benchPush(plan: Plan): Promise<PartResult> {
-  const server = await startToolgate();
   const byCount = new Map<number, PushRun[]>();
   const notes: string[] = [];
-  try {
-    for (const subscribers of plan.subscriberCounts) {
-      const { runs, failures, offset } = await runPush(server, subscribers, plan.pushEvents(subscribers), plan.runs);
-      byCount.set(subscribers, runs);
-      notes.push(`${subscribers} subscriber(s): clock offset server - bench ${fmt(offset.offset, 3)} ms (± ${fmt(offset.uncertainty, 3)} ms)`
-        + (failures.length ? `; subscription errors: ${failures.join('; ')}` : ''));
+  const most = Math.max(...plan.subscriberCounts);
+  let comparison: PushRun[] = [];
+  let bare: PushRun[] = [];
+  // After toolgate's figures, for comparison only: the most subscribers on a toolgate whose V8 young generation is
+  // larger, and on bare yoga + graphql-ws (the limit).
+  const cases = [
+    ...plan.subscriberCounts.map((n) => ({ subscribers: n, kind: 'toolgate' as const })),
+    { subscribers: most, kind: 'semi-space' as const },
+    { subscribers: most, kind: 'bare' as const },
+  ];
+  for (const { subscribers, kind } of cases) {
+    // A fresh server each time: elicitationRequested first replays every request still pending, and the events of
+    // the previous count are (they are never answered).
+    const server = kind === 'bare' ? await startBareYoga() : await startToolgate(undefined, { nodeFlags: kind === 'semi-space' ? [SEMI_SPACE] : [] });
+    try {
+      const target = kind === 'bare' ? bareTarget(server) : toolgateTarget(server);
+      const { runs, failures, offset } = await runPush(target, subscribers, plan.pushEvents(subscribers), plan.runs);
+      if (kind === 'semi-space') comparison = runs; else if (kind === 'bare') bare = runs; else byCount.set(subscribers, runs);
+      notes.push(`${subscribers} subscriber(s), ${kind}: clock offset server - bench `
+        + `${fmt(offset.offset, 3)} ms (± ${fmt(offset.uncertainty, 3)} ms)` + (failures.length ? `; subscription errors: ${failures.join('; ')}` : ''));
+    } finally {
+      await ('close' in server ? (server as ToolgateUnderTest).close() : server.stop());
     }
-  } finally {
-    await server.close();
   }
   const targets: Record<number, number> = { 1: 2, 1000: 20 };
   return {
@@ -155,7 +226,9 @@ export async function benchPush(plan: Plan): Promise<PartResult> {
       + 'server\'s pubsub to stamp it), both `performance.timeOrigin + performance.now()`, corrected by the clock offset between the '
       + 'two processes measured over IPC. It includes the subscription\'s GraphQL execution per subscriber, the WebSocket write, and '
       + `the client's parsing. p50/p99 are over all deliveries of a run (${plan.subscriberCounts.map((n) => `${plan.pushEvents(n)} events × ${n}`).join(', ')}); `
-      + `the figure is the median of ${plan.runs} runs.`,
+      + `the figure is the median of ${plan.runs} runs. For comparison, the same with bench/bare-yoga.ts (Yoga's createPubSub and `
+      + 'graphql-ws, an event of the same shape published over IPC, so without the startTurn request beside it) and with toolgate '
+      + `started with ${SEMI_SPACE}.`,
     figures: [...byCount].flatMap(([subscribers, runs]) => {
       const p50 = medianOf(runs, (r) => r.p50);
       const target = targets[subscribers];
@@ -166,9 +239,25 @@ export async function benchPush(plan: Plan): Promise<PartResult> {
           + (missed ? `, ${missed} deliveries missed` : ''),
         ...(target !== undefined ? { target: `p50 <= ${target} ms`, pass: p50 <= target && missed === 0 } : {}),
       }];
-    }),
-    runs: [...byCount.values()].flat().map((r) => `${r.subscribers} subscribers, ${r.events} events: p50 ${ms(r.p50)}, p99 ${ms(r.p99)}, `
-      + `max ${ms(r.max)}, ${r.deliveries} deliveries, ${r.missed} missed`),
+    }).concat([
+      {
+        name: `for comparison: bare yoga + graphql-ws, ${most.toLocaleString('en-US')} subscribers (bench/bare-yoga.ts)`,
+        value: `p50 ${ms(medianOf(bare, (r) => r.p50))}, p99 ${ms(medianOf(bare, (r) => r.p99))}, `
+          + `server CPU ${ms(medianOf(bare, (r) => r.serverCpu))} per delivery (toolgate: ${ms(medianOf(byCount.get(most) ?? [], (r) => r.serverCpu))}, `
+          + 'which includes the startTurn that publishes)',
+      },
+      {
+        name: `for comparison: toolgate, ${most.toLocaleString('en-US')} subscribers, server started with ${SEMI_SPACE}`,
+        value: `p50 ${ms(medianOf(comparison, (r) => r.p50))}, p99 ${ms(medianOf(comparison, (r) => r.p99))}, `
+          + `server CPU ${ms(medianOf(comparison, (r) => r.serverCpu))} per delivery`,
+      },
+    ]),
+    runs: [
+      ...byCount.values(), comparison.map((r) => ({ ...r, subscribers: `${r.subscribers} (${SEMI_SPACE})` })),
+      bare.map((r) => ({ ...r, subscribers: `bare yoga: ${r.subscribers}` })),
+    ].flat().map((r) => `${r.subscribers} subscribers, ${r.events} events: p50 ${ms(r.p50)}, p99 ${ms(r.p99)}, `
+      + `max ${ms(r.max)}, ${r.deliveries} deliveries, ${r.missed} missed; CPU per delivery: server ${ms(r.serverCpu)}, `
+      + `subscribers ${ms(r.clientCpu)} (the whole event, including its startTurn, counts)`),
     notes,
   };
 }

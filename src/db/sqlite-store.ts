@@ -184,8 +184,10 @@ export class SqliteStore implements Store {
   ): Promise<Page<ElicitationRecord> & { totalCount: number }> {
     // The polling hot path: prepared, and pinned to the owner's index (see pendingPage in prepareQueries).
     const params = { ownerId, now, threadId: filter.threadId ?? null, agentId: filter.agentId ?? null };
-    const rows = this.#q.pendingPage.all({ ...params, after: decodeCursor(after), limit: first + 1 }).map(elicitationFromRaw);
-    const { count } = this.#q.pendingCount.get(params) as { count: number };
+    const afterSeq = decodeCursor(after);
+    const rows = this.#q.pendingPage.all({ ...params, after: afterSeq, limit: first + 1 }).map(elicitationFromRaw);
+    // A first page that holds them all is the count (the usual poll); otherwise count them.
+    const count = afterSeq === 0 && rows.length <= first ? rows.length : (this.#q.pendingCount.get(params) as { count: number }).count;
     return { ...page(rows, first, elicitationRecord), totalCount: count };
   }
 
@@ -235,7 +237,7 @@ export class SqliteStore implements Store {
           superseded = this.#closePausedTurn(turnRecord(active), expired ? 'expired' : 'superseded', closeStep, now);
         }
       } else {
-        this.db.insert(threads).values({ id: input.newThreadId, agentId: input.agentId, ownerId: input.ownerId, createdAt: now }).run();
+        this.#q.insertThread.run({ id: input.newThreadId, agentId: input.agentId, ownerId: input.ownerId, now });
         thread = { id: input.newThreadId, agentId: input.agentId, ownerId: input.ownerId, createdAt: now };
       }
       this.#q.insertTurn.run({
@@ -300,8 +302,7 @@ export class SqliteStore implements Store {
   }
 
   async finishTurn(turnId: string, status: 'COMPLETED' | 'FAILED' | 'CANCELLED', fields: { text?: string | null; error?: string | null }, now: string): Promise<TurnRecord> {
-    this.db.update(turns).set({ status, text: fields.text ?? null, error: fields.error ?? null, step: null, expiresAt: null, updatedAt: now })
-      .where(eq(turns.id, turnId)).run();
+    this.#q.finishTurn.run({ id: turnId, status, text: fields.text ?? null, error: fields.error ?? null, now });
     return turnRecord(this.#q.turn.get({ id: turnId })!);
   }
 
@@ -456,6 +457,11 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
     turnElicitations: db.select().from(elicitations).where(eq(elicitations.turnId, p('turnId'))).orderBy(asc(elicitations.seq)).prepare(),
     pendingOfTurn: db.select({ id: elicitations.id }).from(elicitations)
       .where(and(eq(elicitations.turnId, p('turnId')), eq(elicitations.status, 'PENDING'))).limit(1).prepare(),
+    // Prepared once: a statement prepared per call costs CPU (an INSERT with its indexes compiles to a long program)
+    // and native memory that V8 does not see, so RSS grew with every turn until a GC (and malloc kept it after).
+    insertThread: raw('INSERT INTO threads (id, agent_id, owner_id, created_at) VALUES (@id, @agentId, @ownerId, @now)'),
+    finishTurn: raw(`UPDATE turns SET status = @status, text = @text, error = @error, step = NULL, expires_at = NULL, updated_at = @now
+      WHERE id = @id`),
     insertTurn: raw(`INSERT INTO turns (id, thread_id, agent_id, owner_id, status, iterations, created_at, updated_at, lease_owner, lease_expires_at)
       VALUES (@id, @threadId, @agentId, @ownerId, 'RUNNING', 0, @now, @now, @leaseOwner, @leaseUntil)`),
     insertMessage: raw(`INSERT INTO messages (id, thread_id, turn_id, role, text, tool_calls, tool_call_id, created_at)

@@ -38,7 +38,13 @@ export function useBodyLimit(maxBytes: number): Plugin {
   return {
     onRequestParse({ request, requestParser, setRequestParser, fetchAPI }) {
       if (!requestParser || request.body === null || request.method === 'GET' || request.method === 'HEAD') return;
-      if (Number(request.headers.get('content-length') ?? 0) > maxBytes) throw tooLargeError(maxBytes);
+      const declared = request.headers.get('content-length');
+      if (declared !== null) {
+        if (Number(declared) > maxBytes) throw tooLargeError(maxBytes);
+        // Node's HTTP parser delivers exactly the declared length (and refuses Content-Length with chunked), so a
+        // declared body within the limit needs no counting; re-reading it into a new Request cost more than the query.
+        return;
+      }
       const parse = requestParser;
       setRequestParser(async (incoming) => {
         const bytes = incoming.body ? await readWithin(incoming.body, maxBytes) : new Uint8Array(0);

@@ -71,10 +71,18 @@ export function connectWs(httpUrl: string, authorization?: string, extra: Partia
 
 /** Subscribes over graphql-ws; events are the raw execution results ({data, errors}). */
 export function subscribeWs<T = any>(client: WsClient, query: string, variables: Record<string, unknown> = {}): Received<{ data?: T; errors?: any[] }> {
-  const received = collector<{ data?: T; errors?: any[] }>();
-  const unsubscribe = client.subscribe<T>({ query, variables }, {
+  return collect<T>((sink) => client.subscribe<T>({ query, variables }, sink));
+}
+
+type Result<T> = { data?: T; errors?: any[] };
+type ResultSink = { next(result: unknown): void; error(error: unknown): void; complete(): void };
+
+/** Feeds one subscription of either client into a collector that unsubscribes when stopped. */
+function collect<T>(subscribe: (sink: ResultSink) => () => void): Received<Result<T>> {
+  const received = collector<Result<T>>();
+  const unsubscribe = subscribe({
     next: (result) => received.push(result as never),
-    error: (error) => received.finish(error ?? new Error('subscription error')),
+    error: (error) => received.finish((error as Error | undefined) ?? new Error('subscription error')),
     complete: () => received.finish(),
   });
   received.onStop(unsubscribe);
@@ -87,14 +95,7 @@ export function connectSse(httpUrl: string, authorization?: string): SseClient {
 }
 
 export function subscribeSse<T = any>(client: SseClient, query: string, variables: Record<string, unknown> = {}): Received<{ data?: T; errors?: any[] }> {
-  const received = collector<{ data?: T; errors?: any[] }>();
-  const unsubscribe = client.subscribe<T>({ query, variables }, {
-    next: (result) => received.push(result as never),
-    error: (error) => received.finish(error ?? new Error('subscription error')),
-    complete: () => received.finish(),
-  });
-  received.onStop(unsubscribe);
-  return received;
+  return collect<T>((sink) => client.subscribe<T>({ query, variables }, sink));
 }
 
 /**
