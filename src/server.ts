@@ -173,22 +173,15 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
     }),
   });
 
-  const maxBodyBytes = limits.maxRequestBytes;
   const httpServer = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
     if (req.url === '/healthz') {
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
       return;
     }
-    if (Number(req.headers['content-length'] ?? 0) > maxBodyBytes) {
-      res.writeHead(413, { 'content-type': 'application/json', connection: 'close' })
-        .end(JSON.stringify({ errors: [{ message: `The request body is larger than ${maxBodyBytes} bytes.` }] }));
-      req.resume();
-      return;
-    }
     void yoga.handle(req, res);
   });
   const webSockets = attachWebSocket({
-    httpServer, yoga, authenticator: auth, path: '/graphql', maxPayload: maxBodyBytes,
+    httpServer, yoga, authenticator: auth, path: '/graphql', maxPayload: limits.maxRequestBytes,
     keepAliveMs: options.webSocketKeepAliveMs,
   });
 

@@ -137,7 +137,7 @@ describe('sizes', () => {
   it('refuses a body larger than maxRequestBytes when Content-Length says so: 413', async () => {
     const response = await rawPost(h.url, [large], { 'content-length': Buffer.byteLength(large) });
     expect(response.status).toBe(413);
-    expect(JSON.parse(response.body).errors[0].message).toBe('The request body is larger than 8192 bytes.');
+    expect(JSON.parse(response.body).errors[0]).toMatchObject({ message: 'The request body is larger than 8192 bytes.', extensions: { code: 'PAYLOAD_TOO_LARGE' } });
   });
 
   it('refuses a chunked body without Content-Length once it passes the limit: 413', async () => {
