@@ -186,8 +186,7 @@ export class SqliteStore implements Store {
     const params = { ownerId, now, threadId: filter.threadId ?? null, agentId: filter.agentId ?? null };
     const afterSeq = decodeCursor(after);
     const rows = this.#q.pendingPage.all({ ...params, after: afterSeq, limit: first + 1 }).map(elicitationFromRaw);
-    // A first page that holds them all is the count (the usual poll); otherwise count them.
-    const count = afterSeq === 0 && rows.length <= first ? rows.length : (this.#q.pendingCount.get(params) as { count: number }).count;
+    const count = totalCount(afterSeq, rows.length, first, () => (this.#q.pendingCount.get(params) as { count: number }).count);
     return { ...page(rows, first, elicitationRecord), totalCount: count };
   }
 
@@ -206,9 +205,11 @@ export class SqliteStore implements Store {
       filter.threadId ? eq(elicitations.threadId, filter.threadId) : undefined,
       filter.agentId ? eq(elicitations.agentId, filter.agentId) : undefined,
     );
-    const rows = this.db.select().from(elicitations).where(and(where, gt(elicitations.seq, decodeCursor(after))))
+    const afterSeq = decodeCursor(after);
+    const rows = this.db.select().from(elicitations).where(and(where, gt(elicitations.seq, afterSeq)))
       .orderBy(asc(elicitations.seq)).limit(first + 1).all();
-    const [{ count }] = this.db.select({ count: sql<number>`count(*)` }).from(elicitations).where(where).all() as [{ count: number }];
+    const count = totalCount(afterSeq, rows.length, first,
+      () => (this.db.select({ count: sql<number>`count(*)` }).from(elicitations).where(where).all() as [{ count: number }])[0].count);
     return { ...page(rows, first, elicitationRecord), totalCount: count };
   }
 
@@ -536,6 +537,11 @@ function page<R extends { seq: number }, T>(rows: R[], first: number, map: (row:
     hasNextPage: rows.length > first,
     endCursor: last ? encodeCursor(last.seq) : null,
   };
+}
+
+/** A first page that holds every match is its own count (the usual poll); otherwise count them. */
+function totalCount(afterSeq: number, fetched: number, first: number, count: () => number): number {
+  return afterSeq === 0 && fetched <= first ? fetched : count();
 }
 
 function encodeCursor(seq: number): string {
