@@ -11,7 +11,11 @@ import { wallNow } from './lib/stats.js';
 const database = process.env.BENCH_DB;
 if (!database || !process.send) throw new Error('bench/server.ts is started by bench/run.ts (BENCH_DB, IPC)');
 
-const server = await createServer({ database, onError: (error) => console.error('bench server:', error) });
+// BENCH_SERVER_SYNCHRONOUS=NORMAL (set by startToolgate for one comparison only): the server's `synchronous: 'NORMAL'`
+// option, under which responses and events do not wait for the WAL fsync (the tool start still does). Every other
+// figure is the default, FULL.
+const synchronous = process.env.BENCH_SERVER_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : undefined;
+const server = await createServer({ database, synchronous, onError: (error) => console.error('bench server:', error) });
 
 // When each elicitation was published (wall clock, comparable with the subscribers' process): push latency.
 // Only while the push part runs (`stamp` on), so that the other parts measure the server without this map.
@@ -26,9 +30,6 @@ pubsub.publish = ((...args: Parameters<typeof publish>) => {
 }) as typeof pubsub.publish;
 
 const sqlite = (server.services.store as SqliteStore).sqlite;
-// BENCH_SERVER_SYNCHRONOUS=NORMAL (set by startToolgate for one comparison only): what fsync on every commit costs.
-// Every other figure is the server's own setting.
-if (process.env.BENCH_SERVER_SYNCHRONOUS === 'NORMAL') sqlite.pragma('synchronous = NORMAL');
 const commands: Record<string, (args: Record<string, unknown>) => unknown> = {
   clock: () => wallNow(),
   gc: () => { globalThis.gc?.(); globalThis.gc?.(); return process.memoryUsage(); },

@@ -11,6 +11,7 @@ import { demoConfig } from './config/demo.js';
 import { loadPlugins } from './config/plugins.js';
 import type { ToolgateConfig } from './config/schema.js';
 import { openDatabase, SqliteStore } from './db/sqlite-store.js';
+import type { SyncFile } from './db/wal-sync.js';
 import { createInProcessPubSub, type ToolgatePubSub } from './events/pubsub.js';
 import type { GraphQLContext } from './graphql/builder.js';
 import { createAuthenticator, isLoopbackHost, viewerOrThrow, type Authenticator } from './http/auth.js';
@@ -23,6 +24,7 @@ import { attachWebSocket, webSocketViewer } from './http/websocket.js';
 import { createModel } from './models/index.js';
 import type { Model } from './models/model.js';
 import { ConfigError } from './config/load.js';
+import { useDurableResponses } from './http/durable-responses.js';
 import { defaultLimits, type Limits, type Services } from './services.js';
 import { checkAgentTools } from './config/tool-ids.js';
 import { createToolSources } from './tools/index.js';
@@ -57,10 +59,13 @@ export interface ServerOptions {
   /** Times a turn is taken over after the process running it died, before it is FAILED instead. Default 3. */
   maxRecoveries?: number;
   /**
-   * SQLite `synchronous`: FULL (default) makes every acknowledged write survive power loss; NORMAL survives
-   * process crashes only, except the tool-start journal, which is always synced. Trade-off: docs/durability.md.
+   * FULL (default): a response or event goes out only once what it reports survives power loss (one WAL fsync
+   * shared by the requests waiting); NORMAL: they go out at commit, which survives process crashes only. Either
+   * way the tool-start journal is on disk before a tool runs. Trade-off: docs/durability.md.
    */
   synchronous?: 'FULL' | 'NORMAL';
+  /** How the store flushes its WAL file to disk; default fdatasync (tests: to hold an fsync back). */
+  syncFile?: SyncFile;
   /** Fault injection for crash tests (test/fixtures/durability-server.ts); not for production. */
   checkpoint?: RunnerOptions['checkpoint'];
   /** Where unexpected faults are reported (default: console.error). */
@@ -96,8 +101,8 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
   // Tokens first: a missing env:NAME stops the start before anything is opened or spawned.
   const auth: Authenticator = options.authenticator ?? createAuthenticator(config, where);
 
-  const sqlite = openDatabase({ path: options.database, synchronous: options.synchronous });
-  const store = new SqliteStore(sqlite);
+  const sqlite = openDatabase({ path: options.database });
+  const store = new SqliteStore(sqlite, { synchronous: options.synchronous, syncFile: options.syncFile });
 
   // Models and plugins before tool sources: a config error there stops the start before any MCP server is spawned.
   const models = new Map<string, Model>();
@@ -129,15 +134,22 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
   ]);
 
   const pubsub = options.pubsub ?? createInProcessPubSub();
+  let published: Promise<void> = Promise.resolve();
+  const afterFlush = (publish: () => void) => {
+    const flushed = store.flush();
+    published = published.then(() => flushed).then(publish).catch(onError);
+  };
   const runner = new AgentRunner({
     store, tools, listeners, clock, onError,
     lease: { leaseSeconds: options.leaseSeconds }, maxRecoveries: options.maxRecoveries, checkpoint: options.checkpoint,
     models: (id) => models.get(id),
+    // An event goes out once what it reports is on disk (store.flush()), like a mutation's response: a client
+    // never acts on a pause or an answer that a power loss could take back. Flushes resolve in order, so events do.
     events: {
-      turnChanged: (turn) => pubsub.publish('turn', turn.id, turn),
-      elicitationsCreated: (elicitations) => {
+      turnChanged: (turn) => afterFlush(() => pubsub.publish('turn', turn.id, turn)),
+      elicitationsCreated: (elicitations) => afterFlush(() => {
         for (const elicitation of elicitations) pubsub.publish('elicitations', elicitation.ownerId, elicitation);
-      },
+      }),
     },
   });
   const limits: Limits = {
@@ -164,6 +176,7 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
       ...armorPlugins({ introspection: exposed.introspection }),
       useBodyLimit(limits.maxRequestBytes),
       useListBudget(schema, limits.maxListItems),
+      useDurableResponses(store),
     ],
     // Over WebSocket the viewer was authenticated once, at connection_init (src/http/websocket.ts); over HTTP
     // a request without valid credentials, where they are required, is refused with 401 UNAUTHENTICATED.

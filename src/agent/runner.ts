@@ -1,7 +1,7 @@
 // The agent loop, in one place: model call, gate phase, execute phase, until the turn answers, pauses or stops.
 // Its state is what the store holds (the transcript and a paused turn's PendingStep), so any process can
 // continue a turn from where the last one stopped.
-import { randomUUID } from 'node:crypto';
+import { newId } from './ids.js';
 import type { ElicitationDraft, ElicitationRecord, MessageRecord, Store, ThreadRecord, TurnRecord } from '../db/store.js';
 import type { Model, ModelMessage } from '../models/model.js';
 import type { Tool } from '../tools/tool.js';
@@ -408,9 +408,6 @@ function definitionOf(tool: Tool) {
   return structuredClone(definition);
 }
 
-export function newId(prefix: string): string {
-  return `${prefix}_${randomUUID().replaceAll('-', '')}`;
-}
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -1,6 +1,5 @@
 // The embedded store: drizzle on better-sqlite3. Transactions are synchronous (better-sqlite3), so every
 // state change below runs start to end without yielding; hot paths use prepared statements.
-import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +8,10 @@ import { and, asc, eq, getTableColumns, gt, inArray, isNull, lte, or, sql } from
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import type { Agent, ChatMessage, ElicitationAnswer, ElicitationStatus, PendingStep, ToolConfirmationMode } from '../agent/types.js';
+import { newId } from '../agent/ids.js';
 import * as schema from './schema.js';
+import { WalSync, type SyncFile } from './wal-sync.js';
+import { WriteBatcher } from './write-batch.js';
 import type {
   AgentGatingPatch, CloseReason, CloseStep, ElicitationDraft, ElicitationRecord, MessageRecord, Page, ResolveResult,
   RunningTurnLease, StartTurnResult, Store, ThreadRecord, ToolMessageDraft, TurnLease, TurnRecord,
@@ -19,14 +21,20 @@ const { agents, agentToolOverrides, threads, turns, messages, elicitations, tool
 const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'drizzle');
 const p = sql.placeholder;
 
-export interface SqliteStoreOptions {
+export interface DatabaseOptions {
   /** A file path or ':memory:'. */
   path: string;
+}
+
+export interface SqliteStoreOptions {
   /**
-   * SQLite `synchronous`: FULL (default) fsyncs the WAL on every commit, so a committed answer or
-   * tool-start survives power loss; NORMAL survives process crashes only. See docs/durability.md.
+   * FULL (default): what a request is told succeeded survives power loss: flush() fsyncs the WAL (shared by
+   * concurrent requests, off the event loop). NORMAL: flush() does not; commits survive process crashes only.
+   * Either way a tool's start record is on disk before the tool runs. See docs/durability.md.
    */
   synchronous?: 'FULL' | 'NORMAL';
+  /** How a file is flushed to disk (tests: to hold an fsync back); default fdatasync. */
+  syncFile?: SyncFile;
 }
 
 type Db = BetterSQLite3Database<typeof schema>;
@@ -35,12 +43,13 @@ type MessageRow = typeof messages.$inferSelect;
 type ElicitationRow = typeof elicitations.$inferSelect;
 type ThreadRow = typeof threads.$inferSelect;
 
-export function openDatabase(options: SqliteStoreOptions): Database.Database {
+export function openDatabase(options: DatabaseOptions): Database.Database {
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
   const sqlite = new Database(options.path);
-  // Durability settings and their trade-offs: docs/durability.md.
+  // Durability settings and their trade-offs: docs/durability.md. Commits are not fsynced one by one: the store
+  // syncs the WAL where it matters (WalSync), once for many commits.
   sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+  sqlite.pragma('synchronous = NORMAL');
   // Another process (a second server, a backup) may hold the write lock for a moment: wait, do not fail.
   sqlite.pragma('busy_timeout = 5000');
   // Fold the WAL into the database file every ~1000 pages (SQLite's default, stated so it is a decision) and
@@ -54,21 +63,34 @@ export function openDatabase(options: SqliteStoreOptions): Database.Database {
 export class SqliteStore implements Store {
   readonly db: Db;
   readonly #q;
+  readonly #wal: WalSync;
+  readonly #writes: WriteBatcher;
+  /** FULL: flush() makes acknowledged writes durable; NORMAL: only the tool-start journal is synced. */
+  readonly #syncAcknowledged: boolean;
 
-  /** synchronous=NORMAL: commits are not fsynced, so the at-most-once journal forces its own (markToolStarted). */
-  readonly #relaxedSync: boolean;
-
-  constructor(readonly sqlite: Database.Database) {
+  constructor(readonly sqlite: Database.Database, options: SqliteStoreOptions = {}) {
     this.db = drizzle(sqlite, { schema });
     migrate(this.db, { migrationsFolder: MIGRATIONS });
     this.#q = prepareQueries(this.db, sqlite);
-    this.#relaxedSync = Number(sqlite.pragma('synchronous', { simple: true })) < 2;
+    this.#wal = new WalSync(sqlite.memory ? null : `${sqlite.name}-wal`, options.syncFile);
+    this.#writes = new WriteBatcher(sqlite, () => this.#wal.committed());
+    this.#syncAcknowledged = (options.synchronous ?? 'FULL') === 'FULL';
+  }
+
+  /** Every state change goes through here: one atomic transaction, committed together with concurrent ones. */
+  #write<T>(work: () => T): Promise<T> {
+    return this.#writes.run(work);
+  }
+
+  async flush(): Promise<void> {
+    if (this.#syncAcknowledged) await this.#wal.sync();
   }
 
   // ---- agents -------------------------------------------------------------------------------------------
 
   async syncAgent(agent: Agent, now: string): Promise<Agent> {
-    this.db.transaction((tx) => {
+    const tx = this.db;
+    await this.#write(() => {
       const existing = tx.select().from(agents).where(eq(agents.id, agent.id)).get();
       const definition = {
         name: agent.name, description: agent.description, modelId: agent.modelId, systemPrompt: agent.systemPrompt,
@@ -85,7 +107,7 @@ export class SqliteStore implements Store {
       for (const [toolId, mode] of Object.entries(agent.toolConfirmation)) {
         tx.insert(agentToolOverrides).values({ agentId: agent.id, toolId, mode }).run();
       }
-    }, { behavior: 'immediate' });
+    });
     return (await this.getAgent(agent.id))!;
   }
 
@@ -99,7 +121,8 @@ export class SqliteStore implements Store {
   }
 
   async updateAgentGating(id: string, patch: AgentGatingPatch, now: string): Promise<Agent | null> {
-    const found = this.db.transaction((tx) => {
+    const tx = this.db;
+    const found = await this.#write(() => {
       const existing = tx.select({ id: agents.id }).from(agents).where(eq(agents.id, id)).get();
       if (!existing) return false;
       tx.update(agents).set({
@@ -113,7 +136,7 @@ export class SqliteStore implements Store {
           .onConflictDoUpdate({ target: [agentToolOverrides.agentId, agentToolOverrides.toolId], set: { mode } }).run();
       }
       return true;
-    }, { behavior: 'immediate' });
+    });
     return found ? this.getAgent(id) : null;
   }
 
@@ -222,7 +245,7 @@ export class SqliteStore implements Store {
     },
     closeStep: CloseStep,
   ): Promise<StartTurnResult> {
-    return this.sqlite.transaction((): StartTurnResult => {
+    return this.#write((): StartTurnResult => {
       const { now } = input;
       let thread: ThreadRecord;
       let superseded: TurnRecord | null = null;
@@ -247,49 +270,44 @@ export class SqliteStore implements Store {
       });
       this.#appendMessage(input.turnId, thread.id, { role: 'USER', text: input.message, toolCalls: [], toolCallId: null }, now);
       return { ok: true, thread, turn: turnRecord(this.#q.turn.get({ id: input.turnId })!), superseded };
-    }).immediate();
+    });
   }
 
   async appendAssistantMessage(turnId: string, message: ChatMessage, now: string, iterations?: number): Promise<MessageRecord> {
-    return this.sqlite.transaction(() => {
+    return this.#write(() => {
       const turn = this.#q.turn.get({ id: turnId })!;
       const record = this.#appendMessage(turnId, turn.threadId, message, now);
       if (iterations !== undefined) this.#q.setIterations.run({ id: turnId, iterations, now });
       return record;
-    }).immediate();
+    });
   }
 
   async appendToolMessages(turnId: string, drafts: ToolMessageDraft[], now: string): Promise<void> {
     if (drafts.length === 0) return;
-    const turn = this.#q.turn.get({ id: turnId })!;
-    this.sqlite.transaction(() => {
+    await this.#write(() => {
+      const turn = this.#q.turn.get({ id: turnId })!;
       for (const draft of drafts) this.#appendToolMessage(turnId, turn.threadId, draft, now);
-    })();
+    });
   }
 
   async markToolStarted(turnId: string, toolCallId: string, now: string): Promise<boolean> {
-    // The started row must be on disk before the tool's effect happens, even under synchronous=NORMAL: this one
-    // commit is FULL, and its WAL fsync also makes every earlier commit durable (the answer that allowed the call).
-    if (!this.#relaxedSync) return this.#q.startTool.run({ turnId, toolCallId, now }).changes === 1;
-    this.sqlite.pragma('synchronous = FULL');
-    try {
-      return this.#q.startTool.run({ turnId, toolCallId, now }).changes === 1;
-    } finally {
-      this.sqlite.pragma('synchronous = NORMAL');
-    }
+    const started = await this.#write(() => this.#q.startTool.run({ turnId, toolCallId, now }).changes === 1);
+    // The started row must be on disk before the tool's effect happens, whatever `synchronous` says; the same
+    // fsync makes every earlier commit durable too (the answer that allowed the call).
+    await this.#wal.sync();
+    return started;
   }
 
   async finishTool(turnId: string, draft: ToolMessageDraft, now: string): Promise<void> {
-    const turn = this.#q.turn.get({ id: turnId })!;
-    this.sqlite.transaction(() => {
+    await this.#write(() => {
+      const turn = this.#q.turn.get({ id: turnId })!;
       this.#appendToolMessage(turnId, turn.threadId, draft, now);
       this.#q.finishTool.run({ turnId, toolCallId: draft.toolCallId, now });
-    })();
+    });
   }
 
   async pauseTurn(turnId: string, step: PendingStep, drafts: ElicitationDraft[], text: string, expiresAt: string, now: string): Promise<TurnRecord> {
-    // IMMEDIATE: it reads before it writes; a deferred one could fail with SQLITE_BUSY beside another process.
-    return this.sqlite.transaction(() => {
+    return this.#write(() => {
       const turn = this.#q.turn.get({ id: turnId })!;
       for (const draft of drafts) {
         this.#q.insertElicitation.run({
@@ -299,23 +317,25 @@ export class SqliteStore implements Store {
       }
       this.#q.pauseTurn.run({ id: turnId, step: JSON.stringify(step), text, expiresAt, now });
       return turnRecord(this.#q.turn.get({ id: turnId })!);
-    }).immediate();
+    });
   }
 
   async finishTurn(turnId: string, status: 'COMPLETED' | 'FAILED' | 'CANCELLED', fields: { text?: string | null; error?: string | null }, now: string): Promise<TurnRecord> {
-    this.#q.finishTurn.run({ id: turnId, status, text: fields.text ?? null, error: fields.error ?? null, now });
-    return turnRecord(this.#q.turn.get({ id: turnId })!);
+    return this.#write(() => {
+      this.#q.finishTurn.run({ id: turnId, status, text: fields.text ?? null, error: fields.error ?? null, now });
+      return turnRecord(this.#q.turn.get({ id: turnId })!);
+    });
   }
 
   async setIterations(turnId: string, iterations: number, now: string): Promise<void> {
-    this.#q.setIterations.run({ id: turnId, iterations, now });
+    await this.#write(() => this.#q.setIterations.run({ id: turnId, iterations, now }));
   }
 
   async resolveElicitation(
     input: { elicitationId: string; ownerId: string; answer: ElicitationAnswer; now: string; lease?: TurnLease },
     closeStep: CloseStep,
   ): Promise<ResolveResult> {
-    return this.sqlite.transaction((): ResolveResult => {
+    return this.#write((): ResolveResult => {
       const { now, answer } = input;
       const row = this.#q.ownedElicitation.get({ id: input.elicitationId, ownerId: input.ownerId });
       if (!row) return { kind: 'not_found' };
@@ -347,15 +367,15 @@ export class SqliteStore implements Store {
         id: row.turnId, now, leaseOwner: input.lease?.owner ?? null, leaseUntil: input.lease?.until ?? null,
       }).changes === 1;
       return { kind: claimed ? 'resume' : 'recorded', ...current() };
-    }).immediate();
+    });
   }
 
   async expireDueTurns(now: string, limit: number, closeStep: CloseStep): Promise<TurnRecord[]> {
-    return this.sqlite.transaction(() => {
+    return this.#write(() => {
       const due = this.db.select().from(turns)
         .where(and(eq(turns.status, 'PAUSED'), lte(turns.expiresAt, now))).limit(limit).all();
       return due.map((row) => this.#closePausedTurn(turnRecord(row), 'expired', closeStep, now));
-    }).immediate();
+    });
   }
 
   async listRunningTurns(): Promise<TurnRecord[]> {
@@ -373,16 +393,16 @@ export class SqliteStore implements Store {
   }
 
   async claimTurn(turnId: string, expectedOwner: string | null, lease: TurnLease, now: string): Promise<{ turn: TurnRecord; recoveries: number } | null> {
-    return this.sqlite.transaction(() => {
+    return this.#write(() => {
       const claimed = this.#q.claimTurn.run({ id: turnId, expected: expectedOwner, owner: lease.owner, until: lease.until, now }).changes === 1;
       if (!claimed) return null;
       const row = this.#q.turn.get({ id: turnId })!;
       return { turn: turnRecord(row), recoveries: row.recoveries };
-    }).immediate();
+    });
   }
 
   async renewLeases(owner: string, until: string, now: string): Promise<number> {
-    return this.#q.renewLeases.run({ owner, until, now }).changes;
+    return this.#write(() => this.#q.renewLeases.run({ owner, until, now }).changes);
   }
 
   async holdsLease(turnId: string, owner: string): Promise<boolean> {
@@ -390,10 +410,11 @@ export class SqliteStore implements Store {
   }
 
   async deleteExpiredElicitations(before: string, limit: number): Promise<number> {
-    return this.#q.deleteExpiredElicitations.run({ before, limit }).changes;
+    return this.#write(() => this.#q.deleteExpiredElicitations.run({ before, limit }).changes);
   }
 
   close(): void {
+    this.#writes.flush();
     // A clean stop folds the WAL into the database file, so the .db file alone is a complete copy.
     try { this.sqlite.pragma('wal_checkpoint(TRUNCATE)'); } catch { /* another process reads: it checkpoints later */ }
     this.sqlite.close();
@@ -414,11 +435,11 @@ export class SqliteStore implements Store {
 
   /** A call's one TOOL message; a second one for the same call (two processes racing on a turn) is dropped. */
   #appendToolMessage(turnId: string, threadId: string, draft: ToolMessageDraft, now: string): void {
-    this.#q.insertToolMessage.run({ id: `msg_${randomUUID().replaceAll('-', '')}`, threadId, turnId, text: draft.text, toolCallId: draft.toolCallId, now });
+    this.#q.insertToolMessage.run({ id: newId('msg'), threadId, turnId, text: draft.text, toolCallId: draft.toolCallId, now });
   }
 
   #appendMessage(turnId: string, threadId: string, message: ChatMessage, now: string): MessageRecord {
-    const id = `msg_${randomUUID().replaceAll('-', '')}`;
+    const id = newId('msg');
     this.#q.insertMessage.run({
       id, threadId, turnId, role: message.role, text: message.text,
       toolCalls: message.toolCalls.length ? JSON.stringify(message.toolCalls) : null, toolCallId: message.toolCallId, now,

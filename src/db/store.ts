@@ -1,5 +1,5 @@
 // The storage interface the rest of toolgate uses. The SQLite store implements it; a PostgreSQL store can
-// later. Every method that changes state is one atomic transaction.
+// later. Every method that changes state is one atomic transaction, committed when its promise resolves.
 import type {
   Agent, ChatMessage, ToolMessageDraft, ElicitationAnswer, ElicitationRequest, ElicitationStatus, JsonObject, PendingStep,
   ToolAnnotations, ToolConfirmationMode, TurnStatus, CloseReason,
@@ -203,5 +203,11 @@ export interface Store {
   holdsLease(turnId: string, owner: string): Promise<boolean>;
   /** Retention: delete at most `limit` EXPIRED elicitations that expired before `before`; returns how many. */
   deleteExpiredElicitations(before: string, limit: number): Promise<number>;
+  /**
+   * Resolves once what was committed before the call survives power loss, not only a process crash: awaited before
+   * a mutation's response is sent and an event is published. The SQLite store fsyncs its WAL here, once for
+   * every request waiting (group commit); a store whose commits are durable already returns at once.
+   */
+  flush(): Promise<void>;
   close(): void;
 }

@@ -41,49 +41,126 @@ export interface PubSubOptions {
   eventTarget?: EventTarget;
 }
 
+/**
+ * A subscriber whose queue holds this many undelivered events (its client stopped reading) is ended with an error
+ * rather than buffering without bound. Yoga's Repeater had the same bound, but threw from the publisher's dispatch.
+ */
+export const MAX_QUEUED_EVENTS = 1024;
+
 export function createToolgatePubSub(options: PubSubOptions = {}): ToolgatePubSub {
   const eventTarget = options.eventTarget ?? new EventTarget();
-  // Each subscriber adds a listener; Node warns past 10 by default.
+  // One listener per channel, not per subscriber; Redis-backed targets may add their own per channel anyway.
   setMaxListeners(0, eventTarget);
+  // Publishing stays Yoga's, so that the event names and payloads on the target (and on Redis) are unchanged.
   const yogaPubSub = createPubSub<ToolgateTopics>({ eventTarget: eventTarget as never });
-  const open = new Set<Subscription<unknown>>();
+  // Subscribers by channel (Yoga's event name `${topic}:${key}`). One listener per channel hands each event to every
+  // local subscriber: per subscriber that is one queue push, and they all receive the same payload object, which is
+  // what lets the per-event work above this (reads, GraphQL execution) be shared by them.
+  const channels = new Map<string, Set<EventQueue<unknown>>>();
+  const open = new Set<EventQueue<unknown>>();
   let closed = false;
+
+  const dispatch = (event: Event) => {
+    const queues = channels.get(event.type);
+    if (!queues) return;
+    const payload = (event as CustomEvent).detail as unknown;
+    for (const queue of queues) queue.push(payload);
+  };
+
+  const leave = (channel: string, queue: EventQueue<unknown>) => {
+    open.delete(queue);
+    const queues = channels.get(channel);
+    if (!queues?.delete(queue) || queues.size > 0) return;
+    channels.delete(channel);
+    eventTarget.removeEventListener(channel, dispatch);
+  };
 
   return {
     publish(topic, key, payload) {
       (yogaPubSub.publish as (topic: string, key: string, payload: unknown) => void)(topic, key, payload);
     },
     subscribe<T extends Topic>(topic: T, key: KeyOf<T>): Subscription<PayloadOf<T>> {
-      const source = (yogaPubSub.subscribe as (topic: string, key: string) => AsyncGenerator<PayloadOf<T>>)(topic, key);
-      // Yoga's subscribe returns a Repeater, which adds its event listener on the first next(): call it now.
-      let first: Promise<IteratorResult<PayloadOf<T>>> | null = source.next();
-      const subscription: Subscription<PayloadOf<T>> = {
-        next() {
-          const pending = first;
-          first = null;
-          return pending ?? source.next();
-        },
-        async return() {
-          open.delete(subscription);
-          first = null;
-          return source.return(undefined);
-        },
-        [Symbol.asyncIterator]() {
-          return subscription;
-        },
-      };
-      open.add(subscription);
+      const channel = `${topic}:${key}`;
+      const queue: EventQueue<unknown> = new EventQueue(() => leave(channel, queue));
       // After close() (shutting down) a late subscriber ends at once instead of holding its connection open.
-      if (closed) void subscription.return();
-      return subscription;
+      if (closed) {
+        void queue.return();
+        return queue as EventQueue<PayloadOf<T>>;
+      }
+      open.add(queue);
+      let queues = channels.get(channel);
+      if (!queues) {
+        channels.set(channel, (queues = new Set()));
+        // Listening from here on: what is published after subscribe() returns is never missed.
+        eventTarget.addEventListener(channel, dispatch);
+      }
+      queues.add(queue);
+      return queue as EventQueue<PayloadOf<T>>;
     },
     async close() {
       closed = true;
-      const subscriptions = [...open];
-      open.clear();
-      await Promise.allSettled(subscriptions.map((subscription) => subscription.return()));
+      await Promise.allSettled([...open].map((queue) => queue.return()));
     },
   };
+}
+
+/** The events of one subscriber not yet taken, and its next() waiting for one. */
+class EventQueue<T> implements Subscription<T> {
+  readonly #buffer: T[] = [];
+  #waiting: ((result: IteratorResult<T>) => void) | null = null;
+  #ended = false;
+  #failure: Error | null = null;
+  readonly #onEnd: () => void;
+
+  constructor(onEnd: () => void) {
+    this.#onEnd = onEnd;
+  }
+
+  push(value: T): void {
+    if (this.#ended) return;
+    const waiting = this.#waiting;
+    if (waiting) {
+      this.#waiting = null;
+      waiting({ value, done: false });
+    } else if (this.#buffer.length < MAX_QUEUED_EVENTS) {
+      this.#buffer.push(value);
+    } else {
+      // What is buffered is still delivered first; then the subscription fails (graphql-ws: an error message).
+      this.#failure = new Error(`This subscription fell more than ${MAX_QUEUED_EVENTS} events behind and was ended.`);
+      this.#end();
+    }
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    if (this.#buffer.length > 0) return Promise.resolve({ value: this.#buffer.shift()!, done: false });
+    if (this.#failure) {
+      const failure = this.#failure;
+      this.#failure = null;
+      return Promise.reject(failure);
+    }
+    if (this.#ended) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => { this.#waiting = resolve; });
+  }
+
+  return(): Promise<IteratorResult<T>> {
+    this.#buffer.length = 0;
+    this.#failure = null;
+    this.#end();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  #end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#onEnd();
+    const waiting = this.#waiting;
+    this.#waiting = null;
+    waiting?.({ value: undefined, done: true });
+  }
 }
 
 /** The default: one process. */

@@ -1,0 +1,73 @@
+// Group commit for the WAL: the connection commits at synchronous = NORMAL (no fsync, nothing blocks the event
+// loop), and whoever needs its commits on disk (a tool about to run, a response about to be sent) awaits sync().
+// One fdatasync of the WAL file, on libuv's thread pool, covers every commit made before it started, so
+// concurrent requests share one. This is what synchronous = FULL guarantees for a commit, paid once per batch
+// instead of once per commit, and off the event loop. docs/durability.md.
+import { open } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+/** Flushes one file's data to the disk (fdatasync); a missing file has nothing to flush. */
+export type SyncFile = (path: string) => Promise<void>;
+
+export class WalSync {
+  /** Commits made so far, and how many of them a finished fsync covered. */
+  #committed = 0;
+  #durable = 0;
+  #running: Promise<void> | null = null;
+  /** The commits the running fsync covers (those made before it started). */
+  #runningCovers = 0;
+  #queued: Promise<void> | null = null;
+  #directorySynced = false;
+
+  /** `walPath` null: an in-memory database, nothing to sync. */
+  constructor(private readonly walPath: string | null, private readonly syncFile: SyncFile = datasync) {}
+
+  /** Called after each commit of the connection. */
+  committed(): void {
+    this.#committed++;
+  }
+
+  /** Resolves once every commit made before the call is on disk; at once when an earlier sync covered them. */
+  sync(): Promise<void> {
+    if (!this.walPath || this.#durable >= this.#committed) return Promise.resolve();
+    if (!this.#running) return this.#start();
+    if (this.#runningCovers >= this.#committed) return this.#running;
+    // The fsync in progress started before the caller's last commit: the next one covers it.
+    this.#queued ??= this.#running.then(() => this.#start(), () => this.#start());
+    return this.#queued;
+  }
+
+  #start(): Promise<void> {
+    this.#queued = null;
+    const covers = this.#committed;
+    this.#runningCovers = covers;
+    const run = this.#syncOnce().then(() => { this.#durable = Math.max(this.#durable, covers); });
+    this.#running = run;
+    void run.finally(() => { if (this.#running === run) this.#running = null; }).catch(() => {});
+    return run;
+  }
+
+  async #syncOnce(): Promise<void> {
+    await this.syncFile(this.walPath!);
+    // The WAL file's directory entry too, once: a WAL created since the database was opened must survive as well.
+    if (!this.#directorySynced) {
+      await this.syncFile(dirname(this.walPath!));
+      this.#directorySynced = true;
+    }
+  }
+}
+
+async function datasync(path: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  try {
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}

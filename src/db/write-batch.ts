@@ -1,0 +1,62 @@
+// Write transactions of concurrent callers run together: every write queued during one turn of the event loop
+// runs in one BEGIN IMMEDIATE … COMMIT, each in its own savepoint. A commit in WAL mode costs a dozen system
+// calls (frame writes, locks) whatever it holds, and pages that several writes touch (an index's last leaf,
+// sqlite_sequence) are written once per batch instead of once per write. Each caller still gets its own
+// all-or-nothing transaction: one that throws rolls back to its savepoint and the others commit. A caller's
+// promise settles only after the batch committed, so nothing is reported done that could still roll back.
+import type Database from 'better-sqlite3';
+
+interface QueuedWrite {
+  work: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+export class WriteBatcher {
+  #queue: QueuedWrite[] = [];
+  readonly #batch: (writes: QueuedWrite[]) => Outcome[];
+
+  constructor(db: Database.Database, private readonly afterCommit: () => void) {
+    // Created once: better-sqlite3 builds a wrapper per transaction() call. Inside the batch's transaction, the
+    // per-write one becomes a SAVEPOINT.
+    const savepoint = db.transaction((work: () => unknown) => work());
+    this.#batch = db.transaction((writes: QueuedWrite[]) => writes.map((write): Outcome => {
+      try {
+        return { ok: true, value: savepoint(write.work) };
+      } catch (error) {
+        return { ok: false, error };
+      }
+    })).immediate;
+  }
+
+  /** Runs `work` (synchronous) in a write transaction; resolves with its result once that is committed. */
+  run<T>(work: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (this.#queue.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  /** Commits what is queued now (also before the database closes). */
+  flush(): void {
+    const writes = this.#queue;
+    if (writes.length === 0) return;
+    this.#queue = [];
+    let outcomes: Outcome[];
+    try {
+      outcomes = this.#batch(writes);
+    } catch (error) {
+      // BEGIN or COMMIT failed (the disk, a lock held past busy_timeout): nothing of the batch was written.
+      for (const write of writes) write.reject(error);
+      return;
+    }
+    this.afterCommit();
+    writes.forEach((write, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) write.resolve(outcome.value);
+      else write.reject(outcome.error);
+    });
+  }
+}

@@ -1,0 +1,115 @@
+// One GraphQL execution per subscription event for all the subscribers who would get the same result, instead of
+// one per subscriber. A published record reaches every local subscriber of its channel as the same object
+// (src/events/pubsub.ts), and subscribers with the same document, variables and viewer get identical results from
+// it: with 1,000 such subscribers, executing (and allocating) once instead of 1,000 times is most of the server's
+// cost of an event. What stays per subscriber: its source stream (subscribe resolver, replay of what was pending,
+// filters, dedup), error masking and delivery. The replayed records are read per subscriber, so they are not shared.
+import { createSourceEventStream, getOperationAST, GraphQLError, type ExecutionArgs, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
+// The executor Yoga executes with (pinned in package.json overrides), so that a shared result is what each
+// subscriber's own execution returned before.
+import { buildExecutionContext, execute } from '@graphql-tools/executor';
+import type { Plugin } from 'graphql-yoga';
+
+export interface SharedEventExecutionOptions {
+  /**
+   * Everything besides the operation and its variables that the result of an event depends on in this context
+   * (the viewer), as a string: subscribers with equal keys share one execution per event; the context of the
+   * first of them to take the event is the one it executes with. null: this subscription executes on its own.
+   */
+  shareKey(context: object): string | null;
+}
+
+type MaybePromise<T> = T | Promise<T>;
+
+/** Results by event (the payload object), then by share key. Entries go with their event once nobody holds it. */
+const resultsByEvent = new WeakMap<object, Map<string, MaybePromise<ExecutionResult>>>();
+const ids = new WeakMap<object, number>();
+let lastId = 0;
+/** A number per object: documents and schemas go into share keys by identity (Yoga caches parsed documents). */
+function idOf(object: object): number {
+  let id = ids.get(object);
+  if (id === undefined) ids.set(object, (id = ++lastId));
+  return id;
+}
+
+/** A Yoga plugin: the subscriptions whose context has a share key execute each event once per key. */
+export function useSharedEventExecution(options: SharedEventExecutionOptions): Plugin {
+  return {
+    onSubscribe({ args, subscribeFn, setSubscribeFn }) {
+      const contextKey = options.shareKey(args.contextValue as object);
+      if (contextKey === null) return;
+      setSubscribeFn((subscribeArgs) => subscribeShared(subscribeArgs as ExecutionArgs, contextKey, subscribeFn as (a: ExecutionArgs) => unknown) as never);
+    },
+  };
+}
+
+function subscribeShared(args: ExecutionArgs, contextKey: string, ownExecution: (args: ExecutionArgs) => unknown): unknown {
+  const operation = getOperationAST(args.document, args.operationName);
+  // Anything the executor rejects before the subscribe resolver runs (unknown operation, bad variables) is
+  // answered by it, with its error codes; such an operation never reaches an event.
+  if (operation?.operation !== 'subscription' || Array.isArray(buildExecutionContext(args))) return ownExecution(args);
+  const key = [contextKey, idOf(args.schema), idOf(args.document), args.operationName ?? '', JSON.stringify(args.variableValues ?? {})].join('\u0000');
+  const source = createSourceEventStream(args);
+  const withSource = (stream: AsyncIterable<unknown> | ExecutionResult) => (Symbol.asyncIterator in stream
+    ? new SharedEventResults(stream[Symbol.asyncIterator](), args, operation, key)
+    : stream);
+  return source instanceof Promise ? source.then(withSource) : withSource(source);
+}
+
+/** One subscriber's results: its own events, each executed at most once per share key. */
+class SharedEventResults implements AsyncIterableIterator<ExecutionResult> {
+  readonly #source: AsyncIterator<unknown>;
+  readonly #args: ExecutionArgs;
+  readonly #operation: OperationDefinitionNode;
+  readonly #key: string;
+
+  constructor(source: AsyncIterator<unknown>, args: ExecutionArgs, operation: OperationDefinitionNode, key: string) {
+    this.#source = source;
+    this.#args = args;
+    this.#operation = operation;
+    this.#key = key;
+  }
+
+  async next(): Promise<IteratorResult<ExecutionResult>> {
+    let step: IteratorResult<unknown>;
+    try {
+      step = await this.#source.next();
+    } catch (error) {
+      // As the executor reports a failing source stream: an error located at the operation.
+      const cause = error instanceof Error ? error : new Error(String(error));
+      throw new GraphQLError(cause.message, { nodes: [this.#operation], originalError: cause });
+    }
+    if (step.done) return { value: undefined, done: true };
+    return { value: await this.#resultOf(step.value), done: false };
+  }
+
+  async return(): Promise<IteratorResult<ExecutionResult>> {
+    await this.#source.return?.();
+    return { value: undefined, done: true };
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  #resultOf(event: unknown): MaybePromise<ExecutionResult> {
+    if (typeof event !== 'object' || event === null) return this.#execute(event);
+    let results = resultsByEvent.get(event);
+    if (!results) resultsByEvent.set(event, (results = new Map()));
+    let result = results.get(this.#key);
+    if (!result) {
+      // Field errors are part of the result; a rejection (none is expected) would reach each subscriber alike.
+      result = this.#execute(event);
+      results.set(this.#key, result);
+    }
+    return result;
+  }
+
+  /**
+   * ExecuteSubscriptionEvent: the operation with the event as its root value, as the executor runs each event. A
+   * single result: the schema has no @defer or @stream, so validation refuses incremental delivery.
+   */
+  #execute(event: unknown): MaybePromise<ExecutionResult> {
+    return execute({ ...this.#args, rootValue: event }) as MaybePromise<ExecutionResult>;
+  }
+}

@@ -1,0 +1,79 @@
+// Writes of concurrent callers commit together, and each is still its own all-or-nothing transaction, settled
+// only after the commit: on a real SQLite file, read back from a second connection.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WriteBatcher } from '../../src/db/write-batch.js';
+
+let dir: string;
+let db: Database.Database;
+let reader: Database.Database;
+let commits: number;
+let batcher: WriteBatcher;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'toolgate-batch-'));
+  db = new Database(join(dir, 'x.db'));
+  db.pragma('journal_mode = WAL');
+  db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE)');
+  reader = new Database(join(dir, 'x.db'), { readonly: true });
+  commits = 0;
+  batcher = new WriteBatcher(db, () => { commits++; });
+});
+
+afterEach(() => {
+  reader.close();
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const insert = (text: string) => () => db.prepare('INSERT INTO notes (text) VALUES (?)').run(text).lastInsertRowid;
+const texts = () => (reader.prepare('SELECT text FROM notes ORDER BY id').all() as { text: string }[]).map((r) => r.text);
+
+describe('WriteBatcher', () => {
+  it('writes queued in one turn of the event loop commit once, in order, and each caller gets its own result', async () => {
+    const ids = await Promise.all([batcher.run(insert('a')), batcher.run(insert('b')), batcher.run(insert('c'))]);
+    expect(ids).toEqual([1, 2, 3]);
+    expect(commits).toBe(1);
+    expect(texts()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('a write that throws rolls back only its own changes; the others of the batch commit', async () => {
+    const both = () => { insert('x1')(); insert('a')(); }; // the second insert breaks UNIQUE after the first succeeded
+    const results = await Promise.allSettled([batcher.run(insert('a')), batcher.run(both), batcher.run(insert('b'))]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/UNIQUE/);
+    expect(texts()).toEqual(['a', 'b']); // no x1
+  });
+
+  it('nothing is reported done before it is committed: a caller reads its write from another connection at once', async () => {
+    const pending = batcher.run(insert('a'));
+    expect(texts()).toEqual([]); // queued, not yet written
+    await pending;
+    expect(texts()).toEqual(['a']);
+  });
+
+  it('when the batch cannot commit (the write lock is held elsewhere), every write of it fails and none is written', async () => {
+    db.pragma('busy_timeout = 0');
+    const other = new Database(join(dir, 'x.db'));
+    other.exec('BEGIN IMMEDIATE');
+    const results = await Promise.allSettled([batcher.run(insert('a')), batcher.run(insert('b'))]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(String((results[0] as PromiseRejectedResult).reason)).toMatch(/locked|busy/i);
+    other.exec('ROLLBACK');
+    other.close();
+    expect(texts()).toEqual([]);
+    expect(commits).toBe(0);
+    await batcher.run(insert('c')); // and the next batch works again
+    expect(texts()).toEqual(['c']);
+  });
+
+  it('flush() commits what is queued at once (before the database closes)', () => {
+    const pending = batcher.run(insert('a'));
+    batcher.flush();
+    expect(texts()).toEqual(['a']);
+    return expect(pending).resolves.toBe(1);
+  });
+});

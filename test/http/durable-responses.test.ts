@@ -1,0 +1,103 @@
+// "It succeeded" is never taken back by a power cut: a mutation's response and a subscription event go out only
+// after the WAL fsync that makes what they report durable, and a tool runs only after its start record is on
+// disk. The fsync is held back here (the server's syncFile), and the database read from a second connection.
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { dataOf, RESOLVE, START_TURN, startHarness, type Harness } from '../support/harness.js';
+import { connectWs, subscribeWs } from '../support/live.js';
+
+/** A syncFile that holds every fsync while `held`; release() lets the waiting ones finish. */
+function fsyncGate() {
+  let held = false;
+  const waiting: (() => void)[] = [];
+  return {
+    syncFile: () => (held ? new Promise<void>((resolve) => { waiting.push(resolve); }) : Promise.resolve()),
+    hold() { held = true; },
+    get waiting() { return waiting.length; },
+    release() { held = false; for (const resolve of waiting.splice(0)) resolve(); },
+  };
+}
+
+const isPending = async (promise: Promise<unknown>, ms = 200) =>
+  Promise.race([promise.then(() => false, () => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), ms))]);
+
+let harness: Harness | undefined;
+afterEach(async () => { await harness?.close(); harness = undefined; });
+
+function readDatabase(file: string) {
+  const db = new Database(file, { readonly: true });
+  return {
+    turnStatus: () => (db.prepare('SELECT status FROM turns ORDER BY rowid DESC LIMIT 1').get() as { status: string } | undefined)?.status,
+    entity: (id: number) => db.prepare('SELECT id FROM demo_entities WHERE id = ?').get(id) !== undefined,
+    close: () => db.close(),
+  };
+}
+
+describe('synchronous FULL (the default)', () => {
+  it('the startTurn response waits for the fsync of the pause it reports; a query does not wait', async () => {
+    const gate = fsyncGate();
+    harness = await startHarness({ syncFile: gate.syncFile });
+    const db = readDatabase(harness.database);
+    gate.hold();
+    const response = harness.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 1' } });
+    await expect.poll(() => db.turnStatus()).toBe('PAUSED'); // committed…
+    expect(await isPending(response)).toBe(true); // …but not reported before it is on disk
+    expect(gate.waiting).toBeGreaterThan(0);
+    expect(dataOf(await harness.gql('{ viewer { id } }')).viewer.id).toBe('local');
+    gate.release();
+    expect(dataOf(await response).startTurn.turn.status).toBe('PAUSED');
+    db.close();
+  });
+
+  it('the ACCEPT does not run the tool before its start record is on disk, nor answer before the result is', async () => {
+    const gate = fsyncGate();
+    harness = await startHarness({ syncFile: gate.syncFile });
+    const db = readDatabase(harness.database);
+    const started = dataOf(await harness.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 1' } }));
+    gate.hold();
+    const answer = harness.gql(RESOLVE, { input: { elicitationId: started.startTurn.turn.pendingElicitations[0].id, action: 'ACCEPT' } });
+    await expect.poll(() => gate.waiting).toBeGreaterThan(0);
+    expect(await isPending(answer)).toBe(true);
+    expect(db.entity(1)).toBe(true); // not deleted: the tool waits for its durable start
+    gate.release();
+    expect(dataOf(await answer).resolveElicitation.turn.status).toBe('COMPLETED');
+    expect(db.entity(1)).toBe(false);
+    db.close();
+  });
+
+  it('a subscriber is not told of a pause before it is on disk', async () => {
+    const gate = fsyncGate();
+    harness = await startHarness({ syncFile: gate.syncFile });
+    const client = connectWs(harness.url);
+    const requested = subscribeWs(client, 'subscription { elicitationRequested { id } }');
+    await new Promise((resolve) => setTimeout(resolve, 100)); // subscribed
+    gate.hold();
+    const response = harness.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 2' } });
+    await expect.poll(() => gate.waiting).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(requested.events).toEqual([]);
+    gate.release();
+    const id = dataOf(await response).startTurn.turn.pendingElicitations[0].id;
+    expect((await requested.waitFor((e) => e.data?.elicitationRequested?.id === id)).data.elicitationRequested.id).toBe(id);
+    requested.stop();
+    await client.dispose();
+  });
+});
+
+describe('synchronous NORMAL', () => {
+  it('responses go out at commit, but a tool still waits for its durable start record', async () => {
+    const gate = fsyncGate();
+    harness = await startHarness({ syncFile: gate.syncFile, synchronous: 'NORMAL' });
+    const db = readDatabase(harness.database);
+    gate.hold();
+    const started = dataOf(await harness.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 3' } }));
+    expect(started.startTurn.turn.status).toBe('PAUSED'); // answered while the fsync is held: none was needed
+    const answer = harness.gql(RESOLVE, { input: { elicitationId: started.startTurn.turn.pendingElicitations[0].id, action: 'ACCEPT' } });
+    await expect.poll(() => gate.waiting).toBeGreaterThan(0);
+    expect(db.entity(3)).toBe(true);
+    gate.release();
+    expect(dataOf(await answer).resolveElicitation.turn.status).toBe('COMPLETED');
+    expect(db.entity(3)).toBe(false);
+    db.close();
+  });
+});
