@@ -35,6 +35,8 @@ const commands: Record<string, (args: Record<string, unknown>) => unknown> = {
   gc: () => { globalThis.gc?.(); globalThis.gc?.(); return process.memoryUsage(); },
   /** Rows inserted, updated or deleted by the server's connection since it opened. */
   changes: () => (sqlite.prepare('SELECT total_changes() AS n').get() as { n: number }).n,
+  /** Commits, writes and WAL fsyncs of the store so far (group commit). */
+  writeStats: () => (server.services.store as SqliteStore).writeStats,
   stamp: (args) => { stamping = args.on === true; publishedAt.clear(); return stamping; },
   /** BENCH_HEAP_SNAPSHOTS=<dir>: writes a heap snapshot there (for finding what a part leaves in memory). */
   heapSnapshot: (args) => (process.env.BENCH_HEAP_SNAPSHOTS

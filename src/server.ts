@@ -19,8 +19,9 @@ import { armorPlugins } from './http/armor.js';
 import { useBodyLimit } from './http/body-limit.js';
 import { useListBudget } from './http/list-budget.js';
 import { schema } from './graphql/schema.js';
+import { useSharedEventExecution } from './graphql/shared-event-execution.js';
 import { closeHttpServer, settleBy } from './http/shutdown.js';
-import { attachWebSocket, webSocketViewer } from './http/websocket.js';
+import { attachWebSocket, webSocketShareKey, webSocketViewer } from './http/websocket.js';
 import { createModel } from './models/index.js';
 import type { Model } from './models/model.js';
 import { ConfigError } from './config/load.js';
@@ -177,6 +178,8 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
       useBodyLimit(limits.maxRequestBytes),
       useListBudget(schema, limits.maxListItems),
       useDurableResponses(store),
+      // One execution per subscription event for all of a viewer's WebSocket subscriptions of the same operation.
+      useSharedEventExecution({ shareKey: webSocketShareKey }),
     ],
     // Over WebSocket the viewer was authenticated once, at connection_init (src/http/websocket.ts); over HTTP
     // a request without valid credentials, where they are required, is refused with 401 UNAUTHENTICATED.

@@ -12,8 +12,8 @@ export interface ToolgateUnderTest extends ServerChild {
 
 /**
  * Starts bench/server.ts on `database` (default: a new file in a new temp directory). `synchronous: 'NORMAL'`
- * switches the server's SQLite connection to NORMAL and `nodeFlags` are given to node: both only for figures
- * marked "for comparison" (what fsync on every commit, or V8's default young generation, costs).
+ * starts it with that option (responses do not wait for the WAL fsync) and `nodeFlags` are given to node: both
+ * only for figures marked "for comparison" (what the fsync before each response, or V8's default young generation, costs).
  */
 export async function startToolgate(
   database?: string, options: { synchronous?: 'NORMAL'; nodeFlags?: string[] } = {},

@@ -82,6 +82,11 @@ export class SqliteStore implements Store {
     return this.#writes.run(work);
   }
 
+  /** Commits, the writes they held, and WAL fsyncs since the store opened: how much group commit shares. */
+  get writeStats(): { commits: number; writes: number; fsyncs: number } {
+    return { commits: this.#writes.commits, writes: this.#writes.writes, fsyncs: this.#wal.fsyncs };
+  }
+
   async flush(): Promise<void> {
     if (this.#syncAcknowledged) await this.#wal.sync();
   }
@@ -415,6 +420,7 @@ export class SqliteStore implements Store {
 
   close(): void {
     this.#writes.flush();
+    void this.#wal.close();
     // A clean stop folds the WAL into the database file, so the .db file alone is a complete copy.
     try { this.sqlite.pragma('wal_checkpoint(TRUNCATE)'); } catch { /* another process reads: it checkpoints later */ }
     this.sqlite.close();

@@ -3,7 +3,7 @@
 // One fdatasync of the WAL file, on libuv's thread pool, covers every commit made before it started, so
 // concurrent requests share one. This is what synchronous = FULL guarantees for a commit, paid once per batch
 // instead of once per commit, and off the event loop. docs/durability.md.
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /** Flushes one file's data to the disk (fdatasync); a missing file has nothing to flush. */
@@ -18,9 +18,22 @@ export class WalSync {
   #runningCovers = 0;
   #queued: Promise<void> | null = null;
   #directorySynced = false;
+  /** WAL fsyncs done since the start. */
+  fsyncs = 0;
+
+  readonly #ownSync: ReturnType<typeof createDatasync> | null;
+  readonly #syncFile: SyncFile;
 
   /** `walPath` null: an in-memory database, nothing to sync. */
-  constructor(private readonly walPath: string | null, private readonly syncFile: SyncFile = datasync) {}
+  constructor(private readonly walPath: string | null, syncFile?: SyncFile) {
+    this.#ownSync = syncFile ? null : createDatasync();
+    this.#syncFile = syncFile ?? this.#ownSync!;
+  }
+
+  /** Closes the file handles it keeps (after the last sync). */
+  async close(): Promise<void> {
+    await this.#ownSync?.close();
+  }
 
   /** Called after each commit of the connection. */
   committed(): void {
@@ -48,26 +61,46 @@ export class WalSync {
   }
 
   async #syncOnce(): Promise<void> {
-    await this.syncFile(this.walPath!);
+    await this.#syncFile(this.walPath!);
+    this.fsyncs++;
     // The WAL file's directory entry too, once: a WAL created since the database was opened must survive as well.
     if (!this.#directorySynced) {
-      await this.syncFile(dirname(this.walPath!));
+      await this.#syncFile(dirname(this.walPath!));
       this.#directorySynced = true;
     }
   }
 }
 
-async function datasync(path: string): Promise<void> {
-  let handle;
-  try {
-    handle = await open(path, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
-  }
-  try {
-    await handle.datasync();
-  } finally {
-    await handle.close();
-  }
+/**
+ * fdatasync through a handle kept open per path: opening the file for every sync cost more main-thread time than
+ * the sync itself (bench part 1). The WAL keeps its inode while the database is open (SQLite truncates and
+ * rewrites it, never replaces it), so the handle stays valid; one that fails is dropped and reopened next time.
+ */
+export function createDatasync(): SyncFile & { close(): Promise<void> } {
+  const handles = new Map<string, Promise<FileHandle | null>>();
+  const sync = async (path: string) => {
+    let handle = handles.get(path);
+    if (!handle) {
+      handle = open(path, 'r').catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return null;
+        throw error;
+      });
+      handles.set(path, handle);
+    }
+    try {
+      const opened = await handle;
+      if (opened) await opened.datasync();
+      else handles.delete(path); // no such file yet: nothing written to it to flush; look again next time
+    } catch (error) {
+      handles.delete(path);
+      throw error;
+    }
+  };
+  return Object.assign(sync, {
+    async close() {
+      const open = [...handles.values()];
+      handles.clear();
+      await Promise.allSettled(open.map(async (handle) => (await handle)?.close()));
+    },
+  });
 }

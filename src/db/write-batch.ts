@@ -16,6 +16,9 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 export class WriteBatcher {
   #queue: QueuedWrite[] = [];
+  /** Batches committed and the writes they held, since the start (bench part 1 reports them per round trip). */
+  commits = 0;
+  writes = 0;
   readonly #batch: (writes: QueuedWrite[]) => Outcome[];
 
   constructor(db: Database.Database, private readonly afterCommit: () => void) {
@@ -52,6 +55,8 @@ export class WriteBatcher {
       for (const write of writes) write.reject(error);
       return;
     }
+    this.commits++;
+    this.writes += writes.length;
     this.afterCommit();
     writes.forEach((write, i) => {
       const outcome = outcomes[i]!;
