@@ -300,9 +300,9 @@ export class AgentRunner {
     if (drafts.length > 0) {
       const expiresAt = new Date(this.#clock().getTime() + agent.pauseTtlSeconds * 1000).toISOString();
       const paused = await this.#store.pauseTurn(turn.id, step, drafts, pausedQuestion(asked), expiresAt, this.#now());
-      this.options.events?.elicitationsCreated(await this.#store.listTurnElicitations(turn.id).then((all) => all.filter((e) => drafts.some((d) => d.id === e.id))));
-      this.#emitTurn(paused);
-      return paused;
+      this.options.events?.elicitationsCreated(paused.elicitations);
+      this.#emitTurn(paused.turn);
+      return paused.turn;
     }
     await this.#executeStep(turn, step, tools);
     return null;

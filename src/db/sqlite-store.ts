@@ -311,7 +311,8 @@ export class SqliteStore implements Store {
     });
   }
 
-  async pauseTurn(turnId: string, step: PendingStep, drafts: ElicitationDraft[], text: string, expiresAt: string, now: string): Promise<TurnRecord> {
+  async pauseTurn(turnId: string, step: PendingStep, drafts: ElicitationDraft[], text: string, expiresAt: string, now: string):
+    Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }> {
     return this.#write(() => {
       const turn = this.#q.turn.get({ id: turnId })!;
       for (const draft of drafts) {
@@ -321,7 +322,14 @@ export class SqliteStore implements Store {
         });
       }
       this.#q.pauseTurn.run({ id: turnId, step: JSON.stringify(step), text, expiresAt, now });
-      return turnRecord(this.#q.turn.get({ id: turnId })!);
+      const paused = turnRecord(this.#q.turn.get({ id: turnId })!);
+      // What the rows now hold, without reading them back: a PENDING request of the turn's owner.
+      const elicitations = drafts.map((draft): ElicitationRecord => ({
+        id: draft.id, turnId, threadId: turn.threadId, agentId: turn.agentId, ownerId: turn.ownerId, toolCallId: draft.toolCallId,
+        status: 'PENDING', request: draft.request, toolCall: draft.toolCall, response: null, resolvedBy: null, resolvedAt: null,
+        createdAt: now, expiresAt,
+      }));
+      return { turn: paused, elicitations };
     });
   }
 

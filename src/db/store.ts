@@ -173,8 +173,9 @@ export interface Store {
   markToolStarted(turnId: string, toolCallId: string, now: string): Promise<boolean>;
   /** Appends the call's TOOL message and journals it finished, in one transaction. */
   finishTool(turnId: string, message: ToolMessageDraft, now: string): Promise<void>;
-  /** Persist the step, create its elicitations, turn PAUSED: writes proportional to what is new. */
-  pauseTurn(turnId: string, step: PendingStep, elicitations: ElicitationDraft[], text: string, expiresAt: string, now: string): Promise<TurnRecord>;
+  /** Persist the step, create its elicitations, turn PAUSED: writes proportional to what is new. Returns both as stored. */
+  pauseTurn(turnId: string, step: PendingStep, elicitations: ElicitationDraft[], text: string, expiresAt: string, now: string):
+    Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }>;
   /** RUNNING turn to a final state. */
   finishTurn(turnId: string, status: 'COMPLETED' | 'FAILED' | 'CANCELLED', fields: { text?: string | null; error?: string | null }, now: string): Promise<TurnRecord>;
   setIterations(turnId: string, iterations: number, now: string): Promise<void>;
