@@ -135,17 +135,15 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
   ]);
 
   const pubsub = options.pubsub ?? createInProcessPubSub();
-  let published: Promise<void> = Promise.resolve();
-  const afterFlush = (publish: () => void) => {
-    const flushed = store.flush();
-    published = published.then(() => flushed).then(publish).catch(onError);
-  };
+  // Registered at emit time, before the mutation's own flush(): when the fsync ends, the event goes out ahead of
+  // the response (bench part 4 measures publish → receive). Flushes settle in the order they were asked for.
+  const afterFlush = (publish: () => void) => { store.flush().then(publish).catch(onError); };
   const runner = new AgentRunner({
     store, tools, listeners, clock, onError,
     lease: { leaseSeconds: options.leaseSeconds }, maxRecoveries: options.maxRecoveries, checkpoint: options.checkpoint,
     models: (id) => models.get(id),
     // An event goes out once what it reports is on disk (store.flush()), like a mutation's response: a client
-    // never acts on a pause or an answer that a power loss could take back. Flushes resolve in order, so events do.
+    // never acts on a pause or an answer that a power loss could take back.
     events: {
       turnChanged: (turn) => afterFlush(() => pubsub.publish('turn', turn.id, turn)),
       elicitationsCreated: (elicitations) => afterFlush(() => {

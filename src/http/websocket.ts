@@ -5,6 +5,7 @@
 import type { Server } from 'node:http';
 import { GraphQLError, type ExecutionArgs } from 'graphql';
 import type { YogaServerInstance } from 'graphql-yoga';
+import type { ServerOptions } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { GraphQLContext, Viewer } from '../graphql/builder.js';
@@ -44,16 +45,53 @@ export function webSocketViewer(initialContext: object): Viewer | null {
   return (initialContext as { [WEBSOCKET_VIEWER]?: Viewer })[WEBSOCKET_VIEWER] ?? null;
 }
 
+/**
+ * For useSharedEventExecution: the subscriptions of one viewer over WebSocket share each event's execution (the
+ * resolvers depend on the viewer and the shared services only). Other transports execute per subscription.
+ */
+export function webSocketShareKey(context: object): string | null {
+  const viewer = webSocketViewer(context);
+  return viewer ? `${viewer.isAdmin ? 'admin' : 'user'}:${viewer.id}` : null;
+}
+
 interface EnvelopedRoot {
   execute: (args: ExecutionArgs) => unknown;
   subscribe: (args: ExecutionArgs) => unknown;
 }
 
 export function attachWebSocket(options: WebSocketOptions): WebSocketTransport {
-  const { yoga, authenticator } = options;
   const wsServer = new WebSocketServer({ server: options.httpServer, path: options.path, maxPayload: options.maxPayload });
+  const graphqlWs = useServer<Record<string, unknown>, ConnectionExtra>(graphqlWsOptions(options.yoga, options.authenticator), wsServer, options.keepAliveMs ?? 12_000);
 
-  const graphqlWs = useServer<Record<string, unknown>, ConnectionExtra>({
+  return {
+    get connections() {
+      return wsServer.clients.size;
+    },
+    async close(graceMs) {
+      const sockets = [...wsServer.clients];
+      const closed = Promise.all(sockets.map((socket) => new Promise<void>((resolve) => {
+        if (socket.readyState === socket.CLOSED) resolve();
+        else socket.once('close', () => resolve());
+      })));
+      // Sends 1001 "Going away" to every client, then stops the WebSocket server (no new upgrades).
+      const disposed = graphqlWs.dispose();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([closed, new Promise<void>((resolve) => { timer = setTimeout(resolve, graceMs); })]);
+      clearTimeout(timer);
+      for (const socket of sockets) if (socket.readyState !== socket.CLOSED) socket.terminate();
+      await disposed;
+    },
+  };
+}
+
+/**
+ * The graphql-ws server: the viewer authenticated at connection_init, every operation through Yoga's envelop.
+ * Transport-free (graphql-ws `makeServer` takes it too), so the server's side can be measured without sockets.
+ */
+export function graphqlWsOptions(
+  yoga: WebSocketOptions['yoga'], authenticator: Authenticator,
+): ServerOptions<Record<string, unknown>, Extra & Partial<ConnectionExtra>> {
+  return {
     onConnect: (ctx) => {
       const result = authenticateConnection(authenticator, ctx.connectionParams);
       if (!result.ok) {
@@ -95,26 +133,6 @@ export function attachWebSocket(options: WebSocketOptions): WebSocketTransport {
         rootValue: { execute, subscribe } satisfies EnvelopedRoot,
       };
       return args;
-    },
-  }, wsServer, options.keepAliveMs ?? 12_000);
-
-  return {
-    get connections() {
-      return wsServer.clients.size;
-    },
-    async close(graceMs) {
-      const sockets = [...wsServer.clients];
-      const closed = Promise.all(sockets.map((socket) => new Promise<void>((resolve) => {
-        if (socket.readyState === socket.CLOSED) resolve();
-        else socket.once('close', () => resolve());
-      })));
-      // Sends 1001 "Going away" to every client, then stops the WebSocket server (no new upgrades).
-      const disposed = graphqlWs.dispose();
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([closed, new Promise<void>((resolve) => { timer = setTimeout(resolve, graceMs); })]);
-      clearTimeout(timer);
-      for (const socket of sockets) if (socket.readyState !== socket.CLOSED) socket.terminate();
-      await disposed;
     },
   };
 }

@@ -1,12 +1,30 @@
 // The pub/sub interface subscriptions rely on: listening from the call on, and a close that ends everyone.
 import { describe, expect, it } from 'vitest';
 import type { TurnRecord } from '../../src/db/store.js';
-import { createInProcessPubSub } from '../../src/events/pubsub.js';
+import { createInProcessPubSub, createToolgatePubSub, MAX_QUEUED_EVENTS } from '../../src/events/pubsub.js';
 
 const turn = (id: string, status: TurnRecord['status']): TurnRecord => ({
   id, threadId: 'thr_1', agentId: 'demo', ownerId: 'alice', status, text: null, error: null, iterations: 0, step: null,
   createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', expiresAt: null,
 });
+
+/** An EventTarget that counts listeners per event name, and can hand each dispatch over as a JSON copy (as Redis does). */
+class CountingEventTarget extends EventTarget {
+  readonly listeners = new Map<string, number>();
+  constructor(private readonly asJson = false) { super(); }
+  override addEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: AddEventListenerOptions | boolean): void {
+    this.listeners.set(type, (this.listeners.get(type) ?? 0) + 1);
+    super.addEventListener(type, listener, options);
+  }
+  override removeEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: EventListenerOptions | boolean): void {
+    this.listeners.set(type, (this.listeners.get(type) ?? 0) - 1);
+    super.removeEventListener(type, listener, options);
+  }
+  override dispatchEvent(event: Event): boolean {
+    if (!this.asJson) return super.dispatchEvent(event);
+    return super.dispatchEvent(new CustomEvent(event.type, { detail: JSON.parse(JSON.stringify((event as CustomEvent).detail)) }));
+  }
+}
 
 describe('ToolgatePubSub', () => {
   it('delivers what is published right after subscribe, before anyone asked for a value', async () => {
@@ -35,5 +53,57 @@ describe('ToolgatePubSub', () => {
     expect((await b.next()).done).toBe(true);
     // A subscriber that comes after close() ends at once.
     expect((await pubsub.subscribe('turn', 'trn_1').next()).done).toBe(true);
+  });
+
+  it('hands one event to every subscriber of its channel through one listener, as the same object', async () => {
+    const target = new CountingEventTarget();
+    const pubsub = createToolgatePubSub({ eventTarget: target });
+    const subscribers = Array.from({ length: 50 }, () => pubsub.subscribe('turn', 'trn_1'));
+    const other = pubsub.subscribe('turn', 'trn_2');
+    expect(target.listeners.get('turn:trn_1')).toBe(1);
+    const published = turn('trn_1', 'PAUSED');
+    pubsub.publish('turn', 'trn_1', published);
+    const received = await Promise.all(subscribers.map((s) => s.next()));
+    expect(received.every((r) => r.value === published)).toBe(true);
+
+    // Unsubscribing one leaves the others listening; the channel's listener goes with its last subscriber.
+    await subscribers[0]!.return();
+    pubsub.publish('turn', 'trn_1', turn('trn_1', 'RUNNING'));
+    expect((await subscribers[1]!.next()).value.status).toBe('RUNNING');
+    expect((await subscribers[0]!.next()).done).toBe(true);
+    await Promise.all(subscribers.map((s) => s.return()));
+    expect(target.listeners.get('turn:trn_1')).toBe(0);
+    expect(target.listeners.get('turn:trn_2')).toBe(1);
+    await other.return();
+  });
+
+  it('works on an event target that hands over JSON copies, as a Redis one does', async () => {
+    const pubsub = createToolgatePubSub({ eventTarget: new CountingEventTarget(true) });
+    const a = pubsub.subscribe('turn', 'trn_1');
+    const b = pubsub.subscribe('turn', 'trn_1');
+    const published = turn('trn_1', 'PAUSED');
+    pubsub.publish('turn', 'trn_1', published);
+    const [fromA, fromB] = [(await a.next()).value, (await b.next()).value];
+    expect(fromA).toEqual(published);
+    expect(fromA).not.toBe(published);
+    // One copy per dispatch, shared by the subscribers of this process.
+    expect(fromB).toBe(fromA);
+    await pubsub.close();
+  });
+
+  it('ends a subscriber that falls too far behind with an error, after what it was sent, and only that one', async () => {
+    const pubsub = createInProcessPubSub();
+    const slow = pubsub.subscribe('turn', 'trn_1');
+    const fast = pubsub.subscribe('turn', 'trn_1');
+    for (let i = 0; i <= MAX_QUEUED_EVENTS; i++) {
+      pubsub.publish('turn', 'trn_1', { ...turn('trn_1', 'RUNNING'), iterations: i });
+      expect((await fast.next()).value.iterations).toBe(i);
+    }
+    for (let i = 0; i < MAX_QUEUED_EVENTS; i++) expect((await slow.next()).value.iterations).toBe(i);
+    await expect(slow.next()).rejects.toThrow(/fell more than 1024 events behind/);
+    expect((await slow.next()).done).toBe(true);
+    pubsub.publish('turn', 'trn_1', turn('trn_1', 'PAUSED'));
+    expect((await fast.next()).value.status).toBe('PAUSED');
+    await pubsub.close();
   });
 });
