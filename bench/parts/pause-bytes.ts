@@ -27,9 +27,11 @@ export async function benchPauseBytes(plan: Plan): Promise<PartResult> {
   try {
     // Warm-up: the first pause of a fresh database also creates pages every later one reuses.
     await gql<StartTurnData>(server.url, START_TURN, startTurnBody().variables);
-    for (const length of plan.transcriptLengths) {
-      // More runs than elsewhere: a page split now and then adds a few pages to one pause; the median shows the usual one.
-      for (let run = 0; run < Math.max(plan.runs, 9); run++) {
+    // More runs than elsewhere: about one pause in two splits a page of some index (3-15 more pages), so the median
+    // needs many samples; and the lengths are interleaved, so that the database's growth during the part does not
+    // favour the length measured first (a fresh database splits least).
+    for (let run = 0; run < Math.max(plan.runs, 15); run++) {
+      for (const length of plan.transcriptLengths) {
         const threadId = seedTranscript(db, length);
         await truncateWal(db);
         const counts = countRows(db);
@@ -59,7 +61,8 @@ export async function benchPauseBytes(plan: Plan): Promise<PartResult> {
       + 'runs until it pauses: user message, model call, assistant message, gate, elicitation, turn PAUSED. What it wrote is read '
       + 'from the WAL file: every frame is one page image (page size + 24 bytes of frame header) written by one commit, and dbstat '
       + 'names the table or index of each page. Rows are the server connection\'s `total_changes()` delta (inserted + updated + deleted). '
-      + 'So "bytes" are bytes of page images SQLite wrote to the WAL, which the checkpoint later copies into the database file once more.',
+      + 'So "bytes" are bytes of page images SQLite wrote to the WAL, which the checkpoint later copies into the database file once more. '
+      + `${Math.max(plan.runs, 15)} pauses per length, the lengths interleaved; the median of each.`,
     figures: [
       ...plan.transcriptLengths.map((length) => {
         const runs = byLength(length);
@@ -71,7 +74,7 @@ export async function benchPauseBytes(plan: Plan): Promise<PartResult> {
       }),
       { name: `bytes at ${longest.toLocaleString('en-US')} / bytes at ${shortest}`, value: fmt(ratio, 3), target: '<= 1.2', pass: ratio <= 1.2 },
     ],
-    runs: results.map((r) => `${r.length} messages: ${r.bytes} bytes, ${r.frames} pages in ${r.commits} commits `
+    runs: [...results].sort((a, b) => a.length - b.length).map((r) => `${r.length} messages: ${r.bytes} bytes, ${r.frames} pages in ${r.commits} commits `
       + `(${Object.entries(r.pagesByBtree).sort().map(([name, n]) => `${name} ${n}`).join(', ')}), ${r.rows} rows`),
     notes: Object.entries(inserted).map(([length, rows]) => `rows inserted by a pause on ${length} messages: ${JSON.stringify(rows)}`),
   };
