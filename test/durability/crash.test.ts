@@ -171,6 +171,23 @@ describe('SIGKILL between the recorded answer and the tool\'s start', { timeout:
       .toEqual([`start ${second.pid}`, `end ${second.pid}`]);
   });
 
+  it('inside the fsync of the tool\'s start record: the call never runs; after the restart it is reported unknown, and the turn goes on', async () => {
+    const first = await startFixture({ ...base, crashInSyncAfter: 'toolStarting' });
+    const { turn } = await startTurn(first, 'confirm', 'append delta');
+    expect(await answerDuringCrash(first, turn.pendingElicitations[0].id)).toBe('connection lost');
+    expect((await first.exited).signal).toBe('SIGKILL');
+    expect(readRuns(base.runsFile)).toEqual([{ kind: 'crash', callId: '', line: 'sync', pid: first.pid }]);
+
+    // The start record was committed (the page cache outlives the process), so the next server must not run the
+    // call: it cannot know that the tool did not start. At most once.
+    const second = await startFixture(base);
+    const after = await settled(second, turn.id);
+    expect(after.status).toBe('COMPLETED');
+    expect(toolMessages(after)).toEqual([INTERRUPTED]);
+    expect(after.elicitations.map((e: any) => e.status)).toEqual(['ACCEPTED']);
+    expect(runsOf(base.runsFile, 'delta')).toBe(0);
+  });
+
   it('two accepted calls, killed before the second starts: the first is not run again, the second runs once', async () => {
     const first = await startFixture({ ...base, crashAt: { point: 'toolStarting', nth: 2 } });
     const { turn } = await startTurn(first, 'confirm', 'append one, two');
