@@ -1,5 +1,6 @@
 // The embedded store: drizzle on better-sqlite3. Transactions are synchronous (better-sqlite3), so every
-// state change below runs start to end without yielding; hot paths use prepared statements.
+// state change below runs start to end without yielding, in a transaction shared with the writes of concurrent
+// requests (write-batch.ts); hot paths use prepared statements.
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -94,23 +95,22 @@ export class SqliteStore implements Store {
   // ---- agents -------------------------------------------------------------------------------------------
 
   async syncAgent(agent: Agent, now: string): Promise<Agent> {
-    const tx = this.db;
     await this.#write(() => {
-      const existing = tx.select().from(agents).where(eq(agents.id, agent.id)).get();
+      const existing = this.db.select().from(agents).where(eq(agents.id, agent.id)).get();
       const definition = {
         name: agent.name, description: agent.description, modelId: agent.modelId, systemPrompt: agent.systemPrompt,
         toolIds: agent.toolIds, maxIterations: agent.maxIterations, updatedAt: now,
       };
       const gating = { requireToolConfirmation: agent.requireToolConfirmation, pauseTtlSeconds: agent.pauseTtlSeconds };
       if (!existing) {
-        tx.insert(agents).values({ id: agent.id, ...definition, ...gating, createdAt: now }).run();
+        this.db.insert(agents).values({ id: agent.id, ...definition, ...gating, createdAt: now }).run();
       } else {
-        tx.update(agents).set(existing.gatingSetByApi ? definition : { ...definition, ...gating }).where(eq(agents.id, agent.id)).run();
+        this.db.update(agents).set(existing.gatingSetByApi ? definition : { ...definition, ...gating }).where(eq(agents.id, agent.id)).run();
         if (existing.gatingSetByApi) return;
-        tx.delete(agentToolOverrides).where(eq(agentToolOverrides.agentId, agent.id)).run();
+        this.db.delete(agentToolOverrides).where(eq(agentToolOverrides.agentId, agent.id)).run();
       }
       for (const [toolId, mode] of Object.entries(agent.toolConfirmation)) {
-        tx.insert(agentToolOverrides).values({ agentId: agent.id, toolId, mode }).run();
+        this.db.insert(agentToolOverrides).values({ agentId: agent.id, toolId, mode }).run();
       }
     });
     return (await this.getAgent(agent.id))!;
@@ -126,18 +126,17 @@ export class SqliteStore implements Store {
   }
 
   async updateAgentGating(id: string, patch: AgentGatingPatch, now: string): Promise<Agent | null> {
-    const tx = this.db;
     const found = await this.#write(() => {
-      const existing = tx.select({ id: agents.id }).from(agents).where(eq(agents.id, id)).get();
+      const existing = this.db.select({ id: agents.id }).from(agents).where(eq(agents.id, id)).get();
       if (!existing) return false;
-      tx.update(agents).set({
+      this.db.update(agents).set({
         ...(patch.requireToolConfirmation !== undefined && { requireToolConfirmation: patch.requireToolConfirmation }),
         ...(patch.pauseTtlSeconds !== undefined && { pauseTtlSeconds: patch.pauseTtlSeconds }),
         gatingSetByApi: true,
         updatedAt: now,
       }).where(eq(agents.id, id)).run();
       for (const [toolId, mode] of Object.entries(patch.toolConfirmation ?? {})) {
-        tx.insert(agentToolOverrides).values({ agentId: id, toolId, mode })
+        this.db.insert(agentToolOverrides).values({ agentId: id, toolId, mode })
           .onConflictDoUpdate({ target: [agentToolOverrides.agentId, agentToolOverrides.toolId], set: { mode } }).run();
       }
       return true;
