@@ -408,7 +408,6 @@ function definitionOf(tool: Tool) {
   return structuredClone(definition);
 }
 
-
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
