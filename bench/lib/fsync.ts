@@ -1,5 +1,5 @@
-// What one commit costs on the disk under the database, with and without an fsync of the WAL: explains the part of
-// a figure that no code change in toolgate can remove while synchronous = FULL.
+// What one commit costs on the disk under the database, with and without an fsync of the WAL: bench part 1 reports
+// the difference as the cost of one fsync (which the server's group commit shares between requests).
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { median } from './stats.js';
