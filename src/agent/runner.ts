@@ -2,7 +2,7 @@
 // Its state is what the store holds (the transcript and a paused turn's PendingStep), so any process can
 // continue a turn from where the last one stopped.
 import { newId } from './ids.js';
-import type { ElicitationDraft, ElicitationRecord, MessageRecord, Store, ThreadRecord, TurnRecord } from '../db/store.js';
+import { LeaseLostError, type ElicitationDraft, type ElicitationRecord, type MessageRecord, type Store, type ThreadRecord, type TurnRecord } from '../db/store.js';
 import type { Model, ModelMessage } from '../models/model.js';
 import type { Tool } from '../tools/tool.js';
 import { closeStep } from './closing.js';
@@ -94,7 +94,8 @@ export class AgentRunner {
     }
     if (result.superseded) this.#emitTurn(result.superseded);
     this.#emitTurn(result.turn);
-    const running = this.#continue(result.turn.id);
+    // The turn as just written and the agent the caller read: #run need not read either again.
+    const running = this.#continue(result.turn.id, { turn: result.turn, agent: input.agent });
     if (input.background) {
       running.catch(() => {}); // #continue reports its own faults
       return { ok: true, thread: result.thread, turn: result.turn };
@@ -123,7 +124,7 @@ export class AgentRunner {
       case 'resume':
         this.#emitTurn(result.turn);
         await this.options.checkpoint?.('answerRecorded', { turnId: result.turn.id });
-        return { ok: true, elicitation: result.elicitation, turn: await this.#continue(result.turn.id) };
+        return { ok: true, elicitation: result.elicitation, turn: await this.#continue(result.turn.id, { turn: result.turn }) };
     }
   }
 
@@ -161,8 +162,9 @@ export class AgentRunner {
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()]);
   }
 
-  #continue(turnId: string): Promise<TurnRecord> {
-    return this.#track(turnId, () => this.#run(turnId));
+  /** `known`: the turn as this process just committed it RUNNING (and its agent), instead of reading them again. */
+  #continue(turnId: string, known: { turn?: TurnRecord; agent?: Agent } = {}): Promise<TurnRecord> {
+    return this.#track(turnId, () => this.#run(turnId, known));
   }
 
   /** Runs `work` as this process's run of the turn, renewing the turn's lease meanwhile. */
@@ -175,11 +177,11 @@ export class AgentRunner {
     return run;
   }
 
-  async #run(turnId: string): Promise<TurnRecord> {
+  async #run(turnId: string, known: { turn?: TurnRecord; agent?: Agent }): Promise<TurnRecord> {
     const store = this.#store;
-    let turn = (await this.#loadTurn(turnId))!;
+    let turn = known.turn ?? (await this.#loadTurn(turnId))!;
     try {
-      const agent = await store.getAgent(turn.agentId);
+      const agent = known.agent ?? await store.getAgent(turn.agentId);
       // A recovered turn may have open calls: #fail gives each its TOOL message, so the thread stays usable.
       if (!agent) return await this.#fail(turn, `The agent ${turn.agentId} no longer exists.`);
       const model = this.options.models(agent.modelId);
@@ -229,10 +231,11 @@ export class AgentRunner {
           return { id, name: byId.get(toolId)?.name ?? call.name, toolId, arguments: call.arguments };
         });
         await this.options.checkpoint?.('modelAnswered', { turnId: turn.id });
-        await this.#assertLease(turn.id);
-        // The answer and the iteration count commit together: a step is saved whole or not at all.
+        // The answer and the iteration count commit together, only while this process holds the turn: a step is
+        // saved whole or not at all.
         turn = { ...turn, iterations: turn.iterations + 1 };
-        await store.appendAssistantMessage(turn.id, { role: 'ASSISTANT', text: response.text, toolCalls: calls, toolCallId: null }, this.#now(), turn.iterations);
+        await store.appendAssistantMessage(turn.id, { role: 'ASSISTANT', text: response.text, toolCalls: calls, toolCallId: null }, this.#now(),
+          turn.iterations, this.#leases.owner);
         await this.options.checkpoint?.('stepSaved', { turnId: turn.id });
         if (calls.length === 0) return await this.#finish(turn.id, 'COMPLETED', { text: response.text ?? '' });
         this.#emitTurn(turn);
@@ -241,7 +244,7 @@ export class AgentRunner {
       }
     } catch (error) {
       // Another process took the turn over (this one was frozen past its lease): it is that one's now; write nothing.
-      if (error instanceof LeaseLost) return (await this.#loadTurn(turn.id)) ?? turn;
+      if (error instanceof LeaseLostError) return (await this.#loadTurn(turn.id)) ?? turn;
       this.options.onError?.(error);
       try {
         if (!(await this.#leases.holds(turn.id))) return (await this.#loadTurn(turn.id)) ?? turn;
@@ -262,11 +265,6 @@ export class AgentRunner {
       text: unfinished.has(call.id) ? toolText.interrupted(call.name) : toolText.failed(call.name, 'the turn stopped before it ran'),
     })), this.#now());
     return this.#finish(turn.id, 'FAILED', { error });
-  }
-
-  /** Before each commit point of a step: stop if another process holds the turn now. */
-  async #assertLease(turnId: string): Promise<void> {
-    if (!(await this.#leases.holds(turnId))) throw new LeaseLost();
   }
 
   /** Gate phase for the calls of one step, then (unless it pauses) the execute phase. Returns the turn if paused. */
@@ -333,7 +331,6 @@ export class AgentRunner {
         }
       }
       await this.#runTool(turn, toolCall, tools.get(toolCall.toolId), instructions);
-      await this.#emitLatest(turn.id);
     }
   }
 
@@ -342,12 +339,13 @@ export class AgentRunner {
     const store = this.#store;
     if (!tool) {
       await store.appendToolMessages(turn.id, [{ toolCallId: toolCall.id, text: toolText.unknownTool(toolCall.name) }], this.#now());
+      await this.#emitLatest(turn.id);
       return;
     }
     await this.options.checkpoint?.('toolStarting', { turnId: turn.id, toolCallId: toolCall.id, toolName: toolCall.name });
-    await this.#assertLease(turn.id);
-    if (!(await store.markToolStarted(turn.id, toolCall.id, this.#now()))) {
-      await store.finishTool(turn.id, { toolCallId: toolCall.id, text: toolText.interrupted(toolCall.name) }, this.#now());
+    // Journaled only while this process holds the turn (else LeaseLostError: another process runs it now).
+    if (!(await store.markToolStarted(turn.id, toolCall.id, this.#now(), this.#leases.owner))) {
+      this.#emitTurn(await store.finishTool(turn.id, { toolCallId: toolCall.id, text: toolText.interrupted(toolCall.name) }, this.#now()));
       return;
     }
     let text: string;
@@ -359,7 +357,7 @@ export class AgentRunner {
     }
     await this.options.checkpoint?.('toolReturned', { turnId: turn.id, toolCallId: toolCall.id, toolName: toolCall.name });
     if (instructions) text = `${text}\n\n${toolText.acceptedInstructions(toolCall.name, instructions)}`;
-    await store.finishTool(turn.id, { toolCallId: toolCall.id, text }, this.#now());
+    this.#emitTurn(await store.finishTool(turn.id, { toolCallId: toolCall.id, text }, this.#now()));
   }
 
   async #finish(turnId: string, status: 'COMPLETED' | 'FAILED', fields: { text?: string | null; error?: string | null }): Promise<TurnRecord> {
@@ -382,9 +380,6 @@ export class AgentRunner {
     if (turn) this.#emitTurn(turn);
   }
 }
-
-/** This process no longer holds the turn's lease. */
-class LeaseLost extends Error {}
 
 /** Tool calls of the last ASSISTANT message that have no TOOL message yet. */
 function openToolCalls(transcript: MessageRecord[], turnId: string): ToolCall[] {

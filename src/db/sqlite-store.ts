@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { and, asc, eq, getTableColumns, gt, inArray, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, getTableName, gt, inArray, isNull, lte, or, sql, type Table } from 'drizzle-orm';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import type { Agent, ChatMessage, ElicitationAnswer, ElicitationStatus, PendingStep, ToolConfirmationMode } from '../agent/types.js';
@@ -13,6 +13,7 @@ import { newId } from '../agent/ids.js';
 import * as schema from './schema.js';
 import { WalSync, type SyncFile } from './wal-sync.js';
 import { WriteBatcher } from './write-batch.js';
+import { LeaseLostError } from './store.js';
 import type {
   AgentGatingPatch, CloseReason, CloseStep, ElicitationDraft, ElicitationRecord, MessageRecord, Page, ResolveResult,
   RunningTurnLease, StartTurnResult, Store, ThreadRecord, ToolMessageDraft, TurnLease, TurnRecord,
@@ -117,12 +118,16 @@ export class SqliteStore implements Store {
   }
 
   async getAgent(id: string): Promise<Agent | null> {
-    const row = this.#q.agent.get({ id });
-    return row ? this.#agentFromRow(row) : null;
+    // One statement for the agent and its overrides: every turn reads its agent.
+    const row = this.#q.agentWithOverrides.get({ id }) as (Record<string, unknown> & { overrides: string }) | undefined;
+    if (!row) return null;
+    const overrides = JSON.parse(row.overrides) as [toolId: string, mode: ToolConfirmationMode][];
+    return agentFromRow(agentColumns.fromRaw(row), overrides.map(([toolId, mode]) => ({ toolId, mode })));
   }
 
   async listAgents(): Promise<Agent[]> {
-    return this.db.select().from(agents).orderBy(asc(agents.id)).all().map((row) => this.#agentFromRow(row));
+    return this.db.select().from(agents).orderBy(asc(agents.id)).all()
+      .map((row) => agentFromRow(row, this.#q.overrides.all({ agentId: row.id })));
   }
 
   async updateAgentGating(id: string, patch: AgentGatingPatch, now: string): Promise<Agent | null> {
@@ -142,22 +147,6 @@ export class SqliteStore implements Store {
       return true;
     });
     return found ? this.getAgent(id) : null;
-  }
-
-  #agentFromRow(row: typeof agents.$inferSelect): Agent {
-    const overrides = this.#q.overrides.all({ agentId: row.id });
-    return {
-      id: row.id,
-      name: row.name,
-      description: row.description,
-      modelId: row.modelId,
-      systemPrompt: row.systemPrompt,
-      toolIds: row.toolIds,
-      requireToolConfirmation: row.requireToolConfirmation,
-      toolConfirmation: Object.fromEntries(overrides.map((o) => [o.toolId, o.mode as ToolConfirmationMode])),
-      pauseTtlSeconds: row.pauseTtlSeconds,
-      maxIterations: row.maxIterations,
-    };
   }
 
   // ---- reads ---------------------------------------------------------------------------------------------
@@ -212,7 +201,7 @@ export class SqliteStore implements Store {
     // The polling hot path: prepared, and pinned to the owner's index (see pendingPage in prepareQueries).
     const params = { ownerId, now, threadId: filter.threadId ?? null, agentId: filter.agentId ?? null };
     const afterSeq = decodeCursor(after);
-    const rows = this.#q.pendingPage.all({ ...params, after: afterSeq, limit: first + 1 }).map(elicitationFromRaw);
+    const rows = this.#q.pendingPage.all({ ...params, after: afterSeq, limit: first + 1 }).map((row) => elicitationColumns.fromRaw(row));
     const count = totalCount(afterSeq, rows.length, first, () => (this.#q.pendingCount.get(params) as { count: number }).count);
     return { ...page(rows, first, elicitationRecord), totalCount: count };
   }
@@ -277,8 +266,9 @@ export class SqliteStore implements Store {
     });
   }
 
-  async appendAssistantMessage(turnId: string, message: ChatMessage, now: string, iterations?: number): Promise<MessageRecord> {
+  async appendAssistantMessage(turnId: string, message: ChatMessage, now: string, iterations?: number, leaseOwner?: string): Promise<MessageRecord> {
     return this.#write(() => {
+      if (leaseOwner !== undefined) this.#assertLease(turnId, leaseOwner);
       const turn = this.#q.turn.get({ id: turnId })!;
       const record = this.#appendMessage(turnId, turn.threadId, message, now);
       if (iterations !== undefined) this.#q.setIterations.run({ id: turnId, iterations, now });
@@ -294,19 +284,23 @@ export class SqliteStore implements Store {
     });
   }
 
-  async markToolStarted(turnId: string, toolCallId: string, now: string): Promise<boolean> {
-    const started = await this.#write(() => this.#q.startTool.run({ turnId, toolCallId, now }).changes === 1);
+  async markToolStarted(turnId: string, toolCallId: string, now: string, leaseOwner?: string): Promise<boolean> {
+    const started = await this.#write(() => {
+      if (leaseOwner !== undefined) this.#assertLease(turnId, leaseOwner);
+      return this.#q.startTool.run({ turnId, toolCallId, now }).changes === 1;
+    });
     // The started row must be on disk before the tool's effect happens, whatever `synchronous` says; the same
     // fsync makes every earlier commit durable too (the answer that allowed the call).
     await this.#wal.sync();
     return started;
   }
 
-  async finishTool(turnId: string, draft: ToolMessageDraft, now: string): Promise<void> {
-    await this.#write(() => {
+  async finishTool(turnId: string, draft: ToolMessageDraft, now: string): Promise<TurnRecord> {
+    return this.#write(() => {
       const turn = this.#q.turn.get({ id: turnId })!;
       this.#appendToolMessage(turnId, turn.threadId, draft, now);
       this.#q.finishTool.run({ turnId, toolCallId: draft.toolCallId, now });
+      return turnRecord(turn);
     });
   }
 
@@ -418,7 +412,16 @@ export class SqliteStore implements Store {
   }
 
   async holdsLease(turnId: string, owner: string): Promise<boolean> {
+    return this.#holdsLease(turnId, owner);
+  }
+
+  #holdsLease(turnId: string, owner: string): boolean {
     return (this.#q.leaseOwner.get({ id: turnId }) as { owner: string | null } | undefined)?.owner === owner;
+  }
+
+  /** Inside a write: the check and the write commit together, so no other process can take the turn in between. */
+  #assertLease(turnId: string, owner: string): void {
+    if (!this.#holdsLease(turnId, owner)) throw new LeaseLostError(turnId);
   }
 
   async deleteExpiredElicitations(before: string, limit: number): Promise<number> {
@@ -471,9 +474,11 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
     WHERE owner_id = @ownerId AND status = 'PENDING' AND expires_at > @now
       AND (@threadId IS NULL OR thread_id = @threadId) AND (@agentId IS NULL OR agent_id = @agentId)`;
   return {
-    pendingPage: raw(`SELECT ${ELICITATION_COLUMNS} ${pending} AND seq > @after ORDER BY seq LIMIT @limit`),
+    pendingPage: raw(`SELECT ${elicitationColumns.select} ${pending} AND seq > @after ORDER BY seq LIMIT @limit`),
     pendingCount: raw(`SELECT count(*) AS count ${pending}`),
-    agent: db.select().from(agents).where(eq(agents.id, p('id'))).prepare(),
+    agentWithOverrides: raw(`SELECT ${agentColumns.select},
+      (SELECT json_group_array(json_array(tool_id, mode)) FROM agent_tool_overrides WHERE agent_id = agents.id) AS overrides
+      FROM agents WHERE id = @id`),
     overrides: db.select().from(agentToolOverrides).where(eq(agentToolOverrides.agentId, p('agentId'))).prepare(),
     thread: db.select().from(threads).where(eq(threads.id, p('id'))).prepare(),
     turn: db.select().from(turns).where(eq(turns.id, p('id'))).prepare(),
@@ -522,6 +527,21 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
   };
 }
 
+function agentFromRow(row: typeof agents.$inferSelect, overrides: { toolId: string; mode: string }[]): Agent {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    modelId: row.modelId,
+    systemPrompt: row.systemPrompt,
+    toolIds: row.toolIds,
+    requireToolConfirmation: row.requireToolConfirmation,
+    toolConfirmation: Object.fromEntries(overrides.map((o) => [o.toolId, o.mode as ToolConfirmationMode])),
+    pauseTtlSeconds: row.pauseTtlSeconds,
+    maxIterations: row.maxIterations,
+  };
+}
+
 function threadRecord(row: ThreadRow): ThreadRecord {
   return { id: row.id, agentId: row.agentId, ownerId: row.ownerId, createdAt: row.createdAt };
 }
@@ -541,15 +561,25 @@ function messageRecord(row: MessageRow): MessageRecord {
   };
 }
 
-/** Every column of elicitations under its drizzle key, for raw statements; elicitationFromRaw maps values as drizzle does. */
-const elicitationColumns = Object.entries(getTableColumns(elicitations));
-const ELICITATION_COLUMNS = elicitationColumns.map(([key, column]) => `"${column.name}" AS "${key}"`).join(', ');
-
-function elicitationFromRaw(raw: unknown): ElicitationRow {
-  const row = raw as Record<string, unknown>;
-  for (const [key, column] of elicitationColumns) if (row[key] !== null) row[key] = column.mapFromDriverValue(row[key]);
-  return row as ElicitationRow;
+/**
+ * A table's columns for raw statements: `select` lists every column under its drizzle key (qualified by the table),
+ * `fromRaw` maps a raw row's values as drizzle does (JSON, booleans).
+ */
+function rawColumns<T extends Table>(table: T) {
+  const columns = Object.entries(getTableColumns(table));
+  const name = getTableName(table);
+  return {
+    select: columns.map(([key, column]) => `"${name}"."${column.name}" AS "${key}"`).join(', '),
+    fromRaw(raw: unknown): T['$inferSelect'] {
+      const row = raw as Record<string, unknown>;
+      for (const [key, column] of columns) if (row[key] !== null) row[key] = column.mapFromDriverValue(row[key]);
+      return row as T['$inferSelect'];
+    },
+  };
 }
+
+const elicitationColumns = rawColumns(elicitations);
+const agentColumns = rawColumns(agents);
 
 function elicitationRecord(row: ElicitationRow): ElicitationRecord {
   return {

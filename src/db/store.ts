@@ -126,6 +126,13 @@ export interface AgentGatingPatch {
   toolConfirmation?: Record<string, ToolConfirmationMode>;
 }
 
+/** A write made on behalf of a lease holder found the lease held by another process (or the turn no longer RUNNING). */
+export class LeaseLostError extends Error {
+  constructor(readonly turnId: string) {
+    super(`This process no longer holds the lease of turn ${turnId}.`);
+  }
+}
+
 export interface Store {
   // Agents
   /** Create the agent from the config, or update it: gating is kept once updateAgent changed it. */
@@ -165,14 +172,20 @@ export interface Store {
     /** The process that will run the new turn. */
     lease?: TurnLease;
   }, closeStep: CloseStep): Promise<StartTurnResult>;
-  /** Appends the model's answer and, when given, the turn's new iteration count, in one transaction. */
-  appendAssistantMessage(turnId: string, message: ChatMessage, now: string, iterations?: number): Promise<MessageRecord>;
+  /**
+   * Appends the model's answer and, when given, the turn's new iteration count, in one transaction. With
+   * `leaseOwner`, only while that process holds the turn's lease, checked in the same transaction (else LeaseLostError).
+   */
+  appendAssistantMessage(turnId: string, message: ChatMessage, now: string, iterations?: number, leaseOwner?: string): Promise<MessageRecord>;
   /** Appends TOOL messages (synthetic answers) for calls that do not run. */
   appendToolMessages(turnId: string, messages: ToolMessageDraft[], now: string): Promise<void>;
-  /** Journals the call as started, committed, before it runs. False if it was started before: do not run it. */
-  markToolStarted(turnId: string, toolCallId: string, now: string): Promise<boolean>;
-  /** Appends the call's TOOL message and journals it finished, in one transaction. */
-  finishTool(turnId: string, message: ToolMessageDraft, now: string): Promise<void>;
+  /**
+   * Journals the call as started, committed, before it runs. False if it was started before: do not run it. With
+   * `leaseOwner`, only while that process holds the turn's lease, checked in the same transaction (else LeaseLostError).
+   */
+  markToolStarted(turnId: string, toolCallId: string, now: string, leaseOwner?: string): Promise<boolean>;
+  /** Appends the call's TOOL message and journals it finished, in one transaction; returns the turn as it is then. */
+  finishTool(turnId: string, message: ToolMessageDraft, now: string): Promise<TurnRecord>;
   /** Persist the step, create its elicitations, turn PAUSED: writes proportional to what is new. Returns both as stored. */
   pauseTurn(turnId: string, step: PendingStep, elicitations: ElicitationDraft[], text: string, expiresAt: string, now: string):
     Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }>;
