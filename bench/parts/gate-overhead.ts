@@ -41,31 +41,52 @@ async function runLoop(url: string, plan: Plan, pid: number, seconds: number): P
   return { ...result, failures };
 }
 
+type Run = LoadResult & { failures: number };
+interface Pair { first: Run; second: Run }
+
+/**
+ * One run of each slot; which goes first follows ABBA over the pairs (A B, B A, B A, A B, ...), so that a drift of
+ * the machine, or of the server warming up, weighs on both slots alike.
+ */
+async function measurePair(url: string, pid: number, plan: Plan, slots: [Mode, Mode], index: number, seconds: number): Promise<Pair> {
+  const pair: Partial<Pair> = {};
+  const firstGoesFirst = index % 4 === 0 || index % 4 === 3;
+  for (const slot of firstGoesFirst ? (['first', 'second'] as const) : (['second', 'first'] as const)) {
+    await setMode(url, slots[slot === 'first' ? 0 : 1]);
+    pair[slot] = await runLoop(url, plan, pid, seconds);
+  }
+  return pair as Pair;
+}
+
 export async function benchGateOverhead(plan: Plan): Promise<PartResult> {
   const server = await startToolgate();
-  const runs: { off: LoadResult & { failures: number }; on: LoadResult & { failures: number } }[] = [];
+  // More, shorter runs than elsewhere, and a longer warm-up: the figure is a few percent, and the first seconds of a
+  // server under this load run slower (JIT, caches). With one warm-up second and three pairs (off first in two),
+  // that slowness fell on "off", and an A/A test of that procedure read -10 %.
+  const pairs = plan.runs * 2;
+  const seconds = Math.max(1, Math.ceil(plan.seconds / 2));
+  const real: Pair[] = [];
+  const control: Pair[] = [];
   try {
     for (const mode of ['off', 'on+NEVER'] as const) {
       await setMode(server.url, mode);
-      await runLoop(server.url, plan, server.pid, 1); // warm-up
+      await runLoop(server.url, plan, server.pid, plan.quick ? 1 : 3); // warm-up
     }
-    for (let i = 0; i < plan.runs; i++) {
-      // Alternate which goes first, so a drift of the machine during a pair does not favour one side.
-      const order: Mode[] = i % 2 === 0 ? ['off', 'on+NEVER'] : ['on+NEVER', 'off'];
-      const pair: Partial<Record<Mode, LoadResult & { failures: number }>> = {};
-      for (const mode of order) {
-        await setMode(server.url, mode);
-        pair[mode] = await runLoop(server.url, plan, server.pid, plan.seconds);
-      }
-      runs.push({ off: pair.off!, on: pair['on+NEVER']! });
+    // The pairs of the comparison and of the control (both slots off) alternate, so they see the same machine.
+    for (let i = 0; i < pairs; i++) {
+      real.push(await measurePair(server.url, server.pid, plan, ['off', 'on+NEVER'], i, seconds));
+      control.push(await measurePair(server.url, server.pid, plan, ['off', 'off'], i, seconds));
     }
   } finally {
     await server.close();
   }
+  const runs = real.map((pair) => ({ off: pair.first, on: pair.second }));
   // Overhead = how much longer a turn takes with the gate on: rate(off) / rate(on) - 1.
   const overhead = median(runs.map((r) => r.off.rate / r.on.rate - 1));
   const cpuOverhead = median(runs.map((r) => r.on.cpuPerResponse / r.off.cpuPerResponse - 1));
-  const failures = runs.reduce((sum, r) => sum + r.off.failures + r.on.failures + r.off.errors + r.on.errors, 0);
+  const noise = median(control.map((pair) => pair.first.rate / pair.second.rate - 1));
+  const cpuNoise = median(control.map((pair) => pair.second.cpuPerResponse / pair.first.cpuPerResponse - 1));
+  const failures = [...real, ...control].reduce((sum, pair) => sum + pair.first.failures + pair.second.failures + pair.first.errors + pair.second.errors, 0);
   const pct = (x: number) => `${fmt(x * 100, 1)} %`;
   return {
     part: 5,
@@ -73,8 +94,10 @@ export async function benchGateOverhead(plan: Plan): Promise<PartResult> {
     method: `\`startTurn\` ("${startTurnBody().variables.input.message}", new thread): the scripted model calls demo:delete_entities, it runs, `
       + 'the model answers, the turn completes, in one request. Confirmation is switched with `updateAgent` over HTTP: off '
       + '(requireToolConfirmation false) or on with the override demo:delete_entities = NEVER. '
-      + `${plan.connections} connections for ${plan.seconds} s per mode, the two modes alternating, ${plan.runs} pairs. Overhead is `
-      + 'rate(off) / rate(on) - 1 per pair, median of the pairs; the same from server CPU time per turn is shown beside it.',
+      + `${plan.connections} connections for ${seconds} s per run, ${pairs} pairs (off, on) in ABBA order, after a warm-up in each mode. Overhead is `
+      + 'rate(off) / rate(on) - 1 per pair, median of the pairs; the same from server CPU time per turn is shown beside it. '
+      + `A control (an A/A test) runs ${pairs} pairs the same way with confirmation off in both slots, each control pair right after a `
+      + 'real one: what it reads is the noise of the figure on this machine.',
     figures: [
       {
         name: 'turns, confirmation off',
@@ -85,10 +108,19 @@ export async function benchGateOverhead(plan: Plan): Promise<PartResult> {
         value: `${perSecond(medianOf(runs, (r) => r.on.rate))}, p50 ${ms(medianOf(runs, (r) => r.on.p50))}, server CPU ${ms(medianOf(runs, (r) => r.on.cpuPerResponse))} per turn`,
       },
       { name: 'gate overhead (throughput)', value: `${pct(overhead)} (by server CPU per turn: ${pct(cpuOverhead)})`, target: '<= 5 %', pass: overhead <= 0.05 },
+      {
+        name: 'control: the same procedure with confirmation off in both slots (noise of the figure)',
+        value: `${pct(noise)} (pairs from ${pct(Math.min(...control.map((p) => p.first.rate / p.second.rate - 1)))} `
+          + `to ${pct(Math.max(...control.map((p) => p.first.rate / p.second.rate - 1)))}; by server CPU per turn: ${pct(cpuNoise)})`,
+      },
       { name: 'turns that did not complete, HTTP errors', value: String(failures), target: '0', pass: failures === 0 },
     ],
-    runs: runs.map((r, i) => `pair ${i + 1}: off ${perSecond(r.off.rate)} (CPU ${ms(r.off.cpuPerResponse)}), on+NEVER ${perSecond(r.on.rate)} `
-      + `(CPU ${ms(r.on.cpuPerResponse)}): ${pct(r.off.rate / r.on.rate - 1)}`),
+    runs: [
+      ...runs.map((r, i) => `pair ${i + 1}: off ${perSecond(r.off.rate)} (CPU ${ms(r.off.cpuPerResponse)}), on+NEVER ${perSecond(r.on.rate)} `
+        + `(CPU ${ms(r.on.cpuPerResponse)}): ${pct(r.off.rate / r.on.rate - 1)}`),
+      ...control.map((pair, i) => `control pair ${i + 1}: off ${perSecond(pair.first.rate)} (CPU ${ms(pair.first.cpuPerResponse)}), `
+        + `off ${perSecond(pair.second.rate)} (CPU ${ms(pair.second.cpuPerResponse)}): ${pct(pair.first.rate / pair.second.rate - 1)}`),
+    ],
     notes: [],
   };
 }
