@@ -60,11 +60,13 @@ async function measurePair(url: string, pid: number, plan: Plan, slots: [Mode, M
 
 export async function benchGateOverhead(plan: Plan): Promise<PartResult> {
   const server = await startToolgate();
-  // More, shorter runs than elsewhere, and a longer warm-up: the figure is a few percent, and the first seconds of a
-  // server under this load run slower (JIT, caches). With one warm-up second and three pairs (off first in two),
-  // that slowness fell on "off", and an A/A test of that procedure read -10 %.
-  const pairs = plan.runs * 2;
-  const seconds = Math.max(1, Math.ceil(plan.seconds / 2));
+  // Many short runs and a longer warm-up: the figure is a few percent, while this machine has slow spells of a few
+  // seconds (other jobs: CPU per turn up 30-40 % in both modes) and a server's first seconds under load are slower
+  // (JIT, caches). With three 5 s pairs after 1 s of warm-up (off first in two) an A/A test read -10 %; with six 3 s
+  // pairs a spell could fall on one mode's runs (+12.5 % once, control 1.1 %); twelve 1 s pairs read -3.7 to +2.4 %
+  // in three runs, their controls -1.2 to +2.5 %.
+  const pairs = plan.runs * 4;
+  const seconds = Math.max(1, Math.round(plan.seconds / 5));
   const real: Pair[] = [];
   const control: Pair[] = [];
   try {
