@@ -36,6 +36,8 @@ async function oneRun(plan: Plan): Promise<RssRun> {
     const usageBefore = await server.call<NodeJS.MemoryUsage>('gc');
     const heapBefore = usageBefore.heapUsed;
     await server.call('heapSnapshot', { name: `${server.pid}-before` });
+    // The warm-up's last round trips may have paused without being answered: counted, so that the figure is the load's.
+    const pausedBefore = countPaused(server.database);
     const peakTracked = resetPeakMemory(server.pid);
     const before = memoryOf(server.pid).rss;
     const started = performance.now();
@@ -50,9 +52,7 @@ async function oneRun(plan: Plan): Promise<RssRun> {
     const heapAfter = usageAfter.heapUsed;
     await server.call('heapSnapshot', { name: `${server.pid}-after` }, 120_000);
     const afterGc = memoryOf(server.pid).rss;
-    const db = new Database(server.database, { readonly: true });
-    const paused = (db.prepare("SELECT count(*) AS n FROM turns WHERE status = 'PAUSED'").get() as { n: number }).n;
-    db.close();
+    const paused = countPaused(server.database) - pausedBefore;
     if (failures || load.errors) throw new Error(`${failures} turns did not pause, ${load.errors} HTTP errors`);
     return {
       before, peak, after, afterGc, paused, heapBefore, heapAfter, peakTracked, seconds,
@@ -60,6 +60,15 @@ async function oneRun(plan: Plan): Promise<RssRun> {
     };
   } finally {
     await server.close();
+  }
+}
+
+function countPaused(database: string): number {
+  const db = new Database(database, { readonly: true });
+  try {
+    return (db.prepare("SELECT count(*) AS n FROM turns WHERE status = 'PAUSED'").get() as { n: number }).n;
+  } finally {
+    db.close();
   }
 }
 
@@ -75,7 +84,7 @@ export async function benchRss(plan: Plan): Promise<PartResult> {
     method: 'A fresh server is warmed up (1 s of round trips and of `{ __typename }`) and garbage-collected (bench/server.ts runs with '
       + '--expose-gc; the bench asks over IPC), then its peak RSS is reset (/proc/<pid>/clear_refs) and its RSS read (/proc/<pid>/status). '
       + `Then ${plan.pausedTurns.toLocaleString('en-US')} \`startTurn\` ("delete entities 1", a new thread each) over ${plan.connections} connections, each `
-      + 'pausing; then the peak RSS (VmHWM) during that, and the RSS after a full GC. The database is checked to hold the paused turns. '
+      + 'pausing; then the peak RSS (VmHWM) during that, and the RSS after a full GC. The database is checked to hold the paused turns (not counting any the warm-up left). '
       + `A fresh server per run, ${plan.runs} runs.`,
     figures: [
       { name: 'RSS before', value: mib(median(runs.map((r) => r.before))) },
@@ -89,7 +98,7 @@ export async function benchRss(plan: Plan): Promise<PartResult> {
         name: 'V8 heap growth that stays (after a full GC)',
         value: `${mib(median(runs.map((r) => r.heapAfter - r.heapBefore)))} (${fmt(median(runs.map((r) => (r.heapAfter - r.heapBefore) / plan.pausedTurns)), 0)} bytes per paused turn)`,
       },
-      { name: 'paused turns in the database', value: paused.toLocaleString('en-US'), target: `>= ${plan.pausedTurns.toLocaleString('en-US')}`, pass: paused >= plan.pausedTurns },
+      { name: 'paused turns the load left in the database', value: paused.toLocaleString('en-US'), target: `>= ${plan.pausedTurns.toLocaleString('en-US')}`, pass: paused >= plan.pausedTurns },
     ],
     runs: runs.map((r, i) => `run ${i + 1}: before ${mib(r.before)}, peak ${mib(r.peak)}, after ${mib(r.after)}, after GC ${mib(r.afterGc)}; `
       + `${r.paused} paused turns in ${fmt(r.seconds, 1)} s; V8 heap after GC ${mib(r.heapBefore)} -> ${mib(r.heapAfter)} `
