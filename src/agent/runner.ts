@@ -94,8 +94,9 @@ export class AgentRunner {
     }
     if (result.superseded) this.#emitTurn(result.superseded);
     this.#emitTurn(result.turn);
-    // The turn as just written and the agent the caller read: #run need not read either again.
-    const running = this.#continue(result.turn.id, { turn: result.turn, agent: input.agent });
+    // The turn as just written: #run need not read it again. (The agent it reads again: a gating change committed
+    // between the caller's read and this turn's commit must apply to the turn.)
+    const running = this.#continue(result.turn.id, { turn: result.turn });
     if (input.background) {
       running.catch(() => {}); // #continue reports its own faults
       return { ok: true, thread: result.thread, turn: result.turn };
@@ -145,7 +146,8 @@ export class AgentRunner {
       const run = claimed.recoveries > maxRecoveries
         ? this.#track(orphan.turnId, () => this.#fail(claimed.turn, turnErrors.tooManyRecoveries(maxRecoveries)))
         : this.#continue(orphan.turnId);
-      run.catch((error) => this.options.onError?.(error));
+      // Another process taking the turn over meanwhile is not a fault: it runs the turn now.
+      run.catch((error) => { if (!(error instanceof LeaseLostError)) this.options.onError?.(error); });
     }
     return taken;
   }
@@ -162,8 +164,8 @@ export class AgentRunner {
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()]);
   }
 
-  /** `known`: the turn as this process just committed it RUNNING (and its agent), instead of reading them again. */
-  #continue(turnId: string, known: { turn?: TurnRecord; agent?: Agent } = {}): Promise<TurnRecord> {
+  /** `known`: the turn as this process just committed it RUNNING, instead of reading it again. */
+  #continue(turnId: string, known: { turn?: TurnRecord } = {}): Promise<TurnRecord> {
     return this.#track(turnId, () => this.#run(turnId, known));
   }
 
@@ -177,11 +179,11 @@ export class AgentRunner {
     return run;
   }
 
-  async #run(turnId: string, known: { turn?: TurnRecord; agent?: Agent }): Promise<TurnRecord> {
+  async #run(turnId: string, known: { turn?: TurnRecord }): Promise<TurnRecord> {
     const store = this.#store;
     let turn = known.turn ?? (await this.#loadTurn(turnId))!;
     try {
-      const agent = known.agent ?? await store.getAgent(turn.agentId);
+      const agent = await store.getAgent(turn.agentId);
       // A recovered turn may have open calls: #fail gives each its TOOL message, so the thread stays usable.
       if (!agent) return await this.#fail(turn, `The agent ${turn.agentId} no longer exists.`);
       const model = this.options.models(agent.modelId);
@@ -218,7 +220,7 @@ export class AgentRunner {
             tools: tools.map((tool) => ({ name: names.modelName(tool.id), description: tool.description, inputSchema: tool.inputSchema })),
           });
         } catch (error) {
-          await store.setIterations(turn.id, turn.iterations + 1, this.#now());
+          await store.setIterations(turn.id, turn.iterations + 1, this.#now(), this.#leases.owner);
           return await this.#finish(turn.id, 'FAILED', { error: turnErrors.model(errorMessage(error)) });
         }
         // Call ids key the TOOL messages and the at-most-once journal, so they must be unique in the thread; some
@@ -231,8 +233,7 @@ export class AgentRunner {
           return { id, name: byId.get(toolId)?.name ?? call.name, toolId, arguments: call.arguments };
         });
         await this.options.checkpoint?.('modelAnswered', { turnId: turn.id });
-        // The answer and the iteration count commit together, only while this process holds the turn: a step is
-        // saved whole or not at all.
+        // The answer and the iteration count commit together: a step is saved whole or not at all.
         turn = { ...turn, iterations: turn.iterations + 1 };
         await store.appendAssistantMessage(turn.id, { role: 'ASSISTANT', text: response.text, toolCalls: calls, toolCallId: null }, this.#now(),
           turn.iterations, this.#leases.owner);
@@ -263,7 +264,7 @@ export class AgentRunner {
     await store.appendToolMessages(turn.id, open.map((call) => ({
       toolCallId: call.id,
       text: unfinished.has(call.id) ? toolText.interrupted(call.name) : toolText.failed(call.name, 'the turn stopped before it ran'),
-    })), this.#now());
+    })), this.#now(), this.#leases.owner);
     return this.#finish(turn.id, 'FAILED', { error });
   }
 
@@ -297,7 +298,7 @@ export class AgentRunner {
     }
     if (drafts.length > 0) {
       const expiresAt = new Date(this.#clock().getTime() + agent.pauseTtlSeconds * 1000).toISOString();
-      const paused = await this.#store.pauseTurn(turn.id, step, drafts, pausedQuestion(asked), expiresAt, this.#now());
+      const paused = await this.#store.pauseTurn(turn.id, step, drafts, pausedQuestion(asked), expiresAt, this.#now(), this.#leases.owner);
       this.options.events?.elicitationsCreated(paused.elicitations);
       this.#emitTurn(paused.turn);
       return paused.turn;
@@ -315,7 +316,7 @@ export class AgentRunner {
       if (answered.has(toolCall.id)) continue; // answered before a crash: never twice
       // Each TOOL message is published as it is written (turnUpdated follows the step call by call).
       const say = async (text: string) => {
-        await store.appendToolMessages(turn.id, [{ toolCallId: toolCall.id, text }], this.#now());
+        await store.appendToolMessages(turn.id, [{ toolCallId: toolCall.id, text }], this.#now(), this.#leases.owner);
         await this.#emitLatest(turn.id);
       };
       if (outcome.kind === 'vetoed') { await say(toolText.denied(toolCall.name, outcome.reason)); continue; }
@@ -338,14 +339,13 @@ export class AgentRunner {
   async #runTool(turn: TurnRecord, toolCall: ToolCall, tool: Tool | undefined, instructions: string | null): Promise<void> {
     const store = this.#store;
     if (!tool) {
-      await store.appendToolMessages(turn.id, [{ toolCallId: toolCall.id, text: toolText.unknownTool(toolCall.name) }], this.#now());
+      await store.appendToolMessages(turn.id, [{ toolCallId: toolCall.id, text: toolText.unknownTool(toolCall.name) }], this.#now(), this.#leases.owner);
       await this.#emitLatest(turn.id);
       return;
     }
     await this.options.checkpoint?.('toolStarting', { turnId: turn.id, toolCallId: toolCall.id, toolName: toolCall.name });
-    // Journaled only while this process holds the turn (else LeaseLostError: another process runs it now).
     if (!(await store.markToolStarted(turn.id, toolCall.id, this.#now(), this.#leases.owner))) {
-      this.#emitTurn(await store.finishTool(turn.id, { toolCallId: toolCall.id, text: toolText.interrupted(toolCall.name) }, this.#now()));
+      this.#emitTurn(await store.finishTool(turn.id, { toolCallId: toolCall.id, text: toolText.interrupted(toolCall.name) }, this.#now(), this.#leases.owner));
       return;
     }
     let text: string;
@@ -357,11 +357,11 @@ export class AgentRunner {
     }
     await this.options.checkpoint?.('toolReturned', { turnId: turn.id, toolCallId: toolCall.id, toolName: toolCall.name });
     if (instructions) text = `${text}\n\n${toolText.acceptedInstructions(toolCall.name, instructions)}`;
-    this.#emitTurn(await store.finishTool(turn.id, { toolCallId: toolCall.id, text }, this.#now()));
+    this.#emitTurn(await store.finishTool(turn.id, { toolCallId: toolCall.id, text }, this.#now(), this.#leases.owner));
   }
 
   async #finish(turnId: string, status: 'COMPLETED' | 'FAILED', fields: { text?: string | null; error?: string | null }): Promise<TurnRecord> {
-    const turn = await this.#store.finishTurn(turnId, status, fields, this.#now());
+    const turn = await this.#store.finishTurn(turnId, status, fields, this.#now(), this.#leases.owner);
     this.#emitTurn(turn);
     return turn;
   }

@@ -276,9 +276,10 @@ export class SqliteStore implements Store {
     });
   }
 
-  async appendToolMessages(turnId: string, drafts: ToolMessageDraft[], now: string): Promise<void> {
+  async appendToolMessages(turnId: string, drafts: ToolMessageDraft[], now: string, leaseOwner?: string): Promise<void> {
     if (drafts.length === 0) return;
     await this.#write(() => {
+      if (leaseOwner !== undefined) this.#assertLease(turnId, leaseOwner);
       const turn = this.#q.turn.get({ id: turnId })!;
       for (const draft of drafts) this.#appendToolMessage(turnId, turn.threadId, draft, now);
     });
@@ -295,8 +296,9 @@ export class SqliteStore implements Store {
     return started;
   }
 
-  async finishTool(turnId: string, draft: ToolMessageDraft, now: string): Promise<TurnRecord> {
+  async finishTool(turnId: string, draft: ToolMessageDraft, now: string, leaseOwner?: string): Promise<TurnRecord> {
     return this.#write(() => {
+      if (leaseOwner !== undefined) this.#assertLease(turnId, leaseOwner);
       const turn = this.#q.turn.get({ id: turnId })!;
       this.#appendToolMessage(turnId, turn.threadId, draft, now);
       this.#q.finishTool.run({ turnId, toolCallId: draft.toolCallId, now });
@@ -304,9 +306,10 @@ export class SqliteStore implements Store {
     });
   }
 
-  async pauseTurn(turnId: string, step: PendingStep, drafts: ElicitationDraft[], text: string, expiresAt: string, now: string):
+  async pauseTurn(turnId: string, step: PendingStep, drafts: ElicitationDraft[], text: string, expiresAt: string, now: string, leaseOwner?: string):
     Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }> {
     return this.#write(() => {
+      if (leaseOwner !== undefined) this.#assertLease(turnId, leaseOwner);
       const turn = this.#q.turn.get({ id: turnId })!;
       for (const draft of drafts) {
         this.#q.insertElicitation.run({
@@ -326,15 +329,22 @@ export class SqliteStore implements Store {
     });
   }
 
-  async finishTurn(turnId: string, status: 'COMPLETED' | 'FAILED' | 'CANCELLED', fields: { text?: string | null; error?: string | null }, now: string): Promise<TurnRecord> {
+  async finishTurn(
+    turnId: string, status: 'COMPLETED' | 'FAILED' | 'CANCELLED', fields: { text?: string | null; error?: string | null }, now: string,
+    leaseOwner?: string,
+  ): Promise<TurnRecord> {
     return this.#write(() => {
+      if (leaseOwner !== undefined) this.#assertLease(turnId, leaseOwner);
       this.#q.finishTurn.run({ id: turnId, status, text: fields.text ?? null, error: fields.error ?? null, now });
       return turnRecord(this.#q.turn.get({ id: turnId })!);
     });
   }
 
-  async setIterations(turnId: string, iterations: number, now: string): Promise<void> {
-    await this.#write(() => this.#q.setIterations.run({ id: turnId, iterations, now }));
+  async setIterations(turnId: string, iterations: number, now: string, leaseOwner?: string): Promise<void> {
+    await this.#write(() => {
+      if (leaseOwner !== undefined) this.#assertLease(turnId, leaseOwner);
+      this.#q.setIterations.run({ id: turnId, iterations, now });
+    });
   }
 
   async resolveElicitation(

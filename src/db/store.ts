@@ -172,26 +172,24 @@ export interface Store {
     /** The process that will run the new turn. */
     lease?: TurnLease;
   }, closeStep: CloseStep): Promise<StartTurnResult>;
-  /**
-   * Appends the model's answer and, when given, the turn's new iteration count, in one transaction. With
-   * `leaseOwner`, only while that process holds the turn's lease, checked in the same transaction (else LeaseLostError).
-   */
+  // The loop's writes to a RUNNING turn take `leaseOwner`, the process running it: the write then happens only while
+  // that process holds the turn's lease, checked in the same transaction (else LeaseLostError, nothing written).
+
+  /** Appends the model's answer and, when given, the turn's new iteration count, in one transaction. */
   appendAssistantMessage(turnId: string, message: ChatMessage, now: string, iterations?: number, leaseOwner?: string): Promise<MessageRecord>;
   /** Appends TOOL messages (synthetic answers) for calls that do not run. */
-  appendToolMessages(turnId: string, messages: ToolMessageDraft[], now: string): Promise<void>;
-  /**
-   * Journals the call as started, committed, before it runs. False if it was started before: do not run it. With
-   * `leaseOwner`, only while that process holds the turn's lease, checked in the same transaction (else LeaseLostError).
-   */
+  appendToolMessages(turnId: string, messages: ToolMessageDraft[], now: string, leaseOwner?: string): Promise<void>;
+  /** Journals the call as started, committed, before it runs. False if it was started before: do not run it. */
   markToolStarted(turnId: string, toolCallId: string, now: string, leaseOwner?: string): Promise<boolean>;
   /** Appends the call's TOOL message and journals it finished, in one transaction; returns the turn as it is then. */
-  finishTool(turnId: string, message: ToolMessageDraft, now: string): Promise<TurnRecord>;
+  finishTool(turnId: string, message: ToolMessageDraft, now: string, leaseOwner?: string): Promise<TurnRecord>;
   /** Persist the step, create its elicitations, turn PAUSED: writes proportional to what is new. Returns both as stored. */
-  pauseTurn(turnId: string, step: PendingStep, elicitations: ElicitationDraft[], text: string, expiresAt: string, now: string):
+  pauseTurn(turnId: string, step: PendingStep, elicitations: ElicitationDraft[], text: string, expiresAt: string, now: string, leaseOwner?: string):
     Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }>;
   /** RUNNING turn to a final state. */
-  finishTurn(turnId: string, status: 'COMPLETED' | 'FAILED' | 'CANCELLED', fields: { text?: string | null; error?: string | null }, now: string): Promise<TurnRecord>;
-  setIterations(turnId: string, iterations: number, now: string): Promise<void>;
+  finishTurn(turnId: string, status: 'COMPLETED' | 'FAILED' | 'CANCELLED', fields: { text?: string | null; error?: string | null }, now: string,
+    leaseOwner?: string): Promise<TurnRecord>;
+  setIterations(turnId: string, iterations: number, now: string, leaseOwner?: string): Promise<void>;
   /** Record an answer (idempotent by elicitation id); see ResolveResult. */
   resolveElicitation(input: {
     elicitationId: string; ownerId: string; answer: ElicitationAnswer; now: string;

@@ -1,9 +1,12 @@
 // A process that lost a turn's lease while it was working on it (frozen past the lease, and another process took
-// the turn over) writes nothing more for that turn: the lease is checked in the same transaction as the step it
-// saves and the tool start it journals, so no takeover can slip in between the check and the write.
+// the turn over) writes nothing more for that turn: every write of the loop to a RUNNING turn checks the lease in
+// its own transaction, so no takeover can commit between the check and the write.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Checkpoint } from '../../src/agent/runner.js';
-import { call, callStep, startScenario, textStep, type Scenario } from '../support/scenario.js';
+import type { Model } from '../../src/models/model.js';
+import { call, callStep, startScenario, textStep, type Scenario, type ScenarioOptions } from '../support/scenario.js';
+
+const OTHER = 'otherhost:1:other';
 
 let scenario: Scenario | null = null;
 afterEach(async () => {
@@ -11,66 +14,123 @@ afterEach(async () => {
   scenario = null;
 });
 
-/** A server whose turns lose their lease to `other` at `point` (another process claiming the turn). */
-async function losingLeaseAt(point: Checkpoint): Promise<{ s: Scenario; taken: string[] }> {
-  const taken: string[] = [];
-  const s = await startScenario({
-    tools: [{ name: 'edit_note' }],
-    agent: { requireToolConfirmation: false },
-    script: [callStep(call('edit_note', { id: 'n1' }, 'c1')), textStep('Done.')],
-    checkpoint: async (at, { turnId }) => {
-      if (at !== point) return;
-      const { store, runner } = s.h.server.services;
-      const until = new Date(Date.now() + 60_000).toISOString();
-      const claimed = await store.claimTurn(turnId, runner.leaseOwner, { owner: 'otherhost:1:other', until }, new Date().toISOString());
-      if (claimed) taken.push(turnId);
-    },
-  });
-  scenario = s;
-  return { s, taken };
+/**
+ * How the other process takes the turn: `committed` before this process's next write is asked for, or `racing`,
+ * in the same commit batch as that write and ahead of it (the claim is queued first, not awaited): a check made by
+ * a read before the write would pass, and only a check inside the write's transaction stops it.
+ */
+type Takeover = 'committed' | 'racing';
+
+interface Setup {
+  s: Scenario;
+  /** Turns the other process took. */
+  taken: string[];
+  takeOver(turnId: string): Promise<void>;
 }
 
-async function turnState(s: Scenario, turnId: string) {
+async function start(takeover: Takeover, options: ScenarioOptions & { at?: Checkpoint }): Promise<Setup> {
+  const taken: string[] = [];
+  const { at, ...scenarioOptions } = options;
+  let s!: Scenario;
+  const takeOver = async (turnId: string) => {
+    const { store, runner } = s.h.server.services;
+    const until = new Date(Date.now() + 60_000).toISOString();
+    const claim = store.claimTurn(turnId, runner.leaseOwner, { owner: OTHER, until }, new Date().toISOString())
+      .then((claimed) => { if (claimed) taken.push(turnId); });
+    if (takeover === 'committed') await claim;
+  };
+  s = await startScenario({
+    tools: [{ name: 'edit_note' }],
+    script: [callStep(call('edit_note', { id: 'n1' }, 'c1')), textStep('Done.')],
+    ...scenarioOptions,
+    checkpoint: async (point, { turnId }) => { if (point === at) await takeOver(turnId); },
+  });
+  scenario = s;
+  return { s, taken, takeOver };
+}
+
+async function stateOf(s: Scenario, turnId: string) {
   const { store } = s.h.server.services;
   return {
     turn: await store.loadTurn(turnId),
     messages: (await store.listTurnMessages(turnId)).map((m) => m.role),
-    unfinished: await store.listUnfinishedToolCalls(turnId),
-    holder: await store.holdsLease(turnId, 'otherhost:1:other'),
+    elicitations: (await store.listTurnElicitations(turnId)).length,
+    started: await store.listUnfinishedToolCalls(turnId),
+    heldByOther: await store.holdsLease(turnId, OTHER),
   };
 }
 
-describe('a turn taken over by another process while this one works on it', () => {
+describe.each(['committed', 'racing'] as const)('a turn taken over by another process (%s) while this one works on it', (takeover) => {
   it('after the model answered: the answer is not saved and no tool runs; the turn stays RUNNING with its new holder', async () => {
-    const { s, taken } = await losingLeaseAt('modelAnswered');
+    const { s, taken } = await start(takeover, { at: 'modelAnswered', agent: { requireToolConfirmation: false } });
     const { turn } = await s.start('edit n1');
     expect(taken).toEqual([turn.id]);
     expect(turn.status).toBe('RUNNING');
-    const state = await turnState(s, turn.id);
-    expect(state.turn!.status).toBe('RUNNING');
-    expect(state.turn!.iterations).toBe(0);
+    const state = await stateOf(s, turn.id);
+    expect(state.turn).toMatchObject({ status: 'RUNNING', iterations: 0 });
     expect(state.messages).toEqual(['USER']);
-    expect(state.holder).toBe(true);
+    expect(state.heldByOther).toBe(true);
     expect(s.tools.count('edit_note')).toBe(0);
   });
 
   it('just before a tool starts: the call is not journaled and does not run', async () => {
-    const { s, taken } = await losingLeaseAt('toolStarting');
+    const { s, taken } = await start(takeover, { at: 'toolStarting', agent: { requireToolConfirmation: false } });
     const { turn } = await s.start('edit n1');
     expect(taken).toEqual([turn.id]);
-    expect(turn.status).toBe('RUNNING');
-    const state = await turnState(s, turn.id);
+    const state = await stateOf(s, turn.id);
+    expect(state.turn!.status).toBe('RUNNING');
     expect(state.messages).toEqual(['USER', 'ASSISTANT']);
-    expect(state.unfinished).toEqual([]);
-    expect(state.holder).toBe(true);
+    expect(state.started).toEqual([]);
+    expect(state.heldByOther).toBe(true);
     expect(s.tools.count('edit_note')).toBe(0);
   });
 
-  it('without a takeover the same turn runs the tool once and completes (the checks above are what stopped it)', async () => {
-    const { s, taken } = await losingLeaseAt('answerRecorded'); // a point this turn never reaches: it does not pause
+  it('before the gate pauses the step: no confirmation request is created and the turn is not PAUSED', async () => {
+    const { s, taken } = await start(takeover, { at: 'stepSaved' });
     const { turn } = await s.start('edit n1');
-    expect(taken).toEqual([]);
+    expect(taken).toEqual([turn.id]);
+    const state = await stateOf(s, turn.id);
+    expect(state.turn!.status).toBe('RUNNING');
+    expect(state.elicitations).toBe(0);
+    expect(state.heldByOther).toBe(true);
+    expect(s.tools.count('edit_note')).toBe(0);
+  });
+
+  it('while the model call fails: the turn is not FAILED by this process and its iteration is not counted', async () => {
+    let setup!: Setup;
+    const failingModel: Model = {
+      async generate() {
+        const running = (await setup.s.h.server.services.store.listRunningLeases())[0]!;
+        await setup.takeOver(running.turnId);
+        throw new Error('the model is down');
+      },
+    };
+    setup = await start(takeover, { model: failingModel });
+    const { turn } = await setup.s.start('edit n1');
+    expect(setup.taken).toEqual([turn.id]);
+    const state = await stateOf(setup.s, turn.id);
+    expect(state.turn).toMatchObject({ status: 'RUNNING', iterations: 0, error: null });
+    expect(state.messages).toEqual(['USER']);
+    expect(state.heldByOther).toBe(true);
+  });
+});
+
+describe('without a takeover', () => {
+  it('the same turns run the tool once and complete, pause, or fail as usual (the checks above are what stopped them)', async () => {
+    const runs = await start('committed', { agent: { requireToolConfirmation: false } });
+    const { turn } = await runs.s.start('edit n1');
+    expect(runs.taken).toEqual([]);
     expect(turn.status).toBe('COMPLETED');
-    expect(s.tools.count('edit_note')).toBe(1);
+    expect(runs.s.tools.count('edit_note')).toBe(1);
+    await runs.s.close();
+
+    const pauses = await start('committed', {});
+    expect((await pauses.s.start('edit n1')).turn.status).toBe('PAUSED');
+    await pauses.s.close();
+
+    const fails = await start('committed', { model: { generate: async () => { throw new Error('the model is down'); } } });
+    const failed = (await fails.s.start('edit n1')).turn;
+    expect(failed.status).toBe('FAILED');
+    expect((await fails.s.h.server.services.store.loadTurn(failed.id))!.iterations).toBe(1);
   });
 });

@@ -129,3 +129,22 @@ describe('updateAgent', () => {
     expect(await snapshot()).toEqual(before);
   });
 });
+
+describe('a gating change and a turn started at the same moment', () => {
+  it('a change committed before the turn applies to it, even when the turn was asked for with the agent as read before', async () => {
+    const own = await startScenario({ tools: TOOLS, script: [callNamedTool], agent: { requireToolConfirmation: false } });
+    try {
+      const { store, runner } = own.h.server.services;
+      const before = (await store.getAgent(AGENT_ID))!;
+      expect(before.requireToolConfirmation).toBe(false);
+      // Queued first, so it commits ahead of the turn (in the same batch): by the turn's first step it is the agent's gating.
+      const update = store.updateAgentGating(AGENT_ID, { requireToolConfirmation: true }, new Date().toISOString());
+      const started = await runner.startTurn({ agent: before, threadId: null, ownerId: 'someone', message: 'rw', background: false });
+      await update;
+      expect(started.ok && started.turn.status).toBe('PAUSED');
+      expect(own.tools.count('rw')).toBe(0);
+    } finally {
+      await own.close();
+    }
+  });
+});
