@@ -84,6 +84,17 @@ export class SqliteStore implements Store {
     return this.#writes.run(work);
   }
 
+  /**
+   * A write of the loop to a RUNNING turn: with `leaseOwner`, only while that process holds the turn's lease,
+   * checked in the same transaction (else LeaseLostError), so no other process can take the turn in between.
+   */
+  #writeFor<T>(turnId: string, leaseOwner: string | undefined, work: () => T): Promise<T> {
+    return this.#write(() => {
+      if (leaseOwner !== undefined && !this.#holdsLease(turnId, leaseOwner)) throw new LeaseLostError(turnId);
+      return work();
+    });
+  }
+
   /** Commits, the writes they held, and WAL fsyncs since the store opened: how much group commit shares. */
   get writeStats(): { commits: number; writes: number; fsyncs: number } {
     return { commits: this.#writes.commits, writes: this.#writes.writes, fsyncs: this.#wal.fsyncs };
@@ -267,8 +278,7 @@ export class SqliteStore implements Store {
   }
 
   async appendAssistantMessage(turnId: string, message: ChatMessage, now: string, iterations?: number, leaseOwner?: string): Promise<MessageRecord> {
-    return this.#write(() => {
-      if (leaseOwner !== undefined) this.#assertLease(turnId, leaseOwner);
+    return this.#writeFor(turnId, leaseOwner, () => {
       const turn = this.#q.turn.get({ id: turnId })!;
       const record = this.#appendMessage(turnId, turn.threadId, message, now);
       if (iterations !== undefined) this.#q.setIterations.run({ id: turnId, iterations, now });
@@ -278,16 +288,14 @@ export class SqliteStore implements Store {
 
   async appendToolMessages(turnId: string, drafts: ToolMessageDraft[], now: string, leaseOwner?: string): Promise<void> {
     if (drafts.length === 0) return;
-    await this.#write(() => {
-      if (leaseOwner !== undefined) this.#assertLease(turnId, leaseOwner);
+    await this.#writeFor(turnId, leaseOwner, () => {
       const turn = this.#q.turn.get({ id: turnId })!;
       for (const draft of drafts) this.#appendToolMessage(turnId, turn.threadId, draft, now);
     });
   }
 
   async markToolStarted(turnId: string, toolCallId: string, now: string, leaseOwner?: string): Promise<boolean> {
-    const started = await this.#write(() => {
-      if (leaseOwner !== undefined) this.#assertLease(turnId, leaseOwner);
+    const started = await this.#writeFor(turnId, leaseOwner, () => {
       return this.#q.startTool.run({ turnId, toolCallId, now }).changes === 1;
     });
     // The started row must be on disk before the tool's effect happens, whatever `synchronous` says; the same
@@ -297,8 +305,7 @@ export class SqliteStore implements Store {
   }
 
   async finishTool(turnId: string, draft: ToolMessageDraft, now: string, leaseOwner?: string): Promise<TurnRecord> {
-    return this.#write(() => {
-      if (leaseOwner !== undefined) this.#assertLease(turnId, leaseOwner);
+    return this.#writeFor(turnId, leaseOwner, () => {
       const turn = this.#q.turn.get({ id: turnId })!;
       this.#appendToolMessage(turnId, turn.threadId, draft, now);
       this.#q.finishTool.run({ turnId, toolCallId: draft.toolCallId, now });
@@ -308,8 +315,7 @@ export class SqliteStore implements Store {
 
   async pauseTurn(turnId: string, step: PendingStep, drafts: ElicitationDraft[], text: string, expiresAt: string, now: string, leaseOwner?: string):
     Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }> {
-    return this.#write(() => {
-      if (leaseOwner !== undefined) this.#assertLease(turnId, leaseOwner);
+    return this.#writeFor(turnId, leaseOwner, () => {
       const turn = this.#q.turn.get({ id: turnId })!;
       for (const draft of drafts) {
         this.#q.insertElicitation.run({
@@ -333,16 +339,14 @@ export class SqliteStore implements Store {
     turnId: string, status: 'COMPLETED' | 'FAILED' | 'CANCELLED', fields: { text?: string | null; error?: string | null }, now: string,
     leaseOwner?: string,
   ): Promise<TurnRecord> {
-    return this.#write(() => {
-      if (leaseOwner !== undefined) this.#assertLease(turnId, leaseOwner);
+    return this.#writeFor(turnId, leaseOwner, () => {
       this.#q.finishTurn.run({ id: turnId, status, text: fields.text ?? null, error: fields.error ?? null, now });
       return turnRecord(this.#q.turn.get({ id: turnId })!);
     });
   }
 
   async setIterations(turnId: string, iterations: number, now: string, leaseOwner?: string): Promise<void> {
-    await this.#write(() => {
-      if (leaseOwner !== undefined) this.#assertLease(turnId, leaseOwner);
+    await this.#writeFor(turnId, leaseOwner, () => {
       this.#q.setIterations.run({ id: turnId, iterations, now });
     });
   }
@@ -427,11 +431,6 @@ export class SqliteStore implements Store {
 
   #holdsLease(turnId: string, owner: string): boolean {
     return (this.#q.leaseOwner.get({ id: turnId }) as { owner: string | null } | undefined)?.owner === owner;
-  }
-
-  /** Inside a write: the check and the write commit together, so no other process can take the turn in between. */
-  #assertLease(turnId: string, owner: string): void {
-    if (!this.#holdsLease(turnId, owner)) throw new LeaseLostError(turnId);
   }
 
   async deleteExpiredElicitations(before: string, limit: number): Promise<number> {
