@@ -17,6 +17,7 @@ import type { GraphQLContext } from './graphql/builder.js';
 import { createAuthenticator, isLoopbackHost, viewerOrThrow, type Authenticator } from './http/auth.js';
 import { armorPlugins } from './http/armor.js';
 import { useBodyLimit } from './http/body-limit.js';
+import { renderBundledGraphiQL } from './http/graphiql.js';
 import { useListBudget } from './http/list-budget.js';
 import { schema } from './graphql/schema.js';
 import { useSharedEventExecution } from './graphql/shared-event-execution.js';
@@ -166,6 +167,7 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
     graphqlEndpoint: '/graphql',
     landingPage: false,
     graphiql: exposed.graphiql,
+    renderGraphiQL: renderBundledGraphiQL,
     maskedErrors: true,
     // useBodyLimit (below) enforces limits.maxRequestBytes, declared or chunked; Yoga's own 25 MB limit would pipe
     // every body through a second TransformStream for nothing (bench part 7). Node's HTTP parser already refuses

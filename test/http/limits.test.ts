@@ -248,6 +248,22 @@ describe('introspection and GraphiQL by config', () => {
     }
   });
 
+  it('serves a self-contained GraphiQL page: nothing is fetched from another origin', async () => {
+    const h = await startHarness();
+    try {
+      const html = await (await graphiql(h.url)).text();
+      // The tags of the page itself, not of the inlined bundle: no script, stylesheet or icon from elsewhere.
+      const tags = html.replace(/<script>[\s\S]*<\/script>|<style>[\s\S]*?<\/style>/g, '');
+      expect(tags).toMatch(/<div id="root">/);
+      expect(tags).not.toMatch(/(src|href)="(https?:)?\/\//);
+      expect(html).not.toMatch(/unpkg\.com|cdn\.jsdelivr/);
+      expect(html).toContain('YogaGraphiQL.renderYogaGraphiQL(');
+      expect(html.length).toBeGreaterThan(1_000_000); // the editor is in the page
+    } finally {
+      await h.close();
+    }
+  });
+
   it('with tokens: both off by default; no schema leaks through field suggestions either', async () => {
     const h = await startHarness({ config: { ...demoConfig, auth } });
     try {
