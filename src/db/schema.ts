@@ -94,7 +94,11 @@ export const elicitations = sqliteTable('elicitations', {
   createdAt: text('created_at').notNull(),
   expiresAt: text('expires_at').notNull(),
 }, (t) => [
-  index('elicitations_owner_status_seq').on(t.ownerId, t.status, t.seq),
+  // A viewer's requests of one status in seq order (the pending list); expires_at last, so that counting by status as
+  // read now (PENDING past its expiry reads EXPIRED) needs the index alone.
+  index('elicitations_owner_status_seq').on(t.ownerId, t.status, t.seq, t.expiresAt),
+  // The audit list (any status, in seq order): a page reads its own rows, not every row of the viewer's history.
+  index('elicitations_owner_seq').on(t.ownerId, t.seq),
   index('elicitations_turn').on(t.turnId),
   // The sweeper's retention pass finds long-expired elicitations without a scan.
   index('elicitations_status_expiry').on(t.status, t.expiresAt),

@@ -1,6 +1,7 @@
 // The embedded store: drizzle on better-sqlite3. Transactions are synchronous (better-sqlite3), so every
 // state change below runs start to end without yielding, in a transaction shared with the writes of concurrent
-// requests (write-batch.ts); hot paths use prepared statements.
+// requests (write-batch.ts); statements are prepared once (the audit list's once per filter shape), except those of
+// agent config and admin changes, which run rarely.
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,6 +66,7 @@ export function openDatabase(options: DatabaseOptions): Database.Database {
 export class SqliteStore implements Store {
   readonly db: Db;
   readonly #q;
+  readonly #auditStatements = new Map<string, AuditQueries>();
   readonly #wal: WalSync;
   readonly #writes: WriteBatcher;
   /** FULL: flush() makes acknowledged writes durable; NORMAL: only the tool-start journal is synced. */
@@ -169,9 +171,7 @@ export class SqliteStore implements Store {
 
   async listThreads(ownerId: string, agentId: string | null, first: number, after: string | null): Promise<Page<ThreadRecord>> {
     const afterSeq = decodeCursor(after);
-    const rows = this.db.select().from(threads)
-      .where(and(eq(threads.ownerId, ownerId), agentId ? eq(threads.agentId, agentId) : undefined, gt(threads.seq, afterSeq)))
-      .orderBy(asc(threads.seq)).limit(first + 1).all();
+    const rows = this.#q.threadPage.all({ ownerId, agentId, after: afterSeq, limit: first + 1 });
     return page(rows, first, threadRecord);
   }
 
@@ -221,23 +221,21 @@ export class SqliteStore implements Store {
     ownerId: string, filter: { threadId?: string | null; agentId?: string | null; statuses?: ElicitationStatus[] | null },
     now: string, first: number, after: string | null,
   ): Promise<Page<ElicitationRecord> & { totalCount: number }> {
-    const asRead = (status: ElicitationStatus) => {
-      if (status === 'PENDING') return and(eq(elicitations.status, 'PENDING'), gt(elicitations.expiresAt, now));
-      if (status === 'EXPIRED') return or(eq(elicitations.status, 'EXPIRED'), and(eq(elicitations.status, 'PENDING'), lte(elicitations.expiresAt, now)));
-      return eq(elicitations.status, status);
-    };
-    const where = and(
-      eq(elicitations.ownerId, ownerId),
-      filter.statuses ? or(...filter.statuses.map(asRead), sql`0`) : undefined,
-      filter.threadId ? eq(elicitations.threadId, filter.threadId) : undefined,
-      filter.agentId ? eq(elicitations.agentId, filter.agentId) : undefined,
-    );
     const afterSeq = decodeCursor(after);
-    const rows = this.db.select().from(elicitations).where(and(where, gt(elicitations.seq, afterSeq)))
-      .orderBy(asc(elicitations.seq)).limit(first + 1).all();
-    const count = totalCount(afterSeq, rows.length, first,
-      () => (this.db.select({ count: sql<number>`count(*)` }).from(elicitations).where(where).all() as [{ count: number }])[0].count);
+    const queries = this.#auditQueries(filter.statuses ?? null, Boolean(filter.threadId), Boolean(filter.agentId));
+    const params = { ownerId, now, threadId: filter.threadId ?? null, agentId: filter.agentId ?? null };
+    const rows = queries.page.all({ ...params, after: afterSeq, limit: first + 1 });
+    const count = totalCount(afterSeq, rows.length, first, () => queries.count.get(params)!.count);
     return { ...page(rows, first, elicitationRecord), totalCount: count };
+  }
+
+  /** The audit list's statements for one filter shape, prepared on its first use (see prepareAuditQueries). */
+  #auditQueries(statuses: ElicitationStatus[] | null, byThread: boolean, byAgent: boolean): AuditQueries {
+    const shape = statuses && [...new Set(statuses)].sort();
+    const key = `${shape?.join(',') ?? '*'}|${byThread}|${byAgent}`;
+    let queries = this.#auditStatements.get(key);
+    if (!queries) this.#auditStatements.set(key, (queries = prepareAuditQueries(this.db, shape, byThread, byAgent)));
+    return queries;
   }
 
   // ---- the loop's atomic steps -----------------------------------------------------------------------------
@@ -392,24 +390,21 @@ export class SqliteStore implements Store {
 
   async expireDueTurns(now: string, limit: number, closeStep: CloseStep): Promise<TurnRecord[]> {
     return this.#write(() => {
-      const due = this.db.select().from(turns)
-        .where(and(eq(turns.status, 'PAUSED'), lte(turns.expiresAt, now))).limit(limit).all();
+      const due = this.#q.dueTurns.all({ now, limit });
       return due.map((row) => this.#closePausedTurn(turnRecord(row), 'expired', closeStep, now));
     });
   }
 
   async listRunningTurns(): Promise<TurnRecord[]> {
-    return this.db.select().from(turns).where(eq(turns.status, 'RUNNING')).all().map(turnRecord);
+    return this.#q.runningTurns.all().map(turnRecord);
   }
 
   async listUnfinishedToolCalls(turnId: string): Promise<string[]> {
-    return this.db.select({ id: toolExecutions.toolCallId }).from(toolExecutions)
-      .where(and(eq(toolExecutions.turnId, turnId), isNull(toolExecutions.finishedAt))).all().map((r) => r.id);
+    return this.#q.unfinishedToolCalls.all({ turnId }).map((r) => r.id);
   }
 
   async listRunningLeases(): Promise<RunningTurnLease[]> {
-    return this.db.select({ turnId: turns.id, owner: turns.leaseOwner, expiresAt: turns.leaseExpiresAt, recoveries: turns.recoveries })
-      .from(turns).where(eq(turns.status, 'RUNNING')).all();
+    return this.#q.runningLeases.all();
   }
 
   async claimTurn(turnId: string, expectedOwner: string | null, lease: TurnLease, now: string): Promise<{ turn: TurnRecord; recoveries: number } | null> {
@@ -451,10 +446,9 @@ export class SqliteStore implements Store {
   #closePausedTurn(turn: TurnRecord, reason: CloseReason, closeStep: CloseStep, now: string): TurnRecord {
     const final = reason === 'expired' ? 'EXPIRED' : 'CANCELLED';
     const answers = Object.fromEntries(this.#q.turnElicitations.all({ turnId: turn.id }).map((row) => [row.id, elicitationRecord(row).response]));
-    this.db.update(elicitations).set({ status: final, resolvedAt: now })
-      .where(and(eq(elicitations.turnId, turn.id), eq(elicitations.status, 'PENDING'))).run();
+    this.#q.closePendingElicitations.run({ turnId: turn.id, status: final, now });
     if (turn.step) for (const draft of closeStep(turn.step, reason, answers)) this.#appendToolMessage(turn.id, turn.threadId, draft, now);
-    this.db.update(turns).set({ status: final, step: null, updatedAt: now }).where(eq(turns.id, turn.id)).run();
+    this.#q.closeTurn.run({ id: turn.id, status: final, now });
     return turnRecord(this.#q.turn.get({ id: turn.id })!);
   }
 
@@ -472,6 +466,33 @@ export class SqliteStore implements Store {
     return { ...message, id, threadId, turnId, createdAt: now };
   }
 }
+
+/**
+ * The audit list's page and count for one filter shape: which statuses (deduplicated, sorted), whether by thread,
+ * whether by agent. One statement per shape keeps each one's query plan; there are at most 2^5 × 2 × 2 of them.
+ */
+function prepareAuditQueries(db: Db, statuses: ElicitationStatus[] | null, byThread: boolean, byAgent: boolean) {
+  // As read now: a PENDING row past its expiry is EXPIRED, whether or not the sweeper got there yet.
+  const asRead = (status: ElicitationStatus) => {
+    if (status === 'PENDING') return and(eq(elicitations.status, 'PENDING'), gt(elicitations.expiresAt, p('now')));
+    if (status === 'EXPIRED') {
+      return or(eq(elicitations.status, 'EXPIRED'), and(eq(elicitations.status, 'PENDING'), lte(elicitations.expiresAt, p('now'))));
+    }
+    return eq(elicitations.status, status);
+  };
+  const where = and(
+    eq(elicitations.ownerId, p('ownerId')),
+    statuses ? or(...statuses.map(asRead), sql`0`) : undefined,
+    byThread ? eq(elicitations.threadId, p('threadId')) : undefined,
+    byAgent ? eq(elicitations.agentId, p('agentId')) : undefined,
+  );
+  return {
+    page: db.select().from(elicitations).where(and(where, gt(elicitations.seq, p('after'))))
+      .orderBy(asc(elicitations.seq)).limit(p('limit')).prepare(),
+    count: db.select({ count: sql<number>`count(*)` }).from(elicitations).where(where).prepare(),
+  };
+}
+type AuditQueries = ReturnType<typeof prepareAuditQueries>;
 
 /** Statements of the hot paths, prepared once. JSON columns are bound as strings the columns already hold. */
 function prepareQueries(db: Db, sqlite: Database.Database) {
@@ -506,6 +527,17 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
     turnElicitations: db.select().from(elicitations).where(eq(elicitations.turnId, p('turnId'))).orderBy(asc(elicitations.seq)).prepare(),
     pendingOfTurn: db.select({ id: elicitations.id }).from(elicitations)
       .where(and(eq(elicitations.turnId, p('turnId')), eq(elicitations.status, 'PENDING'))).limit(1).prepare(),
+    // A viewer's threads, in creation order (threads_owner_seq), of one agent or all.
+    threadPage: db.select().from(threads)
+      .where(and(eq(threads.ownerId, p('ownerId')), sql`(${p('agentId')} IS NULL OR ${threads.agentId} = ${p('agentId')})`, gt(threads.seq, p('after'))))
+      .orderBy(asc(threads.seq)).limit(p('limit')).prepare(),
+    // The sweeper's and recovery's reads: they run every few seconds on every server, whatever the load.
+    dueTurns: db.select().from(turns).where(and(eq(turns.status, 'PAUSED'), lte(turns.expiresAt, p('now')))).limit(p('limit')).prepare(),
+    runningTurns: db.select().from(turns).where(eq(turns.status, 'RUNNING')).prepare(),
+    runningLeases: db.select({ turnId: turns.id, owner: turns.leaseOwner, expiresAt: turns.leaseExpiresAt, recoveries: turns.recoveries })
+      .from(turns).where(eq(turns.status, 'RUNNING')).prepare(),
+    unfinishedToolCalls: db.select({ id: toolExecutions.toolCallId }).from(toolExecutions)
+      .where(and(eq(toolExecutions.turnId, p('turnId')), isNull(toolExecutions.finishedAt))).prepare(),
     // Prepared once: a statement prepared per call costs CPU (an INSERT with its indexes compiles to a long program)
     // and native memory that V8 does not see, so RSS grew with every turn until a GC (and malloc kept it after).
     insertThread: raw('INSERT INTO threads (id, agent_id, owner_id, created_at) VALUES (@id, @agentId, @ownerId, @now)'),
@@ -528,6 +560,8 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
     leaseOwner: raw('SELECT lease_owner AS owner FROM turns WHERE id = @id AND status = \'RUNNING\''),
     deleteExpiredElicitations: raw(`DELETE FROM elicitations WHERE seq IN (
       SELECT seq FROM elicitations WHERE status = 'EXPIRED' AND expires_at < @before LIMIT @limit)`),
+    closePendingElicitations: raw(`UPDATE elicitations SET status = @status, resolved_at = @now WHERE turn_id = @turnId AND status = 'PENDING'`),
+    closeTurn: raw('UPDATE turns SET status = @status, step = NULL, updated_at = @now WHERE id = @id'),
     setIterations: raw('UPDATE turns SET iterations = @iterations, updated_at = @now WHERE id = @id'),
     answer: raw(`UPDATE elicitations SET status = @status, response_action = @action, response_content = @content, resolved_by = @by,
       resolved_at = @now WHERE id = @id AND status = 'PENDING'`),

@@ -91,6 +91,13 @@ describe('the audit trail of elicitations', () => {
     expect(cancelled.edges.map((e: any) => e.node.id)).toEqual([ids.cancel, ids.closedWithTurn, ids.superseded]);
     const none = dataOf(await s.h.gql(HISTORY, { threadId, status: [] })).elicitations;
     expect(none).toMatchObject({ totalCount: 0, edges: [] });
+    // The same statuses in another order, or repeated, are the same filter; a second page of it counts them all.
+    const twoStatuses = dataOf(await s.h.gql(HISTORY, { threadId, status: ['EXPIRED', 'CANCELLED', 'EXPIRED'], first: 1 })).elicitations;
+    const page2 = dataOf(await s.h.gql(HISTORY, { threadId, status: ['CANCELLED', 'EXPIRED'], first: 10, after: twoStatuses.pageInfo.endCursor })).elicitations;
+    expect(twoStatuses.totalCount).toBe(4);
+    expect(page2.totalCount).toBe(4);
+    expect([...twoStatuses.edges, ...page2.edges].map((e: any) => e.node.id))
+      .toEqual([ids.cancel, ids.closedWithTurn, ids.superseded, ids.expired]);
     const first = dataOf(await s.h.gql(HISTORY, { threadId, first: 2 })).elicitations;
     expect(first.pageInfo.hasNextPage).toBe(true);
     const rest = dataOf(await s.h.gql(HISTORY, { threadId, first: 10, after: first.pageInfo.endCursor })).elicitations;
