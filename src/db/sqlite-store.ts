@@ -171,7 +171,7 @@ export class SqliteStore implements Store {
 
   async listThreads(ownerId: string, agentId: string | null, first: number, after: string | null): Promise<Page<ThreadRecord>> {
     const afterSeq = decodeCursor(after);
-    const rows = this.#q.threadPage.all({ ownerId, agentId, after: afterSeq, limit: first + 1 });
+    const rows = this.#q.threadPage.all({ ownerId, agentId: agentId || null, after: afterSeq, limit: first + 1 });
     return page(rows, first, threadRecord);
   }
 
@@ -469,7 +469,8 @@ export class SqliteStore implements Store {
 
 /**
  * The audit list's page and count for one filter shape: which statuses (deduplicated, sorted), whether by thread,
- * whether by agent. One statement per shape keeps each one's query plan; there are at most 2^5 × 2 × 2 of them.
+ * whether by agent. One statement pair per shape keeps each one's query plan; there are at most (2^5 + 1) × 2 × 2 shapes
+ * (the status filter is a list of the five enum values, or absent).
  */
 function prepareAuditQueries(db: Db, statuses: ElicitationStatus[] | null, byThread: boolean, byAgent: boolean) {
   // As read now: a PENDING row past its expiry is EXPIRED, whether or not the sweeper got there yet.

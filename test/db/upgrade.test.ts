@@ -1,6 +1,6 @@
 // A database written by the previous release (migrations up to 0001) upgrades when the server starts on it: its
 // paused turn can still be answered, and its history reads the same. Migration 0002 changed the elicitation indexes.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -20,14 +20,23 @@ function elicitationIndexes(database: string): Record<string, string[]> {
   }
 }
 
-/** Puts a database back to how the release with migrations 0000-0001 left it: its indexes, its migration log. */
+/** When migration 0002 was generated: the key drizzle's migration log records it under. */
+const MIGRATION_0002 = (JSON.parse(readFileSync(new URL('../../drizzle/meta/_journal.json', import.meta.url), 'utf8')) as {
+  entries: { tag: string; when: number }[];
+}).entries.find((entry) => entry.tag === '0002_audit_order')!.when;
+
+/**
+ * Puts a database back to how the release with migrations 0000-0001 left it: its indexes, its migration log. Only
+ * for a database migrated up to 0002: a later migration would need undoing too (the row count says so).
+ */
 function asBeforeMigration0002(database: string): void {
   const db = new Database(database);
   try {
     db.exec(`DROP INDEX elicitations_owner_seq;
       DROP INDEX elicitations_owner_status_seq;
-      CREATE INDEX elicitations_owner_status_seq ON elicitations (owner_id, status, seq);
-      DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations);`);
+      CREATE INDEX elicitations_owner_status_seq ON elicitations (owner_id, status, seq);`);
+    const undone = db.prepare('DELETE FROM __drizzle_migrations WHERE created_at >= ?').run(MIGRATION_0002).changes;
+    if (undone !== 1) throw new Error(`expected to undo migration 0002 only, undid ${undone}: undo the later migrations here too`);
   } finally {
     db.close();
   }

@@ -145,3 +145,23 @@ describe('one TOOL message per call, enforced by the database', () => {
     expect((await store.loadTurn('t1'))!.iterations).toBe(1);
   });
 });
+
+describe('closing a paused turn', () => {
+  it('on expiry: the turn is EXPIRED with no step left to run, its request EXPIRED, its call answered once', async () => {
+    await runningTurn('t1');
+    const call = { id: 'c1', name: 'wipe', toolId: 's:wipe', arguments: {} };
+    await store.appendAssistantMessage('t1', { role: 'ASSISTANT', text: null, toolCalls: [call], toolCallId: null }, now.toISOString(), 1);
+    await store.pauseTurn('t1', { calls: [{ toolCall: call, outcome: { kind: 'confirm', elicitationId: 'e1' } }] }, [{
+      id: 'e1', toolCallId: 'c1', request: { message: 'Run wipe?', requestedSchema: { type: 'object', properties: {} }, _meta: {} },
+      toolCall: { ...call, annotations: {} },
+    }], 'Waiting', inSeconds(60), now.toISOString());
+    expect((await store.loadTurn('t1'))!.step).not.toBeNull();
+
+    const [expired] = await store.expireDueTurns(inSeconds(61), 10, closeStep);
+    expect(expired).toMatchObject({ id: 't1', status: 'EXPIRED', step: null });
+    expect(await store.loadTurn('t1')).toMatchObject({ status: 'EXPIRED', step: null });
+    expect((await store.listTurnElicitations('t1')).map((e) => [e.id, e.status])).toEqual([['e1', 'EXPIRED']]);
+    expect((await store.listTurnMessages('t1')).filter((m) => m.role === 'TOOL').map((m) => m.toolCallId)).toEqual(['c1']);
+    expect(await store.expireDueTurns(inSeconds(3600), 10, closeStep)).toEqual([]);
+  });
+});

@@ -2,10 +2,10 @@
 // (resolution), and the viewer's whole history through `elicitations`, filtered by thread and status.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataOf } from '../support/harness.js';
-import { call, callStep, manualClock, startScenario, textStep, type Scenario } from '../support/scenario.js';
+import { AGENT_ID, call, callStep, manualClock, startScenario, textStep, type Scenario } from '../support/scenario.js';
 
-const HISTORY = `query($threadId: ID, $status: [ElicitationStatus!], $first: Int, $after: String) {
-  elicitations(threadId: $threadId, status: $status, first: $first, after: $after) {
+const HISTORY = `query($threadId: ID, $agentId: ID, $status: [ElicitationStatus!], $first: Int, $after: String) {
+  elicitations(threadId: $threadId, agentId: $agentId, status: $status, first: $first, after: $after) {
     totalCount pageInfo { hasNextPage endCursor }
     edges { node { id status resolution resolvedBy resolvedAt createdAt expiresAt response { action content } toolCall { name } } }
   }
@@ -31,7 +31,9 @@ describe('the audit trail of elicitations', () => {
         callStep(call('burn', { what: 'c' }, 'c4')),
         // 4: left to expire.
         callStep(call('burn', { what: 'd' }, 'c5')),
-        // 5: pending, for the status filter.
+        // 5: pending in another thread, for the thread and agent filters.
+        callStep(call('burn', { what: 'elsewhere' }, 'c7')),
+        // 6: pending, for the status filter.
         callStep(call('burn', { what: 'e' }, 'c6')), textStep('done'),
       ],
     });
@@ -102,6 +104,26 @@ describe('the audit trail of elicitations', () => {
     expect(first.pageInfo.hasNextPage).toBe(true);
     const rest = dataOf(await s.h.gql(HISTORY, { threadId, first: 10, after: first.pageInfo.endCursor })).elicitations;
     expect([...first.edges, ...rest.edges].map((e: any) => e.node.id)).toEqual(all.edges.map((e: any) => e.node.id));
+  });
+
+  it('filters by thread and by agent, alone or with statuses, each combination on its own', async () => {
+    const other = await s.start('elsewhere');
+    const elsewhere = other.turn.pendingElicitations[0].id as string;
+    const listed = async (variables: Record<string, unknown>) =>
+      dataOf(await s.h.gql(HISTORY, variables)).elicitations.edges.map((e: any) => e.node.id as string);
+    const inThread = [ids.cancel, ids.closedWithTurn, ids.superseded];
+    // The same status filter with and without a thread, asked in both orders.
+    expect(await listed({ status: ['CANCELLED', 'PENDING'] })).toEqual([...inThread, elsewhere]);
+    expect(await listed({ threadId, status: ['CANCELLED', 'PENDING'] })).toEqual(inThread);
+    expect(await listed({ status: ['CANCELLED', 'PENDING'] })).toEqual([...inThread, elsewhere]);
+    expect(await listed({ threadId: other.thread.id, status: ['CANCELLED', 'PENDING'] })).toEqual([elsewhere]);
+    // By agent: this scenario's agent has them all; another agent none, with or without a status filter.
+    const all = await listed({ first: 100 });
+    expect(all).toHaveLength(6);
+    expect(await listed({ agentId: AGENT_ID, first: 100 })).toEqual(all);
+    expect(await listed({ agentId: AGENT_ID, status: ['PENDING'] })).toEqual([elsewhere]);
+    expect(await listed({ agentId: 'no-such-agent' })).toEqual([]);
+    expect(await listed({ agentId: 'no-such-agent', status: ['CANCELLED'] })).toEqual([]);
   });
 
   it('a PENDING one past its expiry counts as EXPIRED in the status filter too', async () => {
