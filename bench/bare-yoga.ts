@@ -1,6 +1,7 @@
 // Child process of `npm run bench`: the limit toolgate is measured against, a bare graphql-yoga server on node:http
 // with its defaults: a one-field query (`hello`), and for the push comparison one subscription on Yoga's
 // createPubSub served by graphql-ws (`graphql-ws/use/ws`, Yoga's documented recipe), published over IPC.
+import '../src/node-env.js'; // first: the same NODE_ENV as the toolgate server it is compared with
 import { setMaxListeners } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

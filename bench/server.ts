@@ -1,6 +1,7 @@
 // Child process of `npm run bench`: one toolgate server (createServer, the built-in demo config: scripted model,
 // builtin demo tools, confirmation on) on 127.0.0.1, on the SQLite file BENCH_DB. bench/run.ts drives it over
 // HTTP and WebSocket from its own process; IPC only carries what the wire cannot tell.
+import '../src/node-env.js'; // first, as in src/cli.ts: the server under test runs as `npm start` runs it
 import { writeHeapSnapshot } from 'node:v8';
 import type { SqliteStore } from '../src/db/sqlite-store.js';
 import type { ElicitationRecord } from '../src/db/store.js';

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // Entry point: reads the environment, starts the server, stops it cleanly on SIGINT/SIGTERM.
+import './node-env.js'; // first: modules are evaluated in import order
 import { ConfigError, loadConfigFile } from './config/load.js';
 import { isLoopbackHost } from './http/auth.js';
 import { createServer } from './server.js';

@@ -22,8 +22,15 @@ export const builder = new SchemaBuilder<{
   DefaultFieldNullability: false;
 }>({ defaultFieldNullability: false });
 
+/** What `Date.prototype.toISOString` writes: how the store keeps every time. */
+const CANONICAL_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 builder.addScalarType('DateTime', DateTimeResolver, {
   description: 'An RFC 3339 date-time in UTC, e.g. 2026-12-02T09:00:00.000Z.',
+  // graphql-scalars turns each string into a Date (validate, parse), which the response then writes back as the same
+  // string: for the store's own format, the string is the answer (~1.5 µs per value; 20 requests' expiresAt is ~4 %
+  // of a pendingElicitations query). Anything else goes through graphql-scalars as before.
+  serialize: (value) => (typeof value === 'string' && CANONICAL_DATE_TIME.test(value) ? value : DateTimeResolver.serialize(value)),
 });
 builder.addScalarType('JSON', JSONResolver, {
   description: 'Any JSON value: object, array, string, number, boolean or null.',
