@@ -9,6 +9,7 @@
 //      batches (src/db/write-batch.ts: the writes' own statements, then BEGIN/SAVEPOINT/COMMIT and the WAL frames);
 //   2. a V8 CPU profile (node:inspector) of the main thread, its samples summed by who the running code belongs to.
 // For scale, the same passes for `{ __typename }` and for a turn that answers without a tool ("hello").
+import '../src/node-env.js'; // first, as in src/cli.ts: the server runs as `npm start` runs it
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Session, type Profiler } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
