@@ -20,7 +20,6 @@ import { useBodyLimit } from './http/body-limit.js';
 import { renderBundledGraphiQL } from './http/graphiql.js';
 import { useListBudget } from './http/list-budget.js';
 import { schema } from './graphql/schema.js';
-import { useCompiledExecution } from './graphql/compiled-execution.js';
 import { useSharedEventExecution } from './graphql/shared-event-execution.js';
 import { closeHttpServer, settleBy } from './http/shutdown.js';
 import { attachWebSocket, webSocketShareKey, webSocketViewer } from './http/websocket.js';
@@ -73,8 +72,6 @@ export interface ServerOptions {
   checkpoint?: RunnerOptions['checkpoint'];
   /** Where unexpected faults are reported (default: console.error). */
   onError?: (error: unknown) => void;
-  /** The run of a query or mutation document on which it is compiled (src/graphql/compiled-execution.ts). Default 10. */
-  compileAfterRuns?: number;
   /** Who is asking, over HTTP and WebSocket (tests: users of their own). */
   authenticator?: Authenticator;
   /** close(): how long in-flight requests, closing WebSockets and running turns may take to finish, in ms. */
@@ -181,8 +178,6 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
       useBodyLimit(limits.maxRequestBytes),
       useListBudget(schema, limits.maxListItems),
       useDurableResponses(store),
-      // A query or mutation document that keeps coming runs compiled (graphql-jit).
-      useCompiledExecution({ after: options.compileAfterRuns ?? 10 }),
       // One execution per subscription event for all of a viewer's WebSocket subscriptions of the same operation.
       useSharedEventExecution({ shareKey: webSocketShareKey }),
     ],
