@@ -33,7 +33,7 @@ const prepare = databaseProto.prepare;
 databaseProto.prepare = function (this: Database.Database, source: string) {
   const statement = prepare.call(this, source);
   if (!statement.reader) return statement;
-  const db = this;
+  const db = this; // eslint-disable-line @typescript-eslint/no-this-alias -- the wrappers below have their own `this`
   for (const method of ['get', 'all', 'iterate'] as const) {
     const original = (statement as unknown as Record<string, AnyFunction>)[method]!;
     (statement as unknown as Record<string, AnyFunction>)[method] = function (this: unknown, ...args: unknown[]) {

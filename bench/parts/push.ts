@@ -149,7 +149,7 @@ async function runPush(target: PushTarget, subscribers: number, events: number, 
   await target.setUp();
   const { clients, failures } = await connectSubscribers(target, subscribers, inbox);
   const results: PushRun[] = [];
-  let offset = { offset: 0, uncertainty: Infinity };
+  let offset: { offset: number; uncertainty: number };
   try {
     // Warm-up events until one reaches every subscriber: then every subscription is live on the server (a client
     // cannot tell when its subscribe message has been handled; the protocol has no acknowledgement).

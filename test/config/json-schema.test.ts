@@ -1,6 +1,5 @@
 // The committed JSON Schema is the one the zod schema generates, and it describes real configs for editors.
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { demoConfig } from '../../src/config/demo.js';

@@ -31,6 +31,7 @@ interface Setup {
 async function start(takeover: Takeover, options: ScenarioOptions & { at?: Checkpoint }): Promise<Setup> {
   const taken: string[] = [];
   const { at, ...scenarioOptions } = options;
+  // eslint-disable-next-line prefer-const -- assigned once below; the closure in between reads it
   let s!: Scenario;
   const takeOver = async (turnId: string) => {
     const { store, runner } = s.h.server.services;
@@ -97,6 +98,7 @@ describe.each(['committed', 'racing'] as const)('a turn taken over by another pr
   });
 
   it('while the model call fails: the turn is not FAILED by this process and its iteration is not counted', async () => {
+    // eslint-disable-next-line prefer-const -- assigned once below; the model's closure reads it
     let setup!: Setup;
     const failingModel: Model = {
       async generate() {
