@@ -203,8 +203,8 @@ export async function benchPush(plan: Plan): Promise<PartResult> {
     { subscribers: most, kind: 'bare' as const },
   ];
   for (const { subscribers, kind } of cases) {
-    // A fresh server each time: elicitationRequested first replays every request still pending, and the events of
-    // the previous count are (they are never answered).
+    // A fresh server each time, so that each count starts alike: the events of the previous count stay pending
+    // (they are never answered). The subscription (no includePending) gets only new requests: each one published.
     const server = kind === 'bare' ? await startBareYoga() : await startToolgate(undefined, { nodeFlags: kind === 'semi-space' ? [SEMI_SPACE] : [] });
     try {
       const target = kind === 'bare' ? bareTarget(server) : toolgateTarget(server);

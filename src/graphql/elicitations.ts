@@ -217,26 +217,41 @@ builder.mutationField('resolveElicitation', (t) => t.field({
 
 builder.subscriptionField('elicitationRequested', (t) => t.field({
   type: ElicitationRef,
-  description: 'Each new confirmation request of the viewer, optionally of one thread or agent. The requests already '
-    + 'pending when the subscription starts come first, so nothing falls between a pendingElicitations query and this.',
-  args: { threadId: t.arg.id(), agentId: t.arg.id() },
+  description: 'Each new confirmation request of the viewer, optionally of one thread or agent: each request published '
+    + 'after the subscription starts listening. With includePending: true, the requests already pending (not expired, '
+    + 'matching the filters, oldest first) come first, then each new one, each once: nothing falls between a '
+    + 'pendingElicitations query and this, and a client that subscribes and then starts a turn sees its pause.',
+  args: {
+    threadId: t.arg.id(),
+    agentId: t.arg.id(),
+    includePending: t.arg.boolean({
+      defaultValue: false,
+      description: 'First deliver the requests already pending when the subscription starts, then each new one.',
+    }),
+  },
   subscribe: async (_root, args, ctx) => {
     const { services, viewer } = ctx;
     const threadId = args.threadId ? String(args.threadId) : null;
     const agentId = args.agentId ? String(args.agentId) : null;
-    // Listen first, then catch up on the requests already pending: a client that subscribes and then starts
-    // a turn sees its pause whichever reaches the server first. Each request is delivered once.
+    const other = (e: ElicitationRecord) => (threadId !== null && e.threadId !== threadId) || (agentId !== null && e.agentId !== agentId);
+    // Listen first, then (with includePending) catch up on the requests already pending: a client that subscribes
+    // and then starts a turn sees its pause whichever reaches the server first. Each request is delivered once.
     const updates = services.pubsub.subscribe('elicitations', viewer.id);
+    if (args.includePending !== true) return startWith([], updates, other);
     const pending: ElicitationRecord[] = [];
-    for (let after: string | null = null; ;) {
-      const page = await services.store.listPendingElicitations(viewer.id, { threadId, agentId }, services.clock().toISOString(), 200, after);
-      pending.push(...page.items);
-      if (!page.hasNextPage) break;
-      after = page.endCursor;
+    try {
+      for (let after: string | null = null; ;) {
+        const page = await services.store.listPendingElicitations(viewer.id, { threadId, agentId }, services.clock().toISOString(), 200, after);
+        pending.push(...page.items);
+        if (!page.hasNextPage) break;
+        after = page.endCursor;
+      }
+    } catch (error) {
+      await updates.return();
+      throw error;
     }
     const sent = new Set(pending.map((e) => e.id));
-    return startWith(pending, updates, (e) => (threadId !== null && e.threadId !== threadId)
-      || (agentId !== null && e.agentId !== agentId) || sent.delete(e.id));
+    return startWith(pending, updates, (e) => other(e) || sent.delete(e.id));
   },
   resolve: (e) => e,
 }));

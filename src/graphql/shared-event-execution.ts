@@ -2,10 +2,10 @@
 // one per subscriber. A published record reaches every local subscriber of its channel as the same object
 // (src/events/pubsub.ts), and subscribers with the same document, variables and viewer get identical results from
 // it: with 1,000 such subscribers, executing (and allocating) once instead of 1,000 times is most of the server's
-// cost of an event. What stays per subscriber: its source stream (subscribe resolver, replay of what was pending,
-// filters, dedup), error masking (Yoga's, on each subscriber's results) and delivery. Replayed records are read per
-// subscriber, so they are executed per subscriber. Like src/graphql/shared-reads.ts, this relies on a published
-// record being a snapshot: a later change publishes a record of its own.
+// cost of an event. What stays per subscriber: its source stream (subscribe resolver, replay of what was pending
+// when it asked for it, filters, dedup), error masking (Yoga's, on each subscriber's results) and delivery. Replayed
+// records are read per subscriber, so they are executed per subscriber. Like src/graphql/shared-reads.ts, this
+// relies on a published record being a snapshot: a later change publishes a record of its own.
 import { createSourceEventStream, getOperationAST, GraphQLError, type ExecutionArgs, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
 // The executor Yoga runs each event with (a dependency of graphql-yoga, pinned in package.json overrides), so that a
 // shared result is what each subscriber's own execution returned before.
@@ -56,6 +56,8 @@ function subscribeShared(args: ExecutionArgs, contextKey: string, ownExecution: 
   // What the executor refuses before the subscribe resolver runs (no such operation, bad variables) it answers
   // itself, with its error codes; no event follows.
   if (operation?.operation !== 'subscription' || Array.isArray(buildExecutionContext(args))) return ownExecution(args);
+  // The variables as sent: subscriptions that differ in any of them execute apart, even when it only shapes their
+  // source streams (elicitationRequested's includePending), whose results per event would be the same.
   const key = [contextKey, idOf(args.schema), idOf(args.document), args.operationName ?? '', JSON.stringify(args.variableValues ?? {})]
     .join('\u0000');
   // CreateSourceEventStream: the field's subscribe resolver, or the errors it failed with (located at the field).

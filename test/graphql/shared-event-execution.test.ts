@@ -12,14 +12,16 @@ import { createInProcessPubSub } from '../../src/events/pubsub.js';
 import { useSharedEventExecution } from '../../src/graphql/shared-event-execution.js';
 import { attachWebSocket, webSocketShareKey, webSocketViewer } from '../../src/http/websocket.js';
 import { dataOf, START_TURN, startHarness, type Harness } from '../support/harness.js';
-import { connectWs, subscribeWs, testUsersAuthenticator, type Received } from '../support/live.js';
+import { connectWs, observedPubSub, subscribeWs, testUsersAuthenticator, type Received } from '../support/live.js';
 
 const alice = { authorization: 'Bearer alice' };
 
-const ID_STATUS = 'subscription { elicitationRequested { id status } }';
-const DETAILS = 'subscription Details { elicitationRequested { id message toolCall { name arguments } turn { id status } } }';
-const BY_AGENT = 'subscription ByAgent($agentId: ID) { elicitationRequested(agentId: $agentId) { id } }';
-const BY_THREAD = 'subscription ByThread($threadId: ID) { elicitationRequested(threadId: $threadId) { first: id } }';
+// With includePending: what is pending first, so that a test knows a subscription is live once its replay arrived.
+const ID_STATUS = 'subscription { elicitationRequested(includePending: true) { id status } }';
+const DETAILS = 'subscription Details { elicitationRequested(includePending: true) { id message toolCall { name arguments } turn { id status } } }';
+const BY_AGENT = 'subscription ByAgent($agentId: ID) { elicitationRequested(agentId: $agentId, includePending: true) { id } }';
+const BY_THREAD = 'subscription ByThread($threadId: ID) { elicitationRequested(threadId: $threadId, includePending: true) { first: id } }';
+const REQUESTED = 'subscription Requested($includePending: Boolean) { elicitationRequested(includePending: $includePending) { id status } }';
 
 type Events = Received<{ data?: any; errors?: any[] }>;
 const ids = (received: Events, field = 'id') => received.events.map((e) => e.data?.elicitationRequested?.[field]);
@@ -27,26 +29,27 @@ const ids = (received: Events, field = 'id') => received.events.map((e) => e.dat
 describe('shared execution of subscription events over WebSocket', () => {
   let h: Harness;
   let clockCalls = 0;
+  const pubsub = observedPubSub();
   const clients: Client[] = [];
-  const connect = () => {
-    const client = connectWs(h.url, alice.authorization);
+  const connect = (authorization = alice.authorization) => {
+    const client = connectWs(h.url, authorization);
     clients.push(client);
     return client;
   };
-  /** Starts a turn of alice's that pauses on one elicitation; its id. */
-  const pause = async (message: string, threadId?: string) => {
-    const started = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message, threadId } }, alice)).startTurn;
+  /** Starts a turn of alice's (or of `as`) that pauses on one elicitation; its id. */
+  const pause = async (message: string, threadId?: string, as = alice) => {
+    const started = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message, threadId } }, as)).startTurn;
     expect(started.turn.status).toBe('PAUSED');
     return { id: started.turn.pendingElicitations[0].id as string, turnId: started.turn.id as string, threadId: started.thread.id as string };
   };
-  /** Publishes a copy of a stored elicitation of alice's under a new id, as the runner publishes a new one. */
-  const publishCopy = async (of: string, changes: Partial<ElicitationRecord> & { id: string }) => {
-    const record = await h.server.services.store.getElicitation(of, 'alice');
-    h.server.services.pubsub.publish('elicitations', 'alice', { ...record!, ...changes });
+  /** Publishes a copy of a stored elicitation of alice's (or of `owner`) under a new id, as the runner publishes a new one. */
+  const publishCopy = async (of: string, changes: Partial<ElicitationRecord> & { id: string }, owner = 'alice') => {
+    const record = await h.server.services.store.getElicitation(of, owner);
+    h.server.services.pubsub.publish('elicitations', owner, { ...record!, ...changes });
   };
 
   beforeAll(async () => {
-    h = await startHarness({ authenticator: testUsersAuthenticator, clock: () => { clockCalls++; return new Date(); } });
+    h = await startHarness({ authenticator: testUsersAuthenticator, pubsub, clock: () => { clockCalls++; return new Date(); } });
   });
   // Each test's sockets close after it, so that its subscriptions do not take (and execute) the next test's events.
   afterEach(async () => {
@@ -99,7 +102,7 @@ describe('shared execution of subscription events over WebSocket', () => {
     const sockets = [connect(), connect(), connect(), connect()];
     const pending = await pause('delete entities 41');
     const same = Array.from({ length: 20 }, (_, i) => subscribeWs(sockets[i % 4]!, ID_STATUS));
-    const other = Array.from({ length: 6 }, (_, i) => subscribeWs(sockets[i % 4]!, 'subscription { elicitationRequested { id status message } }'));
+    const other = Array.from({ length: 6 }, (_, i) => subscribeWs(sockets[i % 4]!, 'subscription { elicitationRequested(includePending: true) { id status message } }'));
     const all = [...same, ...other];
     // The replay of what is pending: every subscription is live on the server once it arrived.
     for (const received of all) await received.waitFor((e) => e.data?.elicitationRequested.id === pending.id, 'the replay');
@@ -155,10 +158,41 @@ describe('shared execution of subscription events over WebSocket', () => {
     onA2.stop();
   });
 
+  it('replays what is pending only to the subscriptions that differ in includePending: true, then shares the new events', async () => {
+    const erin = { authorization: 'Bearer erin' };
+    const [a, b] = [connect(erin.authorization), connect(erin.authorization)];
+    const pending = await pause('delete entities 81', undefined, erin);
+    // The same document; only the variable differs. Without includePending nothing tells that a subscription is
+    // live (graphql-ws has no acknowledgement): wait until the server listens for all four.
+    const listening = pubsub.listening('elicitations', 'erin', 4);
+    const withPending = [subscribeWs(a, REQUESTED, { includePending: true }), subscribeWs(b, REQUESTED, { includePending: true })];
+    const newOnly = [subscribeWs(a, REQUESTED, { includePending: false }), subscribeWs(b, REQUESTED, { includePending: false })];
+    await listening;
+    for (const received of withPending) await received.waitFor((e) => e.data?.elicitationRequested.id === pending.id, 'the replay');
+
+    const fresh = await pause('delete entities 82', undefined, erin);
+    for (const received of [...withPending, ...newOnly]) await received.waitFor((e) => e.data?.elicitationRequested.id === fresh.id);
+    for (const received of withPending) expect(ids(received)).toEqual([pending.id, fresh.id]);
+    for (const received of newOnly) expect(ids(received)).toEqual([fresh.id]);
+
+    // One execution per variables: the subscriptions that differ in includePending do not share, the others do.
+    clockCalls = 0;
+    await publishCopy(pending.id, { id: 'el_erin_shared' }, 'erin');
+    for (const received of [...withPending, ...newOnly]) {
+      expect(await received.waitFor((e) => e.data?.elicitationRequested.id === 'el_erin_shared'))
+        .toEqual({ data: { elicitationRequested: { id: 'el_erin_shared', status: 'PENDING' } } });
+    }
+    expect(clockCalls).toBe(2);
+    for (const received of withPending) expect(ids(received)).toEqual([pending.id, fresh.id, 'el_erin_shared']);
+    for (const received of newOnly) expect(ids(received)).toEqual([fresh.id, 'el_erin_shared']);
+    for (const received of [...withPending, ...newOnly]) received.stop();
+  });
+
   it('masks a fault of a shared execution for every subscriber that selected the failing field, and only for them', async () => {
     const [a, b] = [connect(), connect()];
     const pending = await pause('delete entities 71');
-    const withMessage = [subscribeWs(a, 'subscription { elicitationRequested { id message } }'), subscribeWs(b, 'subscription { elicitationRequested { id message } }')];
+    const WITH_MESSAGE = 'subscription { elicitationRequested(includePending: true) { id message } }';
+    const withMessage = [subscribeWs(a, WITH_MESSAGE), subscribeWs(b, WITH_MESSAGE)];
     const idsOnly = [subscribeWs(a, ID_STATUS), subscribeWs(b, ID_STATUS)];
     for (const received of [...withMessage, ...idsOnly]) await received.waitFor((e) => e.data?.elicitationRequested.id === pending.id, 'the replay');
 

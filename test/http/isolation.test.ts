@@ -177,7 +177,7 @@ describe('isolation between users', () => {
 
   describe('subscriptions', () => {
     const TURN_UPDATED = `subscription($id: ID!) { turnUpdated(turnId: $id) { ${TURN_FIELDS} } }`;
-    const REQUESTED = `subscription($t: ID, $a: ID) { elicitationRequested(threadId: $t, agentId: $a) { ${ELICITATION_FIELDS} } }`;
+    const REQUESTED = `subscription($t: ID, $a: ID, $p: Boolean) { elicitationRequested(threadId: $t, agentId: $a, includePending: $p) { ${ELICITATION_FIELDS} } }`;
 
     it('turnUpdated on alice\'s turn: the same NOT_FOUND error as an unknown turn, over SSE and WebSocket', async () => {
       const sse = async (id: string) => {
@@ -206,12 +206,13 @@ describe('isolation between users', () => {
     });
 
     it('elicitationRequested: bob never receives alice\'s requests, pending or new, even filtered on her thread', async () => {
+      // With includePending: the catch-up of what is pending (alice has a pending request) is scoped too.
       const client = connectWs(h.url, as('bob').authorization);
-      const bobAll = subscribeWs(client, REQUESTED);
-      const bobOnHerThread = subscribeWs(client, REQUESTED, { t: alice.thread });
-      const bobSse = await subscribeFetch(h.url, REQUESTED, {}, as('bob'));
+      const bobAll = subscribeWs(client, REQUESTED, { p: true });
+      const bobOnHerThread = subscribeWs(client, REQUESTED, { t: alice.thread, p: true });
+      const bobSse = await subscribeFetch(h.url, REQUESTED, { p: true }, as('bob'));
       const aliceClient = connectWs(h.url, as('alice').authorization);
-      const aliceAll = subscribeWs(aliceClient, REQUESTED, { t: alice.otherThread });
+      const aliceAll = subscribeWs(aliceClient, REQUESTED, { t: alice.otherThread, p: true });
       try {
         // A new pause of alice's, then one of bob's: if alice's leaked, bob would see it first.
         const hers = dataOf(await gql('alice', START_TURN, { input: { agentId: 'demo', threadId: alice.otherThread, message: 'delete entities 4' } })).startTurn;

@@ -5,7 +5,7 @@ import { dataOf, START_TURN, startHarness } from '../support/harness.js';
 import { connectWs, GatedModel, subscribeFetch, subscribeWs } from '../support/live.js';
 
 const TURN_UPDATED = 'subscription Updated($turnId: ID!) { turnUpdated(turnId: $turnId) { id status } }';
-const ELICITATION_REQUESTED = 'subscription { elicitationRequested { id } }';
+const ELICITATION_REQUESTED = 'subscription { elicitationRequested(includePending: true) { id } }';
 
 describe('graceful shutdown', () => {
   it('finishes the request in flight, closes WebSockets with 1001, completes SSE streams, keeps the pause', async () => {

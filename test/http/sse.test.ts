@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataOf, RESOLVE, START_TURN, startHarness, type Harness } from '../support/harness.js';
 import { connectSse, subscribeFetch, subscribeSse, testUsersAuthenticator } from '../support/live.js';
 
-const ELICITATION_REQUESTED = `subscription Requested($threadId: ID, $agentId: ID) {
-  elicitationRequested(threadId: $threadId, agentId: $agentId) { id status toolCall { name arguments } turn { id status } }
+const ELICITATION_REQUESTED = `subscription Requested($threadId: ID, $agentId: ID, $includePending: Boolean) {
+  elicitationRequested(threadId: $threadId, agentId: $agentId, includePending: $includePending) { id status toolCall { name arguments } turn { id status } }
 }`;
 const TURN_UPDATED = 'subscription Updated($turnId: ID!) { turnUpdated(turnId: $turnId) { id status text messages { role text } } }';
 
@@ -20,7 +20,8 @@ describe('subscriptions over SSE', () => {
   it('streams a turn from pause to completion to a graphql-sse client', async () => {
     const client = connectSse(h.url, alice.authorization);
     try {
-      const requested = subscribeSse(client, ELICITATION_REQUESTED, { agentId: 'demo' });
+      // graphql-sse's client does not tell when the stream is open: includePending covers a pause that comes first.
+      const requested = subscribeSse(client, ELICITATION_REQUESTED, { agentId: 'demo', includePending: true });
       const started = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 2' } }, alice)).startTurn;
       const [pending] = started.turn.pendingElicitations;
       const pause = await requested.waitFor((e) => e.data?.elicitationRequested.id === pending.id, 'the pause');
@@ -50,6 +51,30 @@ describe('subscriptions over SSE', () => {
       dataOf(await h.gql(RESOLVE, { input: { elicitationId: id, action: 'DECLINE' } }, alice));
     } finally {
       requested.stop();
+    }
+  });
+
+  it('streams only new requests by default; with includePending: true the pending ones first, each once', async () => {
+    const dave = { authorization: 'Bearer dave' };
+    const pending = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 21' } }, dave)).startTurn;
+    const pendingId = pending.turn.pendingElicitations[0].id;
+    // Once the headers are in, each stream listens.
+    const newOnly = await subscribeFetch(h.url, ELICITATION_REQUESTED, {}, dave);
+    const withPending = await subscribeFetch(h.url, ELICITATION_REQUESTED, { includePending: true }, dave);
+    try {
+      await withPending.waitFor((e) => e.data?.elicitationRequested.id === pendingId, 'the pending request');
+      const fresh = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 22' } }, dave)).startTurn;
+      const freshId = fresh.turn.pendingElicitations[0].id;
+      await newOnly.waitFor((e) => e.data?.elicitationRequested.id === freshId, 'the new request');
+      await withPending.waitFor((e) => e.data?.elicitationRequested.id === freshId, 'the new request');
+      expect(newOnly.events.map((e) => e.data?.elicitationRequested.id)).toEqual([freshId]);
+      expect(withPending.events.map((e) => e.data?.elicitationRequested.id)).toEqual([pendingId, freshId]);
+      expect(newOnly.events[0]!.data!.elicitationRequested).toMatchObject({
+        status: 'PENDING', toolCall: { name: 'delete_entities', arguments: { ids: [22] } }, turn: { id: fresh.turn.id, status: 'PAUSED' },
+      });
+    } finally {
+      newOnly.stop();
+      withPending.stop();
     }
   });
 

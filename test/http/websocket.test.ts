@@ -4,10 +4,12 @@ import WebSocket from 'ws';
 import { ScriptedModel } from '../../src/models/scripted.js';
 import { dataOf, RESOLVE, START_TURN, startHarness, type Harness } from '../support/harness.js';
 import { CountingToolSource } from '../support/tools.js';
-import { connectWs, subscribeWs, testUsersAuthenticator, wsUrl } from '../support/live.js';
+import { connectWs, observedPubSub, subscribeWs, testUsersAuthenticator, wsUrl } from '../support/live.js';
 
-const ELICITATION_REQUESTED = `subscription Requested($threadId: ID, $agentId: ID) {
-  elicitationRequested(threadId: $threadId, agentId: $agentId) { id status message toolCall { name arguments } turn { id status } }
+const ELICITATION_REQUESTED = `subscription Requested($threadId: ID, $agentId: ID, $includePending: Boolean) {
+  elicitationRequested(threadId: $threadId, agentId: $agentId, includePending: $includePending) {
+    id status message toolCall { name arguments } turn { id status }
+  }
 }`;
 const TURN_UPDATED = `subscription Updated($turnId: ID!) {
   turnUpdated(turnId: $turnId) {
@@ -23,7 +25,8 @@ const bob = { authorization: 'Bearer bob' };
 
 describe('graphql-ws on /graphql', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness({ authenticator: testUsersAuthenticator }); });
+  const pubsub = observedPubSub();
+  beforeAll(async () => { h = await startHarness({ authenticator: testUsersAuthenticator, pubsub }); });
   afterAll(async () => { await h.close(); });
 
   it('runs queries and mutations as the viewer of connectionParams.authorization, through the same plugins', async () => {
@@ -62,12 +65,13 @@ describe('graphql-ws on /graphql', () => {
     }
   });
 
-  it('pushes the pause of a turn started right after subscribing, every time', async () => {
+  it('with includePending, pushes the pause of a turn started right after subscribing, every time', async () => {
     const client = connectWs(h.url, alice.authorization);
     try {
-      // No waiting for any acknowledgement: the startTurn request races the subscription to the server.
+      // No waiting for any acknowledgement: the startTurn request races the subscription to the server, and the
+      // catch-up of what is pending covers a subscription that arrives after the pause.
       for (let round = 0; round < 15; round++) {
-        const requested = subscribeWs(client, ELICITATION_REQUESTED, { agentId: 'demo' });
+        const requested = subscribeWs(client, ELICITATION_REQUESTED, { agentId: 'demo', includePending: true });
         const started = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: `delete entities ${round + 10}` } }, alice)).startTurn;
         expect(started.turn.status).toBe('PAUSED');
         const [pending] = started.turn.pendingElicitations;
@@ -91,9 +95,10 @@ describe('graphql-ws on /graphql', () => {
     try {
       const first = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'list entities' } }, { authorization: 'Bearer carol' })).startTurn;
       const threadId = first.thread.id;
-      const ofThread = subscribeWs(client, ELICITATION_REQUESTED, { threadId });
-      const ofOtherAgent = subscribeWs(client, ELICITATION_REQUESTED, { agentId: 'no-such-agent' });
-      const all = subscribeWs(client, ELICITATION_REQUESTED);
+      // With includePending (nothing of carol's is pending yet): the turns below may start before these listen.
+      const ofThread = subscribeWs(client, ELICITATION_REQUESTED, { threadId, includePending: true });
+      const ofOtherAgent = subscribeWs(client, ELICITATION_REQUESTED, { agentId: 'no-such-agent', includePending: true });
+      const all = subscribeWs(client, ELICITATION_REQUESTED, { includePending: true });
       // A pause in another thread first, then one in the watched thread.
       const elsewhere = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 7' } }, { authorization: 'Bearer carol' })).startTurn;
       const here = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 8', threadId } }, { authorization: 'Bearer carol' })).startTurn;
@@ -105,10 +110,45 @@ describe('graphql-ws on /graphql', () => {
       expect(ofThread.events.map((e) => e.data?.elicitationRequested.id)).toEqual([hereId]);
       expect(ofOtherAgent.events).toEqual([]);
 
-      // A subscription that starts later gets what is still pending first (a reconnecting client misses nothing).
-      const late = subscribeWs(client, ELICITATION_REQUESTED);
+      // A subscription that starts later with includePending gets what is still pending first, filtered the same
+      // way (a reconnecting client misses nothing).
+      const late = subscribeWs(client, ELICITATION_REQUESTED, { includePending: true });
+      const lateOfThread = subscribeWs(client, ELICITATION_REQUESTED, { threadId, includePending: true });
       await late.waitFor((e) => e.data?.elicitationRequested.id === hereId, 'the catch-up');
+      await lateOfThread.waitFor((e) => e.data?.elicitationRequested.id === hereId, 'the catch-up of the thread');
       expect(late.events.map((e) => e.data?.elicitationRequested.id)).toEqual([elsewhereId, hereId]);
+      expect(lateOfThread.events.map((e) => e.data?.elicitationRequested.id)).toEqual([hereId]);
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('delivers only new requests by default; with includePending: true the pending ones first, each once', async () => {
+    const dave = { authorization: 'Bearer dave' };
+    const client = connectWs(h.url, dave.authorization);
+    try {
+      const pending = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 21' } }, dave)).startTurn;
+      const pendingId = pending.turn.pendingElicitations[0].id;
+      // graphql-ws does not acknowledge a subscription: wait until the server listens for all three.
+      const listening = pubsub.listening('elicitations', 'dave', 3);
+      const newOnly = subscribeWs(client, ELICITATION_REQUESTED);
+      const notPending = subscribeWs(client, ELICITATION_REQUESTED, { includePending: false });
+      const withPending = subscribeWs(client, ELICITATION_REQUESTED, { includePending: true });
+      await listening;
+      await withPending.waitFor((e) => e.data?.elicitationRequested.id === pendingId, 'the pending request');
+
+      const fresh = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 22' } }, dave)).startTurn;
+      const freshId = fresh.turn.pendingElicitations[0].id;
+      for (const received of [newOnly, notPending, withPending]) {
+        await received.waitFor((e) => e.data?.elicitationRequested.id === freshId, 'the new request');
+      }
+      expect(newOnly.events.map((e) => e.data?.elicitationRequested.id)).toEqual([freshId]);
+      expect(notPending.events.map((e) => e.data?.elicitationRequested.id)).toEqual([freshId]);
+      expect(withPending.events.map((e) => e.data?.elicitationRequested.id)).toEqual([pendingId, freshId]);
+      expect(withPending.events[0]!.data!.elicitationRequested).toMatchObject({
+        status: 'PENDING', toolCall: { name: 'delete_entities', arguments: { ids: [21] } }, turn: { id: pending.turn.id, status: 'PAUSED' },
+      });
+      for (const received of [newOnly, notPending, withPending]) received.stop();
     } finally {
       await client.dispose();
     }
@@ -165,8 +205,9 @@ describe('graphql-ws on /graphql', () => {
     const aliceClient = connectWs(h.url, alice.authorization);
     const bobClient = connectWs(h.url, bob.authorization);
     try {
-      const aliceRequests = subscribeWs(aliceClient, ELICITATION_REQUESTED);
-      const bobRequests = subscribeWs(bobClient, ELICITATION_REQUESTED);
+      // With includePending: the turns below may start before these listen.
+      const aliceRequests = subscribeWs(aliceClient, ELICITATION_REQUESTED, { includePending: true });
+      const bobRequests = subscribeWs(bobClient, ELICITATION_REQUESTED, { includePending: true });
       const alicesTurn = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 4', background: true } }, alice)).startTurn.turn;
 
       // Bob cannot follow alice's turn: the answer is the one an unknown id gets, and his connection stays.

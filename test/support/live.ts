@@ -3,6 +3,7 @@
 import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
 import { createClient as createSseClient, type Client as SseClient } from 'graphql-sse';
 import WebSocket from 'ws';
+import { createInProcessPubSub, type ToolgatePubSub, type ToolgateTopics } from '../../src/events/pubsub.js';
 import type { Viewer } from '../../src/graphql/builder.js';
 import type { Authenticator } from '../../src/http/auth.js';
 import { demoRules } from '../../src/models/scripted.js';
@@ -135,6 +136,37 @@ export async function subscribeFetch<T = any>(httpUrl: string, query: string, va
     }
   })();
   return Object.assign(received, { status: response.status, contentType: response.headers.get('content-type') });
+}
+
+/** The server's pub/sub (pass it to startHarness), telling a test when subscriptions start listening. */
+export interface ObservedPubSub extends ToolgatePubSub {
+  /**
+   * Resolves once `count` more subscriptions (counted from this call) listen on `topic`/`key`: the acknowledgement
+   * graphql-ws does not give, for a subscription that gets only what is published after it listens.
+   */
+  listening(topic: keyof ToolgateTopics, key: string, count?: number): Promise<void>;
+}
+
+export function observedPubSub(): ObservedPubSub {
+  const pubsub = createInProcessPubSub();
+  const waiters: { channel: string; left: number; resolve(): void }[] = [];
+  return {
+    publish: (topic, key, payload) => pubsub.publish(topic, key, payload),
+    subscribe(topic, key) {
+      const subscription = pubsub.subscribe(topic, key);
+      for (const waiter of [...waiters]) {
+        if (waiter.channel === `${topic}:${key}` && --waiter.left === 0) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve();
+        }
+      }
+      return subscription;
+    },
+    close: () => pubsub.close(),
+    listening(topic, key, count = 1) {
+      return new Promise<void>((resolve) => { waiters.push({ channel: `${topic}:${key}`, left: count, resolve }); });
+    },
+  };
 }
 
 /** Test users: `Bearer <name>` is user <name>; `Bearer admin` an administrator; anything else is refused. */
