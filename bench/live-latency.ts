@@ -18,10 +18,12 @@ import { fileURLToPath } from 'node:url';
 
 const SELECTIONS = {
   'record fields only': 'id status text',
-  'with messages + pendingElicitations (DB reads)': 'id status text messages { id role text } pendingElicitations { id message }',
+  'with messages + pendingElicitations (DB reads)':
+    'id status text messages { id role text } pendingElicitations { id message }',
 } as const;
 
-type ToChild = { type: 'subscribe'; url: string; turnId: string; subscribers: number; selection: string } | { type: 'stop' };
+type ToChild =
+  { type: 'subscribe'; url: string; turnId: string; subscribers: number; selection: string } | { type: 'stop' };
 type FromChild = { type: 'ready' } | { type: 'round'; latenciesMs: number[] };
 
 const nowNs = () => process.hrtime.bigint();
@@ -44,21 +46,30 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-live-bench-'));
   const targets = [await bareGraphqlWs(), await toolgate(join(dir, 'bench.db'))];
 
-  console.log(`subscription latency over graphql-ws on loopback; ${cpus()[0]?.model ?? 'unknown CPU'} x${cpus().length}, node ${process.version}, ${new Date().toISOString()}`);
-  console.log(`from the publish call to the subscriber's 'next' callback; ${rounds} rounds after ${warmup} warm-up rounds; ms. `
-    + 'Server CPU: user+system time of the server process per event.\n');
-  console.log('| server | selection | subscribers | p50 per delivery | p99 per delivery | p50 until the last subscriber has it | server CPU per event |');
+  console.log(
+    `subscription latency over graphql-ws on loopback; ${cpus()[0]?.model ?? 'unknown CPU'} x${cpus().length}, node ${process.version}, ${new Date().toISOString()}`,
+  );
+  console.log(
+    `from the publish call to the subscriber's 'next' callback; ${rounds} rounds after ${warmup} warm-up rounds; ms. ` +
+      'Server CPU: user+system time of the server process per event.\n',
+  );
+  console.log(
+    '| server | selection | subscribers | p50 per delivery | p99 per delivery | p50 until the last subscriber has it | server CPU per event |',
+  );
   console.log('| --- | --- | --- | --- | --- | --- | --- |');
   // LIVE_BENCH_SUBSCRIBERS=100 LIVE_BENCH_SELECTIONS=1: fewer cases (for a profile).
   const counts = process.env.LIVE_BENCH_SUBSCRIBERS ? [Number(process.env.LIVE_BENCH_SUBSCRIBERS)] : [1, 100];
   for (const target of targets) {
-    const selections = target.name.startsWith('bare') ? Object.entries(SELECTIONS).slice(0, 1)
+    const selections = target.name.startsWith('bare')
+      ? Object.entries(SELECTIONS).slice(0, 1)
       : Object.entries(SELECTIONS).slice(0, Number(process.env.LIVE_BENCH_SELECTIONS ?? 2));
     for (const [name, selection] of selections) {
       for (const subscribers of counts) {
         const row = await measure(target, selection, subscribers, warmup, rounds);
         const f = (ms: number) => ms.toFixed(3);
-        console.log(`| ${target.name} | ${name} | ${subscribers} | ${f(row.p50)} | ${f(row.p99)} | ${f(row.lastP50)} | ${f(row.cpuMs)} |`);
+        console.log(
+          `| ${target.name} | ${name} | ${subscribers} | ${f(row.p50)} | ${f(row.p99)} | ${f(row.lastP50)} | ${f(row.cpuMs)} |`,
+        );
       }
     }
     await target.close();
@@ -70,9 +81,15 @@ async function measure(target: Target, selection: string, subscribers: number, w
   const child = fork(fileURLToPath(import.meta.url), ['--subscribers'], { execArgv: ['--import', 'tsx'] });
   const messages: FromChild[] = [];
   let wake: (() => void) | null = null;
-  child.on('message', (message: FromChild) => { messages.push(message); wake?.(); });
+  child.on('message', (message: FromChild) => {
+    messages.push(message);
+    wake?.();
+  });
   const nextMessage = async (): Promise<FromChild> => {
-    while (messages.length === 0) await new Promise<void>((resolve) => { wake = resolve; });
+    while (messages.length === 0)
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
     return messages.shift()!;
   };
   child.send({ type: 'subscribe', url: target.url, turnId: target.turnId, subscribers, selection } satisfies ToChild);
@@ -94,7 +111,12 @@ async function measure(target: Target, selection: string, subscribers: number, w
   }
   child.send({ type: 'stop' } satisfies ToChild);
   await new Promise((resolve) => child.once('exit', resolve));
-  return { p50: percentile(perDelivery, 50), p99: percentile(perDelivery, 99), lastP50: percentile(untilLast, 50), cpuMs: cpuMicros / rounds / 1000 };
+  return {
+    p50: percentile(perDelivery, 50),
+    p99: percentile(perDelivery, 99),
+    lastP50: percentile(untilLast, 50),
+    cpuMs: cpuMicros / rounds / 1000,
+  };
 }
 
 /** toolgate as it runs: createServer, a paused demo turn, its record published as the runner does. */
@@ -103,13 +125,18 @@ async function toolgate(database: string): Promise<Target> {
   const server = await createServer({ database, sweepIntervalSeconds: 0, onError: (e) => console.error(e) });
   const url = await server.listen(0, '127.0.0.1');
   const response = await fetch(url, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: 'mutation { startTurn(input: {agentId: "demo", message: "delete entities 1"}) { turn { id status } } }' }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      query: 'mutation { startTurn(input: {agentId: "demo", message: "delete entities 1"}) { turn { id status } } }',
+    }),
   });
   const paused = ((await response.json()) as { data: { startTurn: { turn: { id: string } } } }).data.startTurn.turn;
   const record = (await server.services.store.loadTurn(paused.id))!;
   return {
-    name: 'toolgate', url, turnId: paused.id,
+    name: 'toolgate',
+    url,
+    turnId: paused.id,
     publish: (text) => server.services.pubsub.publish('turn', record.id, { ...record, text }),
     close: () => server.close(),
   };
@@ -127,10 +154,16 @@ async function bareGraphqlWs(): Promise<Target> {
   const { createPubSub } = await import('graphql-yoga');
   const eventTarget = new EventTarget();
   setMaxListeners(0, eventTarget);
-  const pubsub = createPubSub<{ turn: [string, { id: string; status: string; text: string }] }>({ eventTarget: eventTarget as never });
+  const pubsub = createPubSub<{ turn: [string, { id: string; status: string; text: string }] }>({
+    eventTarget: eventTarget as never,
+  });
   const Turn = new GraphQLObjectType({
     name: 'Turn',
-    fields: { id: { type: new GraphQLNonNull(GraphQLID) }, status: { type: GraphQLString }, text: { type: GraphQLString } },
+    fields: {
+      id: { type: new GraphQLNonNull(GraphQLID) },
+      status: { type: GraphQLString },
+      text: { type: GraphQLString },
+    },
   });
   const schema = new GraphQLSchema({
     query: new GraphQLObjectType({ name: 'Query', fields: { hello: { type: GraphQLString, resolve: () => 'hi' } } }),
@@ -155,9 +188,14 @@ async function bareGraphqlWs(): Promise<Target> {
   await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
   const port = (httpServer.address() as { port: number }).port;
   return {
-    name: 'bare graphql-ws', url: `http://127.0.0.1:${port}/graphql`, turnId: 'trn_bare',
+    name: 'bare graphql-ws',
+    url: `http://127.0.0.1:${port}/graphql`,
+    turnId: 'trn_bare',
     publish: (text) => pubsub.publish('turn', 'trn_bare', { id: 'trn_bare', status: 'PAUSED', text }),
-    close: async () => { await disposable.dispose(); await new Promise((resolve) => httpServer.close(resolve)); },
+    close: async () => {
+      await disposable.dispose();
+      await new Promise((resolve) => httpServer.close(resolve));
+    },
   };
 }
 
@@ -174,11 +212,18 @@ async function subscriberProcess(): Promise<void> {
     let round: number[] = [];
     let ready = 0;
     for (let i = 0; i < message.subscribers; i++) {
-      const client = createClient({ url: message.url.replace(/^http/, 'ws'), webSocketImpl: WebSocket, retryAttempts: 0 });
+      const client = createClient({
+        url: message.url.replace(/^http/, 'ws'),
+        webSocketImpl: WebSocket,
+        retryAttempts: 0,
+      });
       clients.push(client);
       let first = true;
       client.subscribe<{ turnUpdated: { text: string } }>(
-        { query: `subscription($id: ID!) { turnUpdated(turnId: $id) { ${message.selection} } }`, variables: { id: message.turnId } },
+        {
+          query: `subscription($id: ID!) { turnUpdated(turnId: $id) { ${message.selection} } }`,
+          variables: { id: message.turnId },
+        },
         {
           next: (result) => {
             const received = nowNs();
@@ -193,7 +238,10 @@ async function subscriberProcess(): Promise<void> {
               round = [];
             }
           },
-          error: (error) => { console.error('subscription error', error); process.exit(1); },
+          error: (error) => {
+            console.error('subscription error', error);
+            process.exit(1);
+          },
           complete: () => {},
         },
       );

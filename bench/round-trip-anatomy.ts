@@ -25,10 +25,21 @@ const roundTrips = Number(process.argv[2] ?? 3000);
 // ---- SQLite timing: wrappers installed before the store prepares its statements --------------------------------
 
 const sqliteTime = { reads: 0, readNs: 0n, txReads: 0, txReadNs: 0n, batches: 0, batchNs: 0n, writeWorkNs: 0n };
-const resetSqliteTime = () => Object.assign(sqliteTime, { reads: 0, readNs: 0n, txReads: 0, txReadNs: 0n, batches: 0, batchNs: 0n, writeWorkNs: 0n });
+const resetSqliteTime = () =>
+  Object.assign(sqliteTime, {
+    reads: 0,
+    readNs: 0n,
+    txReads: 0,
+    txReadNs: 0n,
+    batches: 0,
+    batchNs: 0n,
+    writeWorkNs: 0n,
+  });
 
 type AnyFunction = (...args: unknown[]) => unknown;
-const databaseProto = Database.prototype as unknown as { prepare: (this: Database.Database, source: string) => Database.Statement };
+const databaseProto = Database.prototype as unknown as {
+  prepare: (this: Database.Database, source: string) => Database.Statement;
+};
 const prepare = databaseProto.prepare;
 databaseProto.prepare = function (this: Database.Database, source: string) {
   const statement = prepare.call(this, source);
@@ -43,7 +54,13 @@ databaseProto.prepare = function (this: Database.Database, source: string) {
         return original.apply(this, args);
       } finally {
         const took = process.hrtime.bigint() - started;
-        if (inTransaction) { sqliteTime.txReads++; sqliteTime.txReadNs += took; } else { sqliteTime.reads++; sqliteTime.readNs += took; }
+        if (inTransaction) {
+          sqliteTime.txReads++;
+          sqliteTime.txReadNs += took;
+        } else {
+          sqliteTime.reads++;
+          sqliteTime.readNs += took;
+        }
       }
     };
   }
@@ -53,12 +70,21 @@ const { run, flush } = WriteBatcher.prototype;
 WriteBatcher.prototype.run = function <T>(this: WriteBatcher, work: () => T): Promise<T> {
   return run.call(this, () => {
     const started = process.hrtime.bigint();
-    try { return work(); } finally { sqliteTime.writeWorkNs += process.hrtime.bigint() - started; }
+    try {
+      return work();
+    } finally {
+      sqliteTime.writeWorkNs += process.hrtime.bigint() - started;
+    }
   }) as Promise<T>;
 };
 WriteBatcher.prototype.flush = function (this: WriteBatcher): void {
   const started = process.hrtime.bigint();
-  try { flush.call(this); } finally { sqliteTime.batches++; sqliteTime.batchNs += process.hrtime.bigint() - started; }
+  try {
+    flush.call(this);
+  } finally {
+    sqliteTime.batches++;
+    sqliteTime.batchNs += process.hrtime.bigint() - started;
+  }
 };
 
 // ---- the load ---------------------------------------------------------------------------------------------
@@ -68,14 +94,18 @@ const server = await createServer({ database: join(dir, 'toolgate.db'), sweepInt
 
 async function post(body: unknown): Promise<string> {
   const response = await server.yoga.fetch('http://127.0.0.1/graphql', {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
   });
   return response.text();
 }
 
 const operations = {
   'round trip': async () => {
-    const started = JSON.parse(await post(startTurnBody())) as { data?: { startTurn: { turn: { pendingElicitations: { id: string }[] } } } };
+    const started = JSON.parse(await post(startTurnBody())) as {
+      data?: { startTurn: { turn: { pendingElicitations: { id: string }[] } } };
+    };
     const id = started.data?.startTurn.turn.pendingElicitations[0]?.id;
     if (!id) throw new Error(`startTurn did not pause: ${JSON.stringify(started)}`);
     const resolved = await post({ query: RESOLVE, variables: { input: { elicitationId: id, action: 'ACCEPT' } } });
@@ -85,22 +115,39 @@ const operations = {
     const body = await post(startTurnBody('hello'));
     if (!body.includes('"status":"COMPLETED"')) throw new Error(`the turn did not complete: ${body}`);
   },
-  '{ __typename }': async () => { await post({ query: TRIVIAL }); },
+  '{ __typename }': async () => {
+    await post({ query: TRIVIAL });
+  },
 };
 type Operation = keyof typeof operations;
 
 async function load(operation: Operation, count: number): Promise<void> {
   let left = count;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => { while (left-- > 0) await operations[operation](); }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (left-- > 0) await operations[operation]();
+    }),
+  );
 }
 
 // ---- the profile, by owner of the code ----------------------------------------------------------------------
 
 const OWNERS: [owner: string, test: (url: string, name: string) => boolean][] = [
-  ['SQLite (better-sqlite3, drizzle, src/db)', (url) => /node_modules\/(better-sqlite3|drizzle-orm)\/|\/src\/db\//.test(url)],
-  ['GraphQL and HTTP (yoga, envelop, graphql, whatwg-node, pothos, src/graphql, src/http)',
-    (url) => /node_modules\/(graphql|graphql-yoga|@graphql-yoga|@envelop|@graphql-tools|@whatwg-node|@pothos|@escape\.tech|graphql-scalars|lru-cache)\/|\/src\/(graphql|http)\//.test(url)],
-  ['agent loop, model, tools, events (src/agent, src/models, src/tools, src/events)', (url) => /\/src\/(agent|models|tools|events)\//.test(url)],
+  [
+    'SQLite (better-sqlite3, drizzle, src/db)',
+    (url) => /node_modules\/(better-sqlite3|drizzle-orm)\/|\/src\/db\//.test(url),
+  ],
+  [
+    'GraphQL and HTTP (yoga, envelop, graphql, whatwg-node, pothos, src/graphql, src/http)',
+    (url) =>
+      /node_modules\/(graphql|graphql-yoga|@graphql-yoga|@envelop|@graphql-tools|@whatwg-node|@pothos|@escape\.tech|graphql-scalars|lru-cache)\/|\/src\/(graphql|http)\//.test(
+        url,
+      ),
+  ],
+  [
+    'agent loop, model, tools, events (src/agent, src/models, src/tools, src/events)',
+    (url) => /\/src\/(agent|models|tools|events)\//.test(url),
+  ],
   ['garbage collector', (_url, name) => name === '(garbage collector)'],
 ];
 
@@ -140,9 +187,15 @@ await session.post('Profiler.setSamplingInterval', { interval: 100 });
 const ms = (ns: bigint, count: number) => Number(ns) / 1e6 / count;
 const fixed = (value: number) => value.toFixed(3);
 
-console.log(`round-trip anatomy: ${roundTrips} round trips through yoga.fetch, ${CONCURRENCY} at a time, in one process (no sockets)\n`);
+console.log(
+  `round-trip anatomy: ${roundTrips} round trips through yoga.fetch, ${CONCURRENCY} at a time, in one process (no sockets)\n`,
+);
 try {
-  for (const [operation, count] of [['round trip', roundTrips], ['hello turn', roundTrips * 2], ['{ __typename }', roundTrips * 10]] as [Operation, number][]) {
+  for (const [operation, count] of [
+    ['round trip', roundTrips],
+    ['hello turn', roundTrips * 2],
+    ['{ __typename }', roundTrips * 10],
+  ] as [Operation, number][]) {
     await load(operation, Math.ceil(count / 5)); // warm-up: JIT, caches
     resetSqliteTime();
     const cpu = process.cpuUsage();
@@ -151,13 +204,23 @@ try {
     const total = (used.user + used.system) / 1000 / count;
     const t = { ...sqliteTime };
     const sqlite = ms(t.readNs + t.txReadNs + t.batchNs, count);
-    console.log(`${operation}: CPU ${fixed(total)} ms (user ${fixed(used.user / 1000 / count)}, system ${fixed(used.system / 1000 / count)})`);
+    console.log(
+      `${operation}: CPU ${fixed(total)} ms (user ${fixed(used.user / 1000 / count)}, system ${fixed(used.system / 1000 / count)})`,
+    );
     if (t.batches > 0 || t.reads > 0) {
-      console.log(`  SQLite, timed around the calls: ${fixed(sqlite)} ms (${Math.round((sqlite / total) * 100)} % of the CPU time)`);
-      console.log(`    ${(t.reads / count).toFixed(1)} reads outside a transaction: ${fixed(ms(t.readNs, count))} ms (${(Number(t.readNs) / 1e3 / Math.max(1, t.reads)).toFixed(1)} µs each)`);
-      console.log(`    ${(t.txReads / count).toFixed(1)} reads inside a write transaction: ${fixed(ms(t.txReadNs, count))} ms`);
-      console.log(`    ${(t.batches / count).toFixed(2)} write batches: ${fixed(ms(t.batchNs, count))} ms, of which the writes' own statements `
-        + `${fixed(ms(t.writeWorkNs - t.txReadNs, count))} ms and BEGIN/SAVEPOINT/COMMIT with the WAL frames ${fixed(ms(t.batchNs - t.writeWorkNs, count))} ms`);
+      console.log(
+        `  SQLite, timed around the calls: ${fixed(sqlite)} ms (${Math.round((sqlite / total) * 100)} % of the CPU time)`,
+      );
+      console.log(
+        `    ${(t.reads / count).toFixed(1)} reads outside a transaction: ${fixed(ms(t.readNs, count))} ms (${(Number(t.readNs) / 1e3 / Math.max(1, t.reads)).toFixed(1)} µs each)`,
+      );
+      console.log(
+        `    ${(t.txReads / count).toFixed(1)} reads inside a write transaction: ${fixed(ms(t.txReadNs, count))} ms`,
+      );
+      console.log(
+        `    ${(t.batches / count).toFixed(2)} write batches: ${fixed(ms(t.batchNs, count))} ms, of which the writes' own statements ` +
+          `${fixed(ms(t.writeWorkNs - t.txReadNs, count))} ms and BEGIN/SAVEPOINT/COMMIT with the WAL frames ${fixed(ms(t.batchNs - t.writeWorkNs, count))} ms`,
+      );
     }
     const profiled = Math.ceil(count / 2);
     await session.post('Profiler.start');
@@ -165,9 +228,13 @@ try {
     const { profile } = await session.post('Profiler.stop');
     const owners = byOwner(profile);
     const busy = [...owners.values()].reduce((sum, value) => sum + value, 0);
-    console.log(`  main thread busy ${fixed(busy / profiled)} ms (sampled, with the profiler's own cost), by owner of the running code:`);
+    console.log(
+      `  main thread busy ${fixed(busy / profiled)} ms (sampled, with the profiler's own cost), by owner of the running code:`,
+    );
     for (const [owner, value] of [...owners].sort((a, b) => b[1] - a[1])) {
-      console.log(`    ${fixed(value / profiled)} ms ${String(Math.round((value / busy) * 100)).padStart(3)} %  ${owner}`);
+      console.log(
+        `    ${fixed(value / profiled)} ms ${String(Math.round((value / busy) * 100)).padStart(3)} %  ${owner}`,
+      );
     }
     console.log('');
   }

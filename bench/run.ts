@@ -36,7 +36,9 @@ async function main(): Promise<void> {
     killAllChildren();
     process.exit(2);
   }, deadline * 1000).unref();
-  console.log(`toolgate bench (${plan.quick ? 'quick' : 'full'}): ${machine.nproc} cores, ${machine.cpu}, node ${machine.node}, load ${machine.loadAverage}`);
+  console.log(
+    `toolgate bench (${plan.quick ? 'quick' : 'full'}): ${machine.nproc} cores, ${machine.cpu}, node ${machine.node}, load ${machine.loadAverage}`,
+  );
 
   const started = performance.now();
   const results: PartResult[] = [];
@@ -50,7 +52,14 @@ async function main(): Promise<void> {
       printPart(result);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      const result: PartResult = { part, title: entry.title, method: '', figures: [{ name: 'error', value: message, target: 'runs', pass: false }], runs: [], notes: [] };
+      const result: PartResult = {
+        part,
+        title: entry.title,
+        method: '',
+        figures: [{ name: 'error', value: message, target: 'runs', pass: false }],
+        runs: [],
+        notes: [],
+      };
       results.push(result);
       printPart(result);
       killAllChildren();
@@ -62,9 +71,15 @@ async function main(): Promise<void> {
   console.log(`\nbench: wrote ${file}`);
 }
 
-process.on('SIGINT', () => { killAllChildren(); process.exit(130); });
-main().then(() => process.exit(0), (error) => {
-  console.error(error);
+process.on('SIGINT', () => {
   killAllChildren();
-  process.exit(1);
+  process.exit(130);
 });
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    killAllChildren();
+    process.exit(1);
+  },
+);

@@ -26,22 +26,33 @@ let stamping = false;
 const pubsub = server.services.pubsub;
 const publish = pubsub.publish.bind(pubsub);
 pubsub.publish = ((...args: Parameters<typeof publish>) => {
-  if (stamping && args[0] === 'elicitations' && publishedAt.size < MAX_STAMPS) publishedAt.set((args[2] as ElicitationRecord).id, wallNow());
+  if (stamping && args[0] === 'elicitations' && publishedAt.size < MAX_STAMPS)
+    publishedAt.set((args[2] as ElicitationRecord).id, wallNow());
   return publish(...args);
 }) as typeof pubsub.publish;
 
 const sqlite = (server.services.store as SqliteStore).sqlite;
 const commands: Record<string, (args: Record<string, unknown>) => unknown> = {
   clock: () => wallNow(),
-  gc: () => { globalThis.gc?.(); globalThis.gc?.(); return process.memoryUsage(); },
+  gc: () => {
+    globalThis.gc?.();
+    globalThis.gc?.();
+    return process.memoryUsage();
+  },
   /** Rows inserted, updated or deleted by the server's connection since it opened. */
   changes: () => (sqlite.prepare('SELECT total_changes() AS n').get() as { n: number }).n,
   /** Commits, writes and WAL fsyncs of the store so far (group commit). */
   writeStats: () => (server.services.store as SqliteStore).writeStats,
-  stamp: (args) => { stamping = args.on === true; publishedAt.clear(); return stamping; },
+  stamp: (args) => {
+    stamping = args.on === true;
+    publishedAt.clear();
+    return stamping;
+  },
   /** BENCH_HEAP_SNAPSHOTS=<dir>: writes a heap snapshot there (for finding what a part leaves in memory). */
-  heapSnapshot: (args) => (process.env.BENCH_HEAP_SNAPSHOTS
-    ? writeHeapSnapshot(`${process.env.BENCH_HEAP_SNAPSHOTS}/${String(args.name)}.heapsnapshot`) : null),
+  heapSnapshot: (args) =>
+    process.env.BENCH_HEAP_SNAPSHOTS
+      ? writeHeapSnapshot(`${process.env.BENCH_HEAP_SNAPSHOTS}/${String(args.name)}.heapsnapshot`)
+      : null,
   published: (args) => {
     const ids = args.ids as string[];
     const found = Object.fromEntries(ids.filter((id) => publishedAt.has(id)).map((id) => [id, publishedAt.get(id)!]));
@@ -52,7 +63,8 @@ const commands: Record<string, (args: Record<string, unknown>) => unknown> = {
 
 process.on('message', (message: CallMessage) => {
   if (message.type !== 'call') return;
-  const reply = (fields: Omit<ReplyMessage, 'type' | 'id'>) => process.send!({ type: 'reply', id: message.id, ...fields } satisfies ReplyMessage);
+  const reply = (fields: Omit<ReplyMessage, 'type' | 'id'>) =>
+    process.send!({ type: 'reply', id: message.id, ...fields } satisfies ReplyMessage);
   try {
     const command = commands[message.command];
     if (!command) throw new Error(`unknown command ${message.command}`);
@@ -67,7 +79,10 @@ const stop = () => {
   if (stopping) return;
   stopping = true;
   setTimeout(() => process.exit(1), 10_000).unref();
-  server.close().then(() => process.exit(0), () => process.exit(1));
+  server.close().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
 };
 process.on('SIGTERM', stop);
 process.on('disconnect', stop); // the bench died: do not outlive it

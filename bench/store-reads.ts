@@ -10,10 +10,15 @@ const sqlite = openDatabase({ path: ':memory:' });
 const store = new SqliteStore(sqlite);
 seedElicitations(sqlite, 100_000, users);
 const now = new Date().toISOString();
-const nothingDue = () => { throw new Error('no turn is due in this database'); };
+const nothingDue = () => {
+  throw new Error('no turn is due in this database');
+};
 const cases: [string, () => Promise<unknown>][] = [
   ['audit page of 20, any status', () => store.listElicitations('local', {}, now, 20, null)],
-  ['audit page of 20, ACCEPTED or EXPIRED', () => store.listElicitations('local', { statuses: ['ACCEPTED', 'EXPIRED'] }, now, 20, null)],
+  [
+    'audit page of 20, ACCEPTED or EXPIRED',
+    () => store.listElicitations('local', { statuses: ['ACCEPTED', 'EXPIRED'] }, now, 20, null),
+  ],
   ['sweeper: expire due turns (none due)', () => store.expireDueTurns(now, 100, nothingDue)],
   ['recovery: running leases (none)', () => store.listRunningLeases()],
 ];

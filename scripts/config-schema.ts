@@ -6,7 +6,11 @@ const file = new URL(`../${CONFIG_SCHEMA_FILE}`, import.meta.url);
 const generated = configJsonSchema();
 if (process.argv.includes('--check')) {
   let committed = '';
-  try { committed = readFileSync(file, 'utf8'); } catch { /* missing reads as stale */ }
+  try {
+    committed = readFileSync(file, 'utf8');
+  } catch {
+    /* missing reads as stale */
+  }
   if (committed !== generated) {
     console.error(`${CONFIG_SCHEMA_FILE} is not current: run \`npm run config:schema\` and commit it.`);
     process.exit(1);

@@ -6,7 +6,11 @@ const file = new URL('../schema.graphql', import.meta.url);
 const printed = printSortedSchema();
 if (process.argv.includes('--check')) {
   let committed = '';
-  try { committed = readFileSync(file, 'utf8'); } catch { /* missing reads as stale */ }
+  try {
+    committed = readFileSync(file, 'utf8');
+  } catch {
+    /* missing reads as stale */
+  }
   if (committed !== printed) {
     console.error('schema.graphql is not current: run `npm run schema:print` and commit it.');
     process.exit(1);

@@ -8,11 +8,14 @@ import { createServer } from './server.js';
 async function main(): Promise<void> {
   const host = process.env.HOST ?? '127.0.0.1';
   const port = Number(process.env.PORT ?? 4000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT: "${process.env.PORT}" is not a port number`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(`PORT: "${process.env.PORT}" is not a port number`);
   const database = process.env.TOOLGATE_DB ?? './data/toolgate.db';
   const loaded = process.env.TOOLGATE_CONFIG ? loadConfigFile(process.env.TOOLGATE_CONFIG) : null;
   if (!loaded?.config.auth && !isLoopbackHost(host)) {
-    throw new ConfigError(`HOST: "${host}" is not loopback; without an "auth" section in the config toolgate runs as the single admin user "local" and listens on loopback only`);
+    throw new ConfigError(
+      `HOST: "${host}" is not loopback; without an "auth" section in the config toolgate runs as the single admin user "local" and listens on loopback only`,
+    );
   }
   const server = await createServer({ config: loaded?.config, configFile: loaded?.file ?? null, database });
   const url = await server.listen(port, host);
@@ -24,7 +27,16 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`toolgate: ${signal}, shutting down`);
     const force = setTimeout(() => process.exit(1), 10_000).unref();
-    server.close().then(() => { clearTimeout(force); process.exit(0); }, (error) => { console.error(error); process.exit(1); });
+    server.close().then(
+      () => {
+        clearTimeout(force);
+        process.exit(0);
+      },
+      (error) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));

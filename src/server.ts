@@ -119,12 +119,21 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
   const sources = await createToolSources(
     Object.fromEntries(Object.entries(config.toolSources).filter(([id]) => !replaced.has(id))),
     { db: sqlite, configFile },
-  ).catch((error: unknown) => { store.close(); throw error; });
+  ).catch((error: unknown) => {
+    store.close();
+    throw error;
+  });
   for (const source of options.toolSources ?? []) sources.set(source.id, source);
   const tools = new ToolRegistry(sources);
   // An agent naming a tool that no source lists is a config error; the started sources stop again.
-  await tools.allTools().then((listed) => checkAgentTools(config, where, listed))
-    .catch(async (error: unknown) => { await tools.close(); store.close(); throw error; });
+  await tools
+    .allTools()
+    .then((listed) => checkAgentTools(config, where, listed))
+    .catch(async (error: unknown) => {
+      await tools.close();
+      store.close();
+      throw error;
+    });
 
   const now = clock().toISOString();
   for (const agent of config.agents) await store.syncAgent(agentFromConfig(agent), now);
@@ -138,29 +147,44 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
   const pubsub = options.pubsub ?? createInProcessPubSub();
   // Registered at emit time, before the mutation's own flush(): when the fsync ends, the event goes out ahead of
   // the response (bench part 4 measures publish → receive). Flushes settle in the order they were asked for.
-  const afterFlush = (publish: () => void) => { store.flush().then(publish).catch(onError); };
+  const afterFlush = (publish: () => void) => {
+    store.flush().then(publish).catch(onError);
+  };
   const runner = new AgentRunner({
-    store, tools, listeners, clock, onError,
-    lease: { leaseSeconds: options.leaseSeconds }, maxRecoveries: options.maxRecoveries, checkpoint: options.checkpoint,
+    store,
+    tools,
+    listeners,
+    clock,
+    onError,
+    lease: { leaseSeconds: options.leaseSeconds },
+    maxRecoveries: options.maxRecoveries,
+    checkpoint: options.checkpoint,
     models: (id) => models.get(id),
     // An event goes out once what it reports is on disk (store.flush()), like a mutation's response: a client
     // never acts on a pause or an answer that a power loss could take back.
     events: {
       turnChanged: (turn) => afterFlush(() => pubsub.publish('turn', turn.id, turn)),
-      elicitationsCreated: (elicitations) => afterFlush(() => {
-        for (const elicitation of elicitations) pubsub.publish('elicitations', elicitation.ownerId, elicitation);
-      }),
+      elicitationsCreated: (elicitations) =>
+        afterFlush(() => {
+          for (const elicitation of elicitations) pubsub.publish('elicitations', elicitation.ownerId, elicitation);
+        }),
     },
   });
   const limits: Limits = {
     ...defaultLimits,
-    ...definedOnly({ maxRequestBytes: config.server?.maxRequestBytes ?? options.maxBodyBytes,
-      maxMessageLength: config.server?.maxMessageLength, maxContentBytes: config.server?.maxContentBytes }),
+    ...definedOnly({
+      maxRequestBytes: config.server?.maxRequestBytes ?? options.maxBodyBytes,
+      maxMessageLength: config.server?.maxMessageLength,
+      maxContentBytes: config.server?.maxContentBytes,
+    }),
     ...options.limits,
   };
   const services: Services = { store, runner, tools, pubsub, clock, limits };
   // GraphiQL and introspection: on for the local mode, off once tokens guard a reachable server, unless the config says.
-  const exposed = { graphiql: config.server?.graphiql ?? !config.auth, introspection: config.server?.introspection ?? !config.auth };
+  const exposed = {
+    graphiql: config.server?.graphiql ?? !config.auth,
+    introspection: config.server?.introspection ?? !config.auth,
+  };
 
   const yoga = createYoga<Record<string, never>, GraphQLContext>({
     schema,
@@ -197,7 +221,11 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
     void yoga.handle(req, res);
   });
   const webSockets = attachWebSocket({
-    httpServer, yoga, authenticator: auth, path: '/graphql', maxPayload: limits.maxRequestBytes,
+    httpServer,
+    yoga,
+    authenticator: auth,
+    path: '/graphql',
+    maxPayload: limits.maxRequestBytes,
     keepAliveMs: options.webSocketKeepAliveMs,
   });
 
@@ -220,11 +248,16 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
     sweep: () => sweeper.sweepOnce(),
     async listen(port, host) {
       if (!config.auth && !options.authenticator && !isLoopbackHost(host)) {
-        throw new ConfigError(`HOST: "${host}" is not loopback; without an "auth" section in the config toolgate runs as the single admin user "local" and listens on loopback only`);
+        throw new ConfigError(
+          `HOST: "${host}" is not loopback; without an "auth" section in the config toolgate runs as the single admin user "local" and listens on loopback only`,
+        );
       }
       await new Promise<void>((resolve, reject) => {
         httpServer.once('error', reject);
-        httpServer.listen(port, host, () => { httpServer.off('error', reject); resolve(); });
+        httpServer.listen(port, host, () => {
+          httpServer.off('error', reject);
+          resolve();
+        });
       });
       const address = httpServer.address() as AddressInfo;
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;

@@ -24,4 +24,9 @@ export interface Limits {
   maxListItems: number;
 }
 
-export const defaultLimits: Limits = { maxMessageLength: 32_000, maxContentBytes: 16_384, maxRequestBytes: 1_048_576, maxListItems: 20_000 };
+export const defaultLimits: Limits = {
+  maxMessageLength: 32_000,
+  maxContentBytes: 16_384,
+  maxRequestBytes: 1_048_576,
+  maxListItems: 20_000,
+};

@@ -18,16 +18,25 @@ interface Cli {
 
 async function startCli(env: Record<string, string>): Promise<Cli> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts'], {
-    cwd: ROOT, env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (chunk) => { output += chunk; });
-  child.stderr!.on('data', (chunk) => { output += chunk; });
+  child.stdout!.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr!.on('data', (chunk) => {
+    output += chunk;
+  });
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   const url = await new Promise<string>((found, failed) => {
     const look = () => {
       const match = / at (http:\/\/\S+\/graphql)/.exec(output);
-      if (match) { child.stdout!.off('data', look); found(match[1]!); }
+      if (match) {
+        child.stdout!.off('data', look);
+        found(match[1]!);
+      }
     };
     child.stdout!.on('data', look);
     void exited.then((code) => failed(new Error(`the CLI exited (${code}) before listening:\n${output}`)));
@@ -36,20 +45,27 @@ async function startCli(env: Record<string, string>): Promise<Cli> {
 }
 
 async function gql(url: string, query: string, variables?: Record<string, unknown>) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
   return response.json() as Promise<{ data?: any; errors?: unknown[] }>;
 }
 
 /** Child processes of `pid`, from /proc. */
 function childrenOf(pid: number): number[] {
-  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number).filter((candidate) => {
-    try {
-      const stat = readFileSync(`/proc/${candidate}/stat`, 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
-    } catch {
-      return false;
-    }
-  });
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((candidate) => {
+      try {
+        const stat = readFileSync(`/proc/${candidate}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    });
 }
 
 function alive(pid: number): boolean {
@@ -65,50 +81,82 @@ describe('the CLI on SIGTERM', () => {
   const temp = tempDir();
   afterAll(() => temp.cleanup());
 
-  it('closes WebSockets with 1001, ends its MCP servers, exits 0, and the paused turn is still PAUSED after a restart', { timeout: 120_000 }, async () => {
-    const database = join(temp.dir, 'toolgate.db');
-    // The demo, plus an MCP server over stdio: a child process that must end with the server.
-    const config = join(temp.dir, 'toolgate.json');
-    writeFileSync(config, JSON.stringify({
-      models: { demo: { provider: 'scripted' } },
-      toolSources: { demo: { type: 'builtin' }, notes: { type: 'mcp', command: process.execPath, args: [join(ROOT, 'test/fixtures/mcp-server.mjs')] } },
-      agents: [{
-        id: 'demo', name: 'Demo agent', model: 'demo', systemPrompt: 'You manage entities.', tools: ['demo:*', 'notes:read_note'],
-        requireToolConfirmation: true,
-      }],
-    }));
-    const cli = await startCli({ TOOLGATE_DB: database, TOOLGATE_CONFIG: config });
-    const mcpChildren = childrenOf(cli.process.pid!);
-    expect(mcpChildren.length).toBeGreaterThan(0);
+  it(
+    'closes WebSockets with 1001, ends its MCP servers, exits 0, and the paused turn is still PAUSED after a restart',
+    { timeout: 120_000 },
+    async () => {
+      const database = join(temp.dir, 'toolgate.db');
+      // The demo, plus an MCP server over stdio: a child process that must end with the server.
+      const config = join(temp.dir, 'toolgate.json');
+      writeFileSync(
+        config,
+        JSON.stringify({
+          models: { demo: { provider: 'scripted' } },
+          toolSources: {
+            demo: { type: 'builtin' },
+            notes: { type: 'mcp', command: process.execPath, args: [join(ROOT, 'test/fixtures/mcp-server.mjs')] },
+          },
+          agents: [
+            {
+              id: 'demo',
+              name: 'Demo agent',
+              model: 'demo',
+              systemPrompt: 'You manage entities.',
+              tools: ['demo:*', 'notes:read_note'],
+              requireToolConfirmation: true,
+            },
+          ],
+        }),
+      );
+      const cli = await startCli({ TOOLGATE_DB: database, TOOLGATE_CONFIG: config });
+      const mcpChildren = childrenOf(cli.process.pid!);
+      expect(mcpChildren.length).toBeGreaterThan(0);
 
-    const started = (await gql(cli.url, START_TURN, { input: { agentId: 'demo', message: 'delete entities 1, 2 and 3' } })).data.startTurn;
-    expect(started.turn.status).toBe('PAUSED');
-    const elicitationId = started.turn.pendingElicitations[0].id;
+      const started = (
+        await gql(cli.url, START_TURN, { input: { agentId: 'demo', message: 'delete entities 1, 2 and 3' } })
+      ).data.startTurn;
+      expect(started.turn.status).toBe('PAUSED');
+      const elicitationId = started.turn.pendingElicitations[0].id;
 
-    let closeCode: number | undefined;
-    const client = connectWs(cli.url, undefined, { on: { closed: (event) => { closeCode = (event as { code: number }).code; } } });
-    const updates = subscribeWs(client, 'subscription($id: ID!) { turnUpdated(turnId: $id) { status } }', { id: started.turn.id });
-    await updates.waitFor((e) => e.data?.turnUpdated.status === 'PAUSED');
+      let closeCode: number | undefined;
+      const client = connectWs(cli.url, undefined, {
+        on: {
+          closed: (event) => {
+            closeCode = (event as { code: number }).code;
+          },
+        },
+      });
+      const updates = subscribeWs(client, 'subscription($id: ID!) { turnUpdated(turnId: $id) { status } }', {
+        id: started.turn.id,
+      });
+      await updates.waitFor((e) => e.data?.turnUpdated.status === 'PAUSED');
 
-    cli.process.kill('SIGTERM');
-    expect(await cli.exited).toBe(0);
-    await updates.done;
-    expect(closeCode).toBe(1001);
-    expect(cli.output()).toContain('SIGTERM, shutting down');
-    expect(mcpChildren.filter(alive)).toEqual([]);
-    await client.dispose();
+      cli.process.kill('SIGTERM');
+      expect(await cli.exited).toBe(0);
+      await updates.done;
+      expect(closeCode).toBe(1001);
+      expect(cli.output()).toContain('SIGTERM, shutting down');
+      expect(mcpChildren.filter(alive)).toEqual([]);
+      await client.dispose();
 
-    // Same database, new process: the turn waits as it did, and the answer runs the tool once.
-    const again = await startCli({ TOOLGATE_DB: database, TOOLGATE_CONFIG: config });
-    try {
-      const turn = (await gql(again.url, 'query($id: ID!) { turn(id: $id) { status pendingElicitations { id status } } }', { id: started.turn.id })).data.turn;
-      expect(turn).toEqual({ status: 'PAUSED', pendingElicitations: [{ id: elicitationId, status: 'PENDING' }] });
-      const resolved = dataOf(await gql(again.url, RESOLVE, { input: { elicitationId, action: 'ACCEPT' } }) as never) as any;
-      expect(resolved.resolveElicitation.turn.status).toBe('COMPLETED');
-      expect(resolved.resolveElicitation.turn.text).toContain('Deleted 3 entities (1, 2, 3)');
-    } finally {
-      again.process.kill('SIGTERM');
-      expect(await again.exited).toBe(0);
-    }
-  });
+      // Same database, new process: the turn waits as it did, and the answer runs the tool once.
+      const again = await startCli({ TOOLGATE_DB: database, TOOLGATE_CONFIG: config });
+      try {
+        const turn = (
+          await gql(again.url, 'query($id: ID!) { turn(id: $id) { status pendingElicitations { id status } } }', {
+            id: started.turn.id,
+          })
+        ).data.turn;
+        expect(turn).toEqual({ status: 'PAUSED', pendingElicitations: [{ id: elicitationId, status: 'PENDING' }] });
+        const resolved = dataOf(
+          (await gql(again.url, RESOLVE, { input: { elicitationId, action: 'ACCEPT' } })) as never,
+        ) as any;
+        expect(resolved.resolveElicitation.turn.status).toBe('COMPLETED');
+        expect(resolved.resolveElicitation.turn.text).toContain('Deleted 3 entities (1, 2, 3)');
+      } finally {
+        again.process.kill('SIGTERM');
+        expect(await again.exited).toBe(0);
+      }
+    },
+  );
 });

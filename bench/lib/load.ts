@@ -43,18 +43,24 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const started = performance.now();
   let finish!: (result: autocannon.Result) => void;
   let fail!: (error: unknown) => void;
-  const done = new Promise<autocannon.Result>((resolve, reject) => { finish = resolve; fail = reject; });
-  const instance = autocannon({
-    url: options.url,
-    connections: options.connections,
-    pipelining: 1,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    timeout: 10,
-    ...(options.amount ? { amount: options.amount } : { duration: options.durationSeconds ?? 3 }),
-    ...(options.body !== undefined && { body: JSON.stringify(options.body) }),
-    ...(options.requests && { requests: options.requests }),
-  }, (error, result) => (error ? fail(error) : finish(result)));
+  const done = new Promise<autocannon.Result>((resolve, reject) => {
+    finish = resolve;
+    fail = reject;
+  });
+  const instance = autocannon(
+    {
+      url: options.url,
+      connections: options.connections,
+      pipelining: 1,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      timeout: 10,
+      ...(options.amount ? { amount: options.amount } : { duration: options.durationSeconds ?? 3 }),
+      ...(options.body !== undefined && { body: JSON.stringify(options.body) }),
+      ...(options.requests && { requests: options.requests }),
+    },
+    (error, result) => (error ? fail(error) : finish(result)),
+  );
   instance.on('response', (_client, statusCode, _bytes, responseTime) => {
     if (statusCode >= 200 && statusCode < 300) {
       ok++;
@@ -63,7 +69,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       bad++;
     }
   });
-  const limitMs = ((options.limitSeconds ?? (options.durationSeconds ?? 3) + 30)) * 1000;
+  const limitMs = (options.limitSeconds ?? (options.durationSeconds ?? 3) + 30) * 1000;
   const guard = setTimeout(() => instance.stop(), limitMs);
   const result = await done.finally(() => clearTimeout(guard));
   const seconds = (performance.now() - started) / 1000;

@@ -18,14 +18,18 @@ export function describeMachine(): Machine {
     commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', timeout: 5000 }).trim();
     const dirty = execFileSync('git', ['status', '--porcelain'], { encoding: 'utf8', timeout: 5000 }).trim();
     if (dirty) commit += ' + uncommitted changes';
-  } catch { /* not a git checkout */ }
+  } catch {
+    /* not a git checkout */
+  }
   return {
     date: new Date().toISOString(),
     nproc: availableParallelism(),
     memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
     node: process.version,
     cpu: cpus()[0]?.model ?? 'unknown',
-    loadAverage: loadavg().map((l) => l.toFixed(2)).join(' '),
+    loadAverage: loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' '),
     commit,
   };
 }

@@ -23,18 +23,36 @@ export interface Plan {
 export function makePlan(argv: string[], env: NodeJS.ProcessEnv): Plan {
   const quick = argv.includes('--quick') || env.BENCH_QUICK === '1';
   const only = argv.find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? env.BENCH_ONLY;
-  const parts = new Set((only ? only.split(',') : ['1', '2', '3', '4', '5', '6', '7']).map(Number).filter((n) => n >= 1 && n <= 7));
+  const parts = new Set(
+    (only ? only.split(',') : ['1', '2', '3', '4', '5', '6', '7']).map(Number).filter((n) => n >= 1 && n <= 7),
+  );
   const runs = Math.max(3, Number(env.BENCH_RUNS ?? 3) || 3);
   const pausedTurns = (n: number) => Number(env.BENCH_PAUSED_TURNS ?? n) || n;
   return quick
     ? {
-      quick, runs, parts, seconds: Number(env.BENCH_SECONDS ?? 1), connections: 10,
-      transcriptLengths: [10, 100, 1000], pendingRows: 20_000, pendingUsers: 200,
-      subscriberCounts: [1, 50], pushEvents: (n) => (n === 1 ? 20 : 5), pausedTurns: pausedTurns(500),
-    }
+        quick,
+        runs,
+        parts,
+        seconds: Number(env.BENCH_SECONDS ?? 1),
+        connections: 10,
+        transcriptLengths: [10, 100, 1000],
+        pendingRows: 20_000,
+        pendingUsers: 200,
+        subscriberCounts: [1, 50],
+        pushEvents: (n) => (n === 1 ? 20 : 5),
+        pausedTurns: pausedTurns(500),
+      }
     : {
-      quick, runs, parts, seconds: Number(env.BENCH_SECONDS ?? 5), connections: 10,
-      transcriptLengths: [10, 100, 1000], pendingRows: 1_000_000, pendingUsers: 10_000,
-      subscriberCounts: [1, 1000], pushEvents: (n) => (n === 1 ? 50 : 10), pausedTurns: pausedTurns(10_000),
-    };
+        quick,
+        runs,
+        parts,
+        seconds: Number(env.BENCH_SECONDS ?? 5),
+        connections: 10,
+        transcriptLengths: [10, 100, 1000],
+        pendingRows: 1_000_000,
+        pendingUsers: 10_000,
+        subscriberCounts: [1, 1000],
+        pushEvents: (n) => (n === 1 ? 50 : 10),
+        pausedTurns: pausedTurns(10_000),
+      };
 }

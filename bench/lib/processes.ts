@@ -16,16 +16,37 @@ export interface ServerChild {
   stop(): Promise<void>;
 }
 
-export interface ReadyMessage { type: 'ready'; url: string }
-export interface ReplyMessage { type: 'reply'; id: number; result?: unknown; error?: string }
-export interface CallMessage { type: 'call'; id: number; command: string; args: Record<string, unknown> }
+export interface ReadyMessage {
+  type: 'ready';
+  url: string;
+}
+export interface ReplyMessage {
+  type: 'reply';
+  id: number;
+  result?: unknown;
+  error?: string;
+}
+export interface CallMessage {
+  type: 'call';
+  id: number;
+  command: string;
+  args: Record<string, unknown>;
+}
 
 /** Forks bench/<file> under tsx with --expose-gc (and `nodeFlags`) and waits for it to report its URL. */
-export async function startChild(file: string, env: Record<string, string>, nodeFlags: string[] = [], timeoutMs = 60_000): Promise<ServerChild> {
+export async function startChild(
+  file: string,
+  env: Record<string, string>,
+  nodeFlags: string[] = [],
+  timeoutMs = 60_000,
+): Promise<ServerChild> {
   const child = fork(`${BENCH_DIR}${file}`, [], {
     // BENCH_CPU_PROF=<dir>: a V8 CPU profile of each server, written when it stops (for finding misses).
     execArgv: [
-      '--import', 'tsx', '--expose-gc', ...nodeFlags,
+      '--import',
+      'tsx',
+      '--expose-gc',
+      ...nodeFlags,
       ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
     ],
     env: { ...process.env, ...env },
@@ -38,11 +59,16 @@ export async function startChild(file: string, env: Record<string, string>, node
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${file} did not start within ${timeoutMs} ms`)), timeoutMs);
     child.on('message', (message: ReadyMessage | ReplyMessage) => {
-      if (message.type === 'ready') { clearTimeout(timer); resolve(message.url); return; }
+      if (message.type === 'ready') {
+        clearTimeout(timer);
+        resolve(message.url);
+        return;
+      }
       const waiter = pending.get(message.id);
       if (!waiter) return;
       pending.delete(message.id);
-      if (message.error) waiter.reject(new Error(message.error)); else waiter.resolve(message.result);
+      if (message.error) waiter.reject(new Error(message.error));
+      else waiter.resolve(message.result);
     });
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
@@ -51,7 +77,10 @@ export async function startChild(file: string, env: Record<string, string>, node
       for (const waiter of pending.values()) waiter.reject(error);
       pending.clear();
     });
-  }).catch((error) => { child.kill('SIGKILL'); throw error; });
+  }).catch((error) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
 
   return {
     url,
@@ -59,10 +88,19 @@ export async function startChild(file: string, env: Record<string, string>, node
     call<T>(command: string, args: Record<string, unknown> = {}, callTimeoutMs = 30_000): Promise<T> {
       const id = nextId++;
       return new Promise<T>((resolve, reject) => {
-        const timer = setTimeout(() => { pending.delete(id); reject(new Error(`${file}: ${command} timed out`)); }, callTimeoutMs);
+        const timer = setTimeout(() => {
+          pending.delete(id);
+          reject(new Error(`${file}: ${command} timed out`));
+        }, callTimeoutMs);
         pending.set(id, {
-          resolve: (value) => { clearTimeout(timer); resolve(value as T); },
-          reject: (error) => { clearTimeout(timer); reject(error); },
+          resolve: (value) => {
+            clearTimeout(timer);
+            resolve(value as T);
+          },
+          reject: (error) => {
+            clearTimeout(timer);
+            reject(error);
+          },
         });
         child.send({ type: 'call', id, command, args } satisfies CallMessage);
       });

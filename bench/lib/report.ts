@@ -52,7 +52,7 @@ export function renderMarkdown(machine: Machine, plan: Plan, results: PartResult
     `- date: ${machine.date}`,
     `- machine: ${machine.nproc} cores (${machine.cpu}), ${machine.memoryGiB} GiB memory, load average at start ${machine.loadAverage}`,
     `- node ${machine.node}, commit ${machine.commit}`,
-    `- mode: ${plan.quick ? '**quick (BENCH_QUICK=1): small sizes, not the targets\' sizes**' : 'full'}; every figure is the median of ${plan.runs} runs; ${plan.seconds} s per throughput run, ${plan.connections} connections`,
+    `- mode: ${plan.quick ? "**quick (BENCH_QUICK=1): small sizes, not the targets' sizes**" : 'full'}; every figure is the median of ${plan.runs} runs; ${plan.seconds} s per throughput run, ${plan.connections} connections`,
     `- the whole run took ${fmt(elapsedSeconds, 0)} s`,
     '',
     '| # | figure | value | target | result |',

@@ -16,11 +16,16 @@ export interface ToolgateUnderTest extends ServerChild {
  * only for figures marked "for comparison" (what the fsync before each response, or V8's default young generation, costs).
  */
 export async function startToolgate(
-  database?: string, options: { synchronous?: 'NORMAL'; nodeFlags?: string[] } = {},
+  database?: string,
+  options: { synchronous?: 'NORMAL'; nodeFlags?: string[] } = {},
 ): Promise<ToolgateUnderTest> {
   const dir = database ? null : mkdtempSync(join(tmpdir(), 'toolgate-bench-'));
   const file = database ?? join(dir!, 'toolgate.db');
-  const child = await startChild('server.ts', { BENCH_DB: file, BENCH_SERVER_SYNCHRONOUS: options.synchronous ?? '' }, options.nodeFlags);
+  const child = await startChild(
+    'server.ts',
+    { BENCH_DB: file, BENCH_SERVER_SYNCHRONOUS: options.synchronous ?? '' },
+    options.nodeFlags,
+  );
   return {
     ...child,
     database: file,

@@ -33,7 +33,10 @@ export function readWal(databaseFile: string, db: Database.Database): WalWrites 
   const salt2 = wal.readUInt32BE(20);
   const frameSize = 24 + pageSize;
   const owner = new Map<number, string>(
-    (db.prepare('SELECT name, pageno FROM dbstat').all() as { name: string; pageno: number }[]).map((r) => [r.pageno, r.name]),
+    (db.prepare('SELECT name, pageno FROM dbstat').all() as { name: string; pageno: number }[]).map((r) => [
+      r.pageno,
+      r.name,
+    ]),
   );
   let frames = 0;
   let commits = 0;

@@ -13,7 +13,13 @@ export async function benchBareYoga(plan: Plan): Promise<PartResult> {
   const runs: { toolgate: LoadResult; bare: LoadResult }[] = [];
   try {
     const load = (url: string, pid: number, seconds: number) =>
-      runLoad({ url, connections: plan.connections, durationSeconds: seconds, body: { query: TRIVIAL }, serverPid: pid });
+      runLoad({
+        url,
+        connections: plan.connections,
+        durationSeconds: seconds,
+        body: { query: TRIVIAL },
+        serverPid: pid,
+      });
     await load(toolgate.url, toolgate.pid, 1);
     await load(bare.url, bare.pid, 1);
     for (let i = 0; i < plan.runs; i++) {
@@ -35,18 +41,33 @@ export async function benchBareYoga(plan: Plan): Promise<PartResult> {
   return {
     part: 7,
     title: 'toolgate vs bare graphql-yoga, `{ __typename }`',
-    method: 'bench/bare-yoga.ts is graphql-yoga on node:http with a one-field schema (`type Query { hello: String! }`) and nothing '
-      + 'else. Both servers get the same POST `{ __typename }` from '
-      + `${plan.connections} autocannon connections for ${plan.seconds} s, alternating, ${plan.runs} pairs; the ratio is per pair, median of the pairs. `
-      + 'toolgate\'s side includes its node:http handler (/healthz, body limit), its context (the authenticator) and its envelop plugins.',
+    method:
+      'bench/bare-yoga.ts is graphql-yoga on node:http with a one-field schema (`type Query { hello: String! }`) and nothing ' +
+      'else. Both servers get the same POST `{ __typename }` from ' +
+      `${plan.connections} autocannon connections for ${plan.seconds} s, alternating, ${plan.runs} pairs; the ratio is per pair, median of the pairs. ` +
+      "toolgate's side includes its node:http handler (/healthz, body limit), its context (the authenticator) and its envelop plugins.",
     figures: [
-      { name: 'toolgate', value: `${perSecond(medianOf(runs, (r) => r.toolgate.rate))}, p50 ${ms(medianOf(runs, (r) => r.toolgate.p50))}, server CPU ${ms(medianOf(runs, (r) => r.toolgate.cpuPerResponse))} per query` },
-      { name: 'bare yoga', value: `${perSecond(medianOf(runs, (r) => r.bare.rate))}, p50 ${ms(medianOf(runs, (r) => r.bare.p50))}, server CPU ${ms(medianOf(runs, (r) => r.bare.cpuPerResponse))} per query` },
-      { name: 'toolgate rate / bare yoga rate', value: `${fmt(ratio, 3)} (by server CPU per query: ${fmt(cpuRatio, 3)})`, target: '>= 0.8', pass: ratio >= 0.8 },
+      {
+        name: 'toolgate',
+        value: `${perSecond(medianOf(runs, (r) => r.toolgate.rate))}, p50 ${ms(medianOf(runs, (r) => r.toolgate.p50))}, server CPU ${ms(medianOf(runs, (r) => r.toolgate.cpuPerResponse))} per query`,
+      },
+      {
+        name: 'bare yoga',
+        value: `${perSecond(medianOf(runs, (r) => r.bare.rate))}, p50 ${ms(medianOf(runs, (r) => r.bare.p50))}, server CPU ${ms(medianOf(runs, (r) => r.bare.cpuPerResponse))} per query`,
+      },
+      {
+        name: 'toolgate rate / bare yoga rate',
+        value: `${fmt(ratio, 3)} (by server CPU per query: ${fmt(cpuRatio, 3)})`,
+        target: '>= 0.8',
+        pass: ratio >= 0.8,
+      },
       { name: 'HTTP errors', value: String(errors), target: '0', pass: errors === 0 },
     ],
-    runs: runs.map((r, i) => `pair ${i + 1}: toolgate ${perSecond(r.toolgate.rate)} (CPU ${ms(r.toolgate.cpuPerResponse)}), `
-      + `bare ${perSecond(r.bare.rate)} (CPU ${ms(r.bare.cpuPerResponse)}): ${fmt(r.toolgate.rate / r.bare.rate, 3)}`),
+    runs: runs.map(
+      (r, i) =>
+        `pair ${i + 1}: toolgate ${perSecond(r.toolgate.rate)} (CPU ${ms(r.toolgate.cpuPerResponse)}), ` +
+        `bare ${perSecond(r.bare.rate)} (CPU ${ms(r.bare.cpuPerResponse)}): ${fmt(r.toolgate.rate / r.bare.rate, 3)}`,
+    ),
     notes: [],
   };
 }

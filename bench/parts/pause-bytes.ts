@@ -37,10 +37,13 @@ export async function benchPauseBytes(plan: Plan): Promise<PartResult> {
         const counts = countRows(db);
         const changes = await server.call<number>('changes');
         const data = await gql<StartTurnData>(server.url, START_TURN, startTurnBody(undefined, threadId).variables);
-        if (data.startTurn.turn?.status !== 'PAUSED') throw new Error(`the turn on a ${length}-message thread did not pause: ${JSON.stringify(data)}`);
+        if (data.startTurn.turn?.status !== 'PAUSED')
+          throw new Error(`the turn on a ${length}-message thread did not pause: ${JSON.stringify(data)}`);
         const rows = (await server.call<number>('changes')) - changes;
         const after = countRows(db);
-        inserted[length] = Object.fromEntries(COUNTED.map((t) => [t, after[t]! - counts[t]!]).filter(([, n]) => n !== 0));
+        inserted[length] = Object.fromEntries(
+          COUNTED.map((t) => [t, after[t]! - counts[t]!]).filter(([, n]) => n !== 0),
+        );
         results.push({ length, rows, ...readWal(server.database, db) });
       }
     }
@@ -56,30 +59,49 @@ export async function benchPauseBytes(plan: Plan): Promise<PartResult> {
   return {
     part: 2,
     title: 'Bytes written by one pause, by transcript length',
-    method: 'A thread with N messages is seeded in bulk (raw inserts, one transaction); the WAL is checkpointed and truncated '
-      + '(`PRAGMA wal_checkpoint(TRUNCATE)` from the bench\'s own connection); then one `startTurn` on that thread ("delete entities 1") '
-      + 'runs until it pauses: user message, model call, assistant message, gate, elicitation, turn PAUSED. What it wrote is read '
-      + 'from the WAL file: every frame is one page image (page size + 24 bytes of frame header) written by one commit, and dbstat '
-      + 'names the table or index of each page. Rows are the server connection\'s `total_changes()` delta (inserted + updated + deleted). '
-      + 'So "bytes" are bytes of page images SQLite wrote to the WAL, which the checkpoint later copies into the database file once more. '
-      + `${Math.max(plan.runs, 15)} pauses per length, the lengths interleaved; the median of each.`,
+    method:
+      'A thread with N messages is seeded in bulk (raw inserts, one transaction); the WAL is checkpointed and truncated ' +
+      '(`PRAGMA wal_checkpoint(TRUNCATE)` from the bench\'s own connection); then one `startTurn` on that thread ("delete entities 1") ' +
+      'runs until it pauses: user message, model call, assistant message, gate, elicitation, turn PAUSED. What it wrote is read ' +
+      'from the WAL file: every frame is one page image (page size + 24 bytes of frame header) written by one commit, and dbstat ' +
+      "names the table or index of each page. Rows are the server connection's `total_changes()` delta (inserted + updated + deleted). " +
+      'So "bytes" are bytes of page images SQLite wrote to the WAL, which the checkpoint later copies into the database file once more. ' +
+      `${Math.max(plan.runs, 15)} pauses per length, the lengths interleaved; the median of each.`,
     figures: [
       ...plan.transcriptLengths.map((length) => {
         const runs = byLength(length);
         return {
           name: `pause on a ${length.toLocaleString('en-US')}-message transcript`,
-          value: `${fmt(bytesAt(length), 0)} bytes in the WAL (${fmt(median(runs.map((r) => r.frames)), 0)} pages, `
-            + `${fmt(median(runs.map((r) => r.commits)), 0)} commits), ${fmt(median(runs.map((r) => r.rows)), 0)} rows written`,
+          value:
+            `${fmt(bytesAt(length), 0)} bytes in the WAL (${fmt(median(runs.map((r) => r.frames)), 0)} pages, ` +
+            `${fmt(median(runs.map((r) => r.commits)), 0)} commits), ${fmt(median(runs.map((r) => r.rows)), 0)} rows written`,
         };
       }),
-      { name: `bytes at ${longest.toLocaleString('en-US')} / bytes at ${shortest}`, value: fmt(ratio, 3), target: '<= 1.2', pass: ratio <= 1.2 },
+      {
+        name: `bytes at ${longest.toLocaleString('en-US')} / bytes at ${shortest}`,
+        value: fmt(ratio, 3),
+        target: '<= 1.2',
+        pass: ratio <= 1.2,
+      },
     ],
-    runs: [...results].sort((a, b) => a.length - b.length).map((r) => `${r.length} messages: ${r.bytes} bytes, ${r.frames} pages in ${r.commits} commits `
-      + `(${Object.entries(r.pagesByBtree).sort().map(([name, n]) => `${name} ${n}`).join(', ')}), ${r.rows} rows`),
-    notes: Object.entries(inserted).map(([length, rows]) => `rows inserted by a pause on ${length} messages: ${JSON.stringify(rows)}`),
+    runs: [...results]
+      .sort((a, b) => a.length - b.length)
+      .map(
+        (r) =>
+          `${r.length} messages: ${r.bytes} bytes, ${r.frames} pages in ${r.commits} commits ` +
+          `(${Object.entries(r.pagesByBtree)
+            .sort()
+            .map(([name, n]) => `${name} ${n}`)
+            .join(', ')}), ${r.rows} rows`,
+      ),
+    notes: Object.entries(inserted).map(
+      ([length, rows]) => `rows inserted by a pause on ${length} messages: ${JSON.stringify(rows)}`,
+    ),
   };
 }
 
 function countRows(db: Database.Database): Record<string, number> {
-  return Object.fromEntries(COUNTED.map((table) => [table, (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n]));
+  return Object.fromEntries(
+    COUNTED.map((table) => [table, (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n]),
+  );
 }

@@ -37,7 +37,10 @@ class Inbox {
     times.push(at);
     this.#received.set(id, times);
     const waiter = this.#waiters.get(id);
-    if (waiter && times.length >= waiter.count) { this.#waiters.delete(id); waiter.resolve(); }
+    if (waiter && times.length >= waiter.count) {
+      this.#waiters.delete(id);
+      waiter.resolve();
+    }
   }
 
   /** Resolves when `count` subscribers received `id`, or after the timeout (then fewer did). */
@@ -46,7 +49,10 @@ class Inbox {
       let timer: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {
         this.#waiters.set(id, { count, resolve });
-        timer = setTimeout(() => { this.#waiters.delete(id); resolve(); }, timeoutMs);
+        timer = setTimeout(() => {
+          this.#waiters.delete(id);
+          resolve();
+        }, timeoutMs);
       });
       clearTimeout(timer);
     }
@@ -63,7 +69,8 @@ async function clockOffset(server: ServerChild): Promise<{ offset: number; uncer
     const sent = wallNow();
     const theirs = await server.call<number>('clock');
     const back = wallNow();
-    if ((back - sent) / 2 < best.uncertainty) best = { offset: theirs - (sent + back) / 2, uncertainty: (back - sent) / 2 };
+    if ((back - sent) / 2 < best.uncertainty)
+      best = { offset: theirs - (sent + back) / 2, uncertainty: (back - sent) / 2 };
   }
   return best;
 }
@@ -92,8 +99,12 @@ function toolgateTarget(server: ServerChild): PushTarget {
       if (publishedAt === undefined) throw new Error(`the server did not record publishing ${id}`);
       return { id, publishedAt };
     },
-    setUp: async () => { await server.call('stamp', { on: true }); },
-    tearDown: async () => { await server.call('stamp', { on: false }); },
+    setUp: async () => {
+      await server.call('stamp', { on: true });
+    },
+    tearDown: async () => {
+      await server.call('stamp', { on: false });
+    },
   };
 }
 
@@ -113,21 +124,30 @@ function bareTarget(server: ServerChild): PushTarget {
   };
 }
 
-async function connectSubscribers(target: PushTarget, count: number, inbox: Inbox): Promise<{ clients: Client[]; failures: string[] }> {
+async function connectSubscribers(
+  target: PushTarget,
+  count: number,
+  inbox: Inbox,
+): Promise<{ clients: Client[]; failures: string[] }> {
   const wsUrl = target.server.url.replace(/^http/, 'ws');
   const clients: Client[] = [];
   const failures: string[] = [];
   for (let i = 0; i < count; i++) {
     const client = createClient({ url: wsUrl, webSocketImpl: WebSocket, retryAttempts: 0, lazy: true });
-    client.subscribe<Record<string, { id: string }>>({ query: target.query }, {
-      next: (result) => {
-        const at = wallNow();
-        const id = target.idOf(result.data);
-        if (id) inbox.record(id, at);
+    client.subscribe<Record<string, { id: string }>>(
+      { query: target.query },
+      {
+        next: (result) => {
+          const at = wallNow();
+          const id = target.idOf(result.data);
+          if (id) inbox.record(id, at);
+        },
+        error: (error) => {
+          if (failures.length < 5) failures.push(error instanceof Error ? error.message : JSON.stringify(error));
+        },
+        complete: () => {},
       },
-      error: (error) => { if (failures.length < 5) failures.push(error instanceof Error ? error.message : JSON.stringify(error)); },
-      complete: () => {},
-    });
+    );
     clients.push(client);
     // Connect in batches, so the server is not hit by a thousand handshakes in one tick.
     if (i % 100 === 99) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -143,7 +163,12 @@ async function publishOne(url: string): Promise<string> {
   return id;
 }
 
-async function runPush(target: PushTarget, subscribers: number, events: number, runs: number): Promise<{ runs: PushRun[]; failures: string[]; offset: { offset: number; uncertainty: number } }> {
+async function runPush(
+  target: PushTarget,
+  subscribers: number,
+  events: number,
+  runs: number,
+): Promise<{ runs: PushRun[]; failures: string[]; offset: { offset: number; uncertainty: number } }> {
   const { server } = target;
   const inbox = new Inbox();
   await target.setUp();
@@ -158,7 +183,10 @@ async function runPush(target: PushTarget, subscribers: number, events: number, 
       const warm = await target.publish();
       arrived = (await inbox.waitFor(warm.id, subscribers, 1_000)).length;
     }
-    if (arrived < subscribers) throw new Error(`only ${arrived} of ${subscribers} subscribers received a warm-up event${failures.length ? `: ${failures.join('; ')}` : ''}`);
+    if (arrived < subscribers)
+      throw new Error(
+        `only ${arrived} of ${subscribers} subscribers received a warm-up event${failures.length ? `: ${failures.join('; ')}` : ''}`,
+      );
     offset = await clockOffset(server);
     for (let run = 0; run < runs; run++) {
       const latencies: number[] = [];
@@ -176,8 +204,13 @@ async function runPush(target: PushTarget, subscribers: number, events: number, 
       }
       const client = process.cpuUsage(clientCpu);
       results.push({
-        subscribers, events, deliveries: latencies.length, missed,
-        p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: percentile(latencies, 100),
+        subscribers,
+        events,
+        deliveries: latencies.length,
+        missed,
+        p50: percentile(latencies, 50),
+        p99: percentile(latencies, 99),
+        max: percentile(latencies, 100),
         serverCpu: (cpuTimeOf(server.pid) - serverCpu) / latencies.length,
         clientCpu: (client.user + client.system) / 1000 / latencies.length,
       });
@@ -205,13 +238,21 @@ export async function benchPush(plan: Plan): Promise<PartResult> {
   for (const { subscribers, kind } of cases) {
     // A fresh server each time, so that each count starts alike: the events of the previous count stay pending
     // (they are never answered). The subscription (no includePending) gets only new requests: each one published.
-    const server = kind === 'bare' ? await startBareYoga() : await startToolgate(undefined, { nodeFlags: kind === 'semi-space' ? [SEMI_SPACE] : [] });
+    const server =
+      kind === 'bare'
+        ? await startBareYoga()
+        : await startToolgate(undefined, { nodeFlags: kind === 'semi-space' ? [SEMI_SPACE] : [] });
     try {
       const target = kind === 'bare' ? bareTarget(server) : toolgateTarget(server);
       const { runs, failures, offset } = await runPush(target, subscribers, plan.pushEvents(subscribers), plan.runs);
-      if (kind === 'semi-space') comparison = runs; else if (kind === 'bare') bare = runs; else byCount.set(subscribers, runs);
-      notes.push(`${subscribers} subscriber(s), ${kind}: clock offset server - bench `
-        + `${fmt(offset.offset, 3)} ms (± ${fmt(offset.uncertainty, 3)} ms)` + (failures.length ? `; subscription errors: ${failures.join('; ')}` : ''));
+      if (kind === 'semi-space') comparison = runs;
+      else if (kind === 'bare') bare = runs;
+      else byCount.set(subscribers, runs);
+      notes.push(
+        `${subscribers} subscriber(s), ${kind}: clock offset server - bench ` +
+          `${fmt(offset.offset, 3)} ms (± ${fmt(offset.uncertainty, 3)} ms)` +
+          (failures.length ? `; subscription errors: ${failures.join('; ')}` : ''),
+      );
     } finally {
       await ('close' in server ? (server as ToolgateUnderTest).close() : server.stop());
     }
@@ -220,44 +261,58 @@ export async function benchPush(plan: Plan): Promise<PartResult> {
   return {
     part: 4,
     title: 'Subscription push latency (graphql-ws)',
-    method: 'N graphql-ws clients (`createClient`, one WebSocket each, in the bench process) subscribe to `elicitationRequested` as the '
-      + 'viewer; then, one at a time, a `startTurn` over HTTP pauses and the server publishes its elicitation. Latency is each '
-      + 'subscriber\'s receive time (in its `next` callback) minus the moment the server called `publish` (bench/server.ts wraps the '
-      + 'server\'s pubsub to stamp it), both `performance.timeOrigin + performance.now()`, corrected by the clock offset between the '
-      + 'two processes measured over IPC. It includes the subscription\'s GraphQL execution per subscriber, the WebSocket write, and '
-      + `the client's parsing. p50/p99 are over all deliveries of a run (${plan.subscriberCounts.map((n) => `${plan.pushEvents(n)} events × ${n}`).join(', ')}); `
-      + `the figure is the median of ${plan.runs} runs. For comparison, the same with bench/bare-yoga.ts (Yoga's createPubSub and `
-      + 'graphql-ws, an event of the same shape published over IPC, so without the startTurn request beside it) and with toolgate '
-      + `started with ${SEMI_SPACE}.`,
-    figures: [...byCount].flatMap(([subscribers, runs]) => {
-      const p50 = medianOf(runs, (r) => r.p50);
-      const target = targets[subscribers];
-      const missed = runs.reduce((sum, r) => sum + r.missed, 0);
-      return [{
-        name: `push to ${subscribers.toLocaleString('en-US')} subscriber${subscribers === 1 ? '' : 's'}`,
-        value: `p50 ${ms(p50)}, p99 ${ms(medianOf(runs, (r) => r.p99))} (last delivery ${ms(median(runs.map((r) => r.max)))})`
-          + (missed ? `, ${missed} deliveries missed` : ''),
-        ...(target !== undefined ? { target: `p50 <= ${target} ms`, pass: p50 <= target && missed === 0 } : {}),
-      }];
-    }).concat([
-      {
-        name: `for comparison: bare yoga + graphql-ws, ${most.toLocaleString('en-US')} subscribers (bench/bare-yoga.ts)`,
-        value: `p50 ${ms(medianOf(bare, (r) => r.p50))}, p99 ${ms(medianOf(bare, (r) => r.p99))}, `
-          + `server CPU ${ms(medianOf(bare, (r) => r.serverCpu))} per delivery (toolgate: ${ms(medianOf(byCount.get(most) ?? [], (r) => r.serverCpu))}, `
-          + 'which includes the startTurn that publishes)',
-      },
-      {
-        name: `for comparison: toolgate, ${most.toLocaleString('en-US')} subscribers, server started with ${SEMI_SPACE}`,
-        value: `p50 ${ms(medianOf(comparison, (r) => r.p50))}, p99 ${ms(medianOf(comparison, (r) => r.p99))}, `
-          + `server CPU ${ms(medianOf(comparison, (r) => r.serverCpu))} per delivery`,
-      },
-    ]),
+    method:
+      'N graphql-ws clients (`createClient`, one WebSocket each, in the bench process) subscribe to `elicitationRequested` as the ' +
+      'viewer; then, one at a time, a `startTurn` over HTTP pauses and the server publishes its elicitation. Latency is each ' +
+      "subscriber's receive time (in its `next` callback) minus the moment the server called `publish` (bench/server.ts wraps the " +
+      "server's pubsub to stamp it), both `performance.timeOrigin + performance.now()`, corrected by the clock offset between the " +
+      "two processes measured over IPC. It includes the subscription's GraphQL execution per subscriber, the WebSocket write, and " +
+      `the client's parsing. p50/p99 are over all deliveries of a run (${plan.subscriberCounts.map((n) => `${plan.pushEvents(n)} events × ${n}`).join(', ')}); ` +
+      `the figure is the median of ${plan.runs} runs. For comparison, the same with bench/bare-yoga.ts (Yoga's createPubSub and ` +
+      'graphql-ws, an event of the same shape published over IPC, so without the startTurn request beside it) and with toolgate ' +
+      `started with ${SEMI_SPACE}.`,
+    figures: [...byCount]
+      .flatMap(([subscribers, runs]) => {
+        const p50 = medianOf(runs, (r) => r.p50);
+        const target = targets[subscribers];
+        const missed = runs.reduce((sum, r) => sum + r.missed, 0);
+        return [
+          {
+            name: `push to ${subscribers.toLocaleString('en-US')} subscriber${subscribers === 1 ? '' : 's'}`,
+            value:
+              `p50 ${ms(p50)}, p99 ${ms(medianOf(runs, (r) => r.p99))} (last delivery ${ms(median(runs.map((r) => r.max)))})` +
+              (missed ? `, ${missed} deliveries missed` : ''),
+            ...(target !== undefined ? { target: `p50 <= ${target} ms`, pass: p50 <= target && missed === 0 } : {}),
+          },
+        ];
+      })
+      .concat([
+        {
+          name: `for comparison: bare yoga + graphql-ws, ${most.toLocaleString('en-US')} subscribers (bench/bare-yoga.ts)`,
+          value:
+            `p50 ${ms(medianOf(bare, (r) => r.p50))}, p99 ${ms(medianOf(bare, (r) => r.p99))}, ` +
+            `server CPU ${ms(medianOf(bare, (r) => r.serverCpu))} per delivery (toolgate: ${ms(medianOf(byCount.get(most) ?? [], (r) => r.serverCpu))}, ` +
+            'which includes the startTurn that publishes)',
+        },
+        {
+          name: `for comparison: toolgate, ${most.toLocaleString('en-US')} subscribers, server started with ${SEMI_SPACE}`,
+          value:
+            `p50 ${ms(medianOf(comparison, (r) => r.p50))}, p99 ${ms(medianOf(comparison, (r) => r.p99))}, ` +
+            `server CPU ${ms(medianOf(comparison, (r) => r.serverCpu))} per delivery`,
+        },
+      ]),
     runs: [
-      ...byCount.values(), comparison.map((r) => ({ ...r, subscribers: `${r.subscribers} (${SEMI_SPACE})` })),
+      ...byCount.values(),
+      comparison.map((r) => ({ ...r, subscribers: `${r.subscribers} (${SEMI_SPACE})` })),
       bare.map((r) => ({ ...r, subscribers: `bare yoga: ${r.subscribers}` })),
-    ].flat().map((r) => `${r.subscribers} subscribers, ${r.events} events: p50 ${ms(r.p50)}, p99 ${ms(r.p99)}, `
-      + `max ${ms(r.max)}, ${r.deliveries} deliveries, ${r.missed} missed; CPU per delivery: server ${ms(r.serverCpu)}, `
-      + `subscribers ${ms(r.clientCpu)} (the whole event, including its startTurn, counts)`),
+    ]
+      .flat()
+      .map(
+        (r) =>
+          `${r.subscribers} subscribers, ${r.events} events: p50 ${ms(r.p50)}, p99 ${ms(r.p99)}, ` +
+          `max ${ms(r.max)}, ${r.deliveries} deliveries, ${r.missed} missed; CPU per delivery: server ${ms(r.serverCpu)}, ` +
+          `subscribers ${ms(r.clientCpu)} (the whole event, including its startTurn, counts)`,
+      ),
     notes,
   };
 }

@@ -43,8 +43,18 @@ async function oneRun(plan: Plan): Promise<RssRun> {
     const started = performance.now();
     let failures = 0;
     const load = await runLoad({
-      url: server.url, connections: plan.connections, amount: plan.pausedTurns, limitSeconds: 300,
-      requests: [{ body: JSON.stringify(startTurnBody()), onResponse: (_s, body) => { if (!body.includes('"status":"PAUSED"')) failures++; } }],
+      url: server.url,
+      connections: plan.connections,
+      amount: plan.pausedTurns,
+      limitSeconds: 300,
+      requests: [
+        {
+          body: JSON.stringify(startTurnBody()),
+          onResponse: (_s, body) => {
+            if (!body.includes('"status":"PAUSED"')) failures++;
+          },
+        },
+      ],
     });
     const seconds = (performance.now() - started) / 1000;
     const { rss: after, peak } = memoryOf(server.pid);
@@ -55,8 +65,17 @@ async function oneRun(plan: Plan): Promise<RssRun> {
     const paused = countPaused(server.database) - pausedBefore;
     if (failures || load.errors) throw new Error(`${failures} turns did not pause, ${load.errors} HTTP errors`);
     return {
-      before, peak, after, afterGc, paused, heapBefore, heapAfter, peakTracked, seconds,
-      committed: [usageBefore.heapTotal, usageAfter.heapTotal], external: [usageBefore.external, usageAfter.external],
+      before,
+      peak,
+      after,
+      afterGc,
+      paused,
+      heapBefore,
+      heapAfter,
+      peakTracked,
+      seconds,
+      committed: [usageBefore.heapTotal, usageAfter.heapTotal],
+      external: [usageBefore.external, usageAfter.external],
     };
   } finally {
     await server.close();
@@ -81,28 +100,41 @@ export async function benchRss(plan: Plan): Promise<PartResult> {
   return {
     part: 6,
     title: `Server memory with ${plan.pausedTurns.toLocaleString('en-US')} paused turns`,
-    method: 'A fresh server is warmed up (1 s of round trips and of `{ __typename }`) and garbage-collected (bench/server.ts runs with '
-      + '--expose-gc; the bench asks over IPC), then its peak RSS is reset (/proc/<pid>/clear_refs) and its RSS read (/proc/<pid>/status). '
-      + `Then ${plan.pausedTurns.toLocaleString('en-US')} \`startTurn\` ("delete entities 1", a new thread each) over ${plan.connections} connections, each `
-      + 'pausing; then the peak RSS (VmHWM) during that, and the RSS after a full GC. The database is checked to hold the paused turns (not counting any the warm-up left). '
-      + `A fresh server per run, ${plan.runs} runs.`,
+    method:
+      'A fresh server is warmed up (1 s of round trips and of `{ __typename }`) and garbage-collected (bench/server.ts runs with ' +
+      '--expose-gc; the bench asks over IPC), then its peak RSS is reset (/proc/<pid>/clear_refs) and its RSS read (/proc/<pid>/status). ' +
+      `Then ${plan.pausedTurns.toLocaleString('en-US')} \`startTurn\` ("delete entities 1", a new thread each) over ${plan.connections} connections, each ` +
+      'pausing; then the peak RSS (VmHWM) during that, and the RSS after a full GC. The database is checked to hold the paused turns (not counting any the warm-up left). ' +
+      `A fresh server per run, ${plan.runs} runs.`,
     figures: [
       { name: 'RSS before', value: mib(median(runs.map((r) => r.before))) },
       {
         name: 'peak RSS growth while creating them',
         value: `${mib(peakGrowth)} (peak ${mib(median(runs.map((r) => r.peak)))})${runs.every((r) => r.peakTracked) ? '' : ' (peak not resettable here: peak since start)'}`,
-        target: '<= 50 MiB', pass: peakGrowth <= LIMIT,
+        target: '<= 50 MiB',
+        pass: peakGrowth <= LIMIT,
       },
-      { name: 'RSS growth that stays (after a full GC)', value: `${mib(retained)} (${fmt((retained / plan.pausedTurns), 0)} bytes per paused turn)` },
+      {
+        name: 'RSS growth that stays (after a full GC)',
+        value: `${mib(retained)} (${fmt(retained / plan.pausedTurns, 0)} bytes per paused turn)`,
+      },
       {
         name: 'V8 heap growth that stays (after a full GC)',
         value: `${mib(median(runs.map((r) => r.heapAfter - r.heapBefore)))} (${fmt(median(runs.map((r) => (r.heapAfter - r.heapBefore) / plan.pausedTurns)), 0)} bytes per paused turn)`,
       },
-      { name: 'paused turns the load left in the database', value: paused.toLocaleString('en-US'), target: `>= ${plan.pausedTurns.toLocaleString('en-US')}`, pass: paused >= plan.pausedTurns },
+      {
+        name: 'paused turns the load left in the database',
+        value: paused.toLocaleString('en-US'),
+        target: `>= ${plan.pausedTurns.toLocaleString('en-US')}`,
+        pass: paused >= plan.pausedTurns,
+      },
     ],
-    runs: runs.map((r, i) => `run ${i + 1}: before ${mib(r.before)}, peak ${mib(r.peak)}, after ${mib(r.after)}, after GC ${mib(r.afterGc)}; `
-      + `${r.paused} paused turns in ${fmt(r.seconds, 1)} s; V8 heap after GC ${mib(r.heapBefore)} -> ${mib(r.heapAfter)} `
-      + `(committed ${mib(r.committed[0])} -> ${mib(r.committed[1])}, external ${mib(r.external[0])} -> ${mib(r.external[1])})`),
+    runs: runs.map(
+      (r, i) =>
+        `run ${i + 1}: before ${mib(r.before)}, peak ${mib(r.peak)}, after ${mib(r.after)}, after GC ${mib(r.afterGc)}; ` +
+        `${r.paused} paused turns in ${fmt(r.seconds, 1)} s; V8 heap after GC ${mib(r.heapBefore)} -> ${mib(r.heapAfter)} ` +
+        `(committed ${mib(r.committed[0])} -> ${mib(r.committed[1])}, external ${mib(r.external[0])} -> ${mib(r.external[1])})`,
+    ),
     notes: [],
   };
 }

@@ -7,9 +7,14 @@ import type { CloseReason, ElicitationAnswer, GateOutcome, PendingStep, ToolMess
  * ones, which never ran) get the closing text.
  */
 export function closeStep(
-  step: PendingStep, reason: CloseReason, answers: Readonly<Record<string, ElicitationAnswer | null>> = {},
+  step: PendingStep,
+  reason: CloseReason,
+  answers: Readonly<Record<string, ElicitationAnswer | null>> = {},
 ): ToolMessageDraft[] {
-  return step.calls.map(({ toolCall, outcome }) => ({ toolCallId: toolCall.id, text: closingText(toolCall.name, outcome) }));
+  return step.calls.map(({ toolCall, outcome }) => ({
+    toolCallId: toolCall.id,
+    text: closingText(toolCall.name, outcome),
+  }));
 
   function closingText(name: string, outcome: GateOutcome): string {
     if (outcome.kind === 'vetoed') return toolText.denied(name, outcome.reason);

@@ -27,21 +27,32 @@ export function contentBytes(content: unknown): number {
  * carry partial content or none. CANCEL takes no content. With `maxBytes`, content larger than that is refused
  * too (the API checks size itself first, as INVALID_INPUT, before it looks the elicitation up).
  */
-export function validateContent(schema: JsonObject, action: ElicitationAction, content: unknown, maxBytes?: number): ContentProblem | null {
+export function validateContent(
+  schema: JsonObject,
+  action: ElicitationAction,
+  content: unknown,
+  maxBytes?: number,
+): ContentProblem | null {
   const properties = (isObject(schema.properties) ? schema.properties : {}) as Record<string, unknown>;
-  const required = Array.isArray(schema.required) ? schema.required.filter((k): k is string => typeof k === 'string') : [];
+  const required = Array.isArray(schema.required)
+    ? schema.required.filter((k): k is string => typeof k === 'string')
+    : [];
   if (content === null || content === undefined) {
     const missing = action === 'ACCEPT' ? required[0] : undefined;
     return missing === undefined ? null : { path: [missing], message: `${missing} is required.` };
   }
   if (action === 'CANCEL') return { path: [], message: 'CANCEL takes no content.' };
   if (!isObject(content)) return { path: [], message: 'content must be an object.' };
-  if (maxBytes !== undefined && contentBytes(content) > maxBytes) return { path: [], message: `content is larger than ${maxBytes} bytes.` };
+  if (maxBytes !== undefined && contentBytes(content) > maxBytes)
+    return { path: [], message: `content is larger than ${maxBytes} bytes.` };
   const known = Object.keys(properties);
   for (const [key, value] of Object.entries(content)) {
     const property = Object.hasOwn(properties, key) ? properties[key] : undefined;
     if (!isObject(property)) {
-      return { path: [key], message: `Unknown field "${shown(key)}"; expected ${known.map((k) => `"${k}"`).join(', ') || 'none'}.` };
+      return {
+        path: [key],
+        message: `Unknown field "${shown(key)}"; expected ${known.map((k) => `"${k}"`).join(', ') || 'none'}.`,
+      };
     }
     const problem = checkValue(property, value);
     if (problem) return { path: [key], message: `${key}: ${problem}` };
@@ -62,9 +73,12 @@ function checkValue(property: Record<string, unknown>, value: unknown): string |
     case 'integer': {
       if (typeof value !== 'number' || !Number.isFinite(value)) return `must be a number, not ${kindOf(value)}.`;
       if (property.type === 'integer' && !Number.isInteger(value)) return 'must be an integer.';
-      if (typeof property.minimum === 'number' && value < property.minimum) return `must be at least ${property.minimum}.`;
-      if (typeof property.maximum === 'number' && value > property.maximum) return `must be at most ${property.maximum}.`;
-      if (Array.isArray(property.enum) && !property.enum.includes(value)) return `must be one of ${property.enum.join(', ')}.`;
+      if (typeof property.minimum === 'number' && value < property.minimum)
+        return `must be at least ${property.minimum}.`;
+      if (typeof property.maximum === 'number' && value > property.maximum)
+        return `must be at most ${property.maximum}.`;
+      if (Array.isArray(property.enum) && !property.enum.includes(value))
+        return `must be one of ${property.enum.join(', ')}.`;
       return null;
     }
     case 'boolean':
@@ -80,11 +94,14 @@ function checkString(property: Record<string, unknown>, value: unknown): string 
   if (typeof value !== 'string') return `must be a string, not ${kindOf(value)}.`;
   // Lengths in characters (code points), as a user counts them, not UTF-16 units.
   const length = value.length <= 1 ? value.length : [...value].length;
-  if (typeof property.minLength === 'number' && length < property.minLength) return `must be at least ${property.minLength} characters.`;
-  if (typeof property.maxLength === 'number' && length > property.maxLength) return `must be at most ${property.maxLength} characters.`;
+  if (typeof property.minLength === 'number' && length < property.minLength)
+    return `must be at least ${property.minLength} characters.`;
+  if (typeof property.maxLength === 'number' && length > property.maxLength)
+    return `must be at most ${property.maxLength} characters.`;
   const allowed = choices(property);
   if (allowed && !allowed.includes(value)) return `must be one of ${allowed.map((c) => `"${c}"`).join(', ')}.`;
-  if (typeof property.format === 'string' && !FORMATS[property.format]?.(value)) return `must be a valid ${property.format}.`;
+  if (typeof property.format === 'string' && !FORMATS[property.format]?.(value))
+    return `must be a valid ${property.format}.`;
   return null;
 }
 
@@ -93,11 +110,14 @@ function checkMultiSelect(property: Record<string, unknown>, value: unknown): st
   const allowed = isObject(property.items) ? choices(property.items) : null;
   if (!allowed) return 'has a type this server cannot check.';
   for (const item of value) {
-    if (typeof item !== 'string' || !allowed.includes(item)) return `may only hold ${allowed.map((c) => `"${c}"`).join(', ')}.`;
+    if (typeof item !== 'string' || !allowed.includes(item))
+      return `may only hold ${allowed.map((c) => `"${c}"`).join(', ')}.`;
   }
   if (new Set(value).size !== value.length) return 'must not repeat a choice.';
-  if (typeof property.minItems === 'number' && value.length < property.minItems) return `must hold at least ${property.minItems} choices.`;
-  if (typeof property.maxItems === 'number' && value.length > property.maxItems) return `must hold at most ${property.maxItems} choices.`;
+  if (typeof property.minItems === 'number' && value.length < property.minItems)
+    return `must hold at least ${property.minItems} choices.`;
+  if (typeof property.maxItems === 'number' && value.length > property.maxItems)
+    return `must hold at most ${property.maxItems} choices.`;
   return null;
 }
 
@@ -114,8 +134,10 @@ const FORMATS: Record<string, (value: string) => boolean> = {
   email: (v) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v),
   uri: (v) => /^[A-Za-z][A-Za-z0-9+.-]*:/.test(v) && URL.canParse(v),
   date: (v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && isRealDate(v),
-  'date-time': (v) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(v) && isRealDate(v.slice(0, 10))
-    && !Number.isNaN(Date.parse(v)),
+  'date-time': (v) =>
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(v) &&
+    isRealDate(v.slice(0, 10)) &&
+    !Number.isNaN(Date.parse(v)),
 };
 
 function isRealDate(day: string): boolean {

@@ -3,7 +3,10 @@ import { confirmationRequest } from './messages.js';
 import type { Agent, ToolConfirmationMode, ToolDefinition } from './types.js';
 
 /** The gating matrix of DESIGN.md: agent toggle × per-tool override × annotations. */
-export function requiresConfirmation(agent: Pick<Agent, 'requireToolConfirmation' | 'toolConfirmation'>, tool: ToolDefinition): boolean {
+export function requiresConfirmation(
+  agent: Pick<Agent, 'requireToolConfirmation' | 'toolConfirmation'>,
+  tool: ToolDefinition,
+): boolean {
   if (!agent.requireToolConfirmation) return false;
   const mode: ToolConfirmationMode = agent.toolConfirmation[tool.id] ?? 'BY_ANNOTATION';
   if (mode === 'ALWAYS') return true;

@@ -9,7 +9,10 @@ const pool = Buffer.alloc(16 * POOL_IDS);
 let next = POOL_IDS;
 
 export function newId(prefix: string): string {
-  if (next === POOL_IDS) { randomFillSync(pool); next = 0; }
+  if (next === POOL_IDS) {
+    randomFillSync(pool);
+    next = 0;
+  }
   const bytes = pool.subarray(16 * next, 16 * ++next);
   bytes.writeUIntBE(Date.now(), 0, 6);
   bytes[6] = (bytes[6]! & 0x0f) | 0x70; // version 7

@@ -40,17 +40,25 @@ export class TurnLeases {
   /** RUNNING turns that no live process runs: no lease, a lapsed one, or one of a dead process on this host. */
   async orphans(): Promise<RunningTurnLease[]> {
     const now = this.#clock().toISOString();
-    return (await this.#store.listRunningLeases()).filter((lease) =>
-      lease.owner !== this.owner && (lease.owner === null || lease.expiresAt === null || lease.expiresAt <= now || ownerIsDead(lease.owner)));
+    return (await this.#store.listRunningLeases()).filter(
+      (lease) =>
+        lease.owner !== this.owner &&
+        (lease.owner === null || lease.expiresAt === null || lease.expiresAt <= now || ownerIsDead(lease.owner)),
+    );
   }
 
   /** While at least one turn is held, renew this process's leases every third of their length. */
   hold(): void {
     if (this.#held++ > 0) return;
-    this.#timer = setInterval(() => {
-      const now = this.#clock().toISOString();
-      this.#store.renewLeases(this.owner, this.next().until, now).catch(() => { /* next tick retries; the lease has slack */ });
-    }, Math.max(50, this.#leaseMs / 3)).unref();
+    this.#timer = setInterval(
+      () => {
+        const now = this.#clock().toISOString();
+        this.#store.renewLeases(this.owner, this.next().until, now).catch(() => {
+          /* next tick retries; the lease has slack */
+        });
+      },
+      Math.max(50, this.#leaseMs / 3),
+    ).unref();
   }
 
   release(): void {

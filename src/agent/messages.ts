@@ -64,7 +64,8 @@ function describe(tool: ToolDefinition): string {
 }
 
 export const turnErrors = {
-  maxIterations: (max: number) => `The agent stopped after ${max} model calls without a final answer (maxIterations is ${max}).`,
+  maxIterations: (max: number) =>
+    `The agent stopped after ${max} model calls without a final answer (maxIterations is ${max}).`,
   model: (message: string) => `The model call failed: ${message}`,
   tooManyRecoveries: (max: number) =>
     `The turn was stopped: the server running it stopped unexpectedly ${max + 1} times, so it was not resumed again (maxRecoveries is ${max}).`,

@@ -2,7 +2,15 @@
 // Its state is what the store holds (the transcript and a paused turn's PendingStep), so any process can
 // continue a turn from where the last one stopped.
 import { newId } from './ids.js';
-import { LeaseLostError, type ElicitationDraft, type ElicitationRecord, type MessageRecord, type Store, type ThreadRecord, type TurnRecord } from '../db/store.js';
+import {
+  LeaseLostError,
+  type ElicitationDraft,
+  type ElicitationRecord,
+  type MessageRecord,
+  type Store,
+  type ThreadRecord,
+  type TurnRecord,
+} from '../db/store.js';
 import type { Model, ModelMessage } from '../models/model.js';
 import type { Tool } from '../tools/tool.js';
 import { closeStep } from './closing.js';
@@ -40,7 +48,10 @@ export interface RunnerOptions {
    * Fault injection for tests: awaited at each named moment of a turn, so a test can kill the process exactly
    * there (test/fixtures/durability-server.ts). Not for production use.
    */
-  checkpoint?: (point: Checkpoint, at: { turnId: string; toolCallId?: string; toolName?: string }) => void | Promise<void>;
+  checkpoint?: (
+    point: Checkpoint,
+    at: { turnId: string; toolCallId?: string; toolName?: string },
+  ) => void | Promise<void>;
 }
 
 /**
@@ -81,16 +92,39 @@ export class AgentRunner {
   }
 
   /** Appends the user message and runs the turn; with `background`, returns at once with it RUNNING. */
-  async startTurn(input: { agent: Agent; threadId: string | null; ownerId: string; message: string; background: boolean }): Promise<StartTurnOutcome> {
-    const result = await this.#store.startTurn({
-      turnId: newId('trn'), newThreadId: newId('thr'), threadId: input.threadId, agentId: input.agent.id,
-      ownerId: input.ownerId, message: input.message, now: this.#now(), lease: this.#leases.next(),
-    }, closeStep);
+  async startTurn(input: {
+    agent: Agent;
+    threadId: string | null;
+    ownerId: string;
+    message: string;
+    background: boolean;
+  }): Promise<StartTurnOutcome> {
+    const result = await this.#store.startTurn(
+      {
+        turnId: newId('trn'),
+        newThreadId: newId('thr'),
+        threadId: input.threadId,
+        agentId: input.agent.id,
+        ownerId: input.ownerId,
+        message: input.message,
+        now: this.#now(),
+        lease: this.#leases.next(),
+      },
+      closeStep,
+    );
     if (!result.ok) {
-      const message = result.code === 'THREAD_BUSY' ? 'The thread has a turn running; wait for it to stop.'
-        : result.code === 'WRONG_AGENT' ? 'The thread belongs to another agent.'
-        : 'No thread with this id.';
-      return { ok: false, code: result.code === 'THREAD_BUSY' ? 'THREAD_BUSY' : 'NOT_FOUND', message, field: ['input', 'threadId'] };
+      const message =
+        result.code === 'THREAD_BUSY'
+          ? 'The thread has a turn running; wait for it to stop.'
+          : result.code === 'WRONG_AGENT'
+            ? 'The thread belongs to another agent.'
+            : 'No thread with this id.';
+      return {
+        ok: false,
+        code: result.code === 'THREAD_BUSY' ? 'THREAD_BUSY' : 'NOT_FOUND',
+        message,
+        field: ['input', 'threadId'],
+      };
     }
     if (result.superseded) this.#emitTurn(result.superseded);
     this.#emitTurn(result.turn);
@@ -105,19 +139,38 @@ export class AgentRunner {
   }
 
   /** Records an answer; the last answer of a step resumes the turn and returns where it stopped next. */
-  async resolveElicitation(input: { elicitationId: string; ownerId: string; answer: ElicitationAnswer }): Promise<ResolveOutcome> {
-    const result = await this.#store.resolveElicitation({ ...input, now: this.#now(), lease: this.#leases.next() }, closeStep);
+  async resolveElicitation(input: {
+    elicitationId: string;
+    ownerId: string;
+    answer: ElicitationAnswer;
+  }): Promise<ResolveOutcome> {
+    const result = await this.#store.resolveElicitation(
+      { ...input, now: this.#now(), lease: this.#leases.next() },
+      closeStep,
+    );
     switch (result.kind) {
       case 'not_found':
         return { ok: false, code: 'NOT_FOUND', message: 'No elicitation with this id.' };
       case 'already_resolved':
-        return { ok: false, code: 'ALREADY_RESOLVED', message: `This elicitation was already answered (${result.elicitation.status}).` };
+        return {
+          ok: false,
+          code: 'ALREADY_RESOLVED',
+          message: `This elicitation was already answered (${result.elicitation.status}).`,
+        };
       case 'expired':
         if (result.changed) this.#emitTurn(result.turn);
-        return { ok: false, code: 'EXPIRED', message: `This elicitation expired at ${result.elicitation.expiresAt}; nothing was run.` };
+        return {
+          ok: false,
+          code: 'EXPIRED',
+          message: `This elicitation expired at ${result.elicitation.expiresAt}; nothing was run.`,
+        };
       case 'duplicate':
         // The same answer again: return the recorded result; if the turn is still being continued, wait for it.
-        return { ok: true, elicitation: result.elicitation, turn: (await this.#inFlight.get(result.turn.id)) ?? result.turn };
+        return {
+          ok: true,
+          elicitation: result.elicitation,
+          turn: (await this.#inFlight.get(result.turn.id)) ?? result.turn,
+        };
       case 'recorded':
       case 'cancelled':
         this.#emitTurn(result.turn);
@@ -125,7 +178,11 @@ export class AgentRunner {
       case 'resume':
         this.#emitTurn(result.turn);
         await this.options.checkpoint?.('answerRecorded', { turnId: result.turn.id });
-        return { ok: true, elicitation: result.elicitation, turn: await this.#continue(result.turn.id, { turn: result.turn }) };
+        return {
+          ok: true,
+          elicitation: result.elicitation,
+          turn: await this.#continue(result.turn.id, { turn: result.turn }),
+        };
     }
   }
 
@@ -143,11 +200,14 @@ export class AgentRunner {
       if (!claimed) continue; // another process was quicker
       taken.push(orphan.turnId);
       const maxRecoveries = this.options.maxRecoveries ?? 3;
-      const run = claimed.recoveries > maxRecoveries
-        ? this.#track(orphan.turnId, () => this.#fail(claimed.turn, turnErrors.tooManyRecoveries(maxRecoveries)))
-        : this.#continue(orphan.turnId);
+      const run =
+        claimed.recoveries > maxRecoveries
+          ? this.#track(orphan.turnId, () => this.#fail(claimed.turn, turnErrors.tooManyRecoveries(maxRecoveries)))
+          : this.#continue(orphan.turnId);
       // Another process taking the turn over meanwhile is not a fault: it runs the turn now.
-      run.catch((error) => { if (!(error instanceof LeaseLostError)) this.options.onError?.(error); });
+      run.catch((error) => {
+        if (!(error instanceof LeaseLostError)) this.options.onError?.(error);
+      });
     }
     return taken;
   }
@@ -174,7 +234,10 @@ export class AgentRunner {
     const existing = this.#inFlight.get(turnId);
     if (existing) return existing;
     this.#leases.hold();
-    const run = work().finally(() => { this.#inFlight.delete(turnId); this.#leases.release(); });
+    const run = work().finally(() => {
+      this.#inFlight.delete(turnId);
+      this.#leases.release();
+    });
     this.#inFlight.set(turnId, run);
     return run;
   }
@@ -217,7 +280,11 @@ export class AgentRunner {
           response = await model.generate({
             system: agent.systemPrompt,
             messages: toModelMessages(transcript, names),
-            tools: tools.map((tool) => ({ name: names.modelName(tool.id), description: tool.description, inputSchema: tool.inputSchema })),
+            tools: tools.map((tool) => ({
+              name: names.modelName(tool.id),
+              description: tool.description,
+              inputSchema: tool.inputSchema,
+            })),
           });
         } catch (error) {
           await store.setIterations(turn.id, turn.iterations + 1, this.#now(), this.#leases.owner);
@@ -235,8 +302,13 @@ export class AgentRunner {
         await this.options.checkpoint?.('modelAnswered', { turnId: turn.id });
         // The answer and the iteration count commit together: a step is saved whole or not at all.
         turn = { ...turn, iterations: turn.iterations + 1 };
-        await store.appendAssistantMessage(turn.id, { role: 'ASSISTANT', text: response.text, toolCalls: calls, toolCallId: null }, this.#now(),
-          turn.iterations, this.#leases.owner);
+        await store.appendAssistantMessage(
+          turn.id,
+          { role: 'ASSISTANT', text: response.text, toolCalls: calls, toolCallId: null },
+          this.#now(),
+          turn.iterations,
+          this.#leases.owner,
+        );
         await this.options.checkpoint?.('stepSaved', { turnId: turn.id });
         if (calls.length === 0) return await this.#finish(turn.id, 'COMPLETED', { text: response.text ?? '' });
         this.#emitTurn(turn);
@@ -261,15 +333,27 @@ export class AgentRunner {
     const store = this.#store;
     const open = openToolCalls(await store.listThreadMessages(turn.threadId), turn.id);
     const unfinished = new Set(await store.listUnfinishedToolCalls(turn.id));
-    await store.appendToolMessages(turn.id, open.map((call) => ({
-      toolCallId: call.id,
-      text: unfinished.has(call.id) ? toolText.interrupted(call.name) : toolText.failed(call.name, 'the turn stopped before it ran'),
-    })), this.#now(), this.#leases.owner);
+    await store.appendToolMessages(
+      turn.id,
+      open.map((call) => ({
+        toolCallId: call.id,
+        text: unfinished.has(call.id)
+          ? toolText.interrupted(call.name)
+          : toolText.failed(call.name, 'the turn stopped before it ran'),
+      })),
+      this.#now(),
+      this.#leases.owner,
+    );
     return this.#finish(turn.id, 'FAILED', { error });
   }
 
   /** Gate phase for the calls of one step, then (unless it pauses) the execute phase. Returns the turn if paused. */
-  async #gateAndRun(turn: TurnRecord, agent: Agent, calls: ToolCall[], tools: Map<string, Tool>): Promise<TurnRecord | null> {
+  async #gateAndRun(
+    turn: TurnRecord,
+    agent: Agent,
+    calls: ToolCall[],
+    tools: Map<string, Tool>,
+  ): Promise<TurnRecord | null> {
     const step: PendingStep = { calls: [] };
     const drafts: ElicitationDraft[] = [];
     const asked: Tool[] = [];
@@ -279,7 +363,13 @@ export class AgentRunner {
         step.calls.push({ toolCall, outcome: { kind: 'rejected', text: toolText.unknownTool(toolCall.name) } });
         continue;
       }
-      const event = new ToolPreExecuteEvent(agent, turn.threadId, turn.id, definitionOf(tool), structuredClone(toolCall));
+      const event = new ToolPreExecuteEvent(
+        agent,
+        turn.threadId,
+        turn.id,
+        definitionOf(tool),
+        structuredClone(toolCall),
+      );
       await this.options.listeners.dispatch(event);
       const request = event.getElicitationRequest();
       if (event.isVetoed()) {
@@ -288,8 +378,15 @@ export class AgentRunner {
         const elicitationId = newId('elc');
         step.calls.push({ toolCall, outcome: { kind: 'confirm', elicitationId } });
         drafts.push({
-          id: elicitationId, toolCallId: toolCall.id, request,
-          toolCall: { name: toolCall.name, toolId: toolCall.toolId, arguments: toolCall.arguments, annotations: tool.annotations },
+          id: elicitationId,
+          toolCallId: toolCall.id,
+          request,
+          toolCall: {
+            name: toolCall.name,
+            toolId: toolCall.toolId,
+            arguments: toolCall.arguments,
+            annotations: tool.annotations,
+          },
         });
         asked.push(tool);
       } else {
@@ -298,7 +395,15 @@ export class AgentRunner {
     }
     if (drafts.length > 0) {
       const expiresAt = new Date(this.#clock().getTime() + agent.pauseTtlSeconds * 1000).toISOString();
-      const paused = await this.#store.pauseTurn(turn.id, step, drafts, pausedQuestion(asked), expiresAt, this.#now(), this.#leases.owner);
+      const paused = await this.#store.pauseTurn(
+        turn.id,
+        step,
+        drafts,
+        pausedQuestion(asked),
+        expiresAt,
+        this.#now(),
+        this.#leases.owner,
+      );
       this.options.events?.elicitationsCreated(paused.elicitations);
       this.#emitTurn(paused.turn);
       return paused.turn;
@@ -310,7 +415,9 @@ export class AgentRunner {
   /** Execute phase: the step's calls in their original order, each answered by exactly one TOOL message. */
   async #executeStep(turn: TurnRecord, step: PendingStep, tools: Map<string, Tool>): Promise<void> {
     const store = this.#store;
-    const answered = new Set((await store.listTurnMessages(turn.id)).filter((m) => m.role === 'TOOL').map((m) => m.toolCallId));
+    const answered = new Set(
+      (await store.listTurnMessages(turn.id)).filter((m) => m.role === 'TOOL').map((m) => m.toolCallId),
+    );
     const answers = new Map((await store.listTurnElicitations(turn.id)).map((e) => [e.id, e.response]));
     for (const { toolCall, outcome } of step.calls) {
       if (answered.has(toolCall.id)) continue; // answered before a crash: never twice
@@ -319,15 +426,25 @@ export class AgentRunner {
         await store.appendToolMessages(turn.id, [{ toolCallId: toolCall.id, text }], this.#now(), this.#leases.owner);
         await this.#emitLatest(turn.id);
       };
-      if (outcome.kind === 'vetoed') { await say(toolText.denied(toolCall.name, outcome.reason)); continue; }
-      if (outcome.kind === 'rejected') { await say(outcome.text); continue; }
+      if (outcome.kind === 'vetoed') {
+        await say(toolText.denied(toolCall.name, outcome.reason));
+        continue;
+      }
+      if (outcome.kind === 'rejected') {
+        await say(outcome.text);
+        continue;
+      }
       let instructions: string | null = null;
       if (outcome.kind === 'confirm') {
         const answer = answers.get(outcome.elicitationId);
         instructions = answerInstructions(answer);
         if (answer?.action !== 'ACCEPT') {
           // Only an ACCEPT runs a confirmed call; anything else (DECLINE, or no answer at all) does not.
-          await say(answer?.action === 'DECLINE' ? toolText.declined(toolCall.name, instructions) : toolText.cancelledByUser(toolCall.name));
+          await say(
+            answer?.action === 'DECLINE'
+              ? toolText.declined(toolCall.name, instructions)
+              : toolText.cancelledByUser(toolCall.name),
+          );
           continue;
         }
       }
@@ -336,31 +453,65 @@ export class AgentRunner {
   }
 
   /** At most once: journaled as started (committed) before it runs; a call started before is never run again. */
-  async #runTool(turn: TurnRecord, toolCall: ToolCall, tool: Tool | undefined, instructions: string | null): Promise<void> {
+  async #runTool(
+    turn: TurnRecord,
+    toolCall: ToolCall,
+    tool: Tool | undefined,
+    instructions: string | null,
+  ): Promise<void> {
     const store = this.#store;
     if (!tool) {
-      await store.appendToolMessages(turn.id, [{ toolCallId: toolCall.id, text: toolText.unknownTool(toolCall.name) }], this.#now(), this.#leases.owner);
+      await store.appendToolMessages(
+        turn.id,
+        [{ toolCallId: toolCall.id, text: toolText.unknownTool(toolCall.name) }],
+        this.#now(),
+        this.#leases.owner,
+      );
       await this.#emitLatest(turn.id);
       return;
     }
-    await this.options.checkpoint?.('toolStarting', { turnId: turn.id, toolCallId: toolCall.id, toolName: toolCall.name });
+    await this.options.checkpoint?.('toolStarting', {
+      turnId: turn.id,
+      toolCallId: toolCall.id,
+      toolName: toolCall.name,
+    });
     if (!(await store.markToolStarted(turn.id, toolCall.id, this.#now(), this.#leases.owner))) {
-      this.#emitTurn(await store.finishTool(turn.id, { toolCallId: toolCall.id, text: toolText.interrupted(toolCall.name) }, this.#now(), this.#leases.owner));
+      this.#emitTurn(
+        await store.finishTool(
+          turn.id,
+          { toolCallId: toolCall.id, text: toolText.interrupted(toolCall.name) },
+          this.#now(),
+          this.#leases.owner,
+        ),
+      );
       return;
     }
     let text: string;
     try {
-      const result = await tool.execute(toolCall.arguments, { agentId: turn.agentId, threadId: turn.threadId, turnId: turn.id, toolCallId: toolCall.id });
+      const result = await tool.execute(toolCall.arguments, {
+        agentId: turn.agentId,
+        threadId: turn.threadId,
+        turnId: turn.id,
+        toolCallId: toolCall.id,
+      });
       text = result.isError ? toolText.failed(toolCall.name, result.text) : result.text;
     } catch (error) {
       text = toolText.failed(toolCall.name, errorMessage(error));
     }
-    await this.options.checkpoint?.('toolReturned', { turnId: turn.id, toolCallId: toolCall.id, toolName: toolCall.name });
+    await this.options.checkpoint?.('toolReturned', {
+      turnId: turn.id,
+      toolCallId: toolCall.id,
+      toolName: toolCall.name,
+    });
     if (instructions) text = `${text}\n\n${toolText.acceptedInstructions(toolCall.name, instructions)}`;
     this.#emitTurn(await store.finishTool(turn.id, { toolCallId: toolCall.id, text }, this.#now(), this.#leases.owner));
   }
 
-  async #finish(turnId: string, status: 'COMPLETED' | 'FAILED', fields: { text?: string | null; error?: string | null }): Promise<TurnRecord> {
+  async #finish(
+    turnId: string,
+    status: 'COMPLETED' | 'FAILED',
+    fields: { text?: string | null; error?: string | null },
+  ): Promise<TurnRecord> {
     const turn = await this.#store.finishTurn(turnId, status, fields, this.#now(), this.#leases.owner);
     this.#emitTurn(turn);
     return turn;
@@ -385,17 +536,28 @@ export class AgentRunner {
 function openToolCalls(transcript: MessageRecord[], turnId: string): ToolCall[] {
   const lastAssistant = transcript.findLastIndex((m) => m.role === 'ASSISTANT');
   if (lastAssistant < 0 || transcript[lastAssistant]!.turnId !== turnId) return [];
-  const answered = new Set(transcript.slice(lastAssistant + 1).filter((m) => m.role === 'TOOL').map((m) => m.toolCallId));
+  const answered = new Set(
+    transcript
+      .slice(lastAssistant + 1)
+      .filter((m) => m.role === 'TOOL')
+      .map((m) => m.toolCallId),
+  );
   return transcript[lastAssistant]!.toolCalls.filter((call) => !answered.has(call.id));
 }
 
 function toModelMessages(transcript: MessageRecord[], names: ToolNames): ModelMessage[] {
-  return transcript.filter((m) => m.role !== 'SYSTEM').map((m) => ({
-    role: m.role as ModelMessage['role'],
-    text: m.text,
-    toolCalls: m.toolCalls.map((call) => ({ id: call.id, name: names.modelName(call.toolId), arguments: call.arguments })),
-    toolCallId: m.toolCallId,
-  }));
+  return transcript
+    .filter((m) => m.role !== 'SYSTEM')
+    .map((m) => ({
+      role: m.role as ModelMessage['role'],
+      text: m.text,
+      toolCalls: m.toolCalls.map((call) => ({
+        id: call.id,
+        name: names.modelName(call.toolId),
+        arguments: call.arguments,
+      })),
+      toolCallId: m.toolCallId,
+    }));
 }
 
 function definitionOf(tool: Tool) {

@@ -52,7 +52,9 @@ export class Sweeper {
 
   /** One full sweep now; if one is under way, the same one. */
   sweepOnce(): Promise<SweepReport> {
-    this.#running ??= this.#sweep().finally(() => { this.#running = null; });
+    this.#running ??= this.#sweep().finally(() => {
+      this.#running = null;
+    });
     return this.#running;
   }
 

@@ -15,7 +15,8 @@ export class ToolNames {
     const counts = new Map<string, number>();
     for (const tool of tools) counts.set(tool.name, (counts.get(tool.name) ?? 0) + 1);
     for (const tool of tools) {
-      let name = counts.get(tool.name) === 1 && VALID.test(tool.name) ? tool.name : modelSafe(`${tool.source}_${tool.name}`);
+      let name =
+        counts.get(tool.name) === 1 && VALID.test(tool.name) ? tool.name : modelSafe(`${tool.source}_${tool.name}`);
       if (this.#toTool.has(name)) name = modelSafe(`${name}_${hash(tool.id)}`);
       this.#toModel.set(tool.id, name);
       this.#toTool.set(name, tool.id);

@@ -4,17 +4,19 @@ import type { ToolgateConfig } from './schema.js';
 export const demoConfig: ToolgateConfig = {
   models: { demo: { provider: 'scripted' } },
   toolSources: { demo: { type: 'builtin' } },
-  agents: [{
-    id: 'demo',
-    name: 'Demo agent',
-    description: 'Lists, creates and deletes entities in a small demo store; asks before it changes anything.',
-    model: 'demo',
-    systemPrompt: 'You manage a small store of entities. Use the tools to list, create and delete them.',
-    tools: ['demo:*'],
-    requireToolConfirmation: true,
-    toolConfirmation: {},
-    pauseTtlSeconds: 3600,
-    maxIterations: 10,
-  }],
+  agents: [
+    {
+      id: 'demo',
+      name: 'Demo agent',
+      description: 'Lists, creates and deletes entities in a small demo store; asks before it changes anything.',
+      model: 'demo',
+      systemPrompt: 'You manage a small store of entities. Use the tools to list, create and delete them.',
+      tools: ['demo:*'],
+      requireToolConfirmation: true,
+      toolConfirmation: {},
+      pauseTtlSeconds: 3600,
+      maxIterations: 10,
+    },
+  ],
   plugins: [],
 };

@@ -20,7 +20,9 @@ export function loadConfigFile(path: string): LoadedConfig {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new ConfigError(`${file}: cannot read the config file (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new ConfigError(
+      `${file}: cannot read the config file (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
   }
   let data: unknown;
   try {
@@ -42,16 +44,21 @@ export function parseConfig(data: unknown, file = '<config>'): ToolgateConfig {
     if (seen.has(agent.id)) problems.push(`${file}: agents[${i}].id: duplicate agent id "${agent.id}"`);
     seen.add(agent.id);
     if (!config.models[agent.model]) {
-      problems.push(`${file}: agents[${i}].model: unknown model "${agent.model}" (models: ${Object.keys(config.models).join(', ') || 'none'})`);
+      problems.push(
+        `${file}: agents[${i}].model: unknown model "${agent.model}" (models: ${Object.keys(config.models).join(', ') || 'none'})`,
+      );
     }
     agent.tools.forEach((tool, j) => {
       const source = tool.split(':')[0]!;
-      if (!sources.has(source)) problems.push(`${file}: agents[${i}].tools[${j}]: unknown tool source "${source}" in "${tool}"`);
+      if (!sources.has(source))
+        problems.push(`${file}: agents[${i}].tools[${j}]: unknown tool source "${source}" in "${tool}"`);
     });
     for (const tool of Object.keys(agent.toolConfirmation)) {
-      if (!sources.has(tool.split(':')[0]!)) problems.push(`${file}: agents[${i}].toolConfirmation.${tool}: unknown tool source in "${tool}"`);
+      if (!sources.has(tool.split(':')[0]!))
+        problems.push(`${file}: agents[${i}].toolConfirmation.${tool}: unknown tool source in "${tool}"`);
       // Overrides apply to one tool each (gating looks them up by id): a pattern here would silently do nothing.
-      else if (tool.endsWith(':*')) problems.push(`${file}: agents[${i}].toolConfirmation.${tool}: an override names one tool id, not a pattern`);
+      else if (tool.endsWith(':*'))
+        problems.push(`${file}: agents[${i}].toolConfirmation.${tool}: an override names one tool id, not a pattern`);
     }
   });
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
@@ -64,7 +71,9 @@ function formatIssues(file: string, issues: z.core.$ZodIssue[]): string {
 
 function formatPath(path: PropertyKey[]): string {
   if (path.length === 0) return '(top level)';
-  return path.map((part, i) => (typeof part === 'number' ? `[${part}]` : `${i === 0 ? '' : '.'}${String(part)}`)).join('');
+  return path
+    .map((part, i) => (typeof part === 'number' ? `[${part}]` : `${i === 0 ? '' : '.'}${String(part)}`))
+    .join('');
 }
 
 /** `env:NAME` reads the environment; anything else is the literal. */
@@ -72,6 +81,7 @@ export function resolveSecret(value: string, where: string): string {
   if (!value.startsWith('env:')) return value;
   const name = value.slice(4);
   const found = process.env[name];
-  if (found === undefined || found === '') throw new ConfigError(`${where}: the environment variable ${name} is not set`);
+  if (found === undefined || found === '')
+    throw new ConfigError(`${where}: the environment variable ${name} is not set`);
   return found;
 }

@@ -3,106 +3,208 @@
 import { z } from 'zod';
 
 /** A literal, or `env:NAME` read from the environment at start. */
-const secret = z.string().min(1).describe('A literal value, or "env:NAME" to read it from the environment variable NAME');
+const secret = z
+  .string()
+  .min(1)
+  .describe('A literal value, or "env:NAME" to read it from the environment variable NAME');
 
-const scriptedModel = z.object({
-  provider: z.literal('scripted'),
-}).strict();
+const scriptedModel = z
+  .object({
+    provider: z.literal('scripted'),
+  })
+  .strict();
 
-const openAiCompatibleModel = z.object({
-  provider: z.literal('openai-compatible'),
-  baseURL: z.url().describe('The Chat Completions base URL, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1 (Ollama)'),
-  model: z.string().min(1).describe('The model name the server knows, e.g. gpt-4o-mini or llama3.1'),
-  apiKey: secret.optional().describe('Sent as "Authorization: Bearer <key>"; "env:NAME" reads it from the environment'),
-  headers: z.record(z.string(), z.string()).optional().describe('Extra HTTP headers; values may be "env:NAME"'),
-  temperature: z.number().min(0).max(2).optional(),
-  timeoutMs: z.number().int().positive().optional().describe('Longest one model call may take, retries included'),
-  maxRetries: z.number().int().min(0).max(10).optional().describe('Retries on 429, 408, 409 and 5xx with exponential backoff (default 2)'),
-  stream: z.boolean().optional().describe('Ask for a streamed answer (some servers and proxies only stream); default false'),
-}).strict();
+const openAiCompatibleModel = z
+  .object({
+    provider: z.literal('openai-compatible'),
+    baseURL: z
+      .url()
+      .describe('The Chat Completions base URL, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1 (Ollama)'),
+    model: z.string().min(1).describe('The model name the server knows, e.g. gpt-4o-mini or llama3.1'),
+    apiKey: secret
+      .optional()
+      .describe('Sent as "Authorization: Bearer <key>"; "env:NAME" reads it from the environment'),
+    headers: z.record(z.string(), z.string()).optional().describe('Extra HTTP headers; values may be "env:NAME"'),
+    temperature: z.number().min(0).max(2).optional(),
+    timeoutMs: z.number().int().positive().optional().describe('Longest one model call may take, retries included'),
+    maxRetries: z
+      .number()
+      .int()
+      .min(0)
+      .max(10)
+      .optional()
+      .describe('Retries on 429, 408, 409 and 5xx with exponential backoff (default 2)'),
+    stream: z
+      .boolean()
+      .optional()
+      .describe('Ask for a streamed answer (some servers and proxies only stream); default false'),
+  })
+  .strict();
 
 export const modelConfig = z.discriminatedUnion('provider', [scriptedModel, openAiCompatibleModel]);
 
 const builtinSource = z.object({ type: z.literal('builtin') }).strict();
 
-const mcpStdioSource = z.object({
-  type: z.literal('mcp'),
-  command: z.string().min(1).describe('The MCP server program, started as a child process speaking MCP over stdio'),
-  args: z.array(z.string()).optional(),
-  env: z.record(z.string(), z.string()).optional().describe('Environment of the server process (added to PATH, HOME, …); values may be "env:NAME"'),
-  cwd: z.string().optional().describe('Working directory of the server process, relative to the config file; default: the config file\'s directory'),
-  timeoutMs: z.number().int().positive().optional().describe('Longest a tool call may take (default 60000)'),
-}).strict();
+const mcpStdioSource = z
+  .object({
+    type: z.literal('mcp'),
+    command: z.string().min(1).describe('The MCP server program, started as a child process speaking MCP over stdio'),
+    args: z.array(z.string()).optional(),
+    env: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe('Environment of the server process (added to PATH, HOME, …); values may be "env:NAME"'),
+    cwd: z
+      .string()
+      .optional()
+      .describe(
+        "Working directory of the server process, relative to the config file; default: the config file's directory",
+      ),
+    timeoutMs: z.number().int().positive().optional().describe('Longest a tool call may take (default 60000)'),
+  })
+  .strict();
 
-const mcpHttpSource = z.object({
-  type: z.literal('mcp'),
-  url: z.url().describe('The Streamable HTTP endpoint of the MCP server'),
-  headers: z.record(z.string(), z.string()).optional().describe('HTTP headers; values may be "env:NAME"'),
-  timeoutMs: z.number().int().positive().optional().describe('Longest a tool call may take (default 60000)'),
-}).strict();
+const mcpHttpSource = z
+  .object({
+    type: z.literal('mcp'),
+    url: z.url().describe('The Streamable HTTP endpoint of the MCP server'),
+    headers: z.record(z.string(), z.string()).optional().describe('HTTP headers; values may be "env:NAME"'),
+    timeoutMs: z.number().int().positive().optional().describe('Longest a tool call may take (default 60000)'),
+  })
+  .strict();
 
 export const toolSourceConfig = z.union([builtinSource, mcpStdioSource, mcpHttpSource], {
   // zod's own message for a union is "Invalid input"; say which shape was meant.
   error: (issue) => {
     if (issue.code !== 'invalid_union') return undefined;
     const input = issue.input as Record<string, unknown> | undefined;
-    if (typeof input !== 'object' || input === null || (input.type !== 'builtin' && input.type !== 'mcp')) return 'needs "type": "builtin" or "mcp"';
-    if (input.type === 'mcp' && 'command' in input && 'url' in input) return 'an MCP source has "command" (stdio) or "url" (Streamable HTTP), not both';
-    if (input.type === 'mcp' && !('command' in input) && !('url' in input)) return 'an MCP source needs "command" (a stdio server) or "url" (a Streamable HTTP server)';
+    if (typeof input !== 'object' || input === null || (input.type !== 'builtin' && input.type !== 'mcp'))
+      return 'needs "type": "builtin" or "mcp"';
+    if (input.type === 'mcp' && 'command' in input && 'url' in input)
+      return 'an MCP source has "command" (stdio) or "url" (Streamable HTTP), not both';
+    if (input.type === 'mcp' && !('command' in input) && !('url' in input))
+      return 'an MCP source needs "command" (a stdio server) or "url" (a Streamable HTTP server)';
     return undefined;
   },
 });
 
 const toolId = z.string().regex(/^[A-Za-z0-9_.-]+:(\*|[^\s]+)$/, 'a tool id "<source>:<name>" or "<source>:*"');
 
-export const agentConfig = z.object({
-  id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, "_" or "-", at most 64'),
-  name: z.string().min(1),
-  description: z.string().optional(),
-  model: z.string().min(1).describe('A key of "models"'),
-  systemPrompt: z.string().default('You are a helpful assistant.'),
-  tools: z.array(toolId).default([]).describe('Tool ids "<source>:<name>" (each must be listed by its source at start) or "<source>:*"'),
-  requireToolConfirmation: z.boolean().default(false).describe('Ask a human before tools run (per the annotations and overrides); updateAgent changes persist over this'),
-  toolConfirmation: z.record(toolId, z.enum(['ALWAYS', 'NEVER', 'BY_ANNOTATION'])).default({}).describe('Per-tool overrides by exact tool id'),
-  pauseTtlSeconds: z.number().int().min(1).max(30 * 24 * 3600).default(3600),
-  maxIterations: z.number().int().min(1).max(100).default(10),
-}).strict();
+export const agentConfig = z
+  .object({
+    id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, "_" or "-", at most 64'),
+    name: z.string().min(1),
+    description: z.string().optional(),
+    model: z.string().min(1).describe('A key of "models"'),
+    systemPrompt: z.string().default('You are a helpful assistant.'),
+    tools: z
+      .array(toolId)
+      .default([])
+      .describe('Tool ids "<source>:<name>" (each must be listed by its source at start) or "<source>:*"'),
+    requireToolConfirmation: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Ask a human before tools run (per the annotations and overrides); updateAgent changes persist over this',
+      ),
+    toolConfirmation: z
+      .record(toolId, z.enum(['ALWAYS', 'NEVER', 'BY_ANNOTATION']))
+      .default({})
+      .describe('Per-tool overrides by exact tool id'),
+    pauseTtlSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(30 * 24 * 3600)
+      .default(3600),
+    maxIterations: z.number().int().min(1).max(100).default(10),
+  })
+  .strict();
 
-export const authConfig = z.object({
-  tokens: z.array(z.object({ token: secret, user: z.string().min(1), admin: z.boolean().default(false) }).strict()).min(1),
-}).strict();
+export const authConfig = z
+  .object({
+    tokens: z
+      .array(z.object({ token: secret, user: z.string().min(1), admin: z.boolean().default(false) }).strict())
+      .min(1),
+  })
+  .strict();
 
 /** What the GraphQL endpoint exposes and how much it accepts; see docs/security.md. */
-export const serverConfig = z.object({
-  graphiql: z.boolean().optional().describe('Serve GraphiQL on GET /graphql from a browser; default: on without an "auth" section, off with one'),
-  introspection: z.boolean().optional().describe('Answer schema introspection (__schema, __type); default: on without an "auth" section, off with one'),
-  maxRequestBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional()
-    .describe('Largest HTTP request body and WebSocket message, in bytes (default 1048576)'),
-  maxMessageLength: z.number().int().min(1).max(10_000_000).optional().describe('Longest user message, in characters (default 32000)'),
-  maxContentBytes: z.number().int().min(64).max(10_000_000).optional()
-    .describe('Largest elicitation answer content, in bytes of JSON (default 16384)'),
-}).strict();
+export const serverConfig = z
+  .object({
+    graphiql: z
+      .boolean()
+      .optional()
+      .describe('Serve GraphiQL on GET /graphql from a browser; default: on without an "auth" section, off with one'),
+    introspection: z
+      .boolean()
+      .optional()
+      .describe('Answer schema introspection (__schema, __type); default: on without an "auth" section, off with one'),
+    maxRequestBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .optional()
+      .describe('Largest HTTP request body and WebSocket message, in bytes (default 1048576)'),
+    maxMessageLength: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000_000)
+      .optional()
+      .describe('Longest user message, in characters (default 32000)'),
+    maxContentBytes: z
+      .number()
+      .int()
+      .min(64)
+      .max(10_000_000)
+      .optional()
+      .describe('Largest elicitation answer content, in bytes of JSON (default 16384)'),
+  })
+  .strict();
 
 /** The background sweeper: expiry of paused turns, retention of expired state, recovery; see docs/durability.md. */
-export const sweeperConfig = z.object({
-  intervalSeconds: z.number().min(0).max(3600).optional()
-    .describe('Seconds between sweeps that expire paused turns, delete long-expired state and take over turns of dead processes; 0 turns the timer off (default 5)'),
-  batchSize: z.number().int().min(1).max(10_000).optional()
-    .describe('Rows per sweeper transaction; the sweeper yields to requests between batches (default 100)'),
-  retentionDays: z.number().min(0).max(36_500).optional()
-    .describe('Days an expired, never answered confirmation request is kept before it is deleted; turns and messages stay (default 30)'),
-}).strict();
+export const sweeperConfig = z
+  .object({
+    intervalSeconds: z
+      .number()
+      .min(0)
+      .max(3600)
+      .optional()
+      .describe(
+        'Seconds between sweeps that expire paused turns, delete long-expired state and take over turns of dead processes; 0 turns the timer off (default 5)',
+      ),
+    batchSize: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .optional()
+      .describe('Rows per sweeper transaction; the sweeper yields to requests between batches (default 100)'),
+    retentionDays: z
+      .number()
+      .min(0)
+      .max(36_500)
+      .optional()
+      .describe(
+        'Days an expired, never answered confirmation request is kept before it is deleted; turns and messages stay (default 30)',
+      ),
+  })
+  .strict();
 
-export const configSchema = z.object({
-  $schema: z.string().optional(),
-  models: z.record(z.string(), modelConfig),
-  toolSources: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/), toolSourceConfig).default({}),
-  agents: z.array(agentConfig).min(1),
-  auth: authConfig.optional(),
-  server: serverConfig.optional(),
-  plugins: z.array(z.string().min(1)).default([]).describe('Listener modules, relative to this file'),
-  sweeper: sweeperConfig.optional(),
-}).strict();
+export const configSchema = z
+  .object({
+    $schema: z.string().optional(),
+    models: z.record(z.string(), modelConfig),
+    toolSources: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/), toolSourceConfig).default({}),
+    agents: z.array(agentConfig).min(1),
+    auth: authConfig.optional(),
+    server: serverConfig.optional(),
+    plugins: z.array(z.string().min(1)).default([]).describe('Listener modules, relative to this file'),
+    sweeper: sweeperConfig.optional(),
+  })
+  .strict();
 
 export type ToolgateConfig = z.infer<typeof configSchema>;
 export type ModelConfig = z.infer<typeof modelConfig>;

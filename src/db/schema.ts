@@ -21,94 +21,118 @@ export const agents = sqliteTable('agents', {
   updatedAt: text('updated_at').notNull(),
 });
 
-export const agentToolOverrides = sqliteTable('agent_tool_overrides', {
-  agentId: text('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
-  toolId: text('tool_id').notNull(),
-  mode: text('mode', { enum: ['ALWAYS', 'NEVER', 'BY_ANNOTATION'] }).notNull(),
-}, (t) => [primaryKey({ columns: [t.agentId, t.toolId] })]);
+export const agentToolOverrides = sqliteTable(
+  'agent_tool_overrides',
+  {
+    agentId: text('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    toolId: text('tool_id').notNull(),
+    mode: text('mode', { enum: ['ALWAYS', 'NEVER', 'BY_ANNOTATION'] }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.toolId] })],
+);
 
-export const threads = sqliteTable('threads', {
-  seq: integer('seq').primaryKey({ autoIncrement: true }),
-  id: text('id').notNull().unique(),
-  agentId: text('agent_id').notNull(),
-  ownerId: text('owner_id').notNull(),
-  createdAt: text('created_at').notNull(),
-}, (t) => [index('threads_owner_seq').on(t.ownerId, t.seq)]);
+export const threads = sqliteTable(
+  'threads',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull().unique(),
+    agentId: text('agent_id').notNull(),
+    ownerId: text('owner_id').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('threads_owner_seq').on(t.ownerId, t.seq)],
+);
 
-export const turns = sqliteTable('turns', {
-  id: text('id').primaryKey(),
-  threadId: text('thread_id').notNull(),
-  agentId: text('agent_id').notNull(),
-  ownerId: text('owner_id').notNull(),
-  status: text('status', { enum: ['RUNNING', 'PAUSED', 'COMPLETED', 'CANCELLED', 'FAILED', 'EXPIRED'] }).notNull(),
-  text: text('text'),
-  error: text('error'),
-  iterations: integer('iterations').notNull().default(0),
-  /** The loop state of a paused step (PendingStep), null otherwise. */
-  step: text('step', { mode: 'json' }),
-  createdAt: text('created_at').notNull(),
-  updatedAt: text('updated_at').notNull(),
-  expiresAt: text('expires_at'),
-  /** Which server process runs this RUNNING turn ("host:pid:nonce"), and until when its lease holds (docs/durability.md). */
-  leaseOwner: text('lease_owner'),
-  leaseExpiresAt: text('lease_expires_at'),
-  /** How often a restart took this turn over from a process that died: a turn that keeps crashing servers stops. */
-  recoveries: integer('recoveries').notNull().default(0),
-}, (t) => [
-  index('turns_thread').on(t.threadId, t.createdAt),
-  index('turns_status_expiry').on(t.status, t.expiresAt),
-]);
+export const turns = sqliteTable(
+  'turns',
+  {
+    id: text('id').primaryKey(),
+    threadId: text('thread_id').notNull(),
+    agentId: text('agent_id').notNull(),
+    ownerId: text('owner_id').notNull(),
+    status: text('status', { enum: ['RUNNING', 'PAUSED', 'COMPLETED', 'CANCELLED', 'FAILED', 'EXPIRED'] }).notNull(),
+    text: text('text'),
+    error: text('error'),
+    iterations: integer('iterations').notNull().default(0),
+    /** The loop state of a paused step (PendingStep), null otherwise. */
+    step: text('step', { mode: 'json' }),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+    expiresAt: text('expires_at'),
+    /** Which server process runs this RUNNING turn ("host:pid:nonce"), and until when its lease holds (docs/durability.md). */
+    leaseOwner: text('lease_owner'),
+    leaseExpiresAt: text('lease_expires_at'),
+    /** How often a restart took this turn over from a process that died: a turn that keeps crashing servers stops. */
+    recoveries: integer('recoveries').notNull().default(0),
+  },
+  (t) => [index('turns_thread').on(t.threadId, t.createdAt), index('turns_status_expiry').on(t.status, t.expiresAt)],
+);
 
-export const messages = sqliteTable('messages', {
-  seq: integer('seq').primaryKey({ autoIncrement: true }),
-  id: text('id').notNull().unique(),
-  threadId: text('thread_id').notNull(),
-  turnId: text('turn_id').notNull(),
-  role: text('role', { enum: ['SYSTEM', 'USER', 'ASSISTANT', 'TOOL'] }).notNull(),
-  text: text('text'),
-  toolCalls: text('tool_calls', { mode: 'json' }),
-  toolCallId: text('tool_call_id'),
-  createdAt: text('created_at').notNull(),
-}, (t) => [
-  index('messages_thread_seq').on(t.threadId, t.seq),
-  index('messages_turn_seq').on(t.turnId, t.seq),
-  // Exactly one TOOL message per call, enforced by the database even if two processes race on one turn.
-  uniqueIndex('messages_tool_answer').on(t.turnId, t.toolCallId).where(sql`role = 'TOOL'`),
-]);
+export const messages = sqliteTable(
+  'messages',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull().unique(),
+    threadId: text('thread_id').notNull(),
+    turnId: text('turn_id').notNull(),
+    role: text('role', { enum: ['SYSTEM', 'USER', 'ASSISTANT', 'TOOL'] }).notNull(),
+    text: text('text'),
+    toolCalls: text('tool_calls', { mode: 'json' }),
+    toolCallId: text('tool_call_id'),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [
+    index('messages_thread_seq').on(t.threadId, t.seq),
+    index('messages_turn_seq').on(t.turnId, t.seq),
+    // Exactly one TOOL message per call, enforced by the database even if two processes race on one turn.
+    uniqueIndex('messages_tool_answer')
+      .on(t.turnId, t.toolCallId)
+      .where(sql`role = 'TOOL'`),
+  ],
+);
 
-export const elicitations = sqliteTable('elicitations', {
-  seq: integer('seq').primaryKey({ autoIncrement: true }),
-  id: text('id').notNull().unique(),
-  turnId: text('turn_id').notNull(),
-  threadId: text('thread_id').notNull(),
-  agentId: text('agent_id').notNull(),
-  ownerId: text('owner_id').notNull(),
-  toolCallId: text('tool_call_id').notNull(),
-  status: text('status', { enum: ['PENDING', 'ACCEPTED', 'DECLINED', 'CANCELLED', 'EXPIRED'] }).notNull(),
-  request: text('request', { mode: 'json' }).notNull(),
-  toolCall: text('tool_call', { mode: 'json' }).notNull(),
-  responseAction: text('response_action', { enum: ['ACCEPT', 'DECLINE', 'CANCEL'] }),
-  responseContent: text('response_content', { mode: 'json' }),
-  resolvedBy: text('resolved_by'),
-  resolvedAt: text('resolved_at'),
-  createdAt: text('created_at').notNull(),
-  expiresAt: text('expires_at').notNull(),
-}, (t) => [
-  // A viewer's requests of one status in seq order (the pending list); expires_at last, so that counting by status as
-  // read now (PENDING past its expiry reads EXPIRED) needs the index alone.
-  index('elicitations_owner_status_seq').on(t.ownerId, t.status, t.seq, t.expiresAt),
-  // The audit list (any status, in seq order): a page reads its own rows, not every row of the viewer's history.
-  index('elicitations_owner_seq').on(t.ownerId, t.seq),
-  index('elicitations_turn').on(t.turnId),
-  // The sweeper's retention pass finds long-expired elicitations without a scan.
-  index('elicitations_status_expiry').on(t.status, t.expiresAt),
-]);
+export const elicitations = sqliteTable(
+  'elicitations',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull().unique(),
+    turnId: text('turn_id').notNull(),
+    threadId: text('thread_id').notNull(),
+    agentId: text('agent_id').notNull(),
+    ownerId: text('owner_id').notNull(),
+    toolCallId: text('tool_call_id').notNull(),
+    status: text('status', { enum: ['PENDING', 'ACCEPTED', 'DECLINED', 'CANCELLED', 'EXPIRED'] }).notNull(),
+    request: text('request', { mode: 'json' }).notNull(),
+    toolCall: text('tool_call', { mode: 'json' }).notNull(),
+    responseAction: text('response_action', { enum: ['ACCEPT', 'DECLINE', 'CANCEL'] }),
+    responseContent: text('response_content', { mode: 'json' }),
+    resolvedBy: text('resolved_by'),
+    resolvedAt: text('resolved_at'),
+    createdAt: text('created_at').notNull(),
+    expiresAt: text('expires_at').notNull(),
+  },
+  (t) => [
+    // A viewer's requests of one status in seq order (the pending list); expires_at last, so that counting by status as
+    // read now (PENDING past its expiry reads EXPIRED) needs the index alone.
+    index('elicitations_owner_status_seq').on(t.ownerId, t.status, t.seq, t.expiresAt),
+    // The audit list (any status, in seq order): a page reads its own rows, not every row of the viewer's history.
+    index('elicitations_owner_seq').on(t.ownerId, t.seq),
+    index('elicitations_turn').on(t.turnId),
+    // The sweeper's retention pass finds long-expired elicitations without a scan.
+    index('elicitations_status_expiry').on(t.status, t.expiresAt),
+  ],
+);
 
 /** The at-most-once journal: a row is committed before the tool runs, finished_at after. */
-export const toolExecutions = sqliteTable('tool_executions', {
-  turnId: text('turn_id').notNull(),
-  toolCallId: text('tool_call_id').notNull(),
-  startedAt: text('started_at').notNull(),
-  finishedAt: text('finished_at'),
-}, (t) => [primaryKey({ columns: [t.turnId, t.toolCallId] })]);
-
+export const toolExecutions = sqliteTable(
+  'tool_executions',
+  {
+    turnId: text('turn_id').notNull(),
+    toolCallId: text('tool_call_id').notNull(),
+    startedAt: text('started_at').notNull(),
+    finishedAt: text('finished_at'),
+  },
+  (t) => [primaryKey({ columns: [t.turnId, t.toolCallId] })],
+);

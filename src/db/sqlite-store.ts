@@ -6,18 +6,51 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { and, asc, eq, getTableColumns, getTableName, gt, inArray, isNull, lte, or, sql, type Table } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  eq,
+  getTableColumns,
+  getTableName,
+  gt,
+  inArray,
+  isNull,
+  lte,
+  or,
+  sql,
+  type Table,
+} from 'drizzle-orm';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import type { Agent, ChatMessage, ElicitationAnswer, ElicitationStatus, PendingStep, ToolConfirmationMode } from '../agent/types.js';
+import type {
+  Agent,
+  ChatMessage,
+  ElicitationAnswer,
+  ElicitationStatus,
+  PendingStep,
+  ToolConfirmationMode,
+} from '../agent/types.js';
 import { newId } from '../agent/ids.js';
 import * as schema from './schema.js';
 import { WalSync, type SyncFile } from './wal-sync.js';
 import { WriteBatcher } from './write-batch.js';
 import { LeaseLostError } from './store.js';
 import type {
-  AgentGatingPatch, CloseReason, CloseStep, ElicitationDraft, ElicitationRecord, MessageRecord, Page, ResolveResult,
-  RunningTurnLease, StartTurnResult, Store, ThreadRecord, ToolMessageDraft, TurnLease, TurnRecord,
+  AgentGatingPatch,
+  CloseReason,
+  CloseStep,
+  ElicitationDraft,
+  ElicitationRecord,
+  MessageRecord,
+  Page,
+  ResolveResult,
+  RunningTurnLease,
+  StartTurnResult,
+  Store,
+  ThreadRecord,
+  ToolMessageDraft,
+  TurnLease,
+  TurnRecord,
 } from './store.js';
 
 const { agents, agentToolOverrides, threads, turns, messages, elicitations, toolExecutions } = schema;
@@ -72,7 +105,10 @@ export class SqliteStore implements Store {
   /** FULL: flush() makes acknowledged writes durable; NORMAL: only the tool-start journal is synced. */
   readonly #syncAcknowledged: boolean;
 
-  constructor(readonly sqlite: Database.Database, options: SqliteStoreOptions = {}) {
+  constructor(
+    readonly sqlite: Database.Database,
+    options: SqliteStoreOptions = {},
+  ) {
     this.db = drizzle(sqlite, { schema });
     migrate(this.db, { migrationsFolder: MIGRATIONS });
     this.#q = prepareQueries(this.db, sqlite);
@@ -112,14 +148,26 @@ export class SqliteStore implements Store {
     await this.#write(() => {
       const existing = this.db.select().from(agents).where(eq(agents.id, agent.id)).get();
       const definition = {
-        name: agent.name, description: agent.description, modelId: agent.modelId, systemPrompt: agent.systemPrompt,
-        toolIds: agent.toolIds, maxIterations: agent.maxIterations, updatedAt: now,
+        name: agent.name,
+        description: agent.description,
+        modelId: agent.modelId,
+        systemPrompt: agent.systemPrompt,
+        toolIds: agent.toolIds,
+        maxIterations: agent.maxIterations,
+        updatedAt: now,
       };
       const gating = { requireToolConfirmation: agent.requireToolConfirmation, pauseTtlSeconds: agent.pauseTtlSeconds };
       if (!existing) {
-        this.db.insert(agents).values({ id: agent.id, ...definition, ...gating, createdAt: now }).run();
+        this.db
+          .insert(agents)
+          .values({ id: agent.id, ...definition, ...gating, createdAt: now })
+          .run();
       } else {
-        this.db.update(agents).set(existing.gatingSetByApi ? definition : { ...definition, ...gating }).where(eq(agents.id, agent.id)).run();
+        this.db
+          .update(agents)
+          .set(existing.gatingSetByApi ? definition : { ...definition, ...gating })
+          .where(eq(agents.id, agent.id))
+          .run();
         if (existing.gatingSetByApi) return;
         this.db.delete(agentToolOverrides).where(eq(agentToolOverrides.agentId, agent.id)).run();
       }
@@ -135,11 +183,18 @@ export class SqliteStore implements Store {
     const row = this.#q.agentWithOverrides.get({ id }) as (Record<string, unknown> & { overrides: string }) | undefined;
     if (!row) return null;
     const overrides = JSON.parse(row.overrides) as [toolId: string, mode: ToolConfirmationMode][];
-    return agentFromRow(agentColumns.fromRaw(row), overrides.map(([toolId, mode]) => ({ toolId, mode })));
+    return agentFromRow(
+      agentColumns.fromRaw(row),
+      overrides.map(([toolId, mode]) => ({ toolId, mode })),
+    );
   }
 
   async listAgents(): Promise<Agent[]> {
-    return this.db.select().from(agents).orderBy(asc(agents.id)).all()
+    return this.db
+      .select()
+      .from(agents)
+      .orderBy(asc(agents.id))
+      .all()
       .map((row) => agentFromRow(row, this.#q.overrides.all({ agentId: row.id })));
   }
 
@@ -147,15 +202,24 @@ export class SqliteStore implements Store {
     const found = await this.#write(() => {
       const existing = this.db.select({ id: agents.id }).from(agents).where(eq(agents.id, id)).get();
       if (!existing) return false;
-      this.db.update(agents).set({
-        ...(patch.requireToolConfirmation !== undefined && { requireToolConfirmation: patch.requireToolConfirmation }),
-        ...(patch.pauseTtlSeconds !== undefined && { pauseTtlSeconds: patch.pauseTtlSeconds }),
-        gatingSetByApi: true,
-        updatedAt: now,
-      }).where(eq(agents.id, id)).run();
+      this.db
+        .update(agents)
+        .set({
+          ...(patch.requireToolConfirmation !== undefined && {
+            requireToolConfirmation: patch.requireToolConfirmation,
+          }),
+          ...(patch.pauseTtlSeconds !== undefined && { pauseTtlSeconds: patch.pauseTtlSeconds }),
+          gatingSetByApi: true,
+          updatedAt: now,
+        })
+        .where(eq(agents.id, id))
+        .run();
       for (const [toolId, mode] of Object.entries(patch.toolConfirmation ?? {})) {
-        this.db.insert(agentToolOverrides).values({ agentId: id, toolId, mode })
-          .onConflictDoUpdate({ target: [agentToolOverrides.agentId, agentToolOverrides.toolId], set: { mode } }).run();
+        this.db
+          .insert(agentToolOverrides)
+          .values({ agentId: id, toolId, mode })
+          .onConflictDoUpdate({ target: [agentToolOverrides.agentId, agentToolOverrides.toolId], set: { mode } })
+          .run();
       }
       return true;
     });
@@ -169,7 +233,12 @@ export class SqliteStore implements Store {
     return row ? threadRecord(row) : null;
   }
 
-  async listThreads(ownerId: string, agentId: string | null, first: number, after: string | null): Promise<Page<ThreadRecord>> {
+  async listThreads(
+    ownerId: string,
+    agentId: string | null,
+    first: number,
+    after: string | null,
+  ): Promise<Page<ThreadRecord>> {
     const afterSeq = decodeCursor(after);
     const rows = this.#q.threadPage.all({ ownerId, agentId: agentId || null, after: afterSeq, limit: first + 1 });
     return page(rows, first, threadRecord);
@@ -207,19 +276,33 @@ export class SqliteStore implements Store {
   }
 
   async listPendingElicitations(
-    ownerId: string, filter: { threadId?: string | null; agentId?: string | null }, now: string, first: number, after: string | null,
+    ownerId: string,
+    filter: { threadId?: string | null; agentId?: string | null },
+    now: string,
+    first: number,
+    after: string | null,
   ): Promise<Page<ElicitationRecord> & { totalCount: number }> {
     // The polling hot path: prepared, and pinned to the owner's index (see pendingPage in prepareQueries).
     const params = { ownerId, now, threadId: filter.threadId ?? null, agentId: filter.agentId ?? null };
     const afterSeq = decodeCursor(after);
-    const rows = this.#q.pendingPage.all({ ...params, after: afterSeq, limit: first + 1 }).map((row) => elicitationColumns.fromRaw(row));
-    const count = totalCount(afterSeq, rows.length, first, () => (this.#q.pendingCount.get(params) as { count: number }).count);
+    const rows = this.#q.pendingPage
+      .all({ ...params, after: afterSeq, limit: first + 1 })
+      .map((row) => elicitationColumns.fromRaw(row));
+    const count = totalCount(
+      afterSeq,
+      rows.length,
+      first,
+      () => (this.#q.pendingCount.get(params) as { count: number }).count,
+    );
     return { ...page(rows, first, elicitationRecord), totalCount: count };
   }
 
   async listElicitations(
-    ownerId: string, filter: { threadId?: string | null; agentId?: string | null; statuses?: ElicitationStatus[] | null },
-    now: string, first: number, after: string | null,
+    ownerId: string,
+    filter: { threadId?: string | null; agentId?: string | null; statuses?: ElicitationStatus[] | null },
+    now: string,
+    first: number,
+    after: string | null,
   ): Promise<Page<ElicitationRecord> & { totalCount: number }> {
     const afterSeq = decodeCursor(after);
     const queries = this.#auditQueries(filter.statuses ?? null, Boolean(filter.threadId), Boolean(filter.agentId));
@@ -242,7 +325,13 @@ export class SqliteStore implements Store {
 
   async startTurn(
     input: {
-      turnId: string; newThreadId: string; threadId: string | null; agentId: string; ownerId: string; message: string; now: string;
+      turnId: string;
+      newThreadId: string;
+      threadId: string | null;
+      agentId: string;
+      ownerId: string;
+      message: string;
+      now: string;
       lease?: TurnLease;
     },
     closeStep: CloseStep,
@@ -267,15 +356,31 @@ export class SqliteStore implements Store {
         thread = { id: input.newThreadId, agentId: input.agentId, ownerId: input.ownerId, createdAt: now };
       }
       this.#q.insertTurn.run({
-        id: input.turnId, threadId: thread.id, agentId: input.agentId, ownerId: input.ownerId, now,
-        leaseOwner: input.lease?.owner ?? null, leaseUntil: input.lease?.until ?? null,
+        id: input.turnId,
+        threadId: thread.id,
+        agentId: input.agentId,
+        ownerId: input.ownerId,
+        now,
+        leaseOwner: input.lease?.owner ?? null,
+        leaseUntil: input.lease?.until ?? null,
       });
-      this.#appendMessage(input.turnId, thread.id, { role: 'USER', text: input.message, toolCalls: [], toolCallId: null }, now);
+      this.#appendMessage(
+        input.turnId,
+        thread.id,
+        { role: 'USER', text: input.message, toolCalls: [], toolCallId: null },
+        now,
+      );
       return { ok: true, thread, turn: turnRecord(this.#q.turn.get({ id: input.turnId })!), superseded };
     });
   }
 
-  async appendAssistantMessage(turnId: string, message: ChatMessage, now: string, iterations?: number, leaseOwner?: string): Promise<MessageRecord> {
+  async appendAssistantMessage(
+    turnId: string,
+    message: ChatMessage,
+    now: string,
+    iterations?: number,
+    leaseOwner?: string,
+  ): Promise<MessageRecord> {
     return this.#writeFor(turnId, leaseOwner, () => {
       const turn = this.#q.turn.get({ id: turnId })!;
       const record = this.#appendMessage(turnId, turn.threadId, message, now);
@@ -284,7 +389,12 @@ export class SqliteStore implements Store {
     });
   }
 
-  async appendToolMessages(turnId: string, drafts: ToolMessageDraft[], now: string, leaseOwner?: string): Promise<void> {
+  async appendToolMessages(
+    turnId: string,
+    drafts: ToolMessageDraft[],
+    now: string,
+    leaseOwner?: string,
+  ): Promise<void> {
     if (drafts.length === 0) return;
     await this.#writeFor(turnId, leaseOwner, () => {
       const turn = this.#q.turn.get({ id: turnId })!;
@@ -311,30 +421,59 @@ export class SqliteStore implements Store {
     });
   }
 
-  async pauseTurn(turnId: string, step: PendingStep, drafts: ElicitationDraft[], text: string, expiresAt: string, now: string, leaseOwner?: string):
-    Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }> {
+  async pauseTurn(
+    turnId: string,
+    step: PendingStep,
+    drafts: ElicitationDraft[],
+    text: string,
+    expiresAt: string,
+    now: string,
+    leaseOwner?: string,
+  ): Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }> {
     return this.#writeFor(turnId, leaseOwner, () => {
       const turn = this.#q.turn.get({ id: turnId })!;
       for (const draft of drafts) {
         this.#q.insertElicitation.run({
-          id: draft.id, turnId, threadId: turn.threadId, agentId: turn.agentId, ownerId: turn.ownerId, toolCallId: draft.toolCallId,
-          request: JSON.stringify(draft.request), toolCall: JSON.stringify(draft.toolCall), now, expiresAt,
+          id: draft.id,
+          turnId,
+          threadId: turn.threadId,
+          agentId: turn.agentId,
+          ownerId: turn.ownerId,
+          toolCallId: draft.toolCallId,
+          request: JSON.stringify(draft.request),
+          toolCall: JSON.stringify(draft.toolCall),
+          now,
+          expiresAt,
         });
       }
       this.#q.pauseTurn.run({ id: turnId, step: JSON.stringify(step), text, expiresAt, now });
       const paused = turnRecord(this.#q.turn.get({ id: turnId })!);
       // What the rows now hold, without reading them back: a PENDING request of the turn's owner.
       const elicitations = drafts.map((draft): ElicitationRecord => ({
-        id: draft.id, turnId, threadId: turn.threadId, agentId: turn.agentId, ownerId: turn.ownerId, toolCallId: draft.toolCallId,
-        status: 'PENDING', request: draft.request, toolCall: draft.toolCall, response: null, resolvedBy: null, resolvedAt: null,
-        createdAt: now, expiresAt,
+        id: draft.id,
+        turnId,
+        threadId: turn.threadId,
+        agentId: turn.agentId,
+        ownerId: turn.ownerId,
+        toolCallId: draft.toolCallId,
+        status: 'PENDING',
+        request: draft.request,
+        toolCall: draft.toolCall,
+        response: null,
+        resolvedBy: null,
+        resolvedAt: null,
+        createdAt: now,
+        expiresAt,
       }));
       return { turn: paused, elicitations };
     });
   }
 
   async finishTurn(
-    turnId: string, status: 'COMPLETED' | 'FAILED' | 'CANCELLED', fields: { text?: string | null; error?: string | null }, now: string,
+    turnId: string,
+    status: 'COMPLETED' | 'FAILED' | 'CANCELLED',
+    fields: { text?: string | null; error?: string | null },
+    now: string,
     leaseOwner?: string,
   ): Promise<TurnRecord> {
     return this.#writeFor(turnId, leaseOwner, () => {
@@ -358,7 +497,10 @@ export class SqliteStore implements Store {
       const row = this.#q.ownedElicitation.get({ id: input.elicitationId, ownerId: input.ownerId });
       if (!row) return { kind: 'not_found' };
       const turnRow = this.#q.turn.get({ id: row.turnId })!;
-      const current = () => ({ elicitation: elicitationRecord(this.#q.elicitation.get({ id: row.id })!), turn: turnRecord(this.#q.turn.get({ id: row.turnId })!) });
+      const current = () => ({
+        elicitation: elicitationRecord(this.#q.elicitation.get({ id: row.id })!),
+        turn: turnRecord(this.#q.turn.get({ id: row.turnId })!),
+      });
       if (row.status !== 'PENDING') {
         if (row.status === 'EXPIRED') return { kind: 'expired', ...current(), changed: false };
         const same = row.responseAction === answer.action && sameJson(row.responseContent ?? null, answer.content);
@@ -371,8 +513,12 @@ export class SqliteStore implements Store {
       }
       const status = answer.action === 'ACCEPT' ? 'ACCEPTED' : answer.action === 'DECLINE' ? 'DECLINED' : 'CANCELLED';
       this.#q.answer.run({
-        id: row.id, status, action: answer.action, content: answer.content === null ? null : JSON.stringify(answer.content),
-        by: input.ownerId, now,
+        id: row.id,
+        status,
+        action: answer.action,
+        content: answer.content === null ? null : JSON.stringify(answer.content),
+        by: input.ownerId,
+        now,
       });
       if (answer.action === 'CANCEL') {
         this.#closePausedTurn(turnRecord(turnRow), 'cancelled', closeStep, now);
@@ -381,9 +527,13 @@ export class SqliteStore implements Store {
       const waiting = this.#q.pendingOfTurn.get({ turnId: row.turnId });
       if (waiting) return { kind: 'recorded', ...current() };
       // The last answer: claim the turn. Only one caller can move it from PAUSED to RUNNING.
-      const claimed = this.#q.resumeTurn.run({
-        id: row.turnId, now, leaseOwner: input.lease?.owner ?? null, leaseUntil: input.lease?.until ?? null,
-      }).changes === 1;
+      const claimed =
+        this.#q.resumeTurn.run({
+          id: row.turnId,
+          now,
+          leaseOwner: input.lease?.owner ?? null,
+          leaseUntil: input.lease?.until ?? null,
+        }).changes === 1;
       return { kind: claimed ? 'resume' : 'recorded', ...current() };
     });
   }
@@ -407,9 +557,16 @@ export class SqliteStore implements Store {
     return this.#q.runningLeases.all();
   }
 
-  async claimTurn(turnId: string, expectedOwner: string | null, lease: TurnLease, now: string): Promise<{ turn: TurnRecord; recoveries: number } | null> {
+  async claimTurn(
+    turnId: string,
+    expectedOwner: string | null,
+    lease: TurnLease,
+    now: string,
+  ): Promise<{ turn: TurnRecord; recoveries: number } | null> {
     return this.#write(() => {
-      const claimed = this.#q.claimTurn.run({ id: turnId, expected: expectedOwner, owner: lease.owner, until: lease.until, now }).changes === 1;
+      const claimed =
+        this.#q.claimTurn.run({ id: turnId, expected: expectedOwner, owner: lease.owner, until: lease.until, now })
+          .changes === 1;
       if (!claimed) return null;
       const row = this.#q.turn.get({ id: turnId })!;
       return { turn: turnRecord(row), recoveries: row.recoveries };
@@ -436,7 +593,11 @@ export class SqliteStore implements Store {
     this.#writes.flush();
     void this.#wal.close();
     // A clean stop folds the WAL into the database file, so the .db file alone is a complete copy.
-    try { this.sqlite.pragma('wal_checkpoint(TRUNCATE)'); } catch { /* another process reads: it checkpoints later */ }
+    try {
+      this.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    } catch {
+      /* another process reads: it checkpoints later */
+    }
     this.sqlite.close();
   }
 
@@ -445,23 +606,40 @@ export class SqliteStore implements Store {
   /** PAUSED turn to CANCELLED or EXPIRED; its pending elicitations likewise; its open calls get TOOL messages. */
   #closePausedTurn(turn: TurnRecord, reason: CloseReason, closeStep: CloseStep, now: string): TurnRecord {
     const final = reason === 'expired' ? 'EXPIRED' : 'CANCELLED';
-    const answers = Object.fromEntries(this.#q.turnElicitations.all({ turnId: turn.id }).map((row) => [row.id, elicitationRecord(row).response]));
+    const answers = Object.fromEntries(
+      this.#q.turnElicitations.all({ turnId: turn.id }).map((row) => [row.id, elicitationRecord(row).response]),
+    );
     this.#q.closePendingElicitations.run({ turnId: turn.id, status: final, now });
-    if (turn.step) for (const draft of closeStep(turn.step, reason, answers)) this.#appendToolMessage(turn.id, turn.threadId, draft, now);
+    if (turn.step)
+      for (const draft of closeStep(turn.step, reason, answers))
+        this.#appendToolMessage(turn.id, turn.threadId, draft, now);
     this.#q.closeTurn.run({ id: turn.id, status: final, now });
     return turnRecord(this.#q.turn.get({ id: turn.id })!);
   }
 
   /** A call's one TOOL message; a second one for the same call (two processes racing on a turn) is dropped. */
   #appendToolMessage(turnId: string, threadId: string, draft: ToolMessageDraft, now: string): void {
-    this.#q.insertToolMessage.run({ id: newId('msg'), threadId, turnId, text: draft.text, toolCallId: draft.toolCallId, now });
+    this.#q.insertToolMessage.run({
+      id: newId('msg'),
+      threadId,
+      turnId,
+      text: draft.text,
+      toolCallId: draft.toolCallId,
+      now,
+    });
   }
 
   #appendMessage(turnId: string, threadId: string, message: ChatMessage, now: string): MessageRecord {
     const id = newId('msg');
     this.#q.insertMessage.run({
-      id, threadId, turnId, role: message.role, text: message.text,
-      toolCalls: message.toolCalls.length ? JSON.stringify(message.toolCalls) : null, toolCallId: message.toolCallId, now,
+      id,
+      threadId,
+      turnId,
+      role: message.role,
+      text: message.text,
+      toolCalls: message.toolCalls.length ? JSON.stringify(message.toolCalls) : null,
+      toolCallId: message.toolCallId,
+      now,
     });
     return { ...message, id, threadId, turnId, createdAt: now };
   }
@@ -477,7 +655,10 @@ function prepareAuditQueries(db: Db, statuses: ElicitationStatus[] | null, byThr
   const asRead = (status: ElicitationStatus) => {
     if (status === 'PENDING') return and(eq(elicitations.status, 'PENDING'), gt(elicitations.expiresAt, p('now')));
     if (status === 'EXPIRED') {
-      return or(eq(elicitations.status, 'EXPIRED'), and(eq(elicitations.status, 'PENDING'), lte(elicitations.expiresAt, p('now'))));
+      return or(
+        eq(elicitations.status, 'EXPIRED'),
+        and(eq(elicitations.status, 'PENDING'), lte(elicitations.expiresAt, p('now'))),
+      );
     }
     return eq(elicitations.status, status);
   };
@@ -488,9 +669,18 @@ function prepareAuditQueries(db: Db, statuses: ElicitationStatus[] | null, byThr
     byAgent ? eq(elicitations.agentId, p('agentId')) : undefined,
   );
   return {
-    page: db.select().from(elicitations).where(and(where, gt(elicitations.seq, p('after'))))
-      .orderBy(asc(elicitations.seq)).limit(p('limit')).prepare(),
-    count: db.select({ count: sql<number>`count(*)` }).from(elicitations).where(where).prepare(),
+    page: db
+      .select()
+      .from(elicitations)
+      .where(and(where, gt(elicitations.seq, p('after'))))
+      .orderBy(asc(elicitations.seq))
+      .limit(p('limit'))
+      .prepare(),
+    count: db
+      .select({ count: sql<number>`count(*)` })
+      .from(elicitations)
+      .where(where)
+      .prepare(),
   };
 }
 type AuditQueries = ReturnType<typeof prepareAuditQueries>;
@@ -510,64 +700,161 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
     agentWithOverrides: raw(`SELECT ${agentColumns.select},
       (SELECT json_group_array(json_array(tool_id, mode)) FROM agent_tool_overrides WHERE agent_id = agents.id) AS overrides
       FROM agents WHERE id = @id`),
-    overrides: db.select().from(agentToolOverrides).where(eq(agentToolOverrides.agentId, p('agentId'))).prepare(),
-    thread: db.select().from(threads).where(eq(threads.id, p('id'))).prepare(),
-    turn: db.select().from(turns).where(eq(turns.id, p('id'))).prepare(),
-    threadTurns: db.select().from(turns).where(eq(turns.threadId, p('threadId'))).orderBy(asc(turns.createdAt), asc(sql`rowid`)).prepare(),
-    activeTurn: db.select().from(turns)
-      .where(and(eq(turns.threadId, p('threadId')), inArray(turns.status, ['RUNNING', 'PAUSED']))).limit(1).prepare(),
-    threadMessages: db.select().from(messages).where(eq(messages.threadId, p('threadId'))).orderBy(asc(messages.seq)).prepare(),
-    turnMessages: db.select().from(messages).where(eq(messages.turnId, p('turnId'))).orderBy(asc(messages.seq)).prepare(),
-    elicitation: db.select().from(elicitations).where(eq(elicitations.id, p('id'))).prepare(),
+    overrides: db
+      .select()
+      .from(agentToolOverrides)
+      .where(eq(agentToolOverrides.agentId, p('agentId')))
+      .prepare(),
+    thread: db
+      .select()
+      .from(threads)
+      .where(eq(threads.id, p('id')))
+      .prepare(),
+    turn: db
+      .select()
+      .from(turns)
+      .where(eq(turns.id, p('id')))
+      .prepare(),
+    threadTurns: db
+      .select()
+      .from(turns)
+      .where(eq(turns.threadId, p('threadId')))
+      .orderBy(asc(turns.createdAt), asc(sql`rowid`))
+      .prepare(),
+    activeTurn: db
+      .select()
+      .from(turns)
+      .where(and(eq(turns.threadId, p('threadId')), inArray(turns.status, ['RUNNING', 'PAUSED'])))
+      .limit(1)
+      .prepare(),
+    threadMessages: db
+      .select()
+      .from(messages)
+      .where(eq(messages.threadId, p('threadId')))
+      .orderBy(asc(messages.seq))
+      .prepare(),
+    turnMessages: db
+      .select()
+      .from(messages)
+      .where(eq(messages.turnId, p('turnId')))
+      .orderBy(asc(messages.seq))
+      .prepare(),
+    elicitation: db
+      .select()
+      .from(elicitations)
+      .where(eq(elicitations.id, p('id')))
+      .prepare(),
     // Reads for a viewer: the owner is part of the lookup, so another user's id and an unknown one take the
     // same path (no row) and cannot be told apart by the answer or its timing.
-    ownedThread: db.select().from(threads).where(and(eq(threads.id, p('id')), eq(threads.ownerId, p('ownerId')))).prepare(),
-    ownedTurn: db.select().from(turns).where(and(eq(turns.id, p('id')), eq(turns.ownerId, p('ownerId')))).prepare(),
-    ownedElicitation: db.select().from(elicitations)
-      .where(and(eq(elicitations.id, p('id')), eq(elicitations.ownerId, p('ownerId')))).prepare(),
-    turnElicitations: db.select().from(elicitations).where(eq(elicitations.turnId, p('turnId'))).orderBy(asc(elicitations.seq)).prepare(),
-    pendingOfTurn: db.select({ id: elicitations.id }).from(elicitations)
-      .where(and(eq(elicitations.turnId, p('turnId')), eq(elicitations.status, 'PENDING'))).limit(1).prepare(),
+    ownedThread: db
+      .select()
+      .from(threads)
+      .where(and(eq(threads.id, p('id')), eq(threads.ownerId, p('ownerId'))))
+      .prepare(),
+    ownedTurn: db
+      .select()
+      .from(turns)
+      .where(and(eq(turns.id, p('id')), eq(turns.ownerId, p('ownerId'))))
+      .prepare(),
+    ownedElicitation: db
+      .select()
+      .from(elicitations)
+      .where(and(eq(elicitations.id, p('id')), eq(elicitations.ownerId, p('ownerId'))))
+      .prepare(),
+    turnElicitations: db
+      .select()
+      .from(elicitations)
+      .where(eq(elicitations.turnId, p('turnId')))
+      .orderBy(asc(elicitations.seq))
+      .prepare(),
+    pendingOfTurn: db
+      .select({ id: elicitations.id })
+      .from(elicitations)
+      .where(and(eq(elicitations.turnId, p('turnId')), eq(elicitations.status, 'PENDING')))
+      .limit(1)
+      .prepare(),
     // A viewer's threads, in creation order (threads_owner_seq), of one agent or all.
-    threadPage: db.select().from(threads)
-      .where(and(eq(threads.ownerId, p('ownerId')), sql`(${p('agentId')} IS NULL OR ${threads.agentId} = ${p('agentId')})`, gt(threads.seq, p('after'))))
-      .orderBy(asc(threads.seq)).limit(p('limit')).prepare(),
+    threadPage: db
+      .select()
+      .from(threads)
+      .where(
+        and(
+          eq(threads.ownerId, p('ownerId')),
+          sql`(${p('agentId')} IS NULL OR ${threads.agentId} = ${p('agentId')})`,
+          gt(threads.seq, p('after')),
+        ),
+      )
+      .orderBy(asc(threads.seq))
+      .limit(p('limit'))
+      .prepare(),
     // The sweeper's and recovery's reads: they run every few seconds on every server, whatever the load.
-    dueTurns: db.select().from(turns).where(and(eq(turns.status, 'PAUSED'), lte(turns.expiresAt, p('now')))).limit(p('limit')).prepare(),
+    dueTurns: db
+      .select()
+      .from(turns)
+      .where(and(eq(turns.status, 'PAUSED'), lte(turns.expiresAt, p('now'))))
+      .limit(p('limit'))
+      .prepare(),
     runningTurns: db.select().from(turns).where(eq(turns.status, 'RUNNING')).prepare(),
-    runningLeases: db.select({ turnId: turns.id, owner: turns.leaseOwner, expiresAt: turns.leaseExpiresAt, recoveries: turns.recoveries })
-      .from(turns).where(eq(turns.status, 'RUNNING')).prepare(),
-    unfinishedToolCalls: db.select({ id: toolExecutions.toolCallId }).from(toolExecutions)
-      .where(and(eq(toolExecutions.turnId, p('turnId')), isNull(toolExecutions.finishedAt))).prepare(),
+    runningLeases: db
+      .select({
+        turnId: turns.id,
+        owner: turns.leaseOwner,
+        expiresAt: turns.leaseExpiresAt,
+        recoveries: turns.recoveries,
+      })
+      .from(turns)
+      .where(eq(turns.status, 'RUNNING'))
+      .prepare(),
+    unfinishedToolCalls: db
+      .select({ id: toolExecutions.toolCallId })
+      .from(toolExecutions)
+      .where(and(eq(toolExecutions.turnId, p('turnId')), isNull(toolExecutions.finishedAt)))
+      .prepare(),
     // Prepared once: a statement prepared per call costs CPU (an INSERT with its indexes compiles to a long program)
     // and native memory that V8 does not see, so RSS grew with every turn until a GC (and malloc kept it after).
-    insertThread: raw('INSERT INTO threads (id, agent_id, owner_id, created_at) VALUES (@id, @agentId, @ownerId, @now)'),
-    finishTurn: raw(`UPDATE turns SET status = @status, text = @text, error = @error, step = NULL, expires_at = NULL, updated_at = @now
+    insertThread: raw(
+      'INSERT INTO threads (id, agent_id, owner_id, created_at) VALUES (@id, @agentId, @ownerId, @now)',
+    ),
+    finishTurn:
+      raw(`UPDATE turns SET status = @status, text = @text, error = @error, step = NULL, expires_at = NULL, updated_at = @now
       WHERE id = @id`),
-    insertTurn: raw(`INSERT INTO turns (id, thread_id, agent_id, owner_id, status, iterations, created_at, updated_at, lease_owner, lease_expires_at)
+    insertTurn:
+      raw(`INSERT INTO turns (id, thread_id, agent_id, owner_id, status, iterations, created_at, updated_at, lease_owner, lease_expires_at)
       VALUES (@id, @threadId, @agentId, @ownerId, 'RUNNING', 0, @now, @now, @leaseOwner, @leaseUntil)`),
     insertMessage: raw(`INSERT INTO messages (id, thread_id, turn_id, role, text, tool_calls, tool_call_id, created_at)
       VALUES (@id, @threadId, @turnId, @role, @text, @toolCalls, @toolCallId, @now)`),
-    insertElicitation: raw(`INSERT INTO elicitations (id, turn_id, thread_id, agent_id, owner_id, tool_call_id, status, request, tool_call, created_at, expires_at)
+    insertElicitation:
+      raw(`INSERT INTO elicitations (id, turn_id, thread_id, agent_id, owner_id, tool_call_id, status, request, tool_call, created_at, expires_at)
       VALUES (@id, @turnId, @threadId, @agentId, @ownerId, @toolCallId, 'PENDING', @request, @toolCall, @now, @expiresAt)`),
-    pauseTurn: raw(`UPDATE turns SET status = 'PAUSED', step = @step, text = @text, expires_at = @expiresAt, updated_at = @now WHERE id = @id`),
+    pauseTurn: raw(
+      `UPDATE turns SET status = 'PAUSED', step = @step, text = @text, expires_at = @expiresAt, updated_at = @now WHERE id = @id`,
+    ),
     resumeTurn: raw(`UPDATE turns SET status = 'RUNNING', text = NULL, expires_at = NULL, updated_at = @now,
       lease_owner = @leaseOwner, lease_expires_at = @leaseUntil WHERE id = @id AND status = 'PAUSED'`),
-    insertToolMessage: raw(`INSERT OR IGNORE INTO messages (id, thread_id, turn_id, role, text, tool_calls, tool_call_id, created_at)
+    insertToolMessage:
+      raw(`INSERT OR IGNORE INTO messages (id, thread_id, turn_id, role, text, tool_calls, tool_call_id, created_at)
       VALUES (@id, @threadId, @turnId, 'TOOL', @text, NULL, @toolCallId, @now)`),
-    claimTurn: raw(`UPDATE turns SET lease_owner = @owner, lease_expires_at = @until, recoveries = recoveries + 1, updated_at = @now
+    claimTurn:
+      raw(`UPDATE turns SET lease_owner = @owner, lease_expires_at = @until, recoveries = recoveries + 1, updated_at = @now
       WHERE id = @id AND status = 'RUNNING' AND lease_owner IS @expected`),
     renewLeases: raw(`UPDATE turns SET lease_expires_at = @until WHERE lease_owner = @owner AND status = 'RUNNING'`),
-    leaseOwner: raw('SELECT lease_owner AS owner FROM turns WHERE id = @id AND status = \'RUNNING\''),
+    leaseOwner: raw("SELECT lease_owner AS owner FROM turns WHERE id = @id AND status = 'RUNNING'"),
     deleteExpiredElicitations: raw(`DELETE FROM elicitations WHERE seq IN (
       SELECT seq FROM elicitations WHERE status = 'EXPIRED' AND expires_at < @before LIMIT @limit)`),
-    closePendingElicitations: raw(`UPDATE elicitations SET status = @status, resolved_at = @now WHERE turn_id = @turnId AND status = 'PENDING'`),
+    closePendingElicitations: raw(
+      `UPDATE elicitations SET status = @status, resolved_at = @now WHERE turn_id = @turnId AND status = 'PENDING'`,
+    ),
     closeTurn: raw('UPDATE turns SET status = @status, step = NULL, updated_at = @now WHERE id = @id'),
     setIterations: raw('UPDATE turns SET iterations = @iterations, updated_at = @now WHERE id = @id'),
-    answer: raw(`UPDATE elicitations SET status = @status, response_action = @action, response_content = @content, resolved_by = @by,
+    answer:
+      raw(`UPDATE elicitations SET status = @status, response_action = @action, response_content = @content, resolved_by = @by,
       resolved_at = @now WHERE id = @id AND status = 'PENDING'`),
-    startTool: raw('INSERT OR IGNORE INTO tool_executions (turn_id, tool_call_id, started_at) VALUES (@turnId, @toolCallId, @now)'),
-    finishTool: raw('UPDATE tool_executions SET finished_at = @now WHERE turn_id = @turnId AND tool_call_id = @toolCallId'),
+    startTool: raw(
+      'INSERT OR IGNORE INTO tool_executions (turn_id, tool_call_id, started_at) VALUES (@turnId, @toolCallId, @now)',
+    ),
+    finishTool: raw(
+      'UPDATE tool_executions SET finished_at = @now WHERE turn_id = @turnId AND tool_call_id = @toolCallId',
+    ),
   };
 }
 
@@ -592,16 +879,31 @@ function threadRecord(row: ThreadRow): ThreadRecord {
 
 function turnRecord(row: TurnRow): TurnRecord {
   return {
-    id: row.id, threadId: row.threadId, agentId: row.agentId, ownerId: row.ownerId, status: row.status, text: row.text,
-    error: row.error, iterations: row.iterations, step: (row.step as PendingStep | null) ?? null,
-    createdAt: row.createdAt, updatedAt: row.updatedAt, expiresAt: row.expiresAt,
+    id: row.id,
+    threadId: row.threadId,
+    agentId: row.agentId,
+    ownerId: row.ownerId,
+    status: row.status,
+    text: row.text,
+    error: row.error,
+    iterations: row.iterations,
+    step: (row.step as PendingStep | null) ?? null,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    expiresAt: row.expiresAt,
   };
 }
 
 function messageRecord(row: MessageRow): MessageRecord {
   return {
-    id: row.id, threadId: row.threadId, turnId: row.turnId, role: row.role, text: row.text,
-    toolCalls: (row.toolCalls as MessageRecord['toolCalls'] | null) ?? [], toolCallId: row.toolCallId, createdAt: row.createdAt,
+    id: row.id,
+    threadId: row.threadId,
+    turnId: row.turnId,
+    role: row.role,
+    text: row.text,
+    toolCalls: (row.toolCalls as MessageRecord['toolCalls'] | null) ?? [],
+    toolCallId: row.toolCallId,
+    createdAt: row.createdAt,
   };
 }
 
@@ -627,12 +929,22 @@ const agentColumns = rawColumns(agents);
 
 function elicitationRecord(row: ElicitationRow): ElicitationRecord {
   return {
-    id: row.id, turnId: row.turnId, threadId: row.threadId, agentId: row.agentId, ownerId: row.ownerId, toolCallId: row.toolCallId,
-    status: row.status, request: row.request as ElicitationRecord['request'], toolCall: row.toolCall as ElicitationRecord['toolCall'],
+    id: row.id,
+    turnId: row.turnId,
+    threadId: row.threadId,
+    agentId: row.agentId,
+    ownerId: row.ownerId,
+    toolCallId: row.toolCallId,
+    status: row.status,
+    request: row.request as ElicitationRecord['request'],
+    toolCall: row.toolCall as ElicitationRecord['toolCall'],
     response: row.responseAction
       ? { action: row.responseAction, content: (row.responseContent as ElicitationAnswer['content']) ?? null }
       : null,
-    resolvedBy: row.resolvedBy, resolvedAt: row.resolvedAt, createdAt: row.createdAt, expiresAt: row.expiresAt,
+    resolvedBy: row.resolvedBy,
+    resolvedAt: row.resolvedAt,
+    createdAt: row.createdAt,
+    expiresAt: row.expiresAt,
   };
 }
 
@@ -671,7 +983,10 @@ function sameJson(a: unknown, b: unknown): boolean {
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value ?? null);
 }

@@ -1,8 +1,18 @@
 // The storage interface the rest of toolgate uses. The SQLite store implements it; a PostgreSQL store can
 // later. Every method that changes state is one atomic transaction, committed when its promise resolves.
 import type {
-  Agent, ChatMessage, ToolMessageDraft, ElicitationAnswer, ElicitationRequest, ElicitationStatus, JsonObject, PendingStep,
-  ToolAnnotations, ToolConfirmationMode, TurnStatus, CloseReason,
+  Agent,
+  ChatMessage,
+  ToolMessageDraft,
+  ElicitationAnswer,
+  ElicitationRequest,
+  ElicitationStatus,
+  JsonObject,
+  PendingStep,
+  ToolAnnotations,
+  ToolConfirmationMode,
+  TurnStatus,
+  CloseReason,
 } from '../agent/types.js';
 
 export interface ThreadRecord {
@@ -82,7 +92,11 @@ export type { CloseReason } from '../agent/types.js';
  * Closes a paused step that will not run: decides the TOOL message of each of its calls (DESIGN.md's
  * texts), given the answers already recorded (by elicitation id). A pure function, called inside the store's transaction.
  */
-export type CloseStep = (step: PendingStep, reason: CloseReason, answers?: Readonly<Record<string, ElicitationAnswer | null>>) => ToolMessageDraft[];
+export type CloseStep = (
+  step: PendingStep,
+  reason: CloseReason,
+  answers?: Readonly<Record<string, ElicitationAnswer | null>>,
+) => ToolMessageDraft[];
 
 export type StartTurnResult =
   | { ok: true; thread: ThreadRecord; turn: TurnRecord; superseded: TurnRecord | null }
@@ -143,7 +157,12 @@ export interface Store {
 
   // Reads, scoped to an owner: another owner's record reads as absent.
   getThread(id: string, ownerId: string): Promise<ThreadRecord | null>;
-  listThreads(ownerId: string, agentId: string | null, first: number, after: string | null): Promise<Page<ThreadRecord>>;
+  listThreads(
+    ownerId: string,
+    agentId: string | null,
+    first: number,
+    after: string | null,
+  ): Promise<Page<ThreadRecord>>;
   getTurn(id: string, ownerId: string): Promise<TurnRecord | null>;
   /** Unscoped: for the loop, which acts for the turn's owner. */
   loadTurn(id: string): Promise<TurnRecord | null>;
@@ -154,29 +173,51 @@ export interface Store {
   listTurnElicitations(turnId: string): Promise<ElicitationRecord[]>;
   /** PENDING and not yet expired at `now`, oldest first. */
   listPendingElicitations(
-    ownerId: string, filter: { threadId?: string | null; agentId?: string | null }, now: string, first: number, after: string | null,
+    ownerId: string,
+    filter: { threadId?: string | null; agentId?: string | null },
+    now: string,
+    first: number,
+    after: string | null,
   ): Promise<Page<ElicitationRecord> & { totalCount: number }>;
   /**
    * The owner's elicitations of every status, oldest first: the audit trail of who answered what and when.
    * `statuses` as the API reads them at `now` (a PENDING one past its expiry counts as EXPIRED).
    */
   listElicitations(
-    ownerId: string, filter: { threadId?: string | null; agentId?: string | null; statuses?: ElicitationStatus[] | null },
-    now: string, first: number, after: string | null,
+    ownerId: string,
+    filter: { threadId?: string | null; agentId?: string | null; statuses?: ElicitationStatus[] | null },
+    now: string,
+    first: number,
+    after: string | null,
   ): Promise<Page<ElicitationRecord> & { totalCount: number }>;
 
   // The loop's atomic steps.
   /** New thread or existing one (of this owner and agent); supersedes a PAUSED turn, refuses a RUNNING one. */
-  startTurn(input: {
-    turnId: string; newThreadId: string; threadId: string | null; agentId: string; ownerId: string; message: string; now: string;
-    /** The process that will run the new turn. */
-    lease?: TurnLease;
-  }, closeStep: CloseStep): Promise<StartTurnResult>;
+  startTurn(
+    input: {
+      turnId: string;
+      newThreadId: string;
+      threadId: string | null;
+      agentId: string;
+      ownerId: string;
+      message: string;
+      now: string;
+      /** The process that will run the new turn. */
+      lease?: TurnLease;
+    },
+    closeStep: CloseStep,
+  ): Promise<StartTurnResult>;
   // The loop's writes to a RUNNING turn take `leaseOwner`, the process running it: the write then happens only while
   // that process holds the turn's lease, checked in the same transaction (else LeaseLostError, nothing written).
 
   /** Appends the model's answer and, when given, the turn's new iteration count, in one transaction. */
-  appendAssistantMessage(turnId: string, message: ChatMessage, now: string, iterations?: number, leaseOwner?: string): Promise<MessageRecord>;
+  appendAssistantMessage(
+    turnId: string,
+    message: ChatMessage,
+    now: string,
+    iterations?: number,
+    leaseOwner?: string,
+  ): Promise<MessageRecord>;
   /** Appends TOOL messages (synthetic answers) for calls that do not run. */
   appendToolMessages(turnId: string, messages: ToolMessageDraft[], now: string, leaseOwner?: string): Promise<void>;
   /** Journals the call as started, committed, before it runs. False if it was started before: do not run it. */
@@ -184,18 +225,36 @@ export interface Store {
   /** Appends the call's TOOL message and journals it finished, in one transaction; returns the turn as it is then. */
   finishTool(turnId: string, message: ToolMessageDraft, now: string, leaseOwner?: string): Promise<TurnRecord>;
   /** Persist the step, create its elicitations, turn PAUSED: writes proportional to what is new. Returns both as stored. */
-  pauseTurn(turnId: string, step: PendingStep, elicitations: ElicitationDraft[], text: string, expiresAt: string, now: string, leaseOwner?: string):
-    Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }>;
+  pauseTurn(
+    turnId: string,
+    step: PendingStep,
+    elicitations: ElicitationDraft[],
+    text: string,
+    expiresAt: string,
+    now: string,
+    leaseOwner?: string,
+  ): Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }>;
   /** RUNNING turn to a final state. */
-  finishTurn(turnId: string, status: 'COMPLETED' | 'FAILED' | 'CANCELLED', fields: { text?: string | null; error?: string | null }, now: string,
-    leaseOwner?: string): Promise<TurnRecord>;
+  finishTurn(
+    turnId: string,
+    status: 'COMPLETED' | 'FAILED' | 'CANCELLED',
+    fields: { text?: string | null; error?: string | null },
+    now: string,
+    leaseOwner?: string,
+  ): Promise<TurnRecord>;
   setIterations(turnId: string, iterations: number, now: string, leaseOwner?: string): Promise<void>;
   /** Record an answer (idempotent by elicitation id); see ResolveResult. */
-  resolveElicitation(input: {
-    elicitationId: string; ownerId: string; answer: ElicitationAnswer; now: string;
-    /** The process that will continue the turn when this answer resumes it (taken in the same transaction). */
-    lease?: TurnLease;
-  }, closeStep: CloseStep): Promise<ResolveResult>;
+  resolveElicitation(
+    input: {
+      elicitationId: string;
+      ownerId: string;
+      answer: ElicitationAnswer;
+      now: string;
+      /** The process that will continue the turn when this answer resumes it (taken in the same transaction). */
+      lease?: TurnLease;
+    },
+    closeStep: CloseStep,
+  ): Promise<ResolveResult>;
   /** Expire PAUSED turns whose expiresAt has passed (at most `limit`); returns those it expired. */
   expireDueTurns(now: string, limit: number, closeStep: CloseStep): Promise<TurnRecord[]>;
   /** Turns left RUNNING by a process that died: for recovery at start. */
@@ -208,7 +267,12 @@ export interface Store {
    * Take over a RUNNING turn whose lease is still held by `expectedOwner` (null: none), counting one recovery.
    * Compare-and-swap: of several processes trying, exactly one gets the turn; null for the others.
    */
-  claimTurn(turnId: string, expectedOwner: string | null, lease: TurnLease, now: string): Promise<{ turn: TurnRecord; recoveries: number } | null>;
+  claimTurn(
+    turnId: string,
+    expectedOwner: string | null,
+    lease: TurnLease,
+    now: string,
+  ): Promise<{ turn: TurnRecord; recoveries: number } | null>;
   /** Extend the leases of every RUNNING turn `owner` holds; returns how many. */
   renewLeases(owner: string, until: string, now: string): Promise<number>;
   /** True while `owner` holds the turn's lease (checked before each step it commits). */

@@ -25,7 +25,10 @@ export class WalSync {
   readonly #syncFile: SyncFile;
 
   /** `walPath` null: an in-memory database, nothing to sync. */
-  constructor(private readonly walPath: string | null, syncFile?: SyncFile) {
+  constructor(
+    private readonly walPath: string | null,
+    syncFile?: SyncFile,
+  ) {
     this.#ownSync = syncFile ? null : createDatasync();
     this.#syncFile = syncFile ?? this.#ownSync!;
   }
@@ -46,7 +49,10 @@ export class WalSync {
     if (!this.#running) return this.#start();
     if (this.#runningCovers >= this.#committed) return this.#running;
     // The fsync in progress started before the caller's last commit: the next one covers it.
-    this.#queued ??= this.#running.then(() => this.#start(), () => this.#start());
+    this.#queued ??= this.#running.then(
+      () => this.#start(),
+      () => this.#start(),
+    );
     return this.#queued;
   }
 
@@ -54,9 +60,15 @@ export class WalSync {
     this.#queued = null;
     const covers = this.#committed;
     this.#runningCovers = covers;
-    const run = this.#syncOnce().then(() => { this.#durable = Math.max(this.#durable, covers); });
+    const run = this.#syncOnce().then(() => {
+      this.#durable = Math.max(this.#durable, covers);
+    });
     this.#running = run;
-    void run.finally(() => { if (this.#running === run) this.#running = null; }).catch(() => {});
+    void run
+      .finally(() => {
+        if (this.#running === run) this.#running = null;
+      })
+      .catch(() => {});
     return run;
   }
 

@@ -21,17 +21,22 @@ export class WriteBatcher {
   writes = 0;
   readonly #batch: (writes: QueuedWrite[]) => Outcome[];
 
-  constructor(db: Database.Database, private readonly afterCommit: () => void) {
+  constructor(
+    db: Database.Database,
+    private readonly afterCommit: () => void,
+  ) {
     // Created once: better-sqlite3 builds a wrapper per transaction() call. Inside the batch's transaction, the
     // per-write one becomes a SAVEPOINT.
     const savepoint = db.transaction((work: () => unknown) => work());
-    this.#batch = db.transaction((writes: QueuedWrite[]) => writes.map((write): Outcome => {
-      try {
-        return { ok: true, value: savepoint(write.work) };
-      } catch (error) {
-        return { ok: false, error };
-      }
-    })).immediate;
+    this.#batch = db.transaction((writes: QueuedWrite[]) =>
+      writes.map((write): Outcome => {
+        try {
+          return { ok: true, value: savepoint(write.work) };
+        } catch (error) {
+          return { ok: false, error };
+        }
+      }),
+    ).immediate;
   }
 
   /** Runs `work` (synchronous) in a write transaction; resolves with its result once that is committed. */

@@ -139,7 +139,9 @@ class EventQueue<T> implements Subscription<T> {
       return Promise.reject(failure);
     }
     if (this.#ended) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve) => { this.#waiting = resolve; });
+    return new Promise((resolve) => {
+      this.#waiting = resolve;
+    });
   }
 
   return(): Promise<IteratorResult<T>> {

@@ -24,7 +24,10 @@ const AgentToolRef = builder.objectRef<{ agent: Agent; tool: Tool }>('AgentTool'
   fields: (t) => ({
     toolId: t.id({ description: '<source>:<tool name>, e.g. demo:delete_entities', resolve: ({ tool }) => tool.id }),
     name: t.string({ resolve: ({ tool }) => tool.name }),
-    label: t.string({ description: 'From the trusted tool definition (annotations.title, else the name).', resolve: ({ tool }) => tool.label }),
+    label: t.string({
+      description: 'From the trusted tool definition (annotations.title, else the name).',
+      resolve: ({ tool }) => tool.label,
+    }),
     description: t.string({ resolve: ({ tool }) => tool.description }),
     inputSchema: t.field({ type: 'JSON', resolve: ({ tool }) => tool.inputSchema }),
     annotations: t.field({ type: ToolAnnotationsRef, resolve: ({ tool }) => tool.annotations }),
@@ -49,7 +52,9 @@ export const AgentRef = builder.objectRef<Agent>('Agent').implement({
     requireToolConfirmation: t.exposeBoolean('requireToolConfirmation', {
       description: 'Master toggle; when false no tool call of this agent asks for confirmation.',
     }),
-    pauseTtlSeconds: t.exposeInt('pauseTtlSeconds', { description: 'How long a paused turn and its elicitations stay answerable.' }),
+    pauseTtlSeconds: t.exposeInt('pauseTtlSeconds', {
+      description: 'How long a paused turn and its elicitations stay answerable.',
+    }),
     maxIterations: t.exposeInt('maxIterations', { description: 'Model calls a turn may make before it stops FAILED.' }),
     tools: t.field({
       type: [AgentToolRef],
@@ -84,46 +89,69 @@ const UpdateAgentInput = builder.inputType('UpdateAgentInput', {
     agentId: t.id({ required: true }),
     requireToolConfirmation: t.boolean(),
     pauseTtlSeconds: t.int(),
-    toolConfirmation: t.field({ type: [ToolConfirmationInput], description: "Per-tool overrides to set; tools not named keep theirs." }),
+    toolConfirmation: t.field({
+      type: [ToolConfirmationInput],
+      description: 'Per-tool overrides to set; tools not named keep theirs.',
+    }),
   }),
 });
 
-const UpdateAgentPayload = builder.objectRef<{ agent: Agent | null; userErrors: UserError[] }>('UpdateAgentPayload').implement({
-  fields: (t) => ({
-    agent: t.field({ type: AgentRef, nullable: true, resolve: (p) => p.agent }),
-    userErrors: t.field({ type: [UserErrorRef], resolve: (p) => p.userErrors }),
-  }),
-});
+const UpdateAgentPayload = builder
+  .objectRef<{ agent: Agent | null; userErrors: UserError[] }>('UpdateAgentPayload')
+  .implement({
+    fields: (t) => ({
+      agent: t.field({ type: AgentRef, nullable: true, resolve: (p) => p.agent }),
+      userErrors: t.field({ type: [UserErrorRef], resolve: (p) => p.userErrors }),
+    }),
+  });
 
 const MAX_PAUSE_TTL = 30 * 24 * 3600;
 
-builder.mutationField('updateAgent', (t) => t.field({
-  type: UpdateAgentPayload,
-  description: 'Administrators only: the agent\'s tool-confirmation gating and pause expiry.',
-  args: { input: t.arg({ type: UpdateAgentInput, required: true }) },
-  resolve: async (_root, { input }, ctx) => {
-    const fail = (error: UserError) => ({ agent: null, userErrors: [error] });
-    if (!ctx.viewer.isAdmin) return fail(userError('FORBIDDEN', 'Only administrators may change agents.'));
-    const agent = await ctx.services.store.getAgent(String(input.agentId));
-    if (!agent) return fail(userError('NOT_FOUND', 'No agent with this id.', ['input', 'agentId']));
-    const ttl = input.pauseTtlSeconds;
-    if (ttl !== null && ttl !== undefined && (ttl < 1 || ttl > MAX_PAUSE_TTL)) {
-      return fail(userError('INVALID_INPUT', `pauseTtlSeconds must be between 1 and ${MAX_PAUSE_TTL}.`, ['input', 'pauseTtlSeconds']));
-    }
-    const known = new Set((await ctx.services.tools.toolsFor(agent)).map((tool) => tool.id));
-    const overrides: Record<string, ToolConfirmationMode> = {};
-    for (const [i, entry] of (input.toolConfirmation ?? []).entries()) {
-      const toolId = String(entry.toolId);
-      if (!known.has(toolId)) {
-        return fail(userError('INVALID_INPUT', `The agent has no tool ${toolId}.`, ['input', 'toolConfirmation', String(i), 'toolId']));
+builder.mutationField('updateAgent', (t) =>
+  t.field({
+    type: UpdateAgentPayload,
+    description: "Administrators only: the agent's tool-confirmation gating and pause expiry.",
+    args: { input: t.arg({ type: UpdateAgentInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const fail = (error: UserError) => ({ agent: null, userErrors: [error] });
+      if (!ctx.viewer.isAdmin) return fail(userError('FORBIDDEN', 'Only administrators may change agents.'));
+      const agent = await ctx.services.store.getAgent(String(input.agentId));
+      if (!agent) return fail(userError('NOT_FOUND', 'No agent with this id.', ['input', 'agentId']));
+      const ttl = input.pauseTtlSeconds;
+      if (ttl !== null && ttl !== undefined && (ttl < 1 || ttl > MAX_PAUSE_TTL)) {
+        return fail(
+          userError('INVALID_INPUT', `pauseTtlSeconds must be between 1 and ${MAX_PAUSE_TTL}.`, [
+            'input',
+            'pauseTtlSeconds',
+          ]),
+        );
       }
-      overrides[toolId] = entry.mode;
-    }
-    const updated = await ctx.services.store.updateAgentGating(agent.id, {
-      ...(input.requireToolConfirmation != null && { requireToolConfirmation: input.requireToolConfirmation }),
-      ...(ttl != null && { pauseTtlSeconds: ttl }),
-      toolConfirmation: overrides,
-    }, ctx.services.clock().toISOString());
-    return { agent: updated, userErrors: [] };
-  },
-}));
+      const known = new Set((await ctx.services.tools.toolsFor(agent)).map((tool) => tool.id));
+      const overrides: Record<string, ToolConfirmationMode> = {};
+      for (const [i, entry] of (input.toolConfirmation ?? []).entries()) {
+        const toolId = String(entry.toolId);
+        if (!known.has(toolId)) {
+          return fail(
+            userError('INVALID_INPUT', `The agent has no tool ${toolId}.`, [
+              'input',
+              'toolConfirmation',
+              String(i),
+              'toolId',
+            ]),
+          );
+        }
+        overrides[toolId] = entry.mode;
+      }
+      const updated = await ctx.services.store.updateAgentGating(
+        agent.id,
+        {
+          ...(input.requireToolConfirmation != null && { requireToolConfirmation: input.requireToolConfirmation }),
+          ...(ttl != null && { pauseTtlSeconds: ttl }),
+          toolConfirmation: overrides,
+        },
+        ctx.services.clock().toISOString(),
+      );
+      return { agent: updated, userErrors: [] };
+    },
+  }),
+);

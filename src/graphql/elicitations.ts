@@ -25,13 +25,21 @@ const ElicitationResolutionEnum = builder.enumType('ElicitationResolution', {
   values: {
     ANSWERED: { description: 'Its user answered it (resolvedBy, resolvedAt, response).' },
     EXPIRED: { description: 'Nobody answered before expiresAt; nothing ran.' },
-    SUPERSEDED: { description: 'A new message in the thread cancelled the paused turn before this was answered; nothing ran.' },
-    TURN_CANCELLED: { description: 'Another elicitation of the same step was answered CANCEL, which cancelled the turn; nothing ran.' },
+    SUPERSEDED: {
+      description: 'A new message in the thread cancelled the paused turn before this was answered; nothing ran.',
+    },
+    TURN_CANCELLED: {
+      description: 'Another elicitation of the same step was answered CANCEL, which cancelled the turn; nothing ran.',
+    },
   } as const,
 });
 
 /** Derived from what is stored: the answer, the status, and (for an unanswered CANCELLED one) its siblings' answers. */
-async function resolutionOf(e: ElicitationRecord, now: string, siblings: () => Promise<ElicitationRecord[]>): Promise<ElicitationResolution | null> {
+async function resolutionOf(
+  e: ElicitationRecord,
+  now: string,
+  siblings: () => Promise<ElicitationRecord[]>,
+): Promise<ElicitationResolution | null> {
   if (e.response) return 'ANSWERED';
   const status = effectiveStatus(e, now);
   if (status === 'PENDING') return null;
@@ -40,75 +48,111 @@ async function resolutionOf(e: ElicitationRecord, now: string, siblings: () => P
   return cancelledBySibling ? 'TURN_CANCELLED' : 'SUPERSEDED';
 }
 
-const ElicitationActionEnum = builder.enumType('ElicitationAction', { values: ['ACCEPT', 'DECLINE', 'CANCEL'] as const });
+const ElicitationActionEnum = builder.enumType('ElicitationAction', {
+  values: ['ACCEPT', 'DECLINE', 'CANCEL'] as const,
+});
 
 const ElicitationToolCallRef = builder.objectRef<ElicitationRecord['toolCall']>('ElicitationToolCall').implement({
   fields: (t) => ({
     name: t.exposeString('name'),
     toolId: t.exposeID('toolId'),
-    arguments: t.field({ type: 'JSON', description: 'Exactly the arguments that will run on ACCEPT.', resolve: (c) => c.arguments }),
+    arguments: t.field({
+      type: 'JSON',
+      description: 'Exactly the arguments that will run on ACCEPT.',
+      resolve: (c) => c.arguments,
+    }),
     annotations: t.field({ type: ToolAnnotationsRef, resolve: (c) => c.annotations }),
   }),
 });
 
-const ElicitationResponseRef = builder.objectRef<{ action: ElicitationAction; content: JsonObject | null }>('ElicitationResponse').implement({
-  fields: (t) => ({
-    action: t.field({ type: ElicitationActionEnum, resolve: (r) => r.action }),
-    content: t.field({
-      type: 'JSON', nullable: true,
-      description: 'Present with ACCEPT and DECLINE when given; matches requestedSchema.',
-      resolve: (r) => r.content,
+const ElicitationResponseRef = builder
+  .objectRef<{ action: ElicitationAction; content: JsonObject | null }>('ElicitationResponse')
+  .implement({
+    fields: (t) => ({
+      action: t.field({ type: ElicitationActionEnum, resolve: (r) => r.action }),
+      content: t.field({
+        type: 'JSON',
+        nullable: true,
+        description: 'Present with ACCEPT and DECLINE when given; matches requestedSchema.',
+        resolve: (r) => r.content,
+      }),
     }),
-  }),
-});
+  });
 
 export const ElicitationRef = builder.objectRef<ElicitationRecord>('Elicitation');
 
 ElicitationRef.implement({
-  description: 'A confirmation request, shaped as MCP elicitation (form mode). The yes/no is the action of the answer, not a field of requestedSchema.',
+  description:
+    'A confirmation request, shaped as MCP elicitation (form mode). The yes/no is the action of the answer, not a field of requestedSchema.',
   interfaces: [NodeRef],
   fields: (t) => ({
     id: t.exposeID('id'),
-    turn: t.field({ type: TurnRef, resolve: async (e, _args, ctx) => (await ctx.services.store.getTurn(e.turnId, e.ownerId))! }),
-    status: t.field({ type: ElicitationStatusEnum, resolve: (e, _args, ctx) => effectiveStatus(e, ctx.services.clock().toISOString()) }),
-    message: t.string({ description: 'Built from the trusted tool definition only, never from model output.', resolve: (e) => e.request.message }),
+    turn: t.field({
+      type: TurnRef,
+      resolve: async (e, _args, ctx) => (await ctx.services.store.getTurn(e.turnId, e.ownerId))!,
+    }),
+    status: t.field({
+      type: ElicitationStatusEnum,
+      resolve: (e, _args, ctx) => effectiveStatus(e, ctx.services.clock().toISOString()),
+    }),
+    message: t.string({
+      description: 'Built from the trusted tool definition only, never from model output.',
+      resolve: (e) => e.request.message,
+    }),
     requestedSchema: t.field({
-      type: 'JSON', description: 'A flat JSON Schema object of primitive properties (MCP restricted schema).',
+      type: 'JSON',
+      description: 'A flat JSON Schema object of primitive properties (MCP restricted schema).',
       resolve: (e) => e.request.requestedSchema,
     }),
-    _meta: t.field({ type: 'JSON', description: 'MCP _meta; holds the tool call under the key toolgate.dev/tool_call.', resolve: (e) => e.request._meta }),
+    _meta: t.field({
+      type: 'JSON',
+      description: 'MCP _meta; holds the tool call under the key toolgate.dev/tool_call.',
+      resolve: (e) => e.request._meta,
+    }),
     toolCall: t.field({ type: ElicitationToolCallRef, resolve: (e) => e.toolCall }),
     mcpRequest: t.field({
       type: 'JSON',
-      description: 'The params of the equivalent MCP elicitation/create request: mode, message, requestedSchema, _meta.',
-      resolve: (e) => ({ mode: 'form', message: e.request.message, requestedSchema: e.request.requestedSchema, _meta: e.request._meta }),
+      description:
+        'The params of the equivalent MCP elicitation/create request: mode, message, requestedSchema, _meta.',
+      resolve: (e) => ({
+        mode: 'form',
+        message: e.request.message,
+        requestedSchema: e.request.requestedSchema,
+        _meta: e.request._meta,
+      }),
     }),
     response: t.field({ type: ElicitationResponseRef, nullable: true, resolve: (e) => e.response }),
     resolvedBy: t.exposeString('resolvedBy', {
       nullable: true,
-      description: 'Audit: the user who answered; null until answered, and null when the server closed it without an answer '
-        + '(see resolution).',
+      description:
+        'Audit: the user who answered; null until answered, and null when the server closed it without an answer ' +
+        '(see resolution).',
     }),
     resolution: t.field({
       type: ElicitationResolutionEnum,
       nullable: true,
       description: 'Audit: how it stopped waiting; null while PENDING.',
-      resolve: (e, _args, ctx) => resolutionOf(e, ctx.services.clock().toISOString(), () => ctx.services.store.listTurnElicitations(e.turnId)),
+      resolve: (e, _args, ctx) =>
+        resolutionOf(e, ctx.services.clock().toISOString(), () => ctx.services.store.listTurnElicitations(e.turnId)),
     }),
     createdAt: t.field({ type: 'DateTime', resolve: (e) => e.createdAt }),
     expiresAt: t.field({ type: 'DateTime', resolve: (e) => e.expiresAt }),
     resolvedAt: t.field({
       type: 'DateTime',
       nullable: true,
-      description: 'Audit: when it was answered, or closed without an answer (for EXPIRED: when the server recorded the expiry, '
-        + 'at or after expiresAt; null until then).',
+      description:
+        'Audit: when it was answered, or closed without an answer (for EXPIRED: when the server recorded the expiry, ' +
+        'at or after expiresAt; null until then).',
       resolve: (e) => e.resolvedAt,
     }),
   }),
 });
 
 const ElicitationEdgeRef = builder.objectRef<{ cursor: string; node: ElicitationRecord }>('ElicitationEdge').implement({
-  fields: (t) => ({ cursor: t.exposeString('cursor'), node: t.field({ type: ElicitationRef, resolve: (e) => e.node }) }),
+  fields: (t) => ({
+    cursor: t.exposeString('cursor'),
+    node: t.field({ type: ElicitationRef, resolve: (e) => e.node }),
+  }),
 });
 
 type ElicitationConnection = ReturnType<typeof connection<ElicitationRecord>> & { totalCount: number };
@@ -130,30 +174,43 @@ builder.queryFields((t) => ({
   }),
   elicitations: t.field({
     type: ElicitationConnectionRef,
-    description: 'Audit: the viewer\'s elicitations of every status, oldest first, with who answered them and when; '
-      + 'optionally of one thread or agent, or of some statuses only.',
+    description:
+      "Audit: the viewer's elicitations of every status, oldest first, with who answered them and when; " +
+      'optionally of one thread or agent, or of some statuses only.',
     args: {
-      threadId: t.arg.id(), agentId: t.arg.id(), status: t.arg({ type: [ElicitationStatusEnum] }),
-      first: t.arg.int({ defaultValue: 50 }), after: t.arg.string(),
+      threadId: t.arg.id(),
+      agentId: t.arg.id(),
+      status: t.arg({ type: [ElicitationStatusEnum] }),
+      first: t.arg.int({ defaultValue: 50 }),
+      after: t.arg.string(),
     },
     resolve: async (_root, args, ctx) => {
       const page = await ctx.services.store.listElicitations(
         ctx.viewer.id,
-        { threadId: args.threadId ? String(args.threadId) : null, agentId: args.agentId ? String(args.agentId) : null, statuses: args.status ?? null },
-        ctx.services.clock().toISOString(), clampFirst(args.first, 50, 200), args.after ?? null,
+        {
+          threadId: args.threadId ? String(args.threadId) : null,
+          agentId: args.agentId ? String(args.agentId) : null,
+          statuses: args.status ?? null,
+        },
+        ctx.services.clock().toISOString(),
+        clampFirst(args.first, 50, 200),
+        args.after ?? null,
       );
       return { ...connection(page), totalCount: page.totalCount };
     },
   }),
   pendingElicitations: t.field({
     type: ElicitationConnectionRef,
-    description: 'The viewer\'s confirmation requests that still wait for an answer, oldest first. This is what a polling client calls.',
+    description:
+      "The viewer's confirmation requests that still wait for an answer, oldest first. This is what a polling client calls.",
     args: { threadId: t.arg.id(), agentId: t.arg.id(), first: t.arg.int({ defaultValue: 50 }), after: t.arg.string() },
     resolve: async (_root, args, ctx) => {
       const page = await ctx.services.store.listPendingElicitations(
         ctx.viewer.id,
         { threadId: args.threadId ? String(args.threadId) : null, agentId: args.agentId ? String(args.agentId) : null },
-        ctx.services.clock().toISOString(), clampFirst(args.first, 50, 200), args.after ?? null,
+        ctx.services.clock().toISOString(),
+        clampFirst(args.first, 50, 200),
+        args.after ?? null,
       );
       return { ...connection(page), totalCount: page.totalCount };
     },
@@ -166,7 +223,8 @@ const ResolveElicitationInput = builder.inputType('ResolveElicitationInput', {
     action: t.field({ type: ElicitationActionEnum, required: true }),
     content: t.field({
       type: 'JSON',
-      description: 'With ACCEPT or DECLINE: an object matching the elicitation\'s requestedSchema, e.g. {instructions: "..."}.',
+      description:
+        'With ACCEPT or DECLINE: an object matching the elicitation\'s requestedSchema, e.g. {instructions: "..."}.',
     }),
   }),
 });
@@ -181,77 +239,99 @@ const ResolveElicitationPayload = builder.objectRef<ResolveResult>('ResolveElici
   fields: (t) => ({
     elicitation: t.field({ type: ElicitationRef, nullable: true, resolve: (p) => p.elicitation }),
     turn: t.field({
-      type: TurnRef, nullable: true,
-      description: 'The turn after the answer was applied: PAUSED while other elicitations of it wait, else where it stopped next.',
+      type: TurnRef,
+      nullable: true,
+      description:
+        'The turn after the answer was applied: PAUSED while other elicitations of it wait, else where it stopped next.',
       resolve: (p) => p.turn,
     }),
     userErrors: t.field({ type: [UserErrorRef], resolve: (p) => p.userErrors }),
   }),
 });
 
-builder.mutationField('resolveElicitation', (t) => t.field({
-  type: ResolveElicitationPayload,
-  description: 'Answer one confirmation request. Resolving the same elicitation again with the same action and content returns '
-    + 'the same result and does nothing twice.',
-  args: { input: t.arg({ type: ResolveElicitationInput, required: true }) },
-  resolve: async (_root, { input }, ctx): Promise<ResolveResult> => {
-    const fail = (error: UserError) => ({ elicitation: null, turn: null, userErrors: [error] });
-    const { services, viewer } = ctx;
-    const elicitationId = String(input.elicitationId);
-    const content = input.content ?? null;
-    // Size first, before any lookup: the answer is the same for every id, and nothing large is parsed further.
-    if (contentBytes(content) > services.limits.maxContentBytes) {
-      return fail(userError('INVALID_INPUT', `content is larger than ${services.limits.maxContentBytes} bytes of JSON.`, ['input', 'content']));
-    }
-    const existing = await services.store.getElicitation(elicitationId, viewer.id);
-    if (!existing) return fail(userError('NOT_FOUND', 'No elicitation with this id.', ['input', 'elicitationId']));
-    const problem = validateContent(existing.request.requestedSchema, input.action, content);
-    if (problem) return fail(userError('INVALID_CONTENT', problem.message, ['input', 'content', ...problem.path]));
-    const result = await services.runner.resolveElicitation({
-      elicitationId, ownerId: viewer.id, answer: { action: input.action, content: content as JsonObject | null },
-    });
-    if (!result.ok) return fail(userError(result.code, result.message, ['input', 'elicitationId']));
-    return { elicitation: result.elicitation, turn: result.turn, userErrors: [] };
-  },
-}));
-
-builder.subscriptionField('elicitationRequested', (t) => t.field({
-  type: ElicitationRef,
-  description: 'Each new confirmation request of the viewer, optionally of one thread or agent: each request published '
-    + 'after the subscription starts listening. With includePending: true, the requests already pending (not expired, '
-    + 'matching the filters, oldest first) come first, then each new one, each once: nothing falls between a '
-    + 'pendingElicitations query and this, and a client that subscribes and then starts a turn sees its pause.',
-  args: {
-    threadId: t.arg.id(),
-    agentId: t.arg.id(),
-    includePending: t.arg.boolean({
-      defaultValue: false,
-      description: 'First deliver the requests already pending when the subscription starts, then each new one.',
-    }),
-  },
-  subscribe: async (_root, args, ctx) => {
-    const { services, viewer } = ctx;
-    const threadId = args.threadId ? String(args.threadId) : null;
-    const agentId = args.agentId ? String(args.agentId) : null;
-    const other = (e: ElicitationRecord) => (threadId !== null && e.threadId !== threadId) || (agentId !== null && e.agentId !== agentId);
-    // Listen first, then (with includePending) catch up on the requests already pending: a client that subscribes
-    // and then starts a turn sees its pause whichever reaches the server first. Each request is delivered once.
-    const updates = services.pubsub.subscribe('elicitations', viewer.id);
-    if (args.includePending !== true) return startWith([], updates, other);
-    const pending: ElicitationRecord[] = [];
-    try {
-      for (let after: string | null = null; ;) {
-        const page = await services.store.listPendingElicitations(viewer.id, { threadId, agentId }, services.clock().toISOString(), 200, after);
-        pending.push(...page.items);
-        if (!page.hasNextPage) break;
-        after = page.endCursor;
+builder.mutationField('resolveElicitation', (t) =>
+  t.field({
+    type: ResolveElicitationPayload,
+    description:
+      'Answer one confirmation request. Resolving the same elicitation again with the same action and content returns ' +
+      'the same result and does nothing twice.',
+    args: { input: t.arg({ type: ResolveElicitationInput, required: true }) },
+    resolve: async (_root, { input }, ctx): Promise<ResolveResult> => {
+      const fail = (error: UserError) => ({ elicitation: null, turn: null, userErrors: [error] });
+      const { services, viewer } = ctx;
+      const elicitationId = String(input.elicitationId);
+      const content = input.content ?? null;
+      // Size first, before any lookup: the answer is the same for every id, and nothing large is parsed further.
+      if (contentBytes(content) > services.limits.maxContentBytes) {
+        return fail(
+          userError('INVALID_INPUT', `content is larger than ${services.limits.maxContentBytes} bytes of JSON.`, [
+            'input',
+            'content',
+          ]),
+        );
       }
-    } catch (error) {
-      await updates.return();
-      throw error;
-    }
-    const sent = new Set(pending.map((e) => e.id));
-    return startWith(pending, updates, (e) => other(e) || sent.delete(e.id));
-  },
-  resolve: (e) => e,
-}));
+      const existing = await services.store.getElicitation(elicitationId, viewer.id);
+      if (!existing) return fail(userError('NOT_FOUND', 'No elicitation with this id.', ['input', 'elicitationId']));
+      const problem = validateContent(existing.request.requestedSchema, input.action, content);
+      if (problem) return fail(userError('INVALID_CONTENT', problem.message, ['input', 'content', ...problem.path]));
+      const result = await services.runner.resolveElicitation({
+        elicitationId,
+        ownerId: viewer.id,
+        answer: { action: input.action, content: content as JsonObject | null },
+      });
+      if (!result.ok) return fail(userError(result.code, result.message, ['input', 'elicitationId']));
+      return { elicitation: result.elicitation, turn: result.turn, userErrors: [] };
+    },
+  }),
+);
+
+builder.subscriptionField('elicitationRequested', (t) =>
+  t.field({
+    type: ElicitationRef,
+    description:
+      'Each new confirmation request of the viewer, optionally of one thread or agent: each request published ' +
+      'after the subscription starts listening. With includePending: true, the requests already pending (not expired, ' +
+      'matching the filters, oldest first) come first, then each new one, each once: nothing falls between a ' +
+      'pendingElicitations query and this, and a client that subscribes and then starts a turn sees its pause.',
+    args: {
+      threadId: t.arg.id(),
+      agentId: t.arg.id(),
+      includePending: t.arg.boolean({
+        defaultValue: false,
+        description: 'First deliver the requests already pending when the subscription starts, then each new one.',
+      }),
+    },
+    subscribe: async (_root, args, ctx) => {
+      const { services, viewer } = ctx;
+      const threadId = args.threadId ? String(args.threadId) : null;
+      const agentId = args.agentId ? String(args.agentId) : null;
+      const other = (e: ElicitationRecord) =>
+        (threadId !== null && e.threadId !== threadId) || (agentId !== null && e.agentId !== agentId);
+      // Listen first, then (with includePending) catch up on the requests already pending: a client that subscribes
+      // and then starts a turn sees its pause whichever reaches the server first. Each request is delivered once.
+      const updates = services.pubsub.subscribe('elicitations', viewer.id);
+      if (args.includePending !== true) return startWith([], updates, other);
+      const pending: ElicitationRecord[] = [];
+      try {
+        for (let after: string | null = null; ;) {
+          const page = await services.store.listPendingElicitations(
+            viewer.id,
+            { threadId, agentId },
+            services.clock().toISOString(),
+            200,
+            after,
+          );
+          pending.push(...page.items);
+          if (!page.hasNextPage) break;
+          after = page.endCursor;
+        }
+      } catch (error) {
+        await updates.return();
+        throw error;
+      }
+      const sent = new Set(pending.map((e) => e.id));
+      return startWith(pending, updates, (e) => other(e) || sent.delete(e.id));
+    },
+    resolve: (e) => e,
+  }),
+);

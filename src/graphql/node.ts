@@ -4,7 +4,8 @@ export const ID_PREFIX = { Thread: 'thr_', Turn: 'trn_', Elicitation: 'elc_' } a
 
 /** Ids carry their kind as a prefix (thr_, trn_, elc_); anything else is an agent id. */
 export function kindOfId(id: string): 'Thread' | 'Turn' | 'Elicitation' | 'Agent' {
-  for (const [kind, prefix] of Object.entries(ID_PREFIX)) if (id.startsWith(prefix)) return kind as keyof typeof ID_PREFIX;
+  for (const [kind, prefix] of Object.entries(ID_PREFIX))
+    if (id.startsWith(prefix)) return kind as keyof typeof ID_PREFIX;
   return 'Agent';
 }
 

@@ -8,21 +8,27 @@ import './turns.js';
 import './elicitations.js';
 import { kindOfId, NodeRef } from './node.js';
 
-builder.queryField('node', (t) => t.field({
-  type: NodeRef,
-  nullable: true,
-  args: { id: t.arg.id({ required: true }) },
-  resolve: async (_root, args, ctx) => {
-    const id = String(args.id);
-    const { store } = ctx.services;
-    switch (kindOfId(id)) {
-      case 'Thread': return store.getThread(id, ctx.viewer.id);
-      case 'Turn': return store.getTurn(id, ctx.viewer.id);
-      case 'Elicitation': return store.getElicitation(id, ctx.viewer.id);
-      case 'Agent': return store.getAgent(id);
-    }
-  },
-}));
+builder.queryField('node', (t) =>
+  t.field({
+    type: NodeRef,
+    nullable: true,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const id = String(args.id);
+      const { store } = ctx.services;
+      switch (kindOfId(id)) {
+        case 'Thread':
+          return store.getThread(id, ctx.viewer.id);
+        case 'Turn':
+          return store.getTurn(id, ctx.viewer.id);
+        case 'Elicitation':
+          return store.getElicitation(id, ctx.viewer.id);
+        case 'Agent':
+          return store.getAgent(id);
+      }
+    },
+  }),
+);
 
 export const schema: GraphQLSchema = builder.toSchema();
 

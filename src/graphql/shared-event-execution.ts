@@ -6,7 +6,14 @@
 // when it asked for it, filters, dedup), error masking (Yoga's, on each subscriber's results) and delivery. Replayed
 // records are read per subscriber, so they are executed per subscriber. Like src/graphql/shared-reads.ts, this
 // relies on a published record being a snapshot: a later change publishes a record of its own.
-import { createSourceEventStream, getOperationAST, GraphQLError, type ExecutionArgs, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
+import {
+  createSourceEventStream,
+  getOperationAST,
+  GraphQLError,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type OperationDefinitionNode,
+} from 'graphql';
 // The executor Yoga runs each event with (a dependency of graphql-yoga, pinned in package.json overrides), so that a
 // shared result is what each subscriber's own execution returned before.
 import { buildExecutionContext, execute } from '@graphql-tools/executor';
@@ -46,25 +53,36 @@ export function useSharedEventExecution(options: SharedEventExecutionOptions): P
       const contextKey = options.shareKey(args.contextValue as object);
       if (contextKey === null) return;
       const ownExecution = subscribeFn as (args: ExecutionArgs) => unknown;
-      setSubscribeFn(((subscribeArgs: ExecutionArgs) => subscribeShared(subscribeArgs, contextKey, ownExecution)) as never);
+      setSubscribeFn(((subscribeArgs: ExecutionArgs) =>
+        subscribeShared(subscribeArgs, contextKey, ownExecution)) as never);
     },
   };
 }
 
-function subscribeShared(args: ExecutionArgs, contextKey: string, ownExecution: (args: ExecutionArgs) => unknown): unknown {
+function subscribeShared(
+  args: ExecutionArgs,
+  contextKey: string,
+  ownExecution: (args: ExecutionArgs) => unknown,
+): unknown {
   const operation = getOperationAST(args.document, args.operationName);
   // What the executor refuses before the subscribe resolver runs (no such operation, bad variables) it answers
   // itself, with its error codes; no event follows.
   if (operation?.operation !== 'subscription' || Array.isArray(buildExecutionContext(args))) return ownExecution(args);
   // The variables as sent: subscriptions that differ in any of them execute apart, even when it only shapes their
   // source streams (elicitationRequested's includePending), whose results per event would be the same.
-  const key = [contextKey, idOf(args.schema), idOf(args.document), args.operationName ?? '', JSON.stringify(args.variableValues ?? {})]
-    .join('\u0000');
+  const key = [
+    contextKey,
+    idOf(args.schema),
+    idOf(args.document),
+    args.operationName ?? '',
+    JSON.stringify(args.variableValues ?? {}),
+  ].join('\u0000');
   // CreateSourceEventStream: the field's subscribe resolver, or the errors it failed with (located at the field).
   const source = createSourceEventStream(args);
-  const results = (stream: AsyncIterable<unknown> | ExecutionResult) => (Symbol.asyncIterator in stream
-    ? new SharedEventResults(stream[Symbol.asyncIterator](), args, operation, key)
-    : stream);
+  const results = (stream: AsyncIterable<unknown> | ExecutionResult) =>
+    Symbol.asyncIterator in stream
+      ? new SharedEventResults(stream[Symbol.asyncIterator](), args, operation, key)
+      : stream;
   return isPromiseLike(source) ? source.then(results) : results(source);
 }
 

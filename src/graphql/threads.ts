@@ -21,8 +21,15 @@ export const MessageRef = builder.objectRef<MessageRecord>('Message').implement(
     id: t.exposeID('id'),
     role: t.field({ type: MessageRoleEnum, resolve: (m) => m.role }),
     text: t.exposeString('text', { nullable: true }),
-    toolCalls: t.field({ type: [ToolCallRef], description: 'ASSISTANT messages: the tool calls the model asked for.', resolve: (m) => m.toolCalls }),
-    toolCallId: t.exposeString('toolCallId', { nullable: true, description: 'TOOL messages: the call this message answers.' }),
+    toolCalls: t.field({
+      type: [ToolCallRef],
+      description: 'ASSISTANT messages: the tool calls the model asked for.',
+      resolve: (m) => m.toolCalls,
+    }),
+    toolCallId: t.exposeString('toolCallId', {
+      nullable: true,
+      description: 'TOOL messages: the call this message answers.',
+    }),
     createdAt: t.field({ type: 'DateTime', resolve: (m) => m.createdAt }),
   }),
 });
@@ -55,18 +62,23 @@ const ThreadEdgeRef = builder.objectRef<{ cursor: string; node: ThreadRecord }>(
   fields: (t) => ({ cursor: t.exposeString('cursor'), node: t.field({ type: ThreadRef, resolve: (e) => e.node }) }),
 });
 
-const ThreadConnectionRef = builder.objectRef<{ edges: { cursor: string; node: ThreadRecord }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } }>('ThreadConnection').implement({
-  fields: (t) => ({
-    edges: t.field({ type: [ThreadEdgeRef], resolve: (c) => c.edges }),
-    pageInfo: t.field({ type: PageInfoRef, resolve: (c) => c.pageInfo }),
-  }),
-});
+const ThreadConnectionRef = builder
+  .objectRef<{
+    edges: { cursor: string; node: ThreadRecord }[];
+    pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  }>('ThreadConnection')
+  .implement({
+    fields: (t) => ({
+      edges: t.field({ type: [ThreadEdgeRef], resolve: (c) => c.edges }),
+      pageInfo: t.field({ type: PageInfoRef, resolve: (c) => c.pageInfo }),
+    }),
+  });
 
 builder.queryFields((t) => ({
   thread: t.field({
     type: ThreadRef,
     nullable: true,
-    description: 'One of the viewer\'s threads; null when it does not exist or belongs to someone else.',
+    description: "One of the viewer's threads; null when it does not exist or belongs to someone else.",
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => ctx.services.store.getThread(String(args.id), ctx.viewer.id),
   }),
@@ -75,7 +87,10 @@ builder.queryFields((t) => ({
     args: { agentId: t.arg.id(), first: t.arg.int({ defaultValue: 20 }), after: t.arg.string() },
     resolve: async (_root, args, ctx) => {
       const page = await ctx.services.store.listThreads(
-        ctx.viewer.id, args.agentId ? String(args.agentId) : null, clampFirst(args.first, 20, 100), args.after ?? null,
+        ctx.viewer.id,
+        args.agentId ? String(args.agentId) : null,
+        clampFirst(args.first, 20, 100),
+        args.after ?? null,
       );
       return connection(page);
     },

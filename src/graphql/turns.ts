@@ -25,13 +25,16 @@ TurnRef.implement({
     status: t.field({
       type: TurnStatusEnum,
       // Past its expiry a paused turn reads EXPIRED even before the sweeper records it, like its elicitations.
-      resolve: (turn, _args, ctx) => (turn.status === 'PAUSED' && turn.expiresAt !== null && turn.expiresAt <= ctx.services.clock().toISOString()
-        ? 'EXPIRED' : turn.status),
+      resolve: (turn, _args, ctx) =>
+        turn.status === 'PAUSED' && turn.expiresAt !== null && turn.expiresAt <= ctx.services.clock().toISOString()
+          ? 'EXPIRED'
+          : turn.status,
     }),
     text: t.exposeString('text', {
       nullable: true,
-      description: 'COMPLETED: the assistant\'s final answer. PAUSED: a question in prose, built from the trusted tool '
-        + 'definitions alone, so that a client that ignores elicitations still shows the user what waits for an answer.',
+      description:
+        "COMPLETED: the assistant's final answer. PAUSED: a question in prose, built from the trusted tool " +
+        'definitions alone, so that a client that ignores elicitations still shows the user what waits for an answer.',
     }),
     pendingElicitations: t.field({
       type: [ElicitationRef],
@@ -65,12 +68,14 @@ function turnElicitations(turn: TurnRecord, ctx: GraphQLContext) {
   return readOnce(turn, 'elicitations', () => ctx.services.store.listTurnElicitations(turn.id));
 }
 
-builder.queryField('turn', (t) => t.field({
-  type: TurnRef,
-  nullable: true,
-  args: { id: t.arg.id({ required: true }) },
-  resolve: (_root, args, ctx) => ctx.services.store.getTurn(String(args.id), ctx.viewer.id),
-}));
+builder.queryField('turn', (t) =>
+  t.field({
+    type: TurnRef,
+    nullable: true,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.store.getTurn(String(args.id), ctx.viewer.id),
+  }),
+);
 
 const StartTurnInput = builder.inputType('StartTurnInput', {
   fields: (t) => ({
@@ -98,45 +103,62 @@ const StartTurnPayload = builder.objectRef<StartTurnResult>('StartTurnPayload').
   }),
 });
 
-builder.mutationField('startTurn', (t) => t.field({
-  type: StartTurnPayload,
-  description: 'Send a user message to an agent, in a new thread or an existing one. Unless `background` is true, the call '
-    + 'returns when the turn has stopped: COMPLETED, PAUSED (waiting for confirmations), CANCELLED, FAILED.',
-  args: { input: t.arg({ type: StartTurnInput, required: true }) },
-  resolve: async (_root, { input }, ctx): Promise<StartTurnResult> => {
-    const fail = (error: UserError) => ({ turn: null, thread: null, userErrors: [error] });
-    const { services, viewer } = ctx;
-    if (input.message.trim().length === 0) return fail(userError('INVALID_INPUT', 'The message is empty.', ['input', 'message']));
-    // Characters as a user counts them (code points): an emoji is one, not two UTF-16 units.
-    if (input.message.length > services.limits.maxMessageLength && [...input.message].length > services.limits.maxMessageLength) {
-      return fail(userError('INVALID_INPUT', `The message is longer than ${services.limits.maxMessageLength} characters.`, ['input', 'message']));
-    }
-    const agent = await services.store.getAgent(String(input.agentId));
-    if (!agent) return fail(userError('NOT_FOUND', 'No agent with this id.', ['input', 'agentId']));
-    const result = await services.runner.startTurn({
-      agent, ownerId: viewer.id, threadId: input.threadId ? String(input.threadId) : null, message: input.message,
-      background: input.background ?? false,
-    });
-    if (!result.ok) return fail(userError(result.code, result.message, result.field));
-    return { turn: result.turn, thread: result.thread, userErrors: [] };
-  },
-}));
+builder.mutationField('startTurn', (t) =>
+  t.field({
+    type: StartTurnPayload,
+    description:
+      'Send a user message to an agent, in a new thread or an existing one. Unless `background` is true, the call ' +
+      'returns when the turn has stopped: COMPLETED, PAUSED (waiting for confirmations), CANCELLED, FAILED.',
+    args: { input: t.arg({ type: StartTurnInput, required: true }) },
+    resolve: async (_root, { input }, ctx): Promise<StartTurnResult> => {
+      const fail = (error: UserError) => ({ turn: null, thread: null, userErrors: [error] });
+      const { services, viewer } = ctx;
+      if (input.message.trim().length === 0)
+        return fail(userError('INVALID_INPUT', 'The message is empty.', ['input', 'message']));
+      // Characters as a user counts them (code points): an emoji is one, not two UTF-16 units.
+      if (
+        input.message.length > services.limits.maxMessageLength &&
+        [...input.message].length > services.limits.maxMessageLength
+      ) {
+        return fail(
+          userError('INVALID_INPUT', `The message is longer than ${services.limits.maxMessageLength} characters.`, [
+            'input',
+            'message',
+          ]),
+        );
+      }
+      const agent = await services.store.getAgent(String(input.agentId));
+      if (!agent) return fail(userError('NOT_FOUND', 'No agent with this id.', ['input', 'agentId']));
+      const result = await services.runner.startTurn({
+        agent,
+        ownerId: viewer.id,
+        threadId: input.threadId ? String(input.threadId) : null,
+        message: input.message,
+        background: input.background ?? false,
+      });
+      if (!result.ok) return fail(userError(result.code, result.message, result.field));
+      return { turn: result.turn, thread: result.thread, userErrors: [] };
+    },
+  }),
+);
 
-builder.subscriptionField('turnUpdated', (t) => t.field({
-  type: TurnRef,
-  description: 'The turn, each time its status, messages or elicitations change.',
-  args: { turnId: t.arg.id({ required: true }) },
-  subscribe: async (_root, args, ctx) => {
-    const turnId = String(args.turnId);
-    // Listen first, read second: the current state, then every change, with nothing in between lost.
-    const updates = ctx.services.pubsub.subscribe('turn', turnId);
-    const turn = await ctx.services.store.getTurn(turnId, ctx.viewer.id);
-    if (!turn) {
-      // Another user's turn reads as unknown; the error is the operation's result, the connection stays.
-      await updates.return();
-      throw new GraphQLError('No turn with this id.', { extensions: { code: 'NOT_FOUND' } });
-    }
-    return startWith([turn], updates);
-  },
-  resolve: (turn) => turn,
-}));
+builder.subscriptionField('turnUpdated', (t) =>
+  t.field({
+    type: TurnRef,
+    description: 'The turn, each time its status, messages or elicitations change.',
+    args: { turnId: t.arg.id({ required: true }) },
+    subscribe: async (_root, args, ctx) => {
+      const turnId = String(args.turnId);
+      // Listen first, read second: the current state, then every change, with nothing in between lost.
+      const updates = ctx.services.pubsub.subscribe('turn', turnId);
+      const turn = await ctx.services.store.getTurn(turnId, ctx.viewer.id);
+      if (!turn) {
+        // Another user's turn reads as unknown; the error is the operation's result, the connection stays.
+        await updates.return();
+        throw new GraphQLError('No turn with this id.', { extensions: { code: 'NOT_FOUND' } });
+      }
+      return startWith([turn], updates);
+    },
+    resolve: (turn) => turn,
+  }),
+);

@@ -1,7 +1,13 @@
 import { builder } from './builder.js';
 
 export const USER_ERROR_CODES = [
-  'NOT_FOUND', 'EXPIRED', 'ALREADY_RESOLVED', 'INVALID_CONTENT', 'INVALID_INPUT', 'THREAD_BUSY', 'FORBIDDEN',
+  'NOT_FOUND',
+  'EXPIRED',
+  'ALREADY_RESOLVED',
+  'INVALID_CONTENT',
+  'INVALID_INPUT',
+  'THREAD_BUSY',
+  'FORBIDDEN',
 ] as const;
 export type UserErrorCode = (typeof USER_ERROR_CODES)[number];
 
@@ -11,7 +17,11 @@ export interface UserError {
   field: string[] | null;
 }
 
-export const userError = (code: UserErrorCode, message: string, field: string[] | null = null): UserError => ({ code, message, field });
+export const userError = (code: UserErrorCode, message: string, field: string[] | null = null): UserError => ({
+  code,
+  message,
+  field,
+});
 
 export const UserErrorCodeEnum = builder.enumType('UserErrorCode', { values: USER_ERROR_CODES });
 

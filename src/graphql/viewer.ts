@@ -7,8 +7,10 @@ const ViewerRef = builder.objectRef<Viewer>('Viewer').implement({
   }),
 });
 
-builder.queryField('viewer', (t) => t.field({
-  type: ViewerRef,
-  description: 'Who the request is authenticated as.',
-  resolve: (_root, _args, ctx) => ctx.viewer,
-}));
+builder.queryField('viewer', (t) =>
+  t.field({
+    type: ViewerRef,
+    description: 'Who the request is authenticated as.',
+    resolve: (_root, _args, ctx) => ctx.viewer,
+  }),
+);

@@ -37,7 +37,8 @@ export function createTokenAuthenticator(auth: AuthConfig, where = '<config>'): 
   }));
   entries.forEach((entry, i) => {
     const earlier = entries.findIndex((other) => other.digest.equals(entry.digest));
-    if (earlier !== i) throw new ConfigError(`${where}: auth.tokens[${i}].token: the same token as auth.tokens[${earlier}]`);
+    if (earlier !== i)
+      throw new ConfigError(`${where}: auth.tokens[${i}].token: the same token as auth.tokens[${earlier}]`);
   });
   return {
     authenticate(authorization) {
@@ -67,9 +68,12 @@ export function bearerToken(authorization: unknown): string | null {
 
 /** The error of a request without valid credentials where they are required: HTTP 401, extensions.code UNAUTHENTICATED. */
 export function unauthenticatedError(): GraphQLError {
-  return new GraphQLError('Authentication required: send "Authorization: Bearer <token>" with a token from the server\'s config.', {
-    extensions: { code: 'UNAUTHENTICATED', http: { status: 401, headers: { 'WWW-Authenticate': 'Bearer' } } },
-  });
+  return new GraphQLError(
+    'Authentication required: send "Authorization: Bearer <token>" with a token from the server\'s config.',
+    {
+      extensions: { code: 'UNAUTHENTICATED', http: { status: 401, headers: { 'WWW-Authenticate': 'Bearer' } } },
+    },
+  );
 }
 
 /** The viewer of an HTTP request or a WebSocket operation, or the UNAUTHENTICATED error. */
@@ -89,7 +93,10 @@ export const WS_UNAUTHORIZED = { code: 4401, reason: 'Unauthorized' } as const;
 export type ConnectionAuth = { ok: true; viewer: Viewer } | { ok: false; code: number; reason: string };
 
 /** The rule for graphql-ws `onConnect`: the token travels in `connectionParams.authorization`, e.g. "Bearer abc". */
-export function authenticateConnection(auth: Authenticator, connectionParams: Readonly<Record<string, unknown>> | null | undefined): ConnectionAuth {
+export function authenticateConnection(
+  auth: Authenticator,
+  connectionParams: Readonly<Record<string, unknown>> | null | undefined,
+): ConnectionAuth {
   const authorization = connectionParams?.authorization;
   const viewer = auth.authenticate(typeof authorization === 'string' ? authorization : null);
   return viewer ? { ok: true, viewer } : { ok: false, ...WS_UNAUTHORIZED };

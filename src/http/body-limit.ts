@@ -10,7 +10,10 @@ export function tooLargeError(maxBytes: number) {
 }
 
 /** Reads a body stream up to `maxBytes`; null when it is longer (the rest is not read). */
-export async function readWithin(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array<ArrayBuffer> | null> {
+export async function readWithin(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+): Promise<Uint8Array<ArrayBuffer> | null> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   const reader = body.getReader();
@@ -49,7 +52,9 @@ export function useBodyLimit(maxBytes: number): Plugin {
       setRequestParser(async (incoming) => {
         const bytes = incoming.body ? await readWithin(incoming.body, maxBytes) : new Uint8Array(0);
         if (bytes === null) throw tooLargeError(maxBytes);
-        return parse(new fetchAPI.Request(incoming.url, { method: incoming.method, headers: incoming.headers, body: bytes }));
+        return parse(
+          new fetchAPI.Request(incoming.url, { method: incoming.method, headers: incoming.headers, body: bytes }),
+        );
       });
     },
   };

@@ -12,8 +12,9 @@ export function renderBundledGraphiQL(options: GraphiQLOptions): Promise<Uint8Ar
   let page = pages.get(key);
   if (!page) {
     // TextEncoder returns a view of a fresh ArrayBuffer (its declared type says ArrayBufferLike).
-    page = import('@graphql-yoga/render-graphiql')
-      .then(({ renderGraphiQL }) => new TextEncoder().encode(renderGraphiQL(options)) as Uint8Array<ArrayBuffer>);
+    page = import('@graphql-yoga/render-graphiql').then(
+      ({ renderGraphiQL }) => new TextEncoder().encode(renderGraphiQL(options)) as Uint8Array<ArrayBuffer>,
+    );
     // A failed import is not remembered: the next request tries again.
     page.catch(() => pages.delete(key));
     pages.set(key, page);

@@ -2,7 +2,14 @@
 // fan-out of the data: `thread { turns { thread { turns { messages { text } } } } }` is shallow and cheap by
 // the numbers, yet returns turns x turns x messages rows. Every list field counts its items against a budget
 // per execution (per event, for a subscription); past it, list fields fail with RESULT_TOO_LARGE.
-import { defaultFieldResolver, GraphQLError, GraphQLList, GraphQLNonNull, GraphQLObjectType, type GraphQLSchema } from 'graphql';
+import {
+  defaultFieldResolver,
+  GraphQLError,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  type GraphQLSchema,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
 interface Budget {
@@ -16,9 +23,12 @@ const budgets = new WeakMap<object, Budget>();
 const wrapped = new WeakSet<GraphQLSchema>();
 
 export function tooManyItemsError(limit: number): GraphQLError {
-  return new GraphQLError(`This operation returns more than ${limit} list items; ask for less (fewer nested lists, smaller pages).`, {
-    extensions: { code: 'RESULT_TOO_LARGE' },
-  });
+  return new GraphQLError(
+    `This operation returns more than ${limit} list items; ask for less (fewer nested lists, smaller pages).`,
+    {
+      extensions: { code: 'RESULT_TOO_LARGE' },
+    },
+  );
 }
 
 function spend(context: unknown, root: unknown, count: number): void {

@@ -60,8 +60,16 @@ interface EnvelopedRoot {
 }
 
 export function attachWebSocket(options: WebSocketOptions): WebSocketTransport {
-  const wsServer = new WebSocketServer({ server: options.httpServer, path: options.path, maxPayload: options.maxPayload });
-  const graphqlWs = useServer<Record<string, unknown>, ConnectionExtra>(graphqlWsOptions(options.yoga, options.authenticator), wsServer, options.keepAliveMs ?? 12_000);
+  const wsServer = new WebSocketServer({
+    server: options.httpServer,
+    path: options.path,
+    maxPayload: options.maxPayload,
+  });
+  const graphqlWs = useServer<Record<string, unknown>, ConnectionExtra>(
+    graphqlWsOptions(options.yoga, options.authenticator),
+    wsServer,
+    options.keepAliveMs ?? 12_000,
+  );
 
   return {
     get connections() {
@@ -69,14 +77,24 @@ export function attachWebSocket(options: WebSocketOptions): WebSocketTransport {
     },
     async close(graceMs) {
       const sockets = [...wsServer.clients];
-      const closed = Promise.all(sockets.map((socket) => new Promise<void>((resolve) => {
-        if (socket.readyState === socket.CLOSED) resolve();
-        else socket.once('close', () => resolve());
-      })));
+      const closed = Promise.all(
+        sockets.map(
+          (socket) =>
+            new Promise<void>((resolve) => {
+              if (socket.readyState === socket.CLOSED) resolve();
+              else socket.once('close', () => resolve());
+            }),
+        ),
+      );
       // Sends 1001 "Going away" to every client, then stops the WebSocket server (no new upgrades).
       const disposed = graphqlWs.dispose();
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([closed, new Promise<void>((resolve) => { timer = setTimeout(resolve, graceMs); })]);
+      await Promise.race([
+        closed,
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, graceMs);
+        }),
+      ]);
       clearTimeout(timer);
       for (const socket of sockets) if (socket.readyState !== socket.CLOSED) socket.terminate();
       await disposed;
@@ -89,7 +107,8 @@ export function attachWebSocket(options: WebSocketOptions): WebSocketTransport {
  * Transport-free (graphql-ws `makeServer` takes it too), so the server's side can be measured without sockets.
  */
 export function graphqlWsOptions(
-  yoga: WebSocketOptions['yoga'], authenticator: Authenticator,
+  yoga: WebSocketOptions['yoga'],
+  authenticator: Authenticator,
 ): ServerOptions<Record<string, unknown>, Extra & Partial<ConnectionExtra>> {
   return {
     onConnect: (ctx) => {

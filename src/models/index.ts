@@ -12,6 +12,8 @@ export function createModel(config: ModelConfig, where: string): Model {
     case 'openai-compatible':
       return new OpenAiCompatibleModel(config, where);
     default:
-      throw new ConfigError(`${where}.provider: the provider "${(config as { provider: string }).provider}" is not available in this build`);
+      throw new ConfigError(
+        `${where}.provider: the provider "${(config as { provider: string }).provider}" is not available in this build`,
+      );
   }
 }

@@ -3,8 +3,14 @@
 // `execute` and one call is one model step.
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import {
-  APICallError, generateText, jsonSchema, RetryError, streamText,
-  type LanguageModel, type ModelMessage as SdkMessage, type ToolSet,
+  APICallError,
+  generateText,
+  jsonSchema,
+  RetryError,
+  streamText,
+  type LanguageModel,
+  type ModelMessage as SdkMessage,
+  type ToolSet,
 } from 'ai';
 import type { JsonObject } from '../agent/types.js';
 import { resolveSecret } from '../config/load.js';
@@ -20,7 +26,12 @@ export class OpenAiCompatibleModel implements Model {
   /** `where` names the config entry; a missing `env:` secret is a config error at start. */
   constructor(config: OpenAiCompatibleConfig, where: string) {
     this.#config = config;
-    const headers = Object.fromEntries(Object.entries(config.headers ?? {}).map(([name, value]) => [name, resolveSecret(value, `${where}.headers.${name}`)]));
+    const headers = Object.fromEntries(
+      Object.entries(config.headers ?? {}).map(([name, value]) => [
+        name,
+        resolveSecret(value, `${where}.headers.${name}`),
+      ]),
+    );
     const provider = createOpenAICompatible({
       name: 'openai-compatible',
       baseURL: config.baseURL,
@@ -51,7 +62,12 @@ export class OpenAiCompatibleModel implements Model {
         return { text: result.text || null, toolCalls: result.toolCalls.map(toModelToolCall) };
       }
       let failure: unknown;
-      const result = streamText({ ...call, onError: ({ error }) => { failure ??= error; } });
+      const result = streamText({
+        ...call,
+        onError: ({ error }) => {
+          failure ??= error;
+        },
+      });
       let text = '';
       const toolCalls: ModelToolCall[] = [];
       for await (const part of result.fullStream) {
@@ -64,7 +80,9 @@ export class OpenAiCompatibleModel implements Model {
       return { text: text || null, toolCalls };
     } catch (error) {
       if (deadline?.aborted && !request.signal?.aborted) {
-        throw new Error(`${config.model} at ${config.baseURL} did not answer within ${config.timeoutMs} ms`, { cause: error });
+        throw new Error(`${config.model} at ${config.baseURL} did not answer within ${config.timeoutMs} ms`, {
+          cause: error,
+        });
       }
       throw new Error(describeModelError(error, config), { cause: error });
     }
@@ -90,7 +108,12 @@ export function toSdkMessages(messages: ModelMessage[]): SdkMessage[] {
           role: 'assistant',
           content: [
             ...(message.text ? [{ type: 'text' as const, text: message.text }] : []),
-            ...message.toolCalls.map((call) => ({ type: 'tool-call' as const, toolCallId: call.id, toolName: call.name, input: call.arguments })),
+            ...message.toolCalls.map((call) => ({
+              type: 'tool-call' as const,
+              toolCallId: call.id,
+              toolName: call.name,
+              input: call.arguments,
+            })),
           ],
         });
         break;
@@ -116,10 +139,15 @@ export function toSdkMessages(messages: ModelMessage[]): SdkMessage[] {
 /** Tools as schemas only: no `execute`, so the AI SDK returns the calls and toolgate gates and runs them. */
 function toSdkTools(tools: ModelRequest['tools']): ToolSet | undefined {
   if (tools.length === 0) return undefined;
-  return Object.fromEntries(tools.map((tool) => [tool.name, {
-    description: tool.description,
-    inputSchema: jsonSchema(tool.inputSchema as Parameters<typeof jsonSchema>[0]),
-  }]));
+  return Object.fromEntries(
+    tools.map((tool) => [
+      tool.name,
+      {
+        description: tool.description,
+        inputSchema: jsonSchema(tool.inputSchema as Parameters<typeof jsonSchema>[0]),
+      },
+    ]),
+  );
 }
 
 interface SdkToolCall {
@@ -135,7 +163,9 @@ function toModelToolCall(call: SdkToolCall): ModelToolCall {
   if (!known || !isPlainObject(call.input)) {
     // Arguments that are not a JSON object cannot be shown to the user or run as the model meant them.
     const raw = typeof call.input === 'string' ? call.input : JSON.stringify(call.input);
-    throw new Error(`the model sent arguments for ${call.toolName} that are not a JSON object: ${truncate(raw ?? '', 200)}`);
+    throw new Error(
+      `the model sent arguments for ${call.toolName} that are not a JSON object: ${truncate(raw ?? '', 200)}`,
+    );
   }
   // An unknown tool name passes through: the loop answers it with a TOOL message ("no such tool").
   return { id: call.toolCallId, name: call.toolName, arguments: call.input };

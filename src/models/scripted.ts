@@ -15,7 +15,10 @@ export class ScriptedModel implements Model {
    * `recordRequests: false` keeps no requests: the server's own demo model (src/models/index.ts), where the list
    * would grow with every model call for as long as the server runs (tests read `requests` of models they make).
    */
-  constructor(private readonly script?: ScriptStep[], private readonly options: { recordRequests?: boolean } = {}) {}
+  constructor(
+    private readonly script?: ScriptStep[],
+    private readonly options: { recordRequests?: boolean } = {},
+  ) {}
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
     if (this.options.recordRequests !== false) this.requests.push(structuredClone({ ...request, signal: undefined }));
@@ -46,10 +49,14 @@ export function demoRules(request: ModelRequest): ModelResponse {
     }
     return { text: `Done. ${results.join(' ')}`, toolCalls: [] };
   }
-  return intent(last.text ?? '', request, `call_${request.messages.length}`)
-    ?? { text: request.tools.some((t) => t.name.endsWith('read_graph'))
-      ? 'I can remember facts. Try "remember Ada wrote the first program", "what do you know about Ada?" or "forget Ada".'
-      : 'I can list, create or delete entities. Try "delete entities 1, 2 and 3".', toolCalls: [] };
+  return (
+    intent(last.text ?? '', request, `call_${request.messages.length}`) ?? {
+      text: request.tools.some((t) => t.name.endsWith('read_graph'))
+        ? 'I can remember facts. Try "remember Ada wrote the first program", "what do you know about Ada?" or "forget Ada".'
+        : 'I can list, create or delete entities. Try "delete entities 1, 2 and 3".',
+      toolCalls: [],
+    }
+  );
 }
 
 /** The tool call a request in plain words asks for, if any. */
@@ -64,9 +71,11 @@ function intent(message: string, request: ModelRequest, id: string): ModelRespon
   }
   const createTool = tool('create_entity');
   const create = /\b(?:create|add)\b(?: an?)?(?: entity)?(?: named| called)?\s+"?([^"]+?)"?\s*$/i.exec(message);
-  if (createTool && create) return { text: null, toolCalls: [{ id, name: createTool, arguments: { name: create[1]!.trim() } }] };
+  if (createTool && create)
+    return { text: null, toolCalls: [{ id, name: createTool, arguments: { name: create[1]!.trim() } }] };
   const listTool = tool('list_entities');
-  if (listTool && /\b(list|show)\b/.test(text)) return { text: null, toolCalls: [{ id, name: listTool, arguments: {} }] };
+  if (listTool && /\b(list|show)\b/.test(text))
+    return { text: null, toolCalls: [{ id, name: listTool, arguments: {} }] };
   return null;
 }
 
@@ -80,8 +89,13 @@ function memoryIntent(message: string, tool: (suffix: string) => string | undefi
   const remember = /\bremember(?: that)?\s+(\S+)\s+(.+?)\.?\s*$/i.exec(message);
   const forget = /\bforget(?: about)?\s+(\S+?)\.?\s*$/i.exec(message);
   const about = /\b(?:know about|recall)\s+(\S+?)\??\s*$/i.exec(message);
-  return (remember && call(tool('create_entities'), { entities: [{ name: remember[1], entityType: 'note', observations: [remember[2]] }] }))
-    ?? (forget && call(tool('delete_entities'), { entityNames: [forget[1]] }))
-    ?? (about && call(tool('open_nodes'), { names: [about[1]] }))
-    ?? (/\b(what do you know|show (?:the |your )?memory)\b/i.test(message) ? call(tool('read_graph'), {}) : null);
+  return (
+    (remember &&
+      call(tool('create_entities'), {
+        entities: [{ name: remember[1], entityType: 'note', observations: [remember[2]] }],
+      })) ??
+    (forget && call(tool('delete_entities'), { entityNames: [forget[1]] })) ??
+    (about && call(tool('open_nodes'), { names: [about[1]] })) ??
+    (/\b(what do you know|show (?:the |your )?memory)\b/i.test(message) ? call(tool('read_graph'), {}) : null)
+  );
 }

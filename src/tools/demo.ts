@@ -11,7 +11,10 @@ const SEED = ['alpha', 'bravo', 'charlie', 'delta', 'echo'];
 export class DemoToolSource implements ToolSource {
   readonly #tools: Tool[];
 
-  constructor(readonly id: string, db: Database.Database) {
+  constructor(
+    readonly id: string,
+    db: Database.Database,
+  ) {
     db.exec(`CREATE TABLE IF NOT EXISTS demo_entities (
       id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, created_at TEXT NOT NULL)`);
     const count = db.prepare('SELECT count(*) AS n FROM demo_entities').get() as { n: number };
@@ -38,7 +41,12 @@ export class DemoToolSource implements ToolSource {
         annotations: { readOnlyHint: true, openWorldHint: false },
         async execute() {
           const rows = list.all() as { id: number; name: string }[];
-          return { text: rows.length ? `Entities: ${rows.map((r) => `${r.id} ${r.name}`).join(', ')}.` : 'There are no entities.', isError: false };
+          return {
+            text: rows.length
+              ? `Entities: ${rows.map((r) => `${r.id} ${r.name}`).join(', ')}.`
+              : 'There are no entities.',
+            isError: false,
+          };
         },
       }),
       define({
@@ -54,7 +62,8 @@ export class DemoToolSource implements ToolSource {
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
         async execute(args: JsonObject) {
           const name = args.name;
-          if (typeof name !== 'string' || name.length === 0) return { text: 'create_entity needs a non-empty "name".', isError: true };
+          if (typeof name !== 'string' || name.length === 0)
+            return { text: 'create_entity needs a non-empty "name".', isError: true };
           const result = insert.run(name, new Date().toISOString());
           return { text: `Created entity ${result.lastInsertRowid} ${name}.`, isError: false };
         },
@@ -72,11 +81,13 @@ export class DemoToolSource implements ToolSource {
         annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
         async execute(args: JsonObject) {
           const ids = args.ids;
-          if (!Array.isArray(ids) || ids.some((v) => !Number.isInteger(v))) return { text: 'delete_entities needs "ids": a list of integers.', isError: true };
+          if (!Array.isArray(ids) || ids.some((v) => !Number.isInteger(v)))
+            return { text: 'delete_entities needs "ids": a list of integers.', isError: true };
           const deleted = db.transaction(() => ids.filter((v) => remove.run(v).changes > 0))() as number[];
           const missing = ids.filter((v) => !deleted.includes(v));
           return {
-            text: `Deleted ${deleted.length} entit${deleted.length === 1 ? 'y' : 'ies'}${deleted.length ? ` (${deleted.join(', ')})` : ''}.` +
+            text:
+              `Deleted ${deleted.length} entit${deleted.length === 1 ? 'y' : 'ies'}${deleted.length ? ` (${deleted.join(', ')})` : ''}.` +
               (missing.length ? ` Not found: ${missing.join(', ')}.` : ''),
             isError: false,
           };

@@ -20,10 +20,17 @@ export interface ToolSourceContext {
   baseDir?: string;
 }
 
-export async function createToolSource(id: string, config: ToolSourceConfig, context: ToolSourceContext): Promise<ToolSource> {
+export async function createToolSource(
+  id: string,
+  config: ToolSourceConfig,
+  context: ToolSourceContext,
+): Promise<ToolSource> {
   if (config.type === 'builtin') {
     const make = BUILTIN[id];
-    if (!make) throw new ConfigError(`${context.where}: no builtin tool source is called "${id}" (builtin: ${Object.keys(BUILTIN).join(', ')})`);
+    if (!make)
+      throw new ConfigError(
+        `${context.where}: no builtin tool source is called "${id}" (builtin: ${Object.keys(BUILTIN).join(', ')})`,
+      );
     return make(id, context.db);
   }
   return McpToolSource.start(id, config, { where: context.where, baseDir: context.baseDir ?? process.cwd() });
@@ -40,11 +47,16 @@ export async function createToolSources(
   const where = context.configFile ?? '<config>';
   const baseDir = context.configFile ? dirname(context.configFile) : process.cwd();
   const entries = Object.entries(config);
-  const started = await Promise.allSettled(entries.map(([id, sourceConfig]) =>
-    createToolSource(id, sourceConfig, { db: context.db, where: `${where}: toolSources.${id}`, baseDir })));
+  const started = await Promise.allSettled(
+    entries.map(([id, sourceConfig]) =>
+      createToolSource(id, sourceConfig, { db: context.db, where: `${where}: toolSources.${id}`, baseDir }),
+    ),
+  );
   const failures = started.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
   if (failures.length > 0) {
-    await Promise.allSettled(started.flatMap((result) => (result.status === 'fulfilled' ? [result.value.close()] : [])));
+    await Promise.allSettled(
+      started.flatMap((result) => (result.status === 'fulfilled' ? [result.value.close()] : [])),
+    );
     if (failures.length === 1) throw failures[0];
     throw new ConfigError(failures.map((error) => (error instanceof Error ? error.message : String(error))).join('\n'));
   }

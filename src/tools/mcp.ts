@@ -8,8 +8,11 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  ErrorCode, McpError, ToolListChangedNotificationSchema,
-  type CallToolResult, type Tool as McpTool,
+  ErrorCode,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JsonObject, ToolAnnotations, ToolResult } from '../agent/types.js';
@@ -48,9 +51,18 @@ export class McpToolSource implements ToolSource {
   /** `env` or `headers` with their `env:NAME` values read, once, at start. */
   readonly #secrets: Record<string, string>;
 
-  private constructor(readonly id: string, private readonly config: McpSourceConfig, private readonly options: McpSourceOptions) {
+  private constructor(
+    readonly id: string,
+    private readonly config: McpSourceConfig,
+    private readonly options: McpSourceOptions,
+  ) {
     const [field, values] = 'url' in config ? ['headers', config.headers] : ['env', config.env];
-    this.#secrets = Object.fromEntries(Object.entries(values ?? {}).map(([name, value]) => [name, resolveSecret(value, `${options.where}.${field}.${name}`)]));
+    this.#secrets = Object.fromEntries(
+      Object.entries(values ?? {}).map(([name, value]) => [
+        name,
+        resolveSecret(value, `${options.where}.${field}.${name}`),
+      ]),
+    );
   }
 
   /** Connects and lists the tools; a server that cannot start is a config error (toolgate does not start). */
@@ -60,7 +72,9 @@ export class McpToolSource implements ToolSource {
       await source.#connect();
     } catch (error) {
       await source.close();
-      throw new ConfigError(`${options.where}: cannot start the MCP server (${source.#describeTarget()}): ${source.#reason(error)}`);
+      throw new ConfigError(
+        `${options.where}: cannot start the MCP server (${source.#describeTarget()}): ${source.#reason(error)}`,
+      );
     }
     return source;
   }
@@ -85,7 +99,9 @@ export class McpToolSource implements ToolSource {
   }
 
   #connect(): Promise<Client> {
-    this.#connecting ??= this.#open().finally(() => { this.#connecting = null; });
+    this.#connecting ??= this.#open().finally(() => {
+      this.#connecting = null;
+    });
     return this.#connecting;
   }
 
@@ -96,7 +112,9 @@ export class McpToolSource implements ToolSource {
       this.#client = null;
       this.#lastFailure = { at: Date.now(), message: `the server closed the connection${this.#stderrTail()}` };
     };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => { this.#refresh(client).catch(() => {}); });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      this.#refresh(client).catch(() => {});
+    });
     const transport = this.#transport();
     try {
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
@@ -119,12 +137,18 @@ export class McpToolSource implements ToolSource {
 
   #transport(): Transport {
     const config = this.config;
-    if ('url' in config) return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: this.#secrets } });
+    if ('url' in config)
+      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: this.#secrets } });
     const transport = new StdioClientTransport({
       command: config.command,
       args: config.args ?? [],
       env: this.#secrets,
-      cwd: config.cwd === undefined ? this.options.baseDir : isAbsolute(config.cwd) ? config.cwd : resolve(this.options.baseDir, config.cwd),
+      cwd:
+        config.cwd === undefined
+          ? this.options.baseDir
+          : isAbsolute(config.cwd)
+            ? config.cwd
+            : resolve(this.options.baseDir, config.cwd),
       stderr: 'pipe',
     });
     this.#stderr = [];
@@ -152,7 +176,11 @@ export class McpToolSource implements ToolSource {
       this.#compiled.clear();
     };
     const run = this.#refreshing ? this.#refreshing.then(list) : list();
-    const settled: Promise<void> = run.catch(() => {}).finally(() => { if (this.#refreshing === settled) this.#refreshing = null; });
+    const settled: Promise<void> = run
+      .catch(() => {})
+      .finally(() => {
+        if (this.#refreshing === settled) this.#refreshing = null;
+      });
     this.#refreshing = settled;
     return run;
   }
@@ -181,19 +209,28 @@ export class McpToolSource implements ToolSource {
     let client: Client;
     try {
       if (this.#closed) throw new Error('toolgate is shutting down');
-      client = this.#client ?? await this.#reconnect();
+      client = this.#client ?? (await this.#reconnect());
     } catch (error) {
-      return { isError: true, text: `the MCP server "${this.id}" is not running and could not be restarted: ${this.#reason(error)}` };
+      return {
+        isError: true,
+        text: `the MCP server "${this.id}" is not running and could not be restarted: ${this.#reason(error)}`,
+      };
     }
     let result: CallToolResult;
     try {
-      result = await client.callTool({ name, arguments: args }, undefined, { signal: context.signal, timeout: this.config.timeoutMs }) as CallToolResult;
+      result = (await client.callTool({ name, arguments: args }, undefined, {
+        signal: context.signal,
+        timeout: this.config.timeoutMs,
+      })) as CallToolResult;
     } catch (error) {
       if (isConnectionLost(error)) {
         // The call may or may not have happened: never repeat it. The next use restarts the server.
         if (this.#client === client) this.#client = null;
         await client.close().catch(() => {});
-        return { isError: true, text: `the MCP server "${this.id}" stopped during the call, so its outcome is unknown (${this.#reason(error)}${this.#stderrTail()})` };
+        return {
+          isError: true,
+          text: `the MCP server "${this.id}" stopped during the call, so its outcome is unknown (${this.#reason(error)}${this.#stderrTail()})`,
+        };
       }
       return { isError: true, text: this.#reason(error) };
     }
@@ -206,7 +243,11 @@ export class McpToolSource implements ToolSource {
   }
 
   #mayRetry(): boolean {
-    return !this.#lastFailure || Date.now() - this.#lastFailure.at >= RESTART_BACKOFF_MS || this.#lastFailure.message.startsWith('the server closed');
+    return (
+      !this.#lastFailure ||
+      Date.now() - this.#lastFailure.at >= RESTART_BACKOFF_MS ||
+      this.#lastFailure.message.startsWith('the server closed')
+    );
   }
 
   /** Null when the arguments fit the tool's inputSchema; else what is wrong, for the model to read. */
@@ -216,14 +257,18 @@ export class McpToolSource implements ToolSource {
     let validator = this.#compiled.get(name);
     if (!validator) {
       try {
-        validator = this.#validators.getValidator(tool.inputSchema as Parameters<AjvJsonSchemaValidator['getValidator']>[0]);
+        validator = this.#validators.getValidator(
+          tool.inputSchema as Parameters<AjvJsonSchemaValidator['getValidator']>[0],
+        );
       } catch (error) {
         return `the input schema of ${name} cannot be used: ${this.#reason(error)}`;
       }
       this.#compiled.set(name, validator);
     }
     const result = validator(args);
-    return result.valid ? null : `invalid arguments: ${result.errorMessage.replaceAll('data/', '').replaceAll('data ', 'arguments ')}`;
+    return result.valid
+      ? null
+      : `invalid arguments: ${result.errorMessage.replaceAll('data/', '').replaceAll('data ', 'arguments ')}`;
   }
 
   #describeTarget(): string {
@@ -249,16 +294,24 @@ function isConnectionLost(error: unknown): boolean {
 
 /** The text the model reads: text parts as they are, other parts named; structured content when there is no text. */
 function resultText(result: CallToolResult): string {
-  const parts = result.content.map((part) => {
-    switch (part.type) {
-      case 'text': return part.text;
-      case 'image': return `[image ${part.mimeType}]`;
-      case 'audio': return `[audio ${part.mimeType}]`;
-      case 'resource': return 'text' in part.resource ? part.resource.text : `[resource ${part.resource.uri}]`;
-      case 'resource_link': return `[resource ${part.uri}]`;
-      default: return '';
-    }
-  }).filter((text) => text !== '');
+  const parts = result.content
+    .map((part) => {
+      switch (part.type) {
+        case 'text':
+          return part.text;
+        case 'image':
+          return `[image ${part.mimeType}]`;
+        case 'audio':
+          return `[audio ${part.mimeType}]`;
+        case 'resource':
+          return 'text' in part.resource ? part.resource.text : `[resource ${part.resource.uri}]`;
+        case 'resource_link':
+          return `[resource ${part.uri}]`;
+        default:
+          return '';
+      }
+    })
+    .filter((text) => text !== '');
   if (parts.length === 0 && result.structuredContent) return JSON.stringify(result.structuredContent);
   return parts.join('\n');
 }

@@ -18,7 +18,9 @@ export class ToolRegistry implements ToolCatalog {
 
   async toolsFor(agent: Pick<Agent, 'toolIds'>): Promise<Tool[]> {
     const wanted = new Set(agent.toolIds.map((pattern) => pattern.split(':')[0]!));
-    const lists = await Promise.all([...this.sources.values()].filter((s) => wanted.has(s.id)).map((s) => s.listTools()));
+    const lists = await Promise.all(
+      [...this.sources.values()].filter((s) => wanted.has(s.id)).map((s) => s.listTools()),
+    );
     const tools = lists.flat();
     // The agent's order: patterns first to last, each in its source's order, no duplicates.
     const seen = new Set<string>();

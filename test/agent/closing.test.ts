@@ -8,7 +8,10 @@ const step: PendingStep = {
   calls: [
     { toolCall: toolCall('runs'), outcome: { kind: 'run' } },
     { toolCall: toolCall('vetoed'), outcome: { kind: 'vetoed', reason: 'policy' } },
-    { toolCall: toolCall('unknown'), outcome: { kind: 'rejected', text: 'Execution of unknown failed: no such tool is available to this agent.' } },
+    {
+      toolCall: toolCall('unknown'),
+      outcome: { kind: 'rejected', text: 'Execution of unknown failed: no such tool is available to this agent.' },
+    },
     { toolCall: toolCall('asked'), outcome: { kind: 'confirm', elicitationId: 'elc_1' } },
     { toolCall: toolCall('declined'), outcome: { kind: 'confirm', elicitationId: 'elc_2' } },
     { toolCall: toolCall('accepted'), outcome: { kind: 'confirm', elicitationId: 'elc_3' } },

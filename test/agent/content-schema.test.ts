@@ -10,9 +10,23 @@ const SCHEMA = {
   type: 'object',
   properties: {
     color: { type: 'string', enum: ['red', 'green'] },
-    size: { type: 'string', oneOf: [{ const: 's', title: 'Small' }, { const: 'l', title: 'Large' }] },
+    size: {
+      type: 'string',
+      oneOf: [
+        { const: 's', title: 'Small' },
+        { const: 'l', title: 'Large' },
+      ],
+    },
     tags: { type: 'array', items: { type: 'string', enum: ['a', 'b', 'c'] }, minItems: 1, maxItems: 2 },
-    titled: { type: 'array', items: { anyOf: [{ const: 'x', title: 'X' }, { const: 'y', title: 'Y' }] } },
+    titled: {
+      type: 'array',
+      items: {
+        anyOf: [
+          { const: 'x', title: 'X' },
+          { const: 'y', title: 'Y' },
+        ],
+      },
+    },
     email: { type: 'string', format: 'email' },
     site: { type: 'string', format: 'uri' },
     day: { type: 'string', format: 'date' },
@@ -23,7 +37,7 @@ const SCHEMA = {
   required: ['color'],
 };
 
-describe('validateContent, the rest of MCP\'s restricted schema', () => {
+describe("validateContent, the rest of MCP's restricted schema", () => {
   it.each([
     [{ color: 'red' }, null],
     [{ color: 'blue' }, ['color']],
@@ -82,23 +96,28 @@ describe('validateContent, the rest of MCP\'s restricted schema', () => {
   });
 });
 
-describe('INVALID_CONTENT over HTTP for a listener\'s own form', () => {
+describe("INVALID_CONTENT over HTTP for a listener's own form", () => {
   let s: Scenario;
   let db: DbObserver;
   beforeAll(async () => {
     s = await startScenario({
       tools: [{ name: 'ship', annotations: { destructiveHint: true } }],
-      listeners: [{
-        priority: 10,
-        onToolPreExecute(event) {
-          event.setElicitationRequest({ message: 'Ship it? Choose a carrier.', requestedSchema: SCHEMA, _meta: {} });
+      listeners: [
+        {
+          priority: 10,
+          onToolPreExecute(event) {
+            event.setElicitationRequest({ message: 'Ship it? Choose a carrier.', requestedSchema: SCHEMA, _meta: {} });
+          },
         },
-      }],
+      ],
       script: [callStep(call('ship', {})), textStep('shipped')],
     });
     db = new DbObserver(s.h.database);
   });
-  afterAll(async () => { db.close(); await s.close(); });
+  afterAll(async () => {
+    db.close();
+    await s.close();
+  });
 
   it('names the field at fault, changes nothing, and takes the right answer afterwards', async () => {
     const { turn } = await s.start('ship it');

@@ -28,7 +28,12 @@ describe('validateContent against the confirmation schema', () => {
     expect(problem?.message).toMatch(/string/);
   });
 
-  it.each([['a string', 'yes'], ['an array', ['x']], ['a number', 3], ['a boolean', true]])('refuses %s as a whole', (_label, content) => {
+  it.each([
+    ['a string', 'yes'],
+    ['an array', ['x']],
+    ['a number', 3],
+    ['a boolean', true],
+  ])('refuses %s as a whole', (_label, content) => {
     expect(check('ACCEPT', content)).toEqual({ path: [], message: 'content must be an object.' });
   });
 

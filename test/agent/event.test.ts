@@ -41,14 +41,20 @@ describe('ToolPreExecuteEvent', () => {
 describe('ListenerRegistry', () => {
   const recorder = (order: string[], name: string, priority?: number): ToolPreExecuteListener => ({
     ...(priority !== undefined && { priority }),
-    onToolPreExecute: () => { order.push(name); },
+    onToolPreExecute: () => {
+      order.push(name);
+    },
   });
 
   it('runs listeners by descending priority; equal priorities (and no priority = 0) keep registration order', async () => {
     const order: string[] = [];
     const registry = new ListenerRegistry([
-      recorder(order, 'low', -10), recorder(order, 'zero-a', 0), recorder(order, 'high', 100),
-      recorder(order, 'default'), recorder(order, 'mid', 50), recorder(order, 'zero-b', 0),
+      recorder(order, 'low', -10),
+      recorder(order, 'zero-a', 0),
+      recorder(order, 'high', 100),
+      recorder(order, 'default'),
+      recorder(order, 'mid', 50),
+      recorder(order, 'zero-b', 0),
     ]);
     await registry.dispatch(newEvent());
     expect(order).toEqual(['high', 'mid', 'zero-a', 'default', 'zero-b', 'low']);
@@ -57,8 +63,19 @@ describe('ListenerRegistry', () => {
   it('awaits each listener before the next', async () => {
     const order: string[] = [];
     const registry = new ListenerRegistry([
-      { priority: 2, async onToolPreExecute() { await new Promise((r) => setTimeout(r, 10)); order.push('slow first'); } },
-      { priority: 1, onToolPreExecute() { order.push('second'); } },
+      {
+        priority: 2,
+        async onToolPreExecute() {
+          await new Promise((r) => setTimeout(r, 10));
+          order.push('slow first');
+        },
+      },
+      {
+        priority: 1,
+        onToolPreExecute() {
+          order.push('second');
+        },
+      },
     ]);
     await registry.dispatch(newEvent());
     expect(order).toEqual(['slow first', 'second']);
@@ -67,8 +84,18 @@ describe('ListenerRegistry', () => {
   it('lets a later listener see what an earlier one decided', async () => {
     let seen: string | null = null;
     const registry = new ListenerRegistry([
-      { priority: 0, onToolPreExecute(e) { seen = e.getVetoReason(); } },
-      { priority: 9, onToolPreExecute(e) { e.setVeto('first'); } },
+      {
+        priority: 0,
+        onToolPreExecute(e) {
+          seen = e.getVetoReason();
+        },
+      },
+      {
+        priority: 9,
+        onToolPreExecute(e) {
+          e.setVeto('first');
+        },
+      },
     ]);
     await registry.dispatch(newEvent());
     expect(seen).toBe('first');

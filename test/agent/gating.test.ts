@@ -57,7 +57,10 @@ describe('ToolConfirmationListener', () => {
     const request = e.getElicitationRequest();
     expect(request?.requestedSchema).toEqual(CONFIRMATION_SCHEMA);
     expect(request?._meta[META_TOOL_CALL_KEY]).toEqual({
-      name: 'x', toolId: 's:x', arguments: { ids: [1, 2] }, annotations: { destructiveHint: true },
+      name: 'x',
+      toolId: 's:x',
+      arguments: { ids: [1, 2] },
+      annotations: { destructiveHint: true },
     });
     expect(e.isVetoed()).toBe(false);
   });

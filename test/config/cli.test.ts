@@ -14,29 +14,59 @@ afterAll(cleanup);
 // Each run starts node, npx and tsx: seconds on a busy two-core machine.
 vi.setConfig({ testTimeout: 120_000 });
 
-interface Run { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
 
 const started = new Set<number>();
 // A run that did not stop by itself: end its whole process group (npx does not pass signals on to tsx).
 afterEach(() => {
-  for (const pid of started) { try { process.kill(-pid, 'SIGKILL'); } catch { /* already gone */ } }
+  for (const pid of started) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
   started.clear();
 });
 
 /** `npx tsx src/cli.ts` as a user runs it, or `node --import tsx src/cli.ts` when the test sends it signals. */
 function startCli(configFile: string, env: Record<string, string> = {}, via: 'npx' | 'node' = 'npx') {
-  const [command, args] = via === 'npx' ? ['npx', ['tsx', 'src/cli.ts']] as const : [process.execPath, ['--import', 'tsx', 'src/cli.ts']] as const;
+  const [command, args] =
+    via === 'npx'
+      ? (['npx', ['tsx', 'src/cli.ts']] as const)
+      : ([process.execPath, ['--import', 'tsx', 'src/cli.ts']] as const);
   const child = spawn(command, args, {
     cwd: ROOT,
     detached: true,
-    env: { ...process.env, TOOLGATE_CONFIG: configFile, TOOLGATE_DB: join(dir, `${Math.random()}.db`), PORT: '0', HOST: '127.0.0.1', ...env },
+    env: {
+      ...process.env,
+      TOOLGATE_CONFIG: configFile,
+      TOOLGATE_DB: join(dir, `${Math.random()}.db`),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out = { stdout: '', stderr: '' };
-  child.stdout.on('data', (chunk: Buffer) => { out.stdout += chunk.toString(); });
-  child.stderr.on('data', (chunk: Buffer) => { out.stderr += chunk.toString(); });
+  child.stdout.on('data', (chunk: Buffer) => {
+    out.stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    out.stderr += chunk.toString();
+  });
   started.add(child.pid!);
-  const done = new Promise<Run>((resolve) => child.on('close', (code, signal) => { started.delete(child.pid!); resolve({ code, signal, ...out }); }));
+  const done = new Promise<Run>((resolve) =>
+    child.on('close', (code, signal) => {
+      started.delete(child.pid!);
+      resolve({ code, signal, ...out });
+    }),
+  );
   return { child, out, done };
 }
 
@@ -47,7 +77,12 @@ function writeConfig(name: string, config: unknown): string {
 }
 
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function until(probe: () => boolean, what: string, ms = 10_000, detail?: () => string): Promise<void> {
@@ -60,12 +95,18 @@ async function until(probe: () => boolean, what: string, ms = 10_000, detail?: (
 
 const scripted = { models: { m: { provider: 'scripted' } } };
 const notesSource = (pidFile: string) => ({
-  type: 'mcp', command: process.execPath, args: [FIXTURE], env: { FIXTURE_PIDFILE: pidFile },
+  type: 'mcp',
+  command: process.execPath,
+  args: [FIXTURE],
+  env: { FIXTURE_PIDFILE: pidFile },
 });
 
 describe('toolgate CLI with a bad config', () => {
   it('prints one line naming file, path and problem for a schema error, and exits 1', async () => {
-    const file = writeConfig('bad-type.json', { ...scripted, agents: [{ id: 'a', name: 'A', model: 'm', pauseTtlSeconds: -5 }] });
+    const file = writeConfig('bad-type.json', {
+      ...scripted,
+      agents: [{ id: 'a', name: 'A', model: 'm', pauseTtlSeconds: -5 }],
+    });
     const run = await startCli(file).done;
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(`toolgate: ${file}: agents[0].pauseTtlSeconds: Too small: expected number to be >=1\n`);
@@ -75,13 +116,22 @@ describe('toolgate CLI with a bad config', () => {
   it('names a missing env: secret of a model, before any MCP server starts', async () => {
     const pidFile = join(dir, 'pids-secret');
     const file = writeConfig('secret.json', {
-      models: { m: { provider: 'openai-compatible', baseURL: 'http://127.0.0.1:9/v1', model: 'x', apiKey: 'env:TOOLGATE_TEST_UNSET_KEY' } },
+      models: {
+        m: {
+          provider: 'openai-compatible',
+          baseURL: 'http://127.0.0.1:9/v1',
+          model: 'x',
+          apiKey: 'env:TOOLGATE_TEST_UNSET_KEY',
+        },
+      },
       toolSources: { notes: notesSource(pidFile) },
       agents: [{ id: 'a', name: 'A', model: 'm', tools: ['notes:*'] }],
     });
     const run = await startCli(file).done;
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe(`toolgate: ${file}: models.m.apiKey: the environment variable TOOLGATE_TEST_UNSET_KEY is not set\n`);
+    expect(run.stderr).toBe(
+      `toolgate: ${file}: models.m.apiKey: the environment variable TOOLGATE_TEST_UNSET_KEY is not set\n`,
+    );
     expect(existsSync(pidFile)).toBe(false);
   });
 
@@ -94,7 +144,11 @@ describe('toolgate CLI with a bad config', () => {
     });
     const run = await startCli(file).done;
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(new RegExp(`^toolgate: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: agents\\[0\\]\\.tools\\[1\\]: no tool source lists "notes:read_notes" \\("notes" lists: read_note, delete_note, .*\\)\\n$`));
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^toolgate: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: agents\\[0\\]\\.tools\\[1\\]: no tool source lists "notes:read_notes" \\("notes" lists: read_note, delete_note, .*\\)\\n$`,
+      ),
+    );
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
     await until(() => !alive(pid), 'the MCP server to end');
   });
@@ -107,7 +161,9 @@ describe('toolgate CLI with a bad config', () => {
     });
     const run = await startCli(file).done;
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe(`toolgate: ${file}: toolSources.fs: cannot start the MCP server (toolgate-no-such-mcp-server): spawn toolgate-no-such-mcp-server ENOENT\n`);
+    expect(run.stderr).toBe(
+      `toolgate: ${file}: toolSources.fs: cannot start the MCP server (toolgate-no-such-mcp-server): spawn toolgate-no-such-mcp-server ENOENT\n`,
+    );
   });
 });
 
@@ -120,11 +176,22 @@ describe('toolgate CLI with a good config', () => {
       agents: [{ id: 'a', name: 'A', model: 'm', tools: ['notes:*'], requireToolConfirmation: true }],
     });
     const { child, out, done } = startCli(file, {}, 'node');
-    await until(() => out.stdout.includes('toolgate: serving') || child.exitCode !== null, 'the server to listen', 60_000, () => JSON.stringify(out));
+    await until(
+      () => out.stdout.includes('toolgate: serving') || child.exitCode !== null,
+      'the server to listen',
+      60_000,
+      () => JSON.stringify(out),
+    );
     expect(out.stderr).toBe('');
     const url = /at (http:\S+)/.exec(out.stdout)![1]!;
-    const answer = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ agent(id: "a") { tools { toolId requiresConfirmation } } }' }) });
-    const { data } = await answer.json() as { data: { agent: { tools: { toolId: string; requiresConfirmation: boolean }[] } } };
+    const answer = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ agent(id: "a") { tools { toolId requiresConfirmation } } }' }),
+    });
+    const { data } = (await answer.json()) as {
+      data: { agent: { tools: { toolId: string; requiresConfirmation: boolean }[] } };
+    };
     expect(data.agent.tools).toContainEqual({ toolId: 'notes:read_note', requiresConfirmation: false });
     expect(data.agent.tools).toContainEqual({ toolId: 'notes:delete_note', requiresConfirmation: true });
     const pid = Number(readFileSync(pidFile, 'utf8').trim());

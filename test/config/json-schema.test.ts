@@ -16,7 +16,9 @@ const validator = () => compiled;
 
 describe('schema/toolgate.config.schema.json', () => {
   it('is current: `npm run config:schema` writes exactly what is committed', () => {
-    expect(committed, 'schema/toolgate.config.schema.json is stale: run `npm run config:schema`').toBe(configJsonSchema());
+    expect(committed, 'schema/toolgate.config.schema.json is stale: run `npm run config:schema`').toBe(
+      configJsonSchema(),
+    );
   });
 
   it.each(examples)('accepts examples/%s, which the loader accepts too', (name) => {
@@ -37,6 +39,8 @@ describe('schema/toolgate.config.schema.json', () => {
     expect(validate({ ...base, extra: 1 })).toBe(false);
     expect(validate({ ...base, agents: [{ id: 'a', name: 'A', model: 'm', maxIterations: 'ten' }] })).toBe(false);
     expect(validate({ ...base, toolSources: { fs: { type: 'mcp' } } })).toBe(false);
-    expect(validate({ ...base, toolSources: { fs: { type: 'mcp', command: 'node', args: ['server.js'] } } })).toBe(true);
+    expect(validate({ ...base, toolSources: { fs: { type: 'mcp', command: 'node', args: ['server.js'] } } })).toBe(
+      true,
+    );
   });
 });

@@ -32,24 +32,75 @@ describe('loadConfigFile', () => {
     const file = join(dir, 'ok.json');
     writeFileSync(file, JSON.stringify(base));
     const { config } = loadConfigFile(file);
-    expect(config.agents[0]).toMatchObject({ requireToolConfirmation: false, pauseTtlSeconds: 3600, maxIterations: 10, toolConfirmation: {} });
+    expect(config.agents[0]).toMatchObject({
+      requireToolConfirmation: false,
+      pauseTtlSeconds: 3600,
+      maxIterations: 10,
+      toolConfirmation: {},
+    });
   });
 
   it.each([
     ['a missing file', null, /missing\.json: cannot read the config file \(ENOENT\)$/],
     ['broken JSON', '{"models": ', /config\.json: not valid JSON: /],
-    ['a wrong type', { ...base, agents: [{ ...base.agents[0], maxIterations: 'ten' }] }, /config\.json: agents\[0\]\.maxIterations: Invalid input: expected number, received string$/],
+    [
+      'a wrong type',
+      { ...base, agents: [{ ...base.agents[0], maxIterations: 'ten' }] },
+      /config\.json: agents\[0\]\.maxIterations: Invalid input: expected number, received string$/,
+    ],
     ['an unknown field', { ...base, agent: [] }, /config\.json: \(top level\): Unrecognized key: "agent"$/],
-    ['a bad base URL', { ...base, models: { main: { provider: 'openai-compatible', baseURL: 'not a url', model: 'm' } } }, /config\.json: models\.main\.baseURL: Invalid URL$/],
-    ['an unknown provider', { ...base, models: { main: { provider: 'anthropic' } } }, /config\.json: models\.main\.provider: /],
-    ['an unknown model id', { ...base, agents: [{ ...base.agents[0], model: 'gpt' }] }, /config\.json: agents\[0\]\.model: unknown model "gpt" \(models: main\)$/],
-    ['an unknown tool source', { ...base, agents: [{ ...base.agents[0], tools: ['fs:read_file'] }] }, /config\.json: agents\[0\]\.tools\[0\]: unknown tool source "fs" in "fs:read_file"$/],
-    ['a malformed tool id', { ...base, agents: [{ ...base.agents[0], tools: ['read_file'] }] }, /config\.json: agents\[0\]\.tools\[0\]: a tool id "<source>:<name>" or "<source>:\*"$/],
-    ['a pattern as an override', { ...base, agents: [{ ...base.agents[0], toolConfirmation: { 'demo:*': 'ALWAYS' } }] }, /config\.json: agents\[0\]\.toolConfirmation\.demo:\*: an override names one tool id, not a pattern$/],
-    ['an MCP source with neither command nor url', { ...base, toolSources: { fs: { type: 'mcp' } } }, /config\.json: toolSources\.fs: an MCP source needs "command" \(a stdio server\) or "url" \(a Streamable HTTP server\)$/],
-    ['an MCP source with both command and url', { ...base, toolSources: { fs: { type: 'mcp', command: 'x', url: 'http://127.0.0.1:1/mcp' } } }, /config\.json: toolSources\.fs: an MCP source has "command" \(stdio\) or "url" \(Streamable HTTP\), not both$/],
+    [
+      'a bad base URL',
+      { ...base, models: { main: { provider: 'openai-compatible', baseURL: 'not a url', model: 'm' } } },
+      /config\.json: models\.main\.baseURL: Invalid URL$/,
+    ],
+    [
+      'an unknown provider',
+      { ...base, models: { main: { provider: 'anthropic' } } },
+      /config\.json: models\.main\.provider: /,
+    ],
+    [
+      'an unknown model id',
+      { ...base, agents: [{ ...base.agents[0], model: 'gpt' }] },
+      /config\.json: agents\[0\]\.model: unknown model "gpt" \(models: main\)$/,
+    ],
+    [
+      'an unknown tool source',
+      { ...base, agents: [{ ...base.agents[0], tools: ['fs:read_file'] }] },
+      /config\.json: agents\[0\]\.tools\[0\]: unknown tool source "fs" in "fs:read_file"$/,
+    ],
+    [
+      'a malformed tool id',
+      { ...base, agents: [{ ...base.agents[0], tools: ['read_file'] }] },
+      /config\.json: agents\[0\]\.tools\[0\]: a tool id "<source>:<name>" or "<source>:\*"$/,
+    ],
+    [
+      'a pattern as an override',
+      { ...base, agents: [{ ...base.agents[0], toolConfirmation: { 'demo:*': 'ALWAYS' } }] },
+      /config\.json: agents\[0\]\.toolConfirmation\.demo:\*: an override names one tool id, not a pattern$/,
+    ],
+    [
+      'an MCP source with neither command nor url',
+      { ...base, toolSources: { fs: { type: 'mcp' } } },
+      /config\.json: toolSources\.fs: an MCP source needs "command" \(a stdio server\) or "url" \(a Streamable HTTP server\)$/,
+    ],
+    [
+      'an MCP source with both command and url',
+      { ...base, toolSources: { fs: { type: 'mcp', command: 'x', url: 'http://127.0.0.1:1/mcp' } } },
+      /config\.json: toolSources\.fs: an MCP source has "command" \(stdio\) or "url" \(Streamable HTTP\), not both$/,
+    ],
   ])('names file, path and problem for %s', (_what, config, expected) => {
-    const message = config === null ? (() => { try { loadConfigFile(join(dir, 'missing.json')); } catch (e) { return (e as Error).message; } return ''; })() : errorOf(config);
+    const message =
+      config === null
+        ? (() => {
+            try {
+              loadConfigFile(join(dir, 'missing.json'));
+            } catch (e) {
+              return (e as Error).message;
+            }
+            return '';
+          })()
+        : errorOf(config);
     expect(message).toMatch(expected);
     expect(message.startsWith(dir)).toBe(true);
   });
@@ -61,7 +112,19 @@ describe('checkAgentTools', () => {
     { id: 'fs:write_file', source: 'fs', name: 'write_file' },
   ];
   const agent = (toolIds: string[], toolConfirmation: Record<string, 'ALWAYS'> = {}) => ({
-    agents: [{ id: 'a', name: 'A', model: 'm', systemPrompt: '', tools: toolIds, requireToolConfirmation: true, toolConfirmation, pauseTtlSeconds: 60, maxIterations: 3 }],
+    agents: [
+      {
+        id: 'a',
+        name: 'A',
+        model: 'm',
+        systemPrompt: '',
+        tools: toolIds,
+        requireToolConfirmation: true,
+        toolConfirmation,
+        pauseTtlSeconds: 60,
+        maxIterations: 3,
+      },
+    ],
   });
 
   it('accepts listed ids and patterns, even a pattern whose source lists nothing yet', () => {
@@ -69,12 +132,14 @@ describe('checkAgentTools', () => {
   });
 
   it('names a tool id that no source lists, and what the source does list', () => {
-    expect(() => checkAgentTools(agent(['fs:read_file', 'fs:wirte_file']), 'c.json', tools))
-      .toThrow('c.json: agents[0].tools[1]: no tool source lists "fs:wirte_file" ("fs" lists: read_file, write_file)');
+    expect(() => checkAgentTools(agent(['fs:read_file', 'fs:wirte_file']), 'c.json', tools)).toThrow(
+      'c.json: agents[0].tools[1]: no tool source lists "fs:wirte_file" ("fs" lists: read_file, write_file)',
+    );
   });
 
   it('names an override for a tool that no source lists', () => {
-    expect(() => checkAgentTools(agent(['fs:*'], { 'fs:delete_file': 'ALWAYS' }), 'c.json', tools))
-      .toThrow('c.json: agents[0].toolConfirmation.fs:delete_file: no tool source lists "fs:delete_file" ("fs" lists: read_file, write_file)');
+    expect(() => checkAgentTools(agent(['fs:*'], { 'fs:delete_file': 'ALWAYS' }), 'c.json', tools)).toThrow(
+      'c.json: agents[0].toolConfirmation.fs:delete_file: no tool source lists "fs:delete_file" ("fs" lists: read_file, write_file)',
+    );
   });
 });

@@ -13,17 +13,27 @@ const HISTORY = `{ elicitations { totalCount edges { node { id status } } } pend
 function elicitationIndexes(database: string): Record<string, string[]> {
   const db = new Database(database, { readonly: true });
   try {
-    const names = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'elicitations' AND sql IS NOT NULL").pluck().all() as string[];
-    return Object.fromEntries(names.map((name) => [name, db.prepare(`SELECT name FROM pragma_index_info(?) ORDER BY seqno`).pluck().all(name) as string[]]));
+    const names = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'elicitations' AND sql IS NOT NULL")
+      .pluck()
+      .all() as string[];
+    return Object.fromEntries(
+      names.map((name) => [
+        name,
+        db.prepare(`SELECT name FROM pragma_index_info(?) ORDER BY seqno`).pluck().all(name) as string[],
+      ]),
+    );
   } finally {
     db.close();
   }
 }
 
 /** When migration 0002 was generated: the key drizzle's migration log records it under. */
-const MIGRATION_0002 = (JSON.parse(readFileSync(new URL('../../drizzle/meta/_journal.json', import.meta.url), 'utf8')) as {
-  entries: { tag: string; when: number }[];
-}).entries.find((entry) => entry.tag === '0002_audit_order')!.when;
+const MIGRATION_0002 = (
+  JSON.parse(readFileSync(new URL('../../drizzle/meta/_journal.json', import.meta.url), 'utf8')) as {
+    entries: { tag: string; when: number }[];
+  }
+).entries.find((entry) => entry.tag === '0002_audit_order')!.when;
 
 /**
  * Puts a database back to how the release with migrations 0000-0001 left it: its indexes, its migration log. Only
@@ -36,14 +46,18 @@ function asBeforeMigration0002(database: string): void {
       DROP INDEX elicitations_owner_status_seq;
       CREATE INDEX elicitations_owner_status_seq ON elicitations (owner_id, status, seq);`);
     const undone = db.prepare('DELETE FROM __drizzle_migrations WHERE created_at >= ?').run(MIGRATION_0002).changes;
-    if (undone !== 1) throw new Error(`expected to undo migration 0002 only, undid ${undone}: undo the later migrations here too`);
+    if (undone !== 1)
+      throw new Error(`expected to undo migration 0002 only, undid ${undone}: undo the later migrations here too`);
   } finally {
     db.close();
   }
 }
 
 let dir: string | undefined;
-afterEach(() => { if (dir) rmSync(dir, { recursive: true, force: true }); dir = undefined; });
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
 
 describe('upgrading a database of the previous release', () => {
   it('applies 0002 on start; the paused turn resumes on ACCEPT and the history is unchanged', async () => {
@@ -53,15 +67,25 @@ describe('upgrading a database of the previous release', () => {
     let pausedId: string;
     let history: unknown;
     try {
-      const done = dataOf(await before.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 1' } })).startTurn;
+      const done = dataOf(
+        await before.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 1' } }),
+      ).startTurn;
       const doneId = done.turn.pendingElicitations[0].id;
-      expect(dataOf(await before.gql(RESOLVE, { input: { elicitationId: doneId, action: 'ACCEPT' } })).resolveElicitation.turn.status).toBe('COMPLETED');
-      const paused = dataOf(await before.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 2' } })).startTurn;
+      expect(
+        dataOf(await before.gql(RESOLVE, { input: { elicitationId: doneId, action: 'ACCEPT' } })).resolveElicitation
+          .turn.status,
+      ).toBe('COMPLETED');
+      const paused = dataOf(
+        await before.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 2' } }),
+      ).startTurn;
       expect(paused.turn.status).toBe('PAUSED');
       pausedId = paused.turn.pendingElicitations[0].id;
       history = dataOf(await before.gql(HISTORY));
       expect(history).toEqual({
-        elicitations: { totalCount: 2, edges: [{ node: { id: doneId, status: 'ACCEPTED' } }, { node: { id: pausedId, status: 'PENDING' } }] },
+        elicitations: {
+          totalCount: 2,
+          edges: [{ node: { id: doneId, status: 'ACCEPTED' } }, { node: { id: pausedId, status: 'PENDING' } }],
+        },
         pendingElicitations: { totalCount: 1 },
       });
     } finally {
@@ -78,7 +102,9 @@ describe('upgrading a database of the previous release', () => {
         elicitations_owner_status_seq: ['owner_id', 'status', 'seq', 'expires_at'],
       });
       expect(dataOf(await after.gql(HISTORY))).toEqual(history);
-      const resumed = dataOf(await after.gql(RESOLVE, { input: { elicitationId: pausedId, action: 'ACCEPT' } })).resolveElicitation;
+      const resumed = dataOf(
+        await after.gql(RESOLVE, { input: { elicitationId: pausedId, action: 'ACCEPT' } }),
+      ).resolveElicitation;
       expect(resumed.userErrors).toEqual([]);
       expect(resumed.turn.status).toBe('COMPLETED');
       expect(resumed.turn.text).toContain('Deleted 1 entit');

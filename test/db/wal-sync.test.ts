@@ -6,13 +6,23 @@ import { WalSync } from '../../src/db/wal-sync.js';
 /** A syncFile whose fsyncs finish when the test says. */
 function heldSyncs() {
   const calls: { path: string; release(): void; fail(error: Error): void }[] = [];
-  const syncFile = (path: string) => new Promise<void>((resolve, reject) => { calls.push({ path, release: resolve, fail: reject }); });
+  const syncFile = (path: string) =>
+    new Promise<void>((resolve, reject) => {
+      calls.push({ path, release: resolve, fail: reject });
+    });
   return { calls, syncFile };
 }
 
 const settled = async <T>(promise: Promise<T>) => {
   let state = 'pending';
-  promise.then(() => { state = 'resolved'; }, () => { state = 'rejected'; });
+  promise.then(
+    () => {
+      state = 'resolved';
+    },
+    () => {
+      state = 'rejected';
+    },
+  );
   await new Promise((resolve) => setImmediate(resolve));
   return state;
 };

@@ -20,7 +20,9 @@ beforeEach(() => {
   db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE)');
   reader = new Database(join(dir, 'x.db'), { readonly: true });
   commits = 0;
-  batcher = new WriteBatcher(db, () => { commits++; });
+  batcher = new WriteBatcher(db, () => {
+    commits++;
+  });
 });
 
 afterEach(() => {
@@ -30,7 +32,8 @@ afterEach(() => {
 });
 
 const insert = (text: string) => () => db.prepare('INSERT INTO notes (text) VALUES (?)').run(text).lastInsertRowid;
-const texts = () => (reader.prepare('SELECT text FROM notes ORDER BY id').all() as { text: string }[]).map((r) => r.text);
+const texts = () =>
+  (reader.prepare('SELECT text FROM notes ORDER BY id').all() as { text: string }[]).map((r) => r.text);
 
 describe('WriteBatcher', () => {
   it('writes queued in one turn of the event loop commit once, in order, and each caller gets its own result', async () => {
@@ -41,7 +44,10 @@ describe('WriteBatcher', () => {
   });
 
   it('a write that throws rolls back only its own changes; the others of the batch commit', async () => {
-    const both = () => { insert('x1')(); insert('a')(); }; // the second insert breaks UNIQUE after the first succeeded
+    const both = () => {
+      insert('x1')();
+      insert('a')();
+    }; // the second insert breaks UNIQUE after the first succeeded
     const results = await Promise.allSettled([batcher.run(insert('a')), batcher.run(both), batcher.run(insert('b'))]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/UNIQUE/);

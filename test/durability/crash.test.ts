@@ -8,7 +8,16 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FixtureOptions } from '../fixtures/durability-server.js';
 import { dataOf, RESOLVE, START_TURN, TURN_FIELDS } from '../support/harness.js';
-import { killAll, readRuns, runsOf, runUntilCrash, startCli, startFixture, waitFor, type ServerProcess } from './processes.js';
+import {
+  killAll,
+  readRuns,
+  runsOf,
+  runUntilCrash,
+  startCli,
+  startFixture,
+  waitFor,
+  type ServerProcess,
+} from './processes.js';
 
 const TURN = `query Turn($id: ID!) { turn(id: $id) { ${TURN_FIELDS} } }`;
 const PENDING = `query { pendingElicitations { totalCount edges { node { id status toolCall { arguments } } } } }`;
@@ -83,7 +92,9 @@ describe('SIGKILL while a turn is paused', { timeout: 180_000 }, () => {
     const second = await startFixture(base);
     expect(await turnOf(second, turn.id)).toEqual(before);
     const pending = dataOf(await second.gql(PENDING)).pendingElicitations;
-    expect(pending.edges.map((e: any) => e.node)).toEqual([{ id: turn.pendingElicitations[0].id, status: 'PENDING', toolCall: { arguments: { line: 'alpha' } } }]);
+    expect(pending.edges.map((e: any) => e.node)).toEqual([
+      { id: turn.pendingElicitations[0].id, status: 'PENDING', toolCall: { arguments: { line: 'alpha' } } },
+    ]);
     expect(runsOf(base.runsFile, 'alpha')).toBe(0);
 
     const answer = { input: { elicitationId: turn.pendingElicitations[0].id, action: 'ACCEPT' } };
@@ -108,7 +119,9 @@ describe('SIGKILL while a turn is paused', { timeout: 180_000 }, () => {
     const answer = { input: { elicitationId: turn.pendingElicitations[0].id, action: 'ACCEPT' } };
     const resolved = dataOf(await second.gql(RESOLVE, answer)).resolveElicitation;
     expect(resolved.turn.text).toContain('Deleted 3 entities (1, 2, 3)');
-    expect(dataOf(await second.gql(RESOLVE, answer)).resolveElicitation.turn.text).toContain('Deleted 3 entities (1, 2, 3)');
+    expect(dataOf(await second.gql(RESOLVE, answer)).resolveElicitation.turn.text).toContain(
+      'Deleted 3 entities (1, 2, 3)',
+    );
     const listed = await startTurn(second, 'demo', 'list entities', { threadId: thread.id });
     expect(listed.turn.text).toBe('Done. Entities: 4 delta, 5 echo.');
   });
@@ -130,10 +143,16 @@ describe('SIGKILL while a slow tool runs', { timeout: 180_000 }, () => {
     expect(after.text).toBe(`Done. ${INTERRUPTED}`);
     expect(after.elicitations.map((e: any) => e.status)).toEqual(['ACCEPTED']);
     // The client whose request died retries the same answer: it gets the recorded result, nothing runs again.
-    const retried = dataOf(await second.gql(RESOLVE, { input: { elicitationId: turn.pendingElicitations[0].id, action: 'ACCEPT' } })).resolveElicitation;
+    const retried = dataOf(
+      await second.gql(RESOLVE, { input: { elicitationId: turn.pendingElicitations[0].id, action: 'ACCEPT' } }),
+    ).resolveElicitation;
     expect(retried.userErrors).toEqual([]);
     expect(retried.turn.status).toBe('COMPLETED');
-    expect(readRuns(base.runsFile).filter((r) => r.line === 'beta').map((r) => `${r.kind} ${r.pid}`)).toEqual([`start ${first.pid}`]);
+    expect(
+      readRuns(base.runsFile)
+        .filter((r) => r.line === 'beta')
+        .map((r) => `${r.kind} ${r.pid}`),
+    ).toEqual([`start ${first.pid}`]);
   });
 
   it('after the tool returned but before its result was saved: the effect happened once, and is reported unknown', async () => {
@@ -150,28 +169,36 @@ describe('SIGKILL while a slow tool runs', { timeout: 180_000 }, () => {
   });
 });
 
-describe('SIGKILL between the recorded answer and the tool\'s start', { timeout: 180_000 }, () => {
-  it.each(['answerRecorded', 'toolStarting'] as const)('at %s: the turn resumes after the restart and the accepted call runs exactly once', async (point) => {
-    const first = await startFixture({ ...base, crashAt: { point } });
-    const { turn } = await startTurn(first, 'confirm', 'append gamma');
-    expect(await answerDuringCrash(first, turn.pendingElicitations[0].id)).toBe('connection lost');
-    expect((await first.exited).signal).toBe('SIGKILL');
-    expect(readRuns(base.runsFile)).toEqual([{ kind: 'crash', callId: '', line: point, pid: first.pid }]);
+describe("SIGKILL between the recorded answer and the tool's start", { timeout: 180_000 }, () => {
+  it.each(['answerRecorded', 'toolStarting'] as const)(
+    'at %s: the turn resumes after the restart and the accepted call runs exactly once',
+    async (point) => {
+      const first = await startFixture({ ...base, crashAt: { point } });
+      const { turn } = await startTurn(first, 'confirm', 'append gamma');
+      expect(await answerDuringCrash(first, turn.pendingElicitations[0].id)).toBe('connection lost');
+      expect((await first.exited).signal).toBe('SIGKILL');
+      expect(readRuns(base.runsFile)).toEqual([{ kind: 'crash', callId: '', line: point, pid: first.pid }]);
 
-    const second = await startFixture(base);
-    // The client retries its answer at once: the recorded one stands; it waits for (or sees) the resumed turn.
-    const retried = dataOf(await second.gql(RESOLVE, { input: { elicitationId: turn.pendingElicitations[0].id, action: 'ACCEPT' } })).resolveElicitation;
-    expect(retried.userErrors).toEqual([]);
-    const after = await settled(second, turn.id);
-    expect(after.status).toBe('COMPLETED');
-    expect(after.text).toBe('Done. Appended gamma.');
-    expect(toolMessages(after)).toEqual(['Appended gamma.']);
-    expect(after.elicitations.map((e: any) => e.status)).toEqual(['ACCEPTED']);
-    expect(readRuns(base.runsFile).filter((r) => r.kind !== 'crash').map((r) => `${r.kind} ${r.pid}`))
-      .toEqual([`start ${second.pid}`, `end ${second.pid}`]);
-  });
+      const second = await startFixture(base);
+      // The client retries its answer at once: the recorded one stands; it waits for (or sees) the resumed turn.
+      const retried = dataOf(
+        await second.gql(RESOLVE, { input: { elicitationId: turn.pendingElicitations[0].id, action: 'ACCEPT' } }),
+      ).resolveElicitation;
+      expect(retried.userErrors).toEqual([]);
+      const after = await settled(second, turn.id);
+      expect(after.status).toBe('COMPLETED');
+      expect(after.text).toBe('Done. Appended gamma.');
+      expect(toolMessages(after)).toEqual(['Appended gamma.']);
+      expect(after.elicitations.map((e: any) => e.status)).toEqual(['ACCEPTED']);
+      expect(
+        readRuns(base.runsFile)
+          .filter((r) => r.kind !== 'crash')
+          .map((r) => `${r.kind} ${r.pid}`),
+      ).toEqual([`start ${second.pid}`, `end ${second.pid}`]);
+    },
+  );
 
-  it('inside the fsync of the tool\'s start record: the call never runs; after the restart it is reported unknown, and the turn goes on', async () => {
+  it("inside the fsync of the tool's start record: the call never runs; after the restart it is reported unknown, and the turn goes on", async () => {
     const first = await startFixture({ ...base, crashInSyncAfter: 'toolStarting' });
     const { turn } = await startTurn(first, 'confirm', 'append delta');
     expect(await answerDuringCrash(first, turn.pendingElicitations[0].id)).toBe('connection lost');
@@ -192,7 +219,9 @@ describe('SIGKILL between the recorded answer and the tool\'s start', { timeout:
     const first = await startFixture({ ...base, crashAt: { point: 'toolStarting', nth: 2 } });
     const { turn } = await startTurn(first, 'confirm', 'append one, two');
     const [one, two] = turn.pendingElicitations;
-    const recorded = dataOf(await first.gql(RESOLVE, { input: { elicitationId: one.id, action: 'ACCEPT' } })).resolveElicitation;
+    const recorded = dataOf(
+      await first.gql(RESOLVE, { input: { elicitationId: one.id, action: 'ACCEPT' } }),
+    ).resolveElicitation;
     expect(recorded.turn.status).toBe('PAUSED');
     expect(await answerDuringCrash(first, two.id)).toBe('connection lost');
 
@@ -201,7 +230,11 @@ describe('SIGKILL between the recorded answer and the tool\'s start', { timeout:
     expect(after.text).toBe('Done. Appended one. | Appended two.');
     expect(runsOf(base.runsFile, 'one')).toBe(1);
     expect(runsOf(base.runsFile, 'two')).toBe(1);
-    expect(readRuns(base.runsFile).filter((r) => r.kind === 'start').map((r) => `${r.line} ${r.pid}`)).toEqual([`one ${first.pid}`, `two ${second.pid}`]);
+    expect(
+      readRuns(base.runsFile)
+        .filter((r) => r.kind === 'start')
+        .map((r) => `${r.line} ${r.pid}`),
+    ).toEqual([`one ${first.pid}`, `two ${second.pid}`]);
   });
 });
 
@@ -217,7 +250,9 @@ describe('SIGKILL after the model asked for a tool, before the pause was saved',
     expect(after.messages.map((m: any) => m.role)).toEqual(['USER', 'ASSISTANT']);
     expect(after.pendingElicitations.map((e: any) => e.toolCall.arguments)).toEqual([{ line: 'lambda' }]);
     expect(runsOf(base.runsFile, 'lambda')).toBe(0);
-    const resolved = dataOf(await second.gql(RESOLVE, { input: { elicitationId: after.pendingElicitations[0].id, action: 'ACCEPT' } })).resolveElicitation;
+    const resolved = dataOf(
+      await second.gql(RESOLVE, { input: { elicitationId: after.pendingElicitations[0].id, action: 'ACCEPT' } }),
+    ).resolveElicitation;
     expect(resolved.turn.text).toBe('Done. Appended lambda.');
     expect(runsOf(base.runsFile, 'lambda')).toBe(1);
   });
@@ -263,7 +298,7 @@ describe('SIGKILL during a background turn', { timeout: 180_000 }, () => {
     expect(runsOf(base.runsFile, 'theta')).toBe(1);
   });
 
-  it('restarted with a config that no longer has the turn\'s model: FAILED with a clear error, every saved call answered', async () => {
+  it("restarted with a config that no longer has the turn's model: FAILED with a clear error, every saved call answered", async () => {
     const first = await startFixture({ ...base, crashAt: { point: 'stepSaved' } });
     await startBackgroundDuringCrash(first, 'append mu, nu');
     expect((await first.exited).signal).toBe('SIGKILL');
@@ -271,9 +306,10 @@ describe('SIGKILL during a background turn', { timeout: 180_000 }, () => {
     const second = await startFixture({ ...base, withoutModel: true });
     const after = await settled(second, (await onlyTurn(second)).turnId);
     expect(after.status).toBe('FAILED');
-    expect(after.error).toBe('The agent\'s model fixture is not configured.');
+    expect(after.error).toBe("The agent's model fixture is not configured.");
     expect(toolMessages(after)).toEqual([
-      'Execution of append failed: the turn stopped before it ran', 'Execution of append failed: the turn stopped before it ran',
+      'Execution of append failed: the turn stopped before it ran',
+      'Execution of append failed: the turn stopped before it ran',
     ]);
     expect(runsOf(base.runsFile, 'mu') + runsOf(base.runsFile, 'nu')).toBe(0);
   });
@@ -291,7 +327,9 @@ describe('SIGKILL during a background turn', { timeout: 180_000 }, () => {
     const { turnId, threadId } = await onlyTurn(last);
     const after = await settled(last, turnId);
     expect(after.status).toBe('FAILED');
-    expect(after.error).toBe('The turn was stopped: the server running it stopped unexpectedly 3 times, so it was not resumed again (maxRecoveries is 2).');
+    expect(after.error).toBe(
+      'The turn was stopped: the server running it stopped unexpectedly 3 times, so it was not resumed again (maxRecoveries is 2).',
+    );
     expect(runsOf(base.runsFile, 'iota')).toBe(0);
     const next = await startTurn(last, 'direct', 'append kappa', { threadId });
     expect(next.turn.text).toBe('Done. Appended kappa.');
@@ -317,7 +355,10 @@ describe('two server processes on one database file', { timeout: 180_000 }, () =
     const after = await settled(second, turn.id);
     expect(after.status).toBe('COMPLETED');
     expect(toolMessages(after)).toEqual(['Appended shared.']);
-    expect(readRuns(base.runsFile).map((r) => `${r.kind} ${r.pid}`)).toEqual([`start ${first.pid}`, `end ${first.pid}`]);
+    expect(readRuns(base.runsFile).map((r) => `${r.kind} ${r.pid}`)).toEqual([
+      `start ${first.pid}`,
+      `end ${first.pid}`,
+    ]);
   });
 
   it('when the first one dies, the second takes its turn over without a restart', async () => {

@@ -17,13 +17,20 @@ const wipeOnEveryMessage = (request: ModelRequest) =>
   request.messages.at(-1)!.role === 'USER' ? callStep(call('wipe')) : textStep('Wiped.');
 
 let s: Scenario | undefined;
-afterEach(async () => { await s?.close(); s = undefined; });
+afterEach(async () => {
+  await s?.close();
+  s = undefined;
+});
 
 describe('the background sweeper', () => {
   it('expires a paused turn on time, with no request, and pushes the change to a live subscriber', async () => {
     const clock = manualClock();
     s = await startScenario({
-      tools: [{ name: 'wipe' }], script: [wipeOnEveryMessage], agent: { pauseTtlSeconds: 60 }, clock: clock.now, sweepIntervalSeconds: 0.05,
+      tools: [{ name: 'wipe' }],
+      script: [wipeOnEveryMessage],
+      agent: { pauseTtlSeconds: 60 },
+      clock: clock.now,
+      sweepIntervalSeconds: 0.05,
     });
     const { turn } = await s.start('wipe everything');
     expect(turn.status).toBe('PAUSED');
@@ -36,7 +43,11 @@ describe('the background sweeper', () => {
 
     clock.advance(2);
     // Nobody asks: the sweeper's timer finds the turn, expires it and publishes it.
-    const pushed = await live.waitFor((e) => e.data?.turnUpdated.status === 'EXPIRED', 'EXPIRED pushed by the sweeper', 10_000);
+    const pushed = await live.waitFor(
+      (e) => e.data?.turnUpdated.status === 'EXPIRED',
+      'EXPIRED pushed by the sweeper',
+      10_000,
+    );
     live.stop();
     expect(pushed.data.turnUpdated.elicitations).toEqual([{ status: 'EXPIRED' }]);
     expect(toolTexts(pushed.data.turnUpdated.messages)).toEqual([EXPIRED_TEXT]);
@@ -45,7 +56,12 @@ describe('the background sweeper', () => {
   });
 
   it('on the real clock: pauseTtlSeconds 1, a sweep every 0.2 s; the subscriber and a poller both see EXPIRED', async () => {
-    s = await startScenario({ tools: [{ name: 'wipe' }], script: [wipeOnEveryMessage], agent: { pauseTtlSeconds: 1 }, sweepIntervalSeconds: 0.2 });
+    s = await startScenario({
+      tools: [{ name: 'wipe' }],
+      script: [wipeOnEveryMessage],
+      agent: { pauseTtlSeconds: 1 },
+      sweepIntervalSeconds: 0.2,
+    });
     const { turn } = await s.start('wipe everything');
     expect(turn.status).toBe('PAUSED');
     const live = await subscribeFetch(s.h.url, TURN_UPDATED, { id: turn.id });
@@ -63,8 +79,12 @@ describe('the background sweeper', () => {
   it('deletes expired, never-answered requests retentionDays after they expired, in batches; turns, messages and answered requests stay', async () => {
     const clock = manualClock();
     s = await startScenario({
-      tools: [{ name: 'wipe' }], script: [wipeOnEveryMessage], agent: { pauseTtlSeconds: 60 }, clock: clock.now,
-      retentionDays: 1, sweepBatchSize: 2,
+      tools: [{ name: 'wipe' }],
+      script: [wipeOnEveryMessage],
+      agent: { pauseTtlSeconds: 60 },
+      clock: clock.now,
+      retentionDays: 1,
+      sweepBatchSize: 2,
     });
     const expiring = [];
     for (let i = 0; i < 5; i++) expiring.push((await s.start(`wipe ${i}`)).turn);
@@ -94,24 +114,35 @@ describe('the background sweeper', () => {
     expect(after.messages).toEqual(before.messages);
     expect(toolTexts(after.messages)).toEqual([EXPIRED_TEXT]);
     // An answered request is the audit of who allowed what: it stays.
-    expect(dataOf(await s.h.gql(ELICITATION, { id: answered.pendingElicitations[0].id })).elicitation)
-      .toMatchObject({ status: 'ACCEPTED', resolvedBy: 'local' });
+    expect(dataOf(await s.h.gql(ELICITATION, { id: answered.pendingElicitations[0].id })).elicitation).toMatchObject({
+      status: 'ACCEPTED',
+      resolvedBy: 'local',
+    });
     // A paused turn is not expired state: it is swept only once its own time has passed.
     expect((await s.turn(waiting.id)).status).toBe('EXPIRED');
-    expect(dataOf(await s.h.gql(ELICITATION, { id: waiting.pendingElicitations[0].id })).elicitation.status).toBe('EXPIRED');
+    expect(dataOf(await s.h.gql(ELICITATION, { id: waiting.pendingElicitations[0].id })).elicitation.status).toBe(
+      'EXPIRED',
+    );
   });
 
   it('yields to other work between batches, so a long sweep does not hold requests up', async () => {
     const clock = manualClock();
     s = await startScenario({
-      tools: [{ name: 'wipe' }], script: [wipeOnEveryMessage], agent: { pauseTtlSeconds: 60 }, clock: clock.now, sweepBatchSize: 2,
+      tools: [{ name: 'wipe' }],
+      script: [wipeOnEveryMessage],
+      agent: { pauseTtlSeconds: 60 },
+      clock: clock.now,
+      sweepBatchSize: 2,
     });
     for (let i = 0; i < 7; i++) await s.start(`wipe ${i}`);
     clock.advance(61);
 
     let turnsOfOtherWork = 0;
     let sweeping = true;
-    const otherWork = () => { turnsOfOtherWork++; if (sweeping) setImmediate(otherWork); };
+    const otherWork = () => {
+      turnsOfOtherWork++;
+      if (sweeping) setImmediate(otherWork);
+    };
     setImmediate(otherWork);
     const report = await s.h.server.sweep();
     sweeping = false;
@@ -126,13 +157,20 @@ describe('the sweeper settings in the config file', () => {
   const minimal = { models: { m: { provider: 'scripted' } }, agents: [{ id: 'a', name: 'A', model: 'm' }] };
 
   it('accepts "sweeper" with intervalSeconds, batchSize and retentionDays', () => {
-    const config = parseConfig({ ...minimal, sweeper: { intervalSeconds: 10, batchSize: 500, retentionDays: 7 } }, 'toolgate.json');
+    const config = parseConfig(
+      { ...minimal, sweeper: { intervalSeconds: 10, batchSize: 500, retentionDays: 7 } },
+      'toolgate.json',
+    );
     expect(config.sweeper).toEqual({ intervalSeconds: 10, batchSize: 500, retentionDays: 7 });
   });
 
   it('refuses a bad value with one line naming the file, the path and the problem', () => {
     expect(() => parseConfig({ ...minimal, sweeper: { retentionDays: -1 } }, 'toolgate.json')).toThrow(ConfigError);
-    expect(() => parseConfig({ ...minimal, sweeper: { retentionDays: -1 } }, 'toolgate.json')).toThrow(/^toolgate\.json: sweeper\.retentionDays: /);
-    expect(() => parseConfig({ ...minimal, sweeper: { batchSize: 0.5 } }, 'toolgate.json')).toThrow(/^toolgate\.json: sweeper\.batchSize: /);
+    expect(() => parseConfig({ ...minimal, sweeper: { retentionDays: -1 } }, 'toolgate.json')).toThrow(
+      /^toolgate\.json: sweeper\.retentionDays: /,
+    );
+    expect(() => parseConfig({ ...minimal, sweeper: { batchSize: 0.5 } }, 'toolgate.json')).toThrow(
+      /^toolgate\.json: sweeper\.batchSize: /,
+    );
   });
 });

@@ -36,15 +36,20 @@ async function start(takeover: Takeover, options: ScenarioOptions & { at?: Check
   const takeOver = async (turnId: string) => {
     const { store, runner } = s.h.server.services;
     const until = new Date(Date.now() + 60_000).toISOString();
-    const claim = store.claimTurn(turnId, runner.leaseOwner, { owner: OTHER, until }, new Date().toISOString())
-      .then((claimed) => { if (claimed) taken.push(turnId); });
+    const claim = store
+      .claimTurn(turnId, runner.leaseOwner, { owner: OTHER, until }, new Date().toISOString())
+      .then((claimed) => {
+        if (claimed) taken.push(turnId);
+      });
     if (takeover === 'committed') await claim;
   };
   s = await startScenario({
     tools: [{ name: 'edit_note' }],
     script: [callStep(call('edit_note', { id: 'n1' }, 'c1')), textStep('Done.')],
     ...scenarioOptions,
-    checkpoint: async (point, { turnId }) => { if (point === at) await takeOver(turnId); },
+    checkpoint: async (point, { turnId }) => {
+      if (point === at) await takeOver(turnId);
+    },
   });
   scenario = s;
   return { s, taken, takeOver };
@@ -61,61 +66,64 @@ async function stateOf(s: Scenario, turnId: string) {
   };
 }
 
-describe.each(['committed', 'racing'] as const)('a turn taken over by another process (%s) while this one works on it', (takeover) => {
-  it('after the model answered: the answer is not saved and no tool runs; the turn stays RUNNING with its new holder', async () => {
-    const { s, taken } = await start(takeover, { at: 'modelAnswered', agent: { requireToolConfirmation: false } });
-    const { turn } = await s.start('edit n1');
-    expect(taken).toEqual([turn.id]);
-    expect(turn.status).toBe('RUNNING');
-    const state = await stateOf(s, turn.id);
-    expect(state.turn).toMatchObject({ status: 'RUNNING', iterations: 0 });
-    expect(state.messages).toEqual(['USER']);
-    expect(state.heldByOther).toBe(true);
-    expect(s.tools.count('edit_note')).toBe(0);
-  });
+describe.each(['committed', 'racing'] as const)(
+  'a turn taken over by another process (%s) while this one works on it',
+  (takeover) => {
+    it('after the model answered: the answer is not saved and no tool runs; the turn stays RUNNING with its new holder', async () => {
+      const { s, taken } = await start(takeover, { at: 'modelAnswered', agent: { requireToolConfirmation: false } });
+      const { turn } = await s.start('edit n1');
+      expect(taken).toEqual([turn.id]);
+      expect(turn.status).toBe('RUNNING');
+      const state = await stateOf(s, turn.id);
+      expect(state.turn).toMatchObject({ status: 'RUNNING', iterations: 0 });
+      expect(state.messages).toEqual(['USER']);
+      expect(state.heldByOther).toBe(true);
+      expect(s.tools.count('edit_note')).toBe(0);
+    });
 
-  it('just before a tool starts: the call is not journaled and does not run', async () => {
-    const { s, taken } = await start(takeover, { at: 'toolStarting', agent: { requireToolConfirmation: false } });
-    const { turn } = await s.start('edit n1');
-    expect(taken).toEqual([turn.id]);
-    const state = await stateOf(s, turn.id);
-    expect(state.turn!.status).toBe('RUNNING');
-    expect(state.messages).toEqual(['USER', 'ASSISTANT']);
-    expect(state.started).toEqual([]);
-    expect(state.heldByOther).toBe(true);
-    expect(s.tools.count('edit_note')).toBe(0);
-  });
+    it('just before a tool starts: the call is not journaled and does not run', async () => {
+      const { s, taken } = await start(takeover, { at: 'toolStarting', agent: { requireToolConfirmation: false } });
+      const { turn } = await s.start('edit n1');
+      expect(taken).toEqual([turn.id]);
+      const state = await stateOf(s, turn.id);
+      expect(state.turn!.status).toBe('RUNNING');
+      expect(state.messages).toEqual(['USER', 'ASSISTANT']);
+      expect(state.started).toEqual([]);
+      expect(state.heldByOther).toBe(true);
+      expect(s.tools.count('edit_note')).toBe(0);
+    });
 
-  it('before the gate pauses the step: no confirmation request is created and the turn is not PAUSED', async () => {
-    const { s, taken } = await start(takeover, { at: 'stepSaved' });
-    const { turn } = await s.start('edit n1');
-    expect(taken).toEqual([turn.id]);
-    const state = await stateOf(s, turn.id);
-    expect(state.turn!.status).toBe('RUNNING');
-    expect(state.elicitations).toBe(0);
-    expect(state.heldByOther).toBe(true);
-    expect(s.tools.count('edit_note')).toBe(0);
-  });
+    it('before the gate pauses the step: no confirmation request is created and the turn is not PAUSED', async () => {
+      const { s, taken } = await start(takeover, { at: 'stepSaved' });
+      const { turn } = await s.start('edit n1');
+      expect(taken).toEqual([turn.id]);
+      const state = await stateOf(s, turn.id);
+      expect(state.turn!.status).toBe('RUNNING');
+      expect(state.elicitations).toBe(0);
+      expect(state.heldByOther).toBe(true);
+      expect(s.tools.count('edit_note')).toBe(0);
+    });
 
-  it('while the model call fails: the turn is not FAILED by this process and its iteration is not counted', async () => {
-    // eslint-disable-next-line prefer-const -- assigned once below; the model's closure reads it
-    let setup!: Setup;
-    const failingModel: Model = {
-      async generate() {
-        const running = (await setup.s.h.server.services.store.listRunningLeases())[0]!;
-        await setup.takeOver(running.turnId);
-        throw new Error('the model is down');
-      },
-    };
-    setup = await start(takeover, { model: failingModel });
-    const { turn } = await setup.s.start('edit n1');
-    expect(setup.taken).toEqual([turn.id]);
-    const state = await stateOf(setup.s, turn.id);
-    expect(state.turn).toMatchObject({ status: 'RUNNING', iterations: 0, error: null });
-    expect(state.messages).toEqual(['USER']);
-    expect(state.heldByOther).toBe(true);
-  });
-});
+    it('while the model call fails: the turn is not FAILED by this process and its iteration is not counted', async () => {
+      // eslint-disable-next-line prefer-const -- assigned once below; the model's closure reads it
+      let setup!: Setup;
+      const failingModel: Model = {
+        async generate() {
+          const running = (await setup.s.h.server.services.store.listRunningLeases())[0]!;
+          await setup.takeOver(running.turnId);
+          throw new Error('the model is down');
+        },
+      };
+      setup = await start(takeover, { model: failingModel });
+      const { turn } = await setup.s.start('edit n1');
+      expect(setup.taken).toEqual([turn.id]);
+      const state = await stateOf(setup.s, turn.id);
+      expect(state.turn).toMatchObject({ status: 'RUNNING', iterations: 0, error: null });
+      expect(state.messages).toEqual(['USER']);
+      expect(state.heldByOther).toBe(true);
+    });
+  },
+);
 
 describe('without a takeover', () => {
   it('the same turns run the tool once and complete, pause, or fail as usual (the checks above are what stopped them)', async () => {
@@ -130,7 +138,13 @@ describe('without a takeover', () => {
     expect((await pauses.s.start('edit n1')).turn.status).toBe('PAUSED');
     await pauses.s.close();
 
-    const fails = await start('committed', { model: { generate: async () => { throw new Error('the model is down'); } } });
+    const fails = await start('committed', {
+      model: {
+        generate: async () => {
+          throw new Error('the model is down');
+        },
+      },
+    });
     const failed = (await fails.s.start('edit n1')).turn;
     expect(failed.status).toBe('FAILED');
     expect((await fails.s.h.server.services.store.loadTurn(failed.id))!.iterations).toBe(1);

@@ -29,13 +29,15 @@ const children = new Set<ChildProcess>();
 
 /** SIGKILLs every child still alive (afterEach), so a failing test leaves no server behind. */
 export async function killAll(): Promise<void> {
-  await Promise.all([...children].map(async (child) => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const gone = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await gone;
-    }
-  }));
+  await Promise.all(
+    [...children].map(async (child) => {
+      if (child.exitCode === null && child.signalCode === null) {
+        const gone = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGKILL');
+        await gone;
+      }
+    }),
+  );
   children.clear();
 }
 
@@ -56,16 +58,25 @@ export function startCli(database: string, env: Record<string, string> = {}): Pr
 }
 
 async function start(
-  args: string[], env: Record<string, string>, ready: (line: string) => { url: string; leaseOwner: string | null } | null,
+  args: string[],
+  env: Record<string, string>,
+  ready: (line: string) => { url: string; leaseOwner: string | null } | null,
 ): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-    cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
   let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('exit', (code, signal) => { children.delete(child); resolve({ code, signal }); });
+    child.once('exit', (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal });
+    });
   });
   const started = await new Promise<{ url: string; leaseOwner: string | null }>((resolve, reject) => {
     let out = '';
@@ -76,7 +87,9 @@ async function start(
         if (found) resolve(found);
       }
     });
-    void exited.then(({ code, signal }) => reject(new Error(`server process exited before it listened (${code ?? signal}): ${stderr}`)));
+    void exited.then(({ code, signal }) =>
+      reject(new Error(`server process exited before it listened (${code ?? signal}): ${stderr}`)),
+    );
   });
   return {
     child,
@@ -85,7 +98,9 @@ async function start(
     exited,
     async gql(query, variables) {
       const response = await fetch(started.url, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query, variables }),
       });
       return (await response.json()) as GraphQLResponse;
     },
@@ -106,7 +121,11 @@ function safely<T>(fn: () => T): T | null {
 }
 
 /** Polls `probe` until it returns a value other than undefined/null/false; fails after `timeoutMs` with `what`. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 20_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | null | undefined | false> | T | null | undefined | false,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -117,13 +136,18 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | null | u
 }
 
 /** The journal tool's lines, parsed: which calls started and ended, in which process. */
-export function readRuns(file: string): { kind: 'start' | 'end' | 'crash'; callId: string; line: string; pid: number }[] {
+export function readRuns(
+  file: string,
+): { kind: 'start' | 'end' | 'crash'; callId: string; line: string; pid: number }[] {
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((text) => {
-    const parts = text.split(' ');
-    if (parts[0] === 'crash') return { kind: 'crash', callId: '', line: parts[1]!, pid: Number(parts[2]) };
-    return { kind: parts[0] as 'start' | 'end', callId: parts[1]!, line: parts[2]!, pid: Number(parts[3]) };
-  });
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((text) => {
+      const parts = text.split(' ');
+      if (parts[0] === 'crash') return { kind: 'crash', callId: '', line: parts[1]!, pid: Number(parts[2]) };
+      return { kind: parts[0] as 'start' | 'end', callId: parts[1]!, line: parts[2]!, pid: Number(parts[3]) };
+    });
 }
 
 /** How often the journal tool started for `line`. */
@@ -135,10 +159,19 @@ export function runsOf(file: string, line: string): number {
  * Runs the fixture until it dies (it is expected to SIGKILL itself at `crashAt`, possibly while recovering at
  * start, before it listens) and returns how it ended.
  */
-export async function runUntilCrash(options: FixtureOptions): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+export async function runUntilCrash(
+  options: FixtureOptions,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
-    cwd: ROOT, env: { ...process.env, FIXTURE: JSON.stringify(options) }, stdio: ['ignore', 'ignore', 'inherit'],
+    cwd: ROOT,
+    env: { ...process.env, FIXTURE: JSON.stringify(options) },
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.add(child);
-  return new Promise((resolve) => child.once('exit', (code, signal) => { children.delete(child); resolve({ code, signal }); }));
+  return new Promise((resolve) =>
+    child.once('exit', (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal });
+    }),
+  );
 }

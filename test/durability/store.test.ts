@@ -28,9 +28,19 @@ afterEach(() => {
 });
 
 async function runningTurn(id: string, lease?: TurnLease): Promise<string> {
-  const result = await store.startTurn({
-    turnId: id, newThreadId: `thr_${id}`, threadId: null, agentId: 'a', ownerId: 'u', message: 'hi', now: now.toISOString(), lease,
-  }, closeStep);
+  const result = await store.startTurn(
+    {
+      turnId: id,
+      newThreadId: `thr_${id}`,
+      threadId: null,
+      agentId: 'a',
+      ownerId: 'u',
+      message: 'hi',
+      now: now.toISOString(),
+      lease,
+    },
+    closeStep,
+  );
   if (!result.ok) throw new Error(result.code);
   return id;
 }
@@ -58,7 +68,10 @@ describe('what is synced to disk, and when', () => {
   function recordingStore(synchronous?: 'FULL' | 'NORMAL') {
     const synced: string[] = [];
     const recorded = new SqliteStore(openDatabase({ path: join(dir, `${synchronous ?? 'default'}.db`) }), {
-      synchronous, syncFile: async (path) => { synced.push(path); },
+      synchronous,
+      syncFile: async (path) => {
+        synced.push(path);
+      },
     });
     return { store: recorded, synced };
   }
@@ -89,7 +102,7 @@ describe('what is synced to disk, and when', () => {
 });
 
 describe('turn leases', () => {
-  it('a turn whose holder renews its lease is nobody else\'s to take; once the lease lapses it is', async () => {
+  it("a turn whose holder renews its lease is nobody else's to take; once the lease lapses it is", async () => {
     const holder = new TurnLeases(store, clock, { leaseSeconds: 30, owner: 'otherhost:1:aaaa' });
     const other = new TurnLeases(store, clock, { leaseSeconds: 30, owner: 'thishost:2:bbbb' });
     await runningTurn('t1', holder.next());
@@ -101,7 +114,9 @@ describe('turn leases', () => {
     expect(await other.orphans()).toEqual([]);
 
     now = new Date(now.getTime() + 2_000); // 31 s after the last renewal
-    expect(await other.orphans()).toEqual([{ turnId: 't1', owner: holder.owner, expiresAt: expect.any(String), recoveries: 0 }]);
+    expect(await other.orphans()).toEqual([
+      { turnId: 't1', owner: holder.owner, expiresAt: expect.any(String), recoveries: 0 },
+    ]);
   });
 
   it('a turn held by a process of this host that has died is taken over at once, without waiting for the lease', async () => {
@@ -133,12 +148,24 @@ describe('turn leases', () => {
 describe('one TOOL message per call, enforced by the database', () => {
   it('a second TOOL message for the same call (two processes racing) is dropped, not appended', async () => {
     await runningTurn('t1', { owner: 'h:1:a', until: inSeconds(30) });
-    await store.appendAssistantMessage('t1', {
-      role: 'ASSISTANT', text: null, toolCalls: [{ id: 'c1', name: 'x', toolId: 's:x', arguments: {} }], toolCallId: null,
-    }, now.toISOString(), 1);
+    await store.appendAssistantMessage(
+      't1',
+      {
+        role: 'ASSISTANT',
+        text: null,
+        toolCalls: [{ id: 'c1', name: 'x', toolId: 's:x', arguments: {} }],
+        toolCallId: null,
+      },
+      now.toISOString(),
+      1,
+    );
     expect(await store.markToolStarted('t1', 'c1', now.toISOString())).toBe(true);
     expect(await store.markToolStarted('t1', 'c1', now.toISOString())).toBe(false);
-    await store.finishTool('t1', { toolCallId: 'c1', text: 'Execution of x was interrupted; its outcome is unknown.' }, now.toISOString());
+    await store.finishTool(
+      't1',
+      { toolCallId: 'c1', text: 'Execution of x was interrupted; its outcome is unknown.' },
+      now.toISOString(),
+    );
     await store.finishTool('t1', { toolCallId: 'c1', text: 'late result' }, now.toISOString());
     const tool = (await store.listTurnMessages('t1')).filter((m) => m.role === 'TOOL');
     expect(tool.map((m) => m.text)).toEqual(['Execution of x was interrupted; its outcome is unknown.']);
@@ -150,18 +177,36 @@ describe('closing a paused turn', () => {
   it('on expiry: the turn is EXPIRED with no step left to run, its request EXPIRED, its call answered once', async () => {
     await runningTurn('t1');
     const call = { id: 'c1', name: 'wipe', toolId: 's:wipe', arguments: {} };
-    await store.appendAssistantMessage('t1', { role: 'ASSISTANT', text: null, toolCalls: [call], toolCallId: null }, now.toISOString(), 1);
-    await store.pauseTurn('t1', { calls: [{ toolCall: call, outcome: { kind: 'confirm', elicitationId: 'e1' } }] }, [{
-      id: 'e1', toolCallId: 'c1', request: { message: 'Run wipe?', requestedSchema: { type: 'object', properties: {} }, _meta: {} },
-      toolCall: { ...call, annotations: {} },
-    }], 'Waiting', inSeconds(60), now.toISOString());
+    await store.appendAssistantMessage(
+      't1',
+      { role: 'ASSISTANT', text: null, toolCalls: [call], toolCallId: null },
+      now.toISOString(),
+      1,
+    );
+    await store.pauseTurn(
+      't1',
+      { calls: [{ toolCall: call, outcome: { kind: 'confirm', elicitationId: 'e1' } }] },
+      [
+        {
+          id: 'e1',
+          toolCallId: 'c1',
+          request: { message: 'Run wipe?', requestedSchema: { type: 'object', properties: {} }, _meta: {} },
+          toolCall: { ...call, annotations: {} },
+        },
+      ],
+      'Waiting',
+      inSeconds(60),
+      now.toISOString(),
+    );
     expect((await store.loadTurn('t1'))!.step).not.toBeNull();
 
     const [expired] = await store.expireDueTurns(inSeconds(61), 10, closeStep);
     expect(expired).toMatchObject({ id: 't1', status: 'EXPIRED', step: null });
     expect(await store.loadTurn('t1')).toMatchObject({ status: 'EXPIRED', step: null });
     expect((await store.listTurnElicitations('t1')).map((e) => [e.id, e.status])).toEqual([['e1', 'EXPIRED']]);
-    expect((await store.listTurnMessages('t1')).filter((m) => m.role === 'TOOL').map((m) => m.toolCallId)).toEqual(['c1']);
+    expect((await store.listTurnMessages('t1')).filter((m) => m.role === 'TOOL').map((m) => m.toolCallId)).toEqual([
+      'c1',
+    ]);
     expect(await store.expireDueTurns(inSeconds(3600), 10, closeStep)).toEqual([]);
   });
 });

@@ -4,25 +4,47 @@ import type { TurnRecord } from '../../src/db/store.js';
 import { createInProcessPubSub, createToolgatePubSub, MAX_QUEUED_EVENTS } from '../../src/events/pubsub.js';
 
 const turn = (id: string, status: TurnRecord['status']): TurnRecord => ({
-  id, threadId: 'thr_1', agentId: 'demo', ownerId: 'alice', status, text: null, error: null, iterations: 0, step: null,
-  createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', expiresAt: null,
+  id,
+  threadId: 'thr_1',
+  agentId: 'demo',
+  ownerId: 'alice',
+  status,
+  text: null,
+  error: null,
+  iterations: 0,
+  step: null,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+  expiresAt: null,
 });
 
 /** An EventTarget that counts listeners per event name, and can hand each dispatch over as a JSON copy (as Redis does). */
 class CountingEventTarget extends EventTarget {
   readonly listeners = new Map<string, number>();
-  constructor(private readonly asJson = false) { super(); }
-  override addEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: AddEventListenerOptions | boolean): void {
+  constructor(private readonly asJson = false) {
+    super();
+  }
+  override addEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: AddEventListenerOptions | boolean,
+  ): void {
     this.listeners.set(type, (this.listeners.get(type) ?? 0) + 1);
     super.addEventListener(type, listener, options);
   }
-  override removeEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: EventListenerOptions | boolean): void {
+  override removeEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: EventListenerOptions | boolean,
+  ): void {
     this.listeners.set(type, (this.listeners.get(type) ?? 0) - 1);
     super.removeEventListener(type, listener, options);
   }
   override dispatchEvent(event: Event): boolean {
     if (!this.asJson) return super.dispatchEvent(event);
-    return super.dispatchEvent(new CustomEvent(event.type, { detail: JSON.parse(JSON.stringify((event as CustomEvent).detail)) }));
+    return super.dispatchEvent(
+      new CustomEvent(event.type, { detail: JSON.parse(JSON.stringify((event as CustomEvent).detail)) }),
+    );
   }
 }
 

@@ -4,10 +4,16 @@ import type { ScriptStep } from '../../src/models/scripted.js';
 import { call, callStep, lastRequest, startScenario, textStep, toolTexts, type Scenario } from '../support/scenario.js';
 import { toolMessageFor } from '../support/transcript.js';
 
-const TOOLS = [{ name: 'edit_note' }, { name: 'archive_note' }, { name: 'read_note', annotations: { readOnlyHint: true } }];
+const TOOLS = [
+  { name: 'edit_note' },
+  { name: 'archive_note' },
+  { name: 'read_note', annotations: { readOnlyHint: true } },
+];
 
 let s: Scenario;
-afterEach(async () => { await s?.close(); });
+afterEach(async () => {
+  await s?.close();
+});
 
 async function pausedOnEdit(script: ScriptStep[] = [callStep(call('edit_note', { id: 'n1' })), textStep('Finished.')]) {
   s = await startScenario({ tools: TOOLS, script });
@@ -23,13 +29,19 @@ describe('ACCEPT', () => {
     const { thread, elicitation } = await pausedOnEdit();
     const resolved = await s.resolve(elicitation.id, 'ACCEPT');
     expect(resolved.userErrors).toEqual([]);
-    expect(resolved.elicitation).toMatchObject({ status: 'ACCEPTED', response: { action: 'ACCEPT', content: null }, resolvedBy: 'local' });
+    expect(resolved.elicitation).toMatchObject({
+      status: 'ACCEPTED',
+      response: { action: 'ACCEPT', content: null },
+      resolvedBy: 'local',
+    });
     expect(resolved.elicitation.resolvedAt).toBeTruthy();
     expect(resolved.turn.status).toBe('COMPLETED');
     expect(resolved.turn.text).toBe('Finished.');
     expect(s.tools.runs.get('edit_note')).toEqual([{ id: 'n1' }]);
     expect(toolTexts(resolved.turn.messages)).toEqual(['edit_note ran with {"id":"n1"}']);
-    expect(toolMessageFor(lastRequest(s.model).messages, 'call_edit_note')?.text).toBe('edit_note ran with {"id":"n1"}');
+    expect(toolMessageFor(lastRequest(s.model).messages, 'call_edit_note')?.text).toBe(
+      'edit_note ran with {"id":"n1"}',
+    );
     await s.expectConsistent(thread.id);
   });
 
@@ -42,7 +54,10 @@ describe('ACCEPT', () => {
     expect(text).toMatch(/^edit_note ran with \{"id":"n1"\}/);
     expect(text).toMatch(/\nUser instructions for edit_note: only change the title$/);
     expect(toolMessageFor(lastRequest(s.model).messages, 'call_edit_note')?.text).toBe(text);
-    expect(resolved.elicitation.response).toEqual({ action: 'ACCEPT', content: { instructions: 'only change the title' } });
+    expect(resolved.elicitation.response).toEqual({
+      action: 'ACCEPT',
+      content: { instructions: 'only change the title' },
+    });
     await s.expectConsistent(thread.id);
   });
 
@@ -64,7 +79,9 @@ describe('DECLINE', () => {
     expect(s.tools.count('edit_note')).toBe(0);
     expect(toolTexts(resolved.turn.messages)).toEqual(['User declined execution of edit_note.']);
     expect(s.model.requests).toHaveLength(2);
-    expect(toolMessageFor(s.model.requests[1]!.messages, 'call_edit_note')?.text).toBe('User declined execution of edit_note.');
+    expect(toolMessageFor(s.model.requests[1]!.messages, 'call_edit_note')?.text).toBe(
+      'User declined execution of edit_note.',
+    );
     await s.expectConsistent(thread.id);
   });
 
@@ -74,7 +91,9 @@ describe('DECLINE', () => {
       // The model follows the user's instructions: it reads instead.
       (request) => {
         const declined = request.messages.at(-1)?.text ?? '';
-        return declined.includes('read it instead') ? callStep(call('read_note', { id: 'n1' })) : textStep('ignored the user');
+        return declined.includes('read it instead')
+          ? callStep(call('read_note', { id: 'n1' }))
+          : textStep('ignored the user');
       },
       textStep('Here is the note instead.'),
     ]);
@@ -87,8 +106,9 @@ describe('DECLINE', () => {
       'User declined execution of edit_note: read it instead',
       'read_note ran with {"id":"n1"}',
     ]);
-    expect(toolMessageFor(s.model.requests[1]!.messages, 'call_edit_note')?.text)
-      .toBe('User declined execution of edit_note: read it instead');
+    expect(toolMessageFor(s.model.requests[1]!.messages, 'call_edit_note')?.text).toBe(
+      'User declined execution of edit_note: read it instead',
+    );
     await s.expectConsistent(thread.id);
   });
 });
@@ -112,7 +132,14 @@ describe('CANCEL', () => {
   it('closes every unanswered call of the step, including one that needed no confirmation', async () => {
     s = await startScenario({
       tools: TOOLS,
-      script: [callStep(call('read_note', { id: 'n1' }, 'c1'), call('edit_note', { id: 'n1' }, 'c2'), call('archive_note', { id: 'n1' }, 'c3')), textStep('never')],
+      script: [
+        callStep(
+          call('read_note', { id: 'n1' }, 'c1'),
+          call('edit_note', { id: 'n1' }, 'c2'),
+          call('archive_note', { id: 'n1' }, 'c3'),
+        ),
+        textStep('never'),
+      ],
     });
     const { turn, thread } = await s.start('read, edit and archive n1');
     expect(turn.pendingElicitations).toHaveLength(2);
@@ -132,7 +159,14 @@ describe('CANCEL', () => {
   it('a call the user declined before the cancel keeps its decline text; an accepted one never runs', async () => {
     s = await startScenario({
       tools: TOOLS,
-      script: [callStep(call('edit_note', { id: 'n1' }, 'c1'), call('archive_note', { id: 'n1' }, 'c2'), call('edit_note', { id: 'n2' }, 'c3')), textStep('never')],
+      script: [
+        callStep(
+          call('edit_note', { id: 'n1' }, 'c1'),
+          call('archive_note', { id: 'n1' }, 'c2'),
+          call('edit_note', { id: 'n2' }, 'c3'),
+        ),
+        textStep('never'),
+      ],
     });
     const { turn, thread } = await s.start('three changes');
     const [first, second, third] = turn.pendingElicitations;
@@ -151,7 +185,10 @@ describe('CANCEL', () => {
   });
 
   it('leaves the thread usable: the next turn sees the cancelled call', async () => {
-    const { thread, elicitation } = await pausedOnEdit([callStep(call('edit_note', { id: 'n1' })), textStep('OK, I will not edit it.')]);
+    const { thread, elicitation } = await pausedOnEdit([
+      callStep(call('edit_note', { id: 'n1' })),
+      textStep('OK, I will not edit it.'),
+    ]);
     await s.resolve(elicitation.id, 'CANCEL');
     const next = await s.start('never mind', thread.id);
     expect(next.userErrors).toEqual([]);

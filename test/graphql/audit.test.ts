@@ -21,10 +21,14 @@ describe('the audit trail of elicitations', () => {
     s = await startScenario({
       clock: clock.now,
       agent: { pauseTtlSeconds: 600 },
-      tools: [{ name: 'wipe', annotations: { destructiveHint: true } }, { name: 'burn', annotations: { destructiveHint: true } }],
+      tools: [
+        { name: 'wipe', annotations: { destructiveHint: true } },
+        { name: 'burn', annotations: { destructiveHint: true } },
+      ],
       script: [
         // 1: one call, answered ACCEPT with instructions.
-        callStep(call('wipe', { what: 'a' }, 'c1')), textStep('wiped'),
+        callStep(call('wipe', { what: 'a' }, 'c1')),
+        textStep('wiped'),
         // 2: two calls, the first answered CANCEL: the second is closed with the turn.
         callStep(call('wipe', { what: 'b' }, 'c2'), call('burn', { what: 'b' }, 'c3')),
         // 3: superseded by the next message.
@@ -34,7 +38,8 @@ describe('the audit trail of elicitations', () => {
         // 5: pending in another thread, for the thread and agent filters.
         callStep(call('burn', { what: 'elsewhere' }, 'c7')),
         // 6: pending, for the status filter.
-        callStep(call('burn', { what: 'e' }, 'c6')), textStep('done'),
+        callStep(call('burn', { what: 'e' }, 'c6')),
+        textStep('done'),
       ],
     });
     const first = await s.start('one');
@@ -55,7 +60,9 @@ describe('the audit trail of elicitations', () => {
     ids.expired = fourth.turn.pendingElicitations[0].id;
     clock.advance(601);
   });
-  afterAll(async () => { await s.close(); });
+  afterAll(async () => {
+    await s.close();
+  });
 
   const byId = async () => {
     const history = dataOf(await s.h.gql(HISTORY, { threadId })).elicitations;
@@ -65,41 +72,87 @@ describe('the audit trail of elicitations', () => {
   it('records who answered and when; the server closing one leaves resolvedBy null and says why', async () => {
     const all = await byId();
     expect(all[ids.answered]).toMatchObject({
-      status: 'ACCEPTED', resolution: 'ANSWERED', resolvedBy: 'local', resolvedAt: '2026-03-01T12:00:05.000Z',
+      status: 'ACCEPTED',
+      resolution: 'ANSWERED',
+      resolvedBy: 'local',
+      resolvedAt: '2026-03-01T12:00:05.000Z',
       response: { action: 'ACCEPT', content: { instructions: 'only a' } },
     });
-    expect(all[ids.cancel]).toMatchObject({ status: 'CANCELLED', resolution: 'ANSWERED', resolvedBy: 'local', response: { action: 'CANCEL' } });
+    expect(all[ids.cancel]).toMatchObject({
+      status: 'CANCELLED',
+      resolution: 'ANSWERED',
+      resolvedBy: 'local',
+      response: { action: 'CANCEL' },
+    });
     expect(all[ids.closedWithTurn]).toMatchObject({
-      status: 'CANCELLED', resolution: 'TURN_CANCELLED', resolvedBy: null, response: null, resolvedAt: '2026-03-01T12:00:10.000Z',
+      status: 'CANCELLED',
+      resolution: 'TURN_CANCELLED',
+      resolvedBy: null,
+      response: null,
+      resolvedAt: '2026-03-01T12:00:10.000Z',
     });
     expect(all[ids.superseded]).toMatchObject({
-      status: 'CANCELLED', resolution: 'SUPERSEDED', resolvedBy: null, response: null, resolvedAt: '2026-03-01T12:00:15.000Z',
+      status: 'CANCELLED',
+      resolution: 'SUPERSEDED',
+      resolvedBy: null,
+      response: null,
+      resolvedAt: '2026-03-01T12:00:15.000Z',
     });
     // Past expiresAt and not yet swept: it reads EXPIRED at once (never fail open), recorded time still null.
-    expect(all[ids.expired]).toMatchObject({ status: 'EXPIRED', resolution: 'EXPIRED', resolvedBy: null, response: null, resolvedAt: null });
+    expect(all[ids.expired]).toMatchObject({
+      status: 'EXPIRED',
+      resolution: 'EXPIRED',
+      resolvedBy: null,
+      response: null,
+      resolvedAt: null,
+    });
   });
 
   it('once the expiry is recorded, resolvedAt says when', async () => {
     await s.h.server.services.runner.expireDue();
     const all = await byId();
-    expect(all[ids.expired]).toMatchObject({ status: 'EXPIRED', resolution: 'EXPIRED', resolvedBy: null, resolvedAt: '2026-03-01T12:10:16.000Z' });
+    expect(all[ids.expired]).toMatchObject({
+      status: 'EXPIRED',
+      resolution: 'EXPIRED',
+      resolvedBy: null,
+      resolvedAt: '2026-03-01T12:10:16.000Z',
+    });
   });
 
   it('lists the history oldest first, filters by status as read now, and pages', async () => {
     const all = dataOf(await s.h.gql(HISTORY, { threadId })).elicitations;
     expect(all.totalCount).toBe(5);
-    expect(all.edges.map((e: any) => e.node.id)).toEqual([ids.answered, ids.cancel, ids.closedWithTurn, ids.superseded, ids.expired]);
+    expect(all.edges.map((e: any) => e.node.id)).toEqual([
+      ids.answered,
+      ids.cancel,
+      ids.closedWithTurn,
+      ids.superseded,
+      ids.expired,
+    ]);
     const cancelled = dataOf(await s.h.gql(HISTORY, { threadId, status: ['CANCELLED'] })).elicitations;
     expect(cancelled.edges.map((e: any) => e.node.id)).toEqual([ids.cancel, ids.closedWithTurn, ids.superseded]);
     const none = dataOf(await s.h.gql(HISTORY, { threadId, status: [] })).elicitations;
     expect(none).toMatchObject({ totalCount: 0, edges: [] });
     // The same statuses in another order, or repeated, are the same filter; a second page of it counts them all.
-    const twoStatuses = dataOf(await s.h.gql(HISTORY, { threadId, status: ['EXPIRED', 'CANCELLED', 'EXPIRED'], first: 1 })).elicitations;
-    const page2 = dataOf(await s.h.gql(HISTORY, { threadId, status: ['CANCELLED', 'EXPIRED'], first: 10, after: twoStatuses.pageInfo.endCursor })).elicitations;
+    const twoStatuses = dataOf(
+      await s.h.gql(HISTORY, { threadId, status: ['EXPIRED', 'CANCELLED', 'EXPIRED'], first: 1 }),
+    ).elicitations;
+    const page2 = dataOf(
+      await s.h.gql(HISTORY, {
+        threadId,
+        status: ['CANCELLED', 'EXPIRED'],
+        first: 10,
+        after: twoStatuses.pageInfo.endCursor,
+      }),
+    ).elicitations;
     expect(twoStatuses.totalCount).toBe(4);
     expect(page2.totalCount).toBe(4);
-    expect([...twoStatuses.edges, ...page2.edges].map((e: any) => e.node.id))
-      .toEqual([ids.cancel, ids.closedWithTurn, ids.superseded, ids.expired]);
+    expect([...twoStatuses.edges, ...page2.edges].map((e: any) => e.node.id)).toEqual([
+      ids.cancel,
+      ids.closedWithTurn,
+      ids.superseded,
+      ids.expired,
+    ]);
     const first = dataOf(await s.h.gql(HISTORY, { threadId, first: 2 })).elicitations;
     expect(first.pageInfo.hasNextPage).toBe(true);
     const rest = dataOf(await s.h.gql(HISTORY, { threadId, first: 10, after: first.pageInfo.endCursor })).elicitations;
@@ -130,12 +183,16 @@ describe('the audit trail of elicitations', () => {
     const fresh = await s.start('five', threadId);
     expect(fresh.turn.status).toBe('PAUSED');
     const pendingId = fresh.turn.pendingElicitations[0].id;
-    const pending = dataOf(await s.h.gql(HISTORY, { threadId, status: ['PENDING'] })).elicitations.edges.map((e: any) => e.node.id);
+    const pending = dataOf(await s.h.gql(HISTORY, { threadId, status: ['PENDING'] })).elicitations.edges.map(
+      (e: any) => e.node.id,
+    );
     expect(pending).toEqual([pendingId]);
     clock.advance(601);
     const afterExpiry = dataOf(await s.h.gql(HISTORY, { threadId, status: ['PENDING'] })).elicitations;
     expect(afterExpiry.totalCount).toBe(0);
-    const expired = dataOf(await s.h.gql(HISTORY, { threadId, status: ['EXPIRED'] })).elicitations.edges.map((e: any) => e.node.id);
+    const expired = dataOf(await s.h.gql(HISTORY, { threadId, status: ['EXPIRED'] })).elicitations.edges.map(
+      (e: any) => e.node.id,
+    );
     expect(expired).toContain(pendingId);
   });
 });

@@ -3,23 +3,37 @@ import { dataOf, RESOLVE, START_TURN, startHarness, type Harness } from '../supp
 
 describe('the built-in demo over HTTP', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h.close(); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
 
   it('pauses before deleting, and deletes once after ACCEPT', async () => {
-    const started = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 1, 2 and 3' } })).startTurn;
+    const started = dataOf(
+      await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 1, 2 and 3' } }),
+    ).startTurn;
     expect(started.userErrors).toEqual([]);
     expect(started.turn.status).toBe('PAUSED');
     const [elicitation] = started.turn.pendingElicitations;
-    expect(elicitation.toolCall).toMatchObject({ name: 'delete_entities', toolId: 'demo:delete_entities', arguments: { ids: [1, 2, 3] } });
+    expect(elicitation.toolCall).toMatchObject({
+      name: 'delete_entities',
+      toolId: 'demo:delete_entities',
+      arguments: { ids: [1, 2, 3] },
+    });
     expect(elicitation.message).not.toContain('1, 2');
 
-    const resolved = dataOf(await h.gql(RESOLVE, { input: { elicitationId: elicitation.id, action: 'ACCEPT' } })).resolveElicitation;
+    const resolved = dataOf(
+      await h.gql(RESOLVE, { input: { elicitationId: elicitation.id, action: 'ACCEPT' } }),
+    ).resolveElicitation;
     expect(resolved.userErrors).toEqual([]);
     expect(resolved.turn.status).toBe('COMPLETED');
     expect(resolved.turn.text).toContain('Deleted 3 entities (1, 2, 3)');
 
-    const listed = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'list entities', threadId: started.thread.id } })).startTurn;
+    const listed = dataOf(
+      await h.gql(START_TURN, { input: { agentId: 'demo', message: 'list entities', threadId: started.thread.id } }),
+    ).startTurn;
     expect(listed.turn.status).toBe('COMPLETED');
     expect(listed.turn.text).toBe('Done. Entities: 4 delta, 5 echo.');
   });

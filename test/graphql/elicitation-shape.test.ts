@@ -15,7 +15,9 @@ const TOOL = {
 const ARGS = { ids: [3, 5], reason: INJECTED };
 
 let s: Scenario;
-afterEach(async () => { await s?.close(); });
+afterEach(async () => {
+  await s?.close();
+});
 
 async function paused() {
   s = await startScenario({
@@ -48,7 +50,12 @@ describe('the confirmation request', () => {
   it('carries the call in _meta["toolgate.dev/tool_call"] and toolCall, with the trusted annotations', async () => {
     const { turn } = await paused();
     const elicitation = turn.pendingElicitations[0];
-    const expected = { name: 'delete_notes', toolId: 't:delete_notes', arguments: ARGS, annotations: { title: 'Delete notes', destructiveHint: true } };
+    const expected = {
+      name: 'delete_notes',
+      toolId: 't:delete_notes',
+      arguments: ARGS,
+      annotations: { title: 'Delete notes', destructiveHint: true },
+    };
     expect(elicitation._meta).toEqual({ 'toolgate.dev/tool_call': expected });
     expect(elicitation.toolCall).toEqual({ ...expected, annotations: { readOnlyHint: null, destructiveHint: true } });
   });
@@ -56,21 +63,28 @@ describe('the confirmation request', () => {
   it('has no model output in its message or in the paused turn text', async () => {
     const { turn } = await paused();
     const elicitation = turn.pendingElicitations[0];
-    expect(elicitation.message).toBe('Allow the agent to run "Delete notes"? Permanently deletes the notes with the given ids.');
+    expect(elicitation.message).toBe(
+      'Allow the agent to run "Delete notes"? Permanently deletes the notes with the given ids.',
+    );
     for (const text of [elicitation.message, elicitation.mcpRequest.message, turn.text]) {
       expect(text).not.toContain('7f3a9c');
       expect(text).not.toContain('3, 5');
       expect(text).not.toContain('I will now delete');
     }
-    expect(turn.text).toBe('I need your confirmation before I continue. Do you allow this action?\n- Delete notes: Permanently deletes the notes with the given ids.');
+    expect(turn.text).toBe(
+      'I need your confirmation before I continue. Do you allow this action?\n- Delete notes: Permanently deletes the notes with the given ids.',
+    );
     // The model's text is still in the transcript, where it belongs.
     expect(turn.messages[1].text).toContain(INJECTED);
   });
 
   it('runs exactly the arguments it showed', async () => {
     const { turn, thread } = await paused();
-    const shown = dataOf(await s.h.gql('query($id: ID!) { elicitation(id: $id) { toolCall { arguments } } }', { id: turn.pendingElicitations[0].id }))
-      .elicitation.toolCall.arguments;
+    const shown = dataOf(
+      await s.h.gql('query($id: ID!) { elicitation(id: $id) { toolCall { arguments } } }', {
+        id: turn.pendingElicitations[0].id,
+      }),
+    ).elicitation.toolCall.arguments;
     await s.resolve(turn.pendingElicitations[0].id, 'ACCEPT');
     expect(s.tools.runs.get('delete_notes')).toEqual([shown]);
     expect(shown).toEqual(ARGS);

@@ -11,11 +11,18 @@ const ELICITATION = `query($id: ID!) { elicitation(id: $id) { id status resolved
 
 let s: Scenario;
 let clock: ReturnType<typeof manualClock>;
-afterEach(async () => { await s?.close(); });
+afterEach(async () => {
+  await s?.close();
+});
 
 async function paused(script = [callStep(call('edit_note', { id: 'n1' })), textStep('Edited.')]) {
   clock = manualClock();
-  s = await startScenario({ tools: [{ name: 'edit_note' }, { name: 'archive_note' }], script, agent: { pauseTtlSeconds: TTL }, clock: clock.now });
+  s = await startScenario({
+    tools: [{ name: 'edit_note' }, { name: 'archive_note' }],
+    script,
+    agent: { pauseTtlSeconds: TTL },
+    clock: clock.now,
+  });
   const { turn, thread } = await s.start('edit n1');
   expect(turn.status).toBe('PAUSED');
   return { turn, thread };
@@ -51,7 +58,9 @@ describe('expiry', () => {
     for (const action of ['ACCEPT', 'ACCEPT', 'DECLINE'] as const) {
       const resolved = await s.resolve(id, action);
       expect(resolved.elicitation).toBeNull();
-      expect(resolved.userErrors).toEqual([expect.objectContaining({ code: 'EXPIRED', field: ['input', 'elicitationId'] })]);
+      expect(resolved.userErrors).toEqual([
+        expect.objectContaining({ code: 'EXPIRED', field: ['input', 'elicitationId'] }),
+      ]);
     }
     expect(s.tools.count('edit_note')).toBe(0);
     expect(s.model.requests).toHaveLength(1);
@@ -68,7 +77,11 @@ describe('expiry', () => {
 
   it('a step with two calls: an early ACCEPT does not save it; both calls end with the expiry text, a DECLINE keeps its own', async () => {
     const { turn, thread } = await paused([
-      callStep(call('edit_note', { id: 'n1' }, 'c1'), call('archive_note', { id: 'n1' }, 'c2'), call('edit_note', { id: 'n2' }, 'c3')),
+      callStep(
+        call('edit_note', { id: 'n1' }, 'c1'),
+        call('archive_note', { id: 'n1' }, 'c2'),
+        call('edit_note', { id: 'n2' }, 'c3'),
+      ),
       textStep('never'),
     ]);
     const [a, b, c] = turn.pendingElicitations;
@@ -80,7 +93,11 @@ describe('expiry', () => {
     const after = await s.turn(turn.id);
     expect(after.status).toBe('EXPIRED');
     expect(after.elicitations.map((e: any) => e.status)).toEqual(['ACCEPTED', 'DECLINED', 'EXPIRED']);
-    expect(toolTexts(after.messages)).toEqual([EXPIRED_TEXT('edit_note'), 'User declined execution of archive_note.', EXPIRED_TEXT('edit_note')]);
+    expect(toolTexts(after.messages)).toEqual([
+      EXPIRED_TEXT('edit_note'),
+      'User declined execution of archive_note.',
+      EXPIRED_TEXT('edit_note'),
+    ]);
     expect(s.tools.count('edit_note') + s.tools.count('archive_note')).toBe(0);
     await s.expectConsistent(thread.id);
   });

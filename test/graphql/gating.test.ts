@@ -36,18 +36,40 @@ function asks(agentOn: boolean, mode: ToolConfirmationMode, tool: string): boole
 const clock = manualClock();
 let s: Scenario;
 beforeAll(async () => {
-  s = await startScenario({ tools: TOOLS, script: [callNamedTool], agent: { requireToolConfirmation: false }, clock: clock.now });
+  s = await startScenario({
+    tools: TOOLS,
+    script: [callNamedTool],
+    agent: { requireToolConfirmation: false },
+    clock: clock.now,
+  });
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 describe('defaults', () => {
   it('every tool is BY_ANNOTATION and, with the agent off, nothing asks', async () => {
     const { agent } = dataOf(await s.h.gql(AGENT));
     expect(agent.requireToolConfirmation).toBe(false);
     expect(agent.tools).toEqual([
-      { toolId: 't:ro', annotations: { readOnlyHint: true }, confirmation: 'BY_ANNOTATION', requiresConfirmation: false },
-      { toolId: 't:rw', annotations: { readOnlyHint: false }, confirmation: 'BY_ANNOTATION', requiresConfirmation: false },
-      { toolId: 't:bare', annotations: { readOnlyHint: null }, confirmation: 'BY_ANNOTATION', requiresConfirmation: false },
+      {
+        toolId: 't:ro',
+        annotations: { readOnlyHint: true },
+        confirmation: 'BY_ANNOTATION',
+        requiresConfirmation: false,
+      },
+      {
+        toolId: 't:rw',
+        annotations: { readOnlyHint: false },
+        confirmation: 'BY_ANNOTATION',
+        requiresConfirmation: false,
+      },
+      {
+        toolId: 't:bare',
+        annotations: { readOnlyHint: null },
+        confirmation: 'BY_ANNOTATION',
+        requiresConfirmation: false,
+      },
     ]);
   });
 });
@@ -58,9 +80,15 @@ describe('the matrix', () => {
       for (const tool of ['ro', 'rw', 'bare']) {
         const expected = asks(agentOn, mode, tool);
         it(`agent ${agentOn ? 'on' : 'off'} × ${mode} × ${HINTS[tool]} → ${expected ? 'pauses' : 'runs'}`, async () => {
-          const update = dataOf(await s.h.gql(UPDATE, {
-            input: { agentId: AGENT_ID, requireToolConfirmation: agentOn, toolConfirmation: [{ toolId: `t:${tool}`, mode }] },
-          })).updateAgent;
+          const update = dataOf(
+            await s.h.gql(UPDATE, {
+              input: {
+                agentId: AGENT_ID,
+                requireToolConfirmation: agentOn,
+                toolConfirmation: [{ toolId: `t:${tool}`, mode }],
+              },
+            }),
+          ).updateAgent;
           expect(update.userErrors).toEqual([]);
           const shown = update.agent.tools.find((t: any) => t.toolId === `t:${tool}`);
           expect(shown).toMatchObject({ confirmation: mode, requiresConfirmation: expected });
@@ -78,11 +106,22 @@ describe('the matrix', () => {
 
   it('an override of one tool leaves the others as they were', async () => {
     await s.h.gql(UPDATE, {
-      input: { agentId: AGENT_ID, requireToolConfirmation: true, toolConfirmation: [{ toolId: 't:ro', mode: 'ALWAYS' }, { toolId: 't:rw', mode: 'NEVER' }] },
+      input: {
+        agentId: AGENT_ID,
+        requireToolConfirmation: true,
+        toolConfirmation: [
+          { toolId: 't:ro', mode: 'ALWAYS' },
+          { toolId: 't:rw', mode: 'NEVER' },
+        ],
+      },
     });
-    const update = dataOf(await s.h.gql(UPDATE, { input: { agentId: AGENT_ID, toolConfirmation: [{ toolId: 't:bare', mode: 'NEVER' }] } })).updateAgent;
+    const update = dataOf(
+      await s.h.gql(UPDATE, { input: { agentId: AGENT_ID, toolConfirmation: [{ toolId: 't:bare', mode: 'NEVER' }] } }),
+    ).updateAgent;
     expect(update.agent.tools.map((t: any) => [t.toolId, t.confirmation, t.requiresConfirmation])).toEqual([
-      ['t:ro', 'ALWAYS', true], ['t:rw', 'NEVER', false], ['t:bare', 'NEVER', false],
+      ['t:ro', 'ALWAYS', true],
+      ['t:rw', 'NEVER', false],
+      ['t:bare', 'NEVER', false],
     ]);
     expect(update.agent.requireToolConfirmation).toBe(true);
   });
@@ -92,9 +131,16 @@ describe('updateAgent', () => {
   const snapshot = async () => dataOf(await s.h.gql(AGENT)).agent;
 
   it('changes pauseTtlSeconds, and the next pause expires that long after it', async () => {
-    const update = dataOf(await s.h.gql(UPDATE, {
-      input: { agentId: AGENT_ID, requireToolConfirmation: true, pauseTtlSeconds: 120, toolConfirmation: [{ toolId: 't:rw', mode: 'BY_ANNOTATION' }] },
-    })).updateAgent;
+    const update = dataOf(
+      await s.h.gql(UPDATE, {
+        input: {
+          agentId: AGENT_ID,
+          requireToolConfirmation: true,
+          pauseTtlSeconds: 120,
+          toolConfirmation: [{ toolId: 't:rw', mode: 'BY_ANNOTATION' }],
+        },
+      }),
+    ).updateAgent;
     expect(update.agent.pauseTtlSeconds).toBe(120);
     const { turn } = await s.start('rw');
     expect(turn.status).toBe('PAUSED');
@@ -105,13 +151,37 @@ describe('updateAgent', () => {
 
   it.each([
     ['an unknown agent', { agentId: 'nope', requireToolConfirmation: false }, 'NOT_FOUND', ['input', 'agentId']],
-    ['pauseTtlSeconds 0', { agentId: AGENT_ID, requireToolConfirmation: false, pauseTtlSeconds: 0 }, 'INVALID_INPUT', ['input', 'pauseTtlSeconds']],
-    ['a negative pauseTtlSeconds', { agentId: AGENT_ID, pauseTtlSeconds: -5 }, 'INVALID_INPUT', ['input', 'pauseTtlSeconds']],
-    ['pauseTtlSeconds over 30 days', { agentId: AGENT_ID, pauseTtlSeconds: 30 * 24 * 3600 + 1 }, 'INVALID_INPUT', ['input', 'pauseTtlSeconds']],
-    ['an unknown tool after a valid one', {
-      agentId: AGENT_ID, requireToolConfirmation: false,
-      toolConfirmation: [{ toolId: 't:ro', mode: 'NEVER' }, { toolId: 't:missing', mode: 'ALWAYS' }],
-    }, 'INVALID_INPUT', ['input', 'toolConfirmation', '1', 'toolId']],
+    [
+      'pauseTtlSeconds 0',
+      { agentId: AGENT_ID, requireToolConfirmation: false, pauseTtlSeconds: 0 },
+      'INVALID_INPUT',
+      ['input', 'pauseTtlSeconds'],
+    ],
+    [
+      'a negative pauseTtlSeconds',
+      { agentId: AGENT_ID, pauseTtlSeconds: -5 },
+      'INVALID_INPUT',
+      ['input', 'pauseTtlSeconds'],
+    ],
+    [
+      'pauseTtlSeconds over 30 days',
+      { agentId: AGENT_ID, pauseTtlSeconds: 30 * 24 * 3600 + 1 },
+      'INVALID_INPUT',
+      ['input', 'pauseTtlSeconds'],
+    ],
+    [
+      'an unknown tool after a valid one',
+      {
+        agentId: AGENT_ID,
+        requireToolConfirmation: false,
+        toolConfirmation: [
+          { toolId: 't:ro', mode: 'NEVER' },
+          { toolId: 't:missing', mode: 'ALWAYS' },
+        ],
+      },
+      'INVALID_INPUT',
+      ['input', 'toolConfirmation', '1', 'toolId'],
+    ],
   ])('%s: a userError with its code and field, and nothing changes', async (_label, input, code, field) => {
     const before = await snapshot();
     const update = dataOf(await s.h.gql(UPDATE, { input })).updateAgent;
@@ -124,7 +194,13 @@ describe('updateAgent', () => {
 
   it('an unknown mode is a GraphQL validation error, and nothing changes', async () => {
     const before = await snapshot();
-    const response = await s.h.gql(UPDATE, { input: { agentId: AGENT_ID, requireToolConfirmation: false, toolConfirmation: [{ toolId: 't:ro', mode: 'SOMETIMES' }] } });
+    const response = await s.h.gql(UPDATE, {
+      input: {
+        agentId: AGENT_ID,
+        requireToolConfirmation: false,
+        toolConfirmation: [{ toolId: 't:ro', mode: 'SOMETIMES' }],
+      },
+    });
     expect(response.errors?.[0]?.message).toMatch(/SOMETIMES/);
     expect(await snapshot()).toEqual(before);
   });
@@ -132,14 +208,24 @@ describe('updateAgent', () => {
 
 describe('a gating change and a turn started at the same moment', () => {
   it('a change committed before the turn applies to it, even when the turn was asked for with the agent as read before', async () => {
-    const own = await startScenario({ tools: TOOLS, script: [callNamedTool], agent: { requireToolConfirmation: false } });
+    const own = await startScenario({
+      tools: TOOLS,
+      script: [callNamedTool],
+      agent: { requireToolConfirmation: false },
+    });
     try {
       const { store, runner } = own.h.server.services;
       const before = (await store.getAgent(AGENT_ID))!;
       expect(before.requireToolConfirmation).toBe(false);
       // Queued first, so it commits ahead of the turn (in the same batch): by the turn's first step it is the agent's gating.
       const update = store.updateAgentGating(AGENT_ID, { requireToolConfirmation: true }, new Date().toISOString());
-      const started = await runner.startTurn({ agent: before, threadId: null, ownerId: 'someone', message: 'rw', background: false });
+      const started = await runner.startTurn({
+        agent: before,
+        threadId: null,
+        ownerId: 'someone',
+        message: 'rw',
+        background: false,
+      });
       await update;
       expect(started.ok && started.turn.status).toBe('PAUSED');
       expect(own.tools.count('rw')).toBe(0);

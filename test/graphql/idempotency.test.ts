@@ -12,9 +12,14 @@ const slowly = (ms: number) => async (args: Record<string, unknown>) => {
 };
 
 let s: Scenario;
-afterEach(async () => { await s?.close(); });
+afterEach(async () => {
+  await s?.close();
+});
 
-async function paused(tools: CountingTool[] = [{ name: 'edit_note' }], script: ScriptStep[] = [callStep(call('edit_note', { id: 'n1' })), textStep('Edited.')]) {
+async function paused(
+  tools: CountingTool[] = [{ name: 'edit_note' }],
+  script: ScriptStep[] = [callStep(call('edit_note', { id: 'n1' })), textStep('Edited.')],
+) {
   s = await startScenario({ tools, script });
   const { turn, thread } = await s.start('edit n1');
   expect(turn.status).toBe('PAUSED');
@@ -54,26 +59,37 @@ describe('a different answer after the first', () => {
     ['ACCEPT', undefined, 'CANCEL', undefined],
     ['ACCEPT', { instructions: 'a' }, 'ACCEPT', { instructions: 'b' }],
     ['DECLINE', undefined, 'DECLINE', { instructions: 'now with a reason' }],
-  ] as const)('%s %j then %s %j: ALREADY_RESOLVED, nothing changes', async (action, content, otherAction, otherContent) => {
-    const { turn, thread } = await paused();
-    const id = turn.pendingElicitations[0].id;
-    const first = await s.resolve(id, action, content);
-    const before = await s.thread(thread.id);
-    const second = await s.resolve(id, otherAction, otherContent);
-    expect(second.elicitation).toBeNull();
-    expect(second.turn).toBeNull();
-    expect(second.userErrors).toEqual([expect.objectContaining({ code: 'ALREADY_RESOLVED', field: ['input', 'elicitationId'] })]);
-    expect(await s.thread(thread.id)).toEqual(before);
-    const stored = dataOf(await s.h.gql(`query($id: ID!) { elicitation(id: $id) { status response { action content } } }`, { id })).elicitation;
-    expect(stored.response).toEqual(first.elicitation.response);
-    expect(s.tools.count('edit_note')).toBe(action === 'ACCEPT' ? 1 : 0);
-  });
+  ] as const)(
+    '%s %j then %s %j: ALREADY_RESOLVED, nothing changes',
+    async (action, content, otherAction, otherContent) => {
+      const { turn, thread } = await paused();
+      const id = turn.pendingElicitations[0].id;
+      const first = await s.resolve(id, action, content);
+      const before = await s.thread(thread.id);
+      const second = await s.resolve(id, otherAction, otherContent);
+      expect(second.elicitation).toBeNull();
+      expect(second.turn).toBeNull();
+      expect(second.userErrors).toEqual([
+        expect.objectContaining({ code: 'ALREADY_RESOLVED', field: ['input', 'elicitationId'] }),
+      ]);
+      expect(await s.thread(thread.id)).toEqual(before);
+      const stored = dataOf(
+        await s.h.gql(`query($id: ID!) { elicitation(id: $id) { status response { action content } } }`, { id }),
+      ).elicitation;
+      expect(stored.response).toEqual(first.elicitation.response);
+      expect(s.tools.count('edit_note')).toBe(action === 'ACCEPT' ? 1 : 0);
+    },
+  );
 });
 
 describe('concurrent answers over HTTP', () => {
   const N = 20;
   const answerAll = (id: string, actions: string[]) =>
-    Promise.all(actions.map((action) => s.h.gql(RESOLVE, { input: { elicitationId: id, action } }).then((r) => dataOf(r).resolveElicitation)));
+    Promise.all(
+      actions.map((action) =>
+        s.h.gql(RESOLVE, { input: { elicitationId: id, action } }).then((r) => dataOf(r).resolveElicitation),
+      ),
+    );
 
   it(`${N} identical ACCEPTs: the tool runs once and every answer reports the same recorded result`, async () => {
     const { turn, thread } = await paused([{ name: 'edit_note', run: slowly(30) }]);
@@ -117,8 +133,14 @@ describe('concurrent answers over HTTP', () => {
 
   it('concurrent answers to both elicitations of one step: each tool runs once, the turn resumes once', async () => {
     const { turn, thread } = await paused(
-      [{ name: 'edit_note', run: slowly(10) }, { name: 'archive_note', run: slowly(10) }],
-      [callStep(call('edit_note', { id: 'n1' }, 'c1'), call('archive_note', { id: 'n2' }, 'c2')), textStep('Both done.')],
+      [
+        { name: 'edit_note', run: slowly(10) },
+        { name: 'archive_note', run: slowly(10) },
+      ],
+      [
+        callStep(call('edit_note', { id: 'n1' }, 'c1'), call('archive_note', { id: 'n2' }, 'c2')),
+        textStep('Both done.'),
+      ],
     );
     const [a, b] = turn.pendingElicitations;
     await Promise.all([answerAll(a.id, Array(N / 2).fill('ACCEPT')), answerAll(b.id, Array(N / 2).fill('ACCEPT'))]);

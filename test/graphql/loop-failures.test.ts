@@ -5,25 +5,44 @@ import { call, callStep, lastRequest, startScenario, textStep, toolTexts, type S
 import { toolMessageFor } from '../support/transcript.js';
 
 let s: Scenario;
-afterEach(async () => { await s?.close(); });
+afterEach(async () => {
+  await s?.close();
+});
 
 describe('tool errors', () => {
   it('a tool that throws becomes a TOOL message saying it failed and why; the turn goes on', async () => {
     s = await startScenario({
-      tools: [{ name: 'flaky', annotations: { readOnlyHint: true }, run: () => { throw new Error('disk is full'); } }],
+      tools: [
+        {
+          name: 'flaky',
+          annotations: { readOnlyHint: true },
+          run: () => {
+            throw new Error('disk is full');
+          },
+        },
+      ],
       script: [callStep(call('flaky')), textStep('The tool failed; sorry.')],
     });
     const { turn, thread } = await s.start('try it');
     expect(turn.status).toBe('COMPLETED');
     expect(turn.text).toBe('The tool failed; sorry.');
     expect(toolTexts(turn.messages)).toEqual(['Execution of flaky failed: disk is full']);
-    expect(toolMessageFor(lastRequest(s.model).messages, 'call_flaky')?.text).toBe('Execution of flaky failed: disk is full');
+    expect(toolMessageFor(lastRequest(s.model).messages, 'call_flaky')?.text).toBe(
+      'Execution of flaky failed: disk is full',
+    );
     await s.expectConsistent(thread.id);
   });
 
   it('a tool that throws after ACCEPT fails the same way', async () => {
     s = await startScenario({
-      tools: [{ name: 'flaky', run: () => { throw new Error('permission denied'); } }],
+      tools: [
+        {
+          name: 'flaky',
+          run: () => {
+            throw new Error('permission denied');
+          },
+        },
+      ],
       script: [callStep(call('flaky')), textStep('It failed.')],
     });
     const { turn, thread } = await s.start('try it');
@@ -35,11 +54,16 @@ describe('tool errors', () => {
   });
 
   it('a call of a tool the agent does not have gets a TOOL message; the turn goes on', async () => {
-    s = await startScenario({ tools: [{ name: 'real' }], script: [callStep(call('imaginary', { a: 1 })), textStep('No such tool.')] });
+    s = await startScenario({
+      tools: [{ name: 'real' }],
+      script: [callStep(call('imaginary', { a: 1 })), textStep('No such tool.')],
+    });
     const { turn, thread } = await s.start('use the imaginary tool');
     expect(turn.status).toBe('COMPLETED');
     expect(turn.elicitations).toEqual([]);
-    expect(toolTexts(turn.messages)).toEqual(['Execution of imaginary failed: no such tool is available to this agent.']);
+    expect(toolTexts(turn.messages)).toEqual([
+      'Execution of imaginary failed: no such tool is available to this agent.',
+    ]);
     expect(s.model.requests).toHaveLength(2);
     await s.expectConsistent(thread.id);
   });
@@ -101,8 +125,14 @@ describe('model failures', () => {
     let calls = 0;
     s = await startScenario({
       script: [
-        () => { calls++; throw new Error('upstream answered 503 Service Unavailable'); },
-        (request: ModelRequest) => { calls++; return textStep(`I see ${request.messages.length} messages now.`); },
+        () => {
+          calls++;
+          throw new Error('upstream answered 503 Service Unavailable');
+        },
+        (request: ModelRequest) => {
+          calls++;
+          return textStep(`I see ${request.messages.length} messages now.`);
+        },
       ],
     });
     const failed = await s.start('hello');
@@ -122,7 +152,13 @@ describe('model failures', () => {
   it('a model that throws after a tool ran keeps the tool result and a valid transcript', async () => {
     s = await startScenario({
       tools: [{ name: 'ping', annotations: { readOnlyHint: true } }],
-      script: [callStep(call('ping')), () => { throw new Error('timeout after 30000 ms'); }, textStep('recovered')],
+      script: [
+        callStep(call('ping')),
+        () => {
+          throw new Error('timeout after 30000 ms');
+        },
+        textStep('recovered'),
+      ],
     });
     const failed = await s.start('ping');
     expect(failed.turn.status).toBe('FAILED');
@@ -137,7 +173,13 @@ describe('model failures', () => {
   it('a model that throws after an ACCEPT: the tool ran once, the turn FAILED, the thread is usable', async () => {
     s = await startScenario({
       tools: [{ name: 'edit_note' }],
-      script: [callStep(call('edit_note')), () => { throw new Error('connection reset'); }, textStep('fine')],
+      script: [
+        callStep(call('edit_note')),
+        () => {
+          throw new Error('connection reset');
+        },
+        textStep('fine'),
+      ],
     });
     const { turn, thread } = await s.start('edit');
     const resolved = await s.resolve(turn.pendingElicitations[0].id, 'ACCEPT');

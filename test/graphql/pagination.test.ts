@@ -34,7 +34,9 @@ beforeAll(async () => {
   // One completed thread too: it has nothing pending.
   threadIds.push((await s.start('no tool, please')).thread.id);
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 async function pages<T>(query: string, key: string, first: number, variables: Record<string, unknown> = {}) {
   const seen: T[] = [];
@@ -43,7 +45,11 @@ async function pages<T>(query: string, key: string, first: number, variables: Re
   for (let guard = 0; guard < 20; guard++) {
     const connection: any = dataOf(await s.h.gql(query, { first, after, ...variables }))[key];
     seen.push(...connection.edges.map((e: any) => e.node.id));
-    shapes.push({ size: connection.edges.length, hasNextPage: connection.pageInfo.hasNextPage, ...(connection.totalCount !== undefined && { totalCount: connection.totalCount }) });
+    shapes.push({
+      size: connection.edges.length,
+      hasNextPage: connection.pageInfo.hasNextPage,
+      ...(connection.totalCount !== undefined && { totalCount: connection.totalCount }),
+    });
     if (connection.edges.length) expect(connection.pageInfo.endCursor).toBe(connection.edges.at(-1).cursor);
     if (!connection.pageInfo.hasNextPage) break;
     after = connection.pageInfo.endCursor;
@@ -81,7 +87,10 @@ describe('pendingElicitations', () => {
     expect(byThread.edges.map((e: any) => e.node.id)).toEqual([elicitationIds[2]]);
     expect(byThread.edges[0].node.turn.thread.id).toBe(threadIds[2]);
     expect(dataOf(await s.h.gql(PENDING, { agentId: AGENT_ID })).pendingElicitations.totalCount).toBe(COUNT);
-    expect(dataOf(await s.h.gql(PENDING, { agentId: 'other' })).pendingElicitations).toMatchObject({ totalCount: 0, edges: [] });
+    expect(dataOf(await s.h.gql(PENDING, { agentId: 'other' })).pendingElicitations).toMatchObject({
+      totalCount: 0,
+      edges: [],
+    });
   });
 
   it('an answered elicitation leaves the list', async () => {
@@ -96,7 +105,10 @@ describe('threads', () => {
   it('pages in creation order with first/after', async () => {
     const { seen, shapes } = await pages(THREADS, 'threads', 4);
     expect(seen).toEqual(threadIds);
-    expect(shapes).toEqual([{ size: 4, hasNextPage: true }, { size: 2, hasNextPage: false }]);
+    expect(shapes).toEqual([
+      { size: 4, hasNextPage: true },
+      { size: 2, hasNextPage: false },
+    ]);
   });
 
   it('filters by agent', async () => {

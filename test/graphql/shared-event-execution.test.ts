@@ -18,10 +18,14 @@ const alice = { authorization: 'Bearer alice' };
 
 // With includePending: what is pending first, so that a test knows a subscription is live once its replay arrived.
 const ID_STATUS = 'subscription { elicitationRequested(includePending: true) { id status } }';
-const DETAILS = 'subscription Details { elicitationRequested(includePending: true) { id message toolCall { name arguments } turn { id status } } }';
-const BY_AGENT = 'subscription ByAgent($agentId: ID) { elicitationRequested(agentId: $agentId, includePending: true) { id } }';
-const BY_THREAD = 'subscription ByThread($threadId: ID) { elicitationRequested(threadId: $threadId, includePending: true) { first: id } }';
-const REQUESTED = 'subscription Requested($includePending: Boolean) { elicitationRequested(includePending: $includePending) { id status } }';
+const DETAILS =
+  'subscription Details { elicitationRequested(includePending: true) { id message toolCall { name arguments } turn { id status } } }';
+const BY_AGENT =
+  'subscription ByAgent($agentId: ID) { elicitationRequested(agentId: $agentId, includePending: true) { id } }';
+const BY_THREAD =
+  'subscription ByThread($threadId: ID) { elicitationRequested(threadId: $threadId, includePending: true) { first: id } }';
+const REQUESTED =
+  'subscription Requested($includePending: Boolean) { elicitationRequested(includePending: $includePending) { id status } }';
 
 type Events = Received<{ data?: any; errors?: any[] }>;
 const ids = (received: Events, field = 'id') => received.events.map((e) => e.data?.elicitationRequested?.[field]);
@@ -40,7 +44,11 @@ describe('shared execution of subscription events over WebSocket', () => {
   const pause = async (message: string, threadId?: string, as = alice) => {
     const started = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message, threadId } }, as)).startTurn;
     expect(started.turn.status).toBe('PAUSED');
-    return { id: started.turn.pendingElicitations[0].id as string, turnId: started.turn.id as string, threadId: started.thread.id as string };
+    return {
+      id: started.turn.pendingElicitations[0].id as string,
+      turnId: started.turn.id as string,
+      threadId: started.thread.id as string,
+    };
   };
   /** Publishes a copy of a stored elicitation of alice's (or of `owner`) under a new id, as the runner publishes a new one. */
   const publishCopy = async (of: string, changes: Partial<ElicitationRecord> & { id: string }, owner = 'alice') => {
@@ -49,7 +57,14 @@ describe('shared execution of subscription events over WebSocket', () => {
   };
 
   beforeAll(async () => {
-    h = await startHarness({ authenticator: testUsersAuthenticator, pubsub, clock: () => { clockCalls++; return new Date(); } });
+    h = await startHarness({
+      authenticator: testUsersAuthenticator,
+      pubsub,
+      clock: () => {
+        clockCalls++;
+        return new Date();
+      },
+    });
   });
   // Each test's sockets close after it, so that its subscriptions do not take (and execute) the next test's events.
   afterEach(async () => {
@@ -62,7 +77,8 @@ describe('shared execution of subscription events over WebSocket', () => {
   it('gives each of many subscribers of one viewer exactly the result of its own selection and variables', async () => {
     const [a, b, c] = [connect(), connect(), connect()];
     // A thread to filter on, from a turn that completes.
-    const threadId = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'list entities' } }, alice)).startTurn.thread.id;
+    const threadId = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'list entities' } }, alice))
+      .startTurn.thread.id;
     const idStatus = [subscribeWs(a, ID_STATUS), subscribeWs(b, ID_STATUS), subscribeWs(c, ID_STATUS)];
     const details = [subscribeWs(a, DETAILS), subscribeWs(b, DETAILS)];
     const ofDemo = subscribeWs(c, BY_AGENT, { agentId: 'demo' });
@@ -72,7 +88,8 @@ describe('shared execution of subscription events over WebSocket', () => {
 
     const elsewhere = await pause('delete entities 31');
     const here = await pause('delete entities 32', threadId);
-    for (const received of [...idStatus, ...details, ofDemo]) await received.waitFor((e) => e.data?.elicitationRequested.id === here.id);
+    for (const received of [...idStatus, ...details, ofDemo])
+      await received.waitFor((e) => e.data?.elicitationRequested.id === here.id);
     await ofThread.waitFor((e) => e.data?.elicitationRequested.first === here.id);
 
     for (const received of idStatus) {
@@ -82,16 +99,23 @@ describe('shared execution of subscription events over WebSocket', () => {
       ]);
     }
     for (const received of details) {
-      expect(received.events).toEqual([elsewhere, here].map((p, i) => ({
-        data: {
-          elicitationRequested: {
-            id: p.id, message: expect.stringContaining('Delete entities'),
-            toolCall: { name: 'delete_entities', arguments: { ids: [31 + i] } }, turn: { id: p.turnId, status: 'PAUSED' },
+      expect(received.events).toEqual(
+        [elsewhere, here].map((p, i) => ({
+          data: {
+            elicitationRequested: {
+              id: p.id,
+              message: expect.stringContaining('Delete entities'),
+              toolCall: { name: 'delete_entities', arguments: { ids: [31 + i] } },
+              turn: { id: p.turnId, status: 'PAUSED' },
+            },
           },
-        },
-      })));
+        })),
+      );
     }
-    expect(ofDemo.events).toEqual([{ data: { elicitationRequested: { id: elsewhere.id } } }, { data: { elicitationRequested: { id: here.id } } }]);
+    expect(ofDemo.events).toEqual([
+      { data: { elicitationRequested: { id: elsewhere.id } } },
+      { data: { elicitationRequested: { id: here.id } } },
+    ]);
     expect(ofThread.events).toEqual([{ data: { elicitationRequested: { first: here.id } } }]);
     expect(ofOtherAgent.events).toEqual([]);
     expect(ofOtherThread.events).toEqual([]);
@@ -102,18 +126,28 @@ describe('shared execution of subscription events over WebSocket', () => {
     const sockets = [connect(), connect(), connect(), connect()];
     const pending = await pause('delete entities 41');
     const same = Array.from({ length: 20 }, (_, i) => subscribeWs(sockets[i % 4]!, ID_STATUS));
-    const other = Array.from({ length: 6 }, (_, i) => subscribeWs(sockets[i % 4]!, 'subscription { elicitationRequested(includePending: true) { id status message } }'));
+    const other = Array.from({ length: 6 }, (_, i) =>
+      subscribeWs(sockets[i % 4]!, 'subscription { elicitationRequested(includePending: true) { id status message } }'),
+    );
     const all = [...same, ...other];
     // The replay of what is pending: every subscription is live on the server once it arrived.
-    for (const received of all) await received.waitFor((e) => e.data?.elicitationRequested.id === pending.id, 'the replay');
+    for (const received of all)
+      await received.waitFor((e) => e.data?.elicitationRequested.id === pending.id, 'the replay');
 
     clockCalls = 0;
     await publishCopy(pending.id, { id: 'el_shared_once' });
     for (const received of all) await received.waitFor((e) => e.data?.elicitationRequested.id === 'el_shared_once');
     // Elicitation.status reads the clock once per execution: one per operation, not one per subscriber.
     expect(clockCalls).toBe(2);
-    for (const received of same) expect(received.events.at(-1)).toEqual({ data: { elicitationRequested: { id: 'el_shared_once', status: 'PENDING' } } });
-    for (const received of other) expect(received.events.at(-1)!.data.elicitationRequested).toMatchObject({ id: 'el_shared_once', message: expect.any(String) });
+    for (const received of same)
+      expect(received.events.at(-1)).toEqual({
+        data: { elicitationRequested: { id: 'el_shared_once', status: 'PENDING' } },
+      });
+    for (const received of other)
+      expect(received.events.at(-1)!.data.elicitationRequested).toMatchObject({
+        id: 'el_shared_once',
+        message: expect.any(String),
+      });
     for (const received of all) received.stop();
   });
 
@@ -124,9 +158,11 @@ describe('shared execution of subscription events over WebSocket', () => {
     for (const received of early) await received.waitFor((e) => e.data?.elicitationRequested.id === first.id);
 
     const late = [subscribeWs(a, ID_STATUS), subscribeWs(b, DETAILS)];
-    for (const received of late) await received.waitFor((e) => e.data?.elicitationRequested.id === first.id, 'the replay');
+    for (const received of late)
+      await received.waitFor((e) => e.data?.elicitationRequested.id === first.id, 'the replay');
     const second = await pause('delete entities 52');
-    for (const received of [...early, ...late]) await received.waitFor((e) => e.data?.elicitationRequested.id === second.id);
+    for (const received of [...early, ...late])
+      await received.waitFor((e) => e.data?.elicitationRequested.id === second.id);
 
     for (const received of [...early, ...late]) {
       // Everything pending was replayed to the late ones (earlier tests' pauses too); each id once, in order.
@@ -134,7 +170,10 @@ describe('shared execution of subscription events over WebSocket', () => {
       expect(new Set(got).size).toBe(got.length);
       expect(got.slice(-2)).toEqual([first.id, second.id]);
     }
-    expect(late[1]!.events.at(-2)!.data.elicitationRequested).toMatchObject({ id: first.id, toolCall: { arguments: { ids: [51] } } });
+    expect(late[1]!.events.at(-2)!.data.elicitationRequested).toMatchObject({
+      id: first.id,
+      toolCall: { arguments: { ids: [51] } },
+    });
     for (const received of [...early, ...late]) received.stop();
   });
 
@@ -142,7 +181,8 @@ describe('shared execution of subscription events over WebSocket', () => {
     const [a, b] = [connect(), connect()];
     const pending = await pause('delete entities 61');
     const [onA1, onA2, onB] = [subscribeWs(a, ID_STATUS), subscribeWs(a, ID_STATUS), subscribeWs(b, ID_STATUS)];
-    for (const received of [onA1, onA2, onB]) await received.waitFor((e) => e.data?.elicitationRequested.id === pending.id, 'the replay');
+    for (const received of [onA1, onA2, onB])
+      await received.waitFor((e) => e.data?.elicitationRequested.id === pending.id, 'the replay');
 
     onA1.stop();
     await publishCopy(pending.id, { id: 'el_after_stop' });
@@ -165,13 +205,21 @@ describe('shared execution of subscription events over WebSocket', () => {
     // The same document; only the variable differs. Without includePending nothing tells that a subscription is
     // live (graphql-ws has no acknowledgement): wait until the server listens for all four.
     const listening = pubsub.listening('elicitations', 'erin', 4);
-    const withPending = [subscribeWs(a, REQUESTED, { includePending: true }), subscribeWs(b, REQUESTED, { includePending: true })];
-    const newOnly = [subscribeWs(a, REQUESTED, { includePending: false }), subscribeWs(b, REQUESTED, { includePending: false })];
+    const withPending = [
+      subscribeWs(a, REQUESTED, { includePending: true }),
+      subscribeWs(b, REQUESTED, { includePending: true }),
+    ];
+    const newOnly = [
+      subscribeWs(a, REQUESTED, { includePending: false }),
+      subscribeWs(b, REQUESTED, { includePending: false }),
+    ];
     await listening;
-    for (const received of withPending) await received.waitFor((e) => e.data?.elicitationRequested.id === pending.id, 'the replay');
+    for (const received of withPending)
+      await received.waitFor((e) => e.data?.elicitationRequested.id === pending.id, 'the replay');
 
     const fresh = await pause('delete entities 82', undefined, erin);
-    for (const received of [...withPending, ...newOnly]) await received.waitFor((e) => e.data?.elicitationRequested.id === fresh.id);
+    for (const received of [...withPending, ...newOnly])
+      await received.waitFor((e) => e.data?.elicitationRequested.id === fresh.id);
     for (const received of withPending) expect(ids(received)).toEqual([pending.id, fresh.id]);
     for (const received of newOnly) expect(ids(received)).toEqual([fresh.id]);
 
@@ -179,8 +227,9 @@ describe('shared execution of subscription events over WebSocket', () => {
     clockCalls = 0;
     await publishCopy(pending.id, { id: 'el_erin_shared' }, 'erin');
     for (const received of [...withPending, ...newOnly]) {
-      expect(await received.waitFor((e) => e.data?.elicitationRequested.id === 'el_erin_shared'))
-        .toEqual({ data: { elicitationRequested: { id: 'el_erin_shared', status: 'PENDING' } } });
+      expect(await received.waitFor((e) => e.data?.elicitationRequested.id === 'el_erin_shared')).toEqual({
+        data: { elicitationRequested: { id: 'el_erin_shared', status: 'PENDING' } },
+      });
     }
     expect(clockCalls).toBe(2);
     for (const received of withPending) expect(ids(received)).toEqual([pending.id, fresh.id, 'el_erin_shared']);
@@ -194,21 +243,28 @@ describe('shared execution of subscription events over WebSocket', () => {
     const WITH_MESSAGE = 'subscription { elicitationRequested(includePending: true) { id message } }';
     const withMessage = [subscribeWs(a, WITH_MESSAGE), subscribeWs(b, WITH_MESSAGE)];
     const idsOnly = [subscribeWs(a, ID_STATUS), subscribeWs(b, ID_STATUS)];
-    for (const received of [...withMessage, ...idsOnly]) await received.waitFor((e) => e.data?.elicitationRequested.id === pending.id, 'the replay');
+    for (const received of [...withMessage, ...idsOnly])
+      await received.waitFor((e) => e.data?.elicitationRequested.id === pending.id, 'the replay');
 
     // A record whose request is missing: Elicitation.message throws a TypeError, a fault, not a GraphQL error.
     await publishCopy(pending.id, { id: 'el_broken', request: null as never });
     for (const received of withMessage) {
       const event = await received.waitFor((e) => e.data === null || e.errors !== undefined, 'the failed event');
-      expect(event).toEqual({ data: null, errors: [expect.objectContaining({ message: 'Unexpected error.', path: ['elicitationRequested', 'message'] })] });
+      expect(event).toEqual({
+        data: null,
+        errors: [expect.objectContaining({ message: 'Unexpected error.', path: ['elicitationRequested', 'message'] })],
+      });
       expect(JSON.stringify(event)).not.toContain('TypeError');
     }
     for (const received of idsOnly) {
-      expect(await received.waitFor((e) => e.data?.elicitationRequested.id === 'el_broken')).toEqual({ data: { elicitationRequested: { id: 'el_broken', status: 'PENDING' } } });
+      expect(await received.waitFor((e) => e.data?.elicitationRequested.id === 'el_broken')).toEqual({
+        data: { elicitationRequested: { id: 'el_broken', status: 'PENDING' } },
+      });
     }
     // The subscriptions go on.
     await publishCopy(pending.id, { id: 'el_after_fault' });
-    for (const received of [...withMessage, ...idsOnly]) await received.waitFor((e) => e.data?.elicitationRequested.id === 'el_after_fault');
+    for (const received of [...withMessage, ...idsOnly])
+      await received.waitFor((e) => e.data?.elicitationRequested.id === 'el_after_fault');
     for (const received of [...withMessage, ...idsOnly]) received.stop();
   });
 });
@@ -219,11 +275,17 @@ describe('useSharedEventExecution', () => {
     const pubsub = createInProcessPubSub();
     let executions = 0;
     const schema = createSchema<{ viewer: Viewer }>({
-      typeDefs: 'type Query { ok: Boolean } type Event { id: ID! seenBy: String! label(prefix: String!): String! } type Subscription { events: Event! }',
+      typeDefs:
+        'type Query { ok: Boolean } type Event { id: ID! seenBy: String! label(prefix: String!): String! } type Subscription { events: Event! }',
       resolvers: {
-        Subscription: { events: { subscribe: () => pubsub.subscribe('turn', 'everyone'), resolve: (event: unknown) => event } },
+        Subscription: {
+          events: { subscribe: () => pubsub.subscribe('turn', 'everyone'), resolve: (event: unknown) => event },
+        },
         Event: {
-          seenBy: (_event: unknown, _args: unknown, context: { viewer: Viewer }) => { executions++; return context.viewer.id; },
+          seenBy: (_event: unknown, _args: unknown, context: { viewer: Viewer }) => {
+            executions++;
+            return context.viewer.id;
+          },
           label: (event: { id: string }, args: { prefix: string }) => `${args.prefix}${event.id}`,
         },
       },
@@ -236,7 +298,13 @@ describe('useSharedEventExecution', () => {
       plugins: [useSharedEventExecution({ shareKey: webSocketShareKey })],
     });
     const httpServer = createHttpServer(yoga);
-    const webSockets = attachWebSocket({ httpServer, yoga: yoga as never, authenticator: testUsersAuthenticator, path: '/graphql', maxPayload: 65_536 });
+    const webSockets = attachWebSocket({
+      httpServer,
+      yoga: yoga as never,
+      authenticator: testUsersAuthenticator,
+      path: '/graphql',
+      maxPayload: 65_536,
+    });
     await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}/graphql`;
     const viewers = ['alice', 'bob', 'admin'];
@@ -258,8 +326,12 @@ describe('useSharedEventExecution', () => {
       }
       // Two connections per viewer, one execution per viewer.
       expect(executions).toBe(viewers.length);
-      expect(await labelled[0]!.waitFor((e) => e.data?.events.label.endsWith('evt_1'))).toEqual({ data: { events: { label: 'x:evt_1' } } });
-      expect(await labelled[1]!.waitFor((e) => e.data?.events.label.endsWith('evt_1'))).toEqual({ data: { events: { label: 'y:evt_1' } } });
+      expect(await labelled[0]!.waitFor((e) => e.data?.events.label.endsWith('evt_1'))).toEqual({
+        data: { events: { label: 'x:evt_1' } },
+      });
+      expect(await labelled[1]!.waitFor((e) => e.data?.events.label.endsWith('evt_1'))).toEqual({
+        data: { events: { label: 'y:evt_1' } },
+      });
       for (const received of [...subscriptions, ...labelled]) received.stop();
     } finally {
       await Promise.all(clients.map((client) => client.dispose()));

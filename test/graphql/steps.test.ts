@@ -6,14 +6,24 @@ import { dataOf } from '../support/harness.js';
 import { call, callStep, lastRequest, startScenario, textStep, toolTexts, type Scenario } from '../support/scenario.js';
 
 let s: Scenario;
-afterEach(async () => { await s?.close(); });
+afterEach(async () => {
+  await s?.close();
+});
 
 const order: string[] = [];
 const recorded = (name: string, annotations = {}) => ({
-  name, annotations, run: (args: Record<string, unknown>) => { order.push(`${name}(${String(args.id)})`); return `${name} did ${String(args.id)}`; },
+  name,
+  annotations,
+  run: (args: Record<string, unknown>) => {
+    order.push(`${name}(${String(args.id)})`);
+    return `${name} did ${String(args.id)}`;
+  },
 });
 
-const TWO_ASKED = [callStep(call('edit_note', { id: 'a' }, 'c1'), call('archive_note', { id: 'b' }, 'c2')), textStep('All answered.')];
+const TWO_ASKED = [
+  callStep(call('edit_note', { id: 'a' }, 'c1'), call('archive_note', { id: 'b' }, 'c2')),
+  textStep('All answered.'),
+];
 
 describe('two calls in one step that both need confirmation', () => {
   it('asks both at once; the first answer leaves the turn PAUSED; after the last, accepted ones run and declined ones say so', async () => {
@@ -23,7 +33,9 @@ describe('two calls in one step that both need confirmation', () => {
     expect(turn.status).toBe('PAUSED');
     expect(turn.pendingElicitations.map((e: any) => e.toolCall.name)).toEqual(['edit_note', 'archive_note']);
     expect(turn.text).toContain('these 2 actions');
-    const listed = dataOf(await s.h.gql('{ pendingElicitations { totalCount edges { node { id } } } }')).pendingElicitations;
+    const listed = dataOf(
+      await s.h.gql('{ pendingElicitations { totalCount edges { node { id } } } }'),
+    ).pendingElicitations;
     expect(listed.edges.map((e: any) => e.node.id)).toEqual(turn.pendingElicitations.map((e: any) => e.id));
 
     const firstAnswer = await s.resolve(turn.pendingElicitations[0].id, 'ACCEPT');
@@ -37,9 +49,17 @@ describe('two calls in one step that both need confirmation', () => {
     const lastAnswer = await s.resolve(turn.pendingElicitations[1].id, 'DECLINE', { instructions: 'keep b' });
     expect(lastAnswer.turn.status).toBe('COMPLETED');
     expect(order).toEqual(['edit_note(a)']);
-    expect(toolTexts(lastAnswer.turn.messages)).toEqual(['edit_note did a', 'User declined execution of archive_note: keep b']);
-    const seen = lastRequest(s.model).messages.filter((m) => m.role === 'TOOL').map((m) => [m.toolCallId, m.text]);
-    expect(seen).toEqual([['c1', 'edit_note did a'], ['c2', 'User declined execution of archive_note: keep b']]);
+    expect(toolTexts(lastAnswer.turn.messages)).toEqual([
+      'edit_note did a',
+      'User declined execution of archive_note: keep b',
+    ]);
+    const seen = lastRequest(s.model)
+      .messages.filter((m) => m.role === 'TOOL')
+      .map((m) => [m.toolCallId, m.text]);
+    expect(seen).toEqual([
+      ['c1', 'edit_note did a'],
+      ['c2', 'User declined execution of archive_note: keep b'],
+    ]);
     await s.expectConsistent(thread.id);
   });
 
@@ -52,21 +72,31 @@ describe('two calls in one step that both need confirmation', () => {
     const done = await s.resolve(first.id, 'ACCEPT', { instructions: 'carefully' });
     expect(done.turn.status).toBe('COMPLETED');
     expect(order).toEqual(['edit_note(a)', 'archive_note(b)']);
-    expect(done.turn.messages.filter((m: any) => m.role === 'TOOL').map((m: any) => m.toolCallId)).toEqual(['c1', 'c2']);
+    expect(done.turn.messages.filter((m: any) => m.role === 'TOOL').map((m: any) => m.toolCallId)).toEqual([
+      'c1',
+      'c2',
+    ]);
     expect(toolTexts(done.turn.messages)[0]).toMatch(/User instructions for edit_note: carefully$/);
     await s.expectConsistent(thread.id);
   });
 
   it('a mixed step: a free call, a vetoed call and two asked calls answer in the original order after the last answer', async () => {
     order.length = 0;
-    const veto: ToolPreExecuteListener = { priority: 10, onToolPreExecute: (e) => { if (e.toolCall.arguments.id === 'x') e.setVeto('x is frozen'); } };
+    const veto: ToolPreExecuteListener = {
+      priority: 10,
+      onToolPreExecute: (e) => {
+        if (e.toolCall.arguments.id === 'x') e.setVeto('x is frozen');
+      },
+    };
     s = await startScenario({
       tools: [recorded('read_note', { readOnlyHint: true }), recorded('edit_note'), recorded('archive_note')],
       listeners: [veto],
       script: [
         callStep(
-          call('read_note', { id: 'r' }, 'c1'), call('edit_note', { id: 'x' }, 'c2'),
-          call('edit_note', { id: 'e' }, 'c3'), call('archive_note', { id: 'z' }, 'c4'),
+          call('read_note', { id: 'r' }, 'c1'),
+          call('edit_note', { id: 'x' }, 'c2'),
+          call('edit_note', { id: 'e' }, 'c3'),
+          call('archive_note', { id: 'z' }, 'c4'),
         ),
         textStep('Step done.'),
       ],
@@ -96,7 +126,14 @@ describe('two calls in one step that both need confirmation', () => {
     s = await startScenario({
       tools: [recorded('read_note', { readOnlyHint: true }), recorded('edit_note')],
       agent: { requireToolConfirmation: false },
-      script: [callStep(call('edit_note', { id: 1 }, 'c1'), call('read_note', { id: 2 }, 'c2'), call('edit_note', { id: 3 }, 'c3')), textStep('ok')],
+      script: [
+        callStep(
+          call('edit_note', { id: 1 }, 'c1'),
+          call('read_note', { id: 2 }, 'c2'),
+          call('edit_note', { id: 3 }, 'c3'),
+        ),
+        textStep('ok'),
+      ],
     });
     const { turn, thread } = await s.start('go');
     expect(turn.status).toBe('COMPLETED');
@@ -108,7 +145,11 @@ describe('two calls in one step that both need confirmation', () => {
     order.length = 0;
     s = await startScenario({
       tools: [recorded('edit_note')],
-      script: [callStep(call('edit_note', { id: 1 }, 'c1')), callStep(call('edit_note', { id: 2 }, 'c2')), textStep('Both edits done.')],
+      script: [
+        callStep(call('edit_note', { id: 1 }, 'c1')),
+        callStep(call('edit_note', { id: 2 }, 'c2')),
+        textStep('Both edits done.'),
+      ],
     });
     const { turn, thread } = await s.start('edit 1 then 2');
     const afterFirst = await s.resolve(turn.pendingElicitations[0].id, 'ACCEPT');

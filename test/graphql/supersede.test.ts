@@ -2,12 +2,23 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Model, ModelRequest, ModelResponse } from '../../src/models/model.js';
 import { dataOf } from '../support/harness.js';
-import { call, callStep, deferred, lastRequest, startScenario, textStep, toolTexts, type Scenario } from '../support/scenario.js';
+import {
+  call,
+  callStep,
+  deferred,
+  lastRequest,
+  startScenario,
+  textStep,
+  toolTexts,
+  type Scenario,
+} from '../support/scenario.js';
 
 const SUPERSEDED = 'Execution of edit_note was cancelled: the user sent a new message instead.';
 
 let s: Scenario;
-afterEach(async () => { await s?.close(); });
+afterEach(async () => {
+  await s?.close();
+});
 
 /** Polls the turn until it leaves RUNNING (background turns). */
 async function settled(turnId: string): Promise<any> {
@@ -44,7 +55,10 @@ describe('supersede', () => {
     // The model saw everything: the first message, its call, the closing text and the new message.
     const seen = lastRequest(s.model).messages;
     expect(seen.map((m) => [m.role, m.text])).toEqual([
-      ['USER', 'edit n1'], ['ASSISTANT', null], ['TOOL', SUPERSEDED], ['USER', 'actually, leave it'],
+      ['USER', 'edit n1'],
+      ['ASSISTANT', null],
+      ['TOOL', SUPERSEDED],
+      ['USER', 'actually, leave it'],
     ]);
     expect(seen[1]!.toolCalls.map((c) => c.id)).toEqual(['c1']);
 
@@ -61,7 +75,14 @@ describe('supersede', () => {
   it('closes every call of a paused step, partly answered or not, each with one message', async () => {
     s = await startScenario({
       tools: [{ name: 'edit_note' }, { name: 'read_note', annotations: { readOnlyHint: true } }],
-      script: [callStep(call('read_note', {}, 'c1'), call('edit_note', { id: 'a' }, 'c2'), call('edit_note', { id: 'b' }, 'c3')), textStep('ok')],
+      script: [
+        callStep(
+          call('read_note', {}, 'c1'),
+          call('edit_note', { id: 'a' }, 'c2'),
+          call('edit_note', { id: 'b' }, 'c3'),
+        ),
+        textStep('ok'),
+      ],
     });
     const first = await s.start('go');
     await s.resolve(first.turn.pendingElicitations[0].id, 'ACCEPT');
@@ -71,7 +92,9 @@ describe('supersede', () => {
     expect(old.status).toBe('CANCELLED');
     expect(old.elicitations.map((e: any) => e.status)).toEqual(['ACCEPTED', 'CANCELLED']);
     expect(toolTexts(old.messages)).toEqual([
-      'Execution of read_note was cancelled: the user sent a new message instead.', SUPERSEDED, SUPERSEDED,
+      'Execution of read_note was cancelled: the user sent a new message instead.',
+      SUPERSEDED,
+      SUPERSEDED,
     ]);
     expect(s.tools.count('read_note') + s.tools.count('edit_note')).toBe(0);
     await s.expectConsistent(first.thread.id);
@@ -82,7 +105,16 @@ describe('THREAD_BUSY', () => {
   it('refuses a new message while a background turn runs a slow tool, and accepts it afterwards', async () => {
     const release = deferred();
     s = await startScenario({
-      tools: [{ name: 'slow', annotations: { readOnlyHint: true }, run: async () => { await release.promise; return 'slow done'; } }],
+      tools: [
+        {
+          name: 'slow',
+          annotations: { readOnlyHint: true },
+          run: async () => {
+            await release.promise;
+            return 'slow done';
+          },
+        },
+      ],
       script: [callStep(call('slow')), textStep('Finished slowly.'), textStep('Second answer.')],
     });
     const first = await s.start('go slow', null, { background: true });
@@ -146,7 +178,9 @@ describe('THREAD_BUSY', () => {
     s = await startScenario({ tools: [{ name: 'edit_note' }], model });
     const first = await s.start('edit n1');
     expect(first.turn.status).toBe('PAUSED');
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => s.start(`message ${i}`, first.thread.id, { background: true })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => s.start(`message ${i}`, first.thread.id, { background: true })),
+    );
     const accepted = results.filter((r) => r.userErrors.length === 0);
     expect(accepted).toHaveLength(1);
     expect(results.filter((r) => r.userErrors[0]?.code === 'THREAD_BUSY')).toHaveLength(9);
@@ -162,7 +196,12 @@ describe('THREAD_BUSY', () => {
   it('another thread of the same user is not busy', async () => {
     const gate = deferred();
     let calls = 0;
-    const model: Model = { async generate() { if (++calls === 1) await gate.promise; return textStep('hi'); } };
+    const model: Model = {
+      async generate() {
+        if (++calls === 1) await gate.promise;
+        return textStep('hi');
+      },
+    };
     s = await startScenario({ model });
     const first = await s.start('one', null, { background: true });
     const other = await s.start('two');

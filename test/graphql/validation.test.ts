@@ -10,14 +10,19 @@ let threadId: string;
 let elicitationId: string;
 
 beforeAll(async () => {
-  s = await startScenario({ tools: [{ name: 'edit_note' }], script: [callStep(call('edit_note', { id: 'n1' })), textStep('done')] });
+  s = await startScenario({
+    tools: [{ name: 'edit_note' }],
+    script: [callStep(call('edit_note', { id: 'n1' })), textStep('done')],
+  });
   const { turn, thread } = await s.start('edit n1');
   expect(turn.status).toBe('PAUSED');
   turnId = turn.id;
   threadId = thread.id;
   elicitationId = turn.pendingElicitations[0].id;
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 async function expectUnchanged() {
   const turn = await s.turn(turnId);
@@ -58,21 +63,45 @@ describe('INVALID_CONTENT', () => {
 });
 
 describe('NOT_FOUND', () => {
-  it.each(['elc_0000000000000000000000000000dead', 'elc_', 'not-an-id', '', '💥', 'trn_0123456789abcdef0123456789abcdef'])('resolveElicitation(%j)', async (id) => {
+  it.each([
+    'elc_0000000000000000000000000000dead',
+    'elc_',
+    'not-an-id',
+    '',
+    '💥',
+    'trn_0123456789abcdef0123456789abcdef',
+  ])('resolveElicitation(%j)', async (id) => {
     const result = await s.resolve(id, 'ACCEPT');
     expect(result.elicitation).toBeNull();
-    expect(result.userErrors).toEqual([expect.objectContaining({ code: 'NOT_FOUND', field: ['input', 'elicitationId'] })]);
+    expect(result.userErrors).toEqual([
+      expect.objectContaining({ code: 'NOT_FOUND', field: ['input', 'elicitationId'] }),
+    ]);
     await expectUnchanged();
   });
 
   it.each([
-    ['an unknown thread', { agentId: AGENT_ID, threadId: 'thr_doesnotexist', message: 'hi' }, 'NOT_FOUND', ['input', 'threadId']],
-    ['a malformed thread id', { agentId: AGENT_ID, threadId: '???', message: 'hi' }, 'NOT_FOUND', ['input', 'threadId']],
+    [
+      'an unknown thread',
+      { agentId: AGENT_ID, threadId: 'thr_doesnotexist', message: 'hi' },
+      'NOT_FOUND',
+      ['input', 'threadId'],
+    ],
+    [
+      'a malformed thread id',
+      { agentId: AGENT_ID, threadId: '???', message: 'hi' },
+      'NOT_FOUND',
+      ['input', 'threadId'],
+    ],
     ['an unknown agent', { agentId: 'nobody', message: 'hi' }, 'NOT_FOUND', ['input', 'agentId']],
     ['an empty message', { agentId: AGENT_ID, message: '   ' }, 'INVALID_INPUT', ['input', 'message']],
   ])('startTurn with %s', async (_label, input, code, field) => {
     const threadsBefore = dataOf(await s.h.gql('{ threads { edges { node { id } } } }')).threads.edges.length;
-    const result = dataOf(await s.h.gql(`mutation($input: StartTurnInput!) { startTurn(input: $input) { turn { id } thread { id } userErrors { code field } } }`, { input })).startTurn;
+    const result = dataOf(
+      await s.h.gql(
+        `mutation($input: StartTurnInput!) { startTurn(input: $input) { turn { id } thread { id } userErrors { code field } } }`,
+        { input },
+      ),
+    ).startTurn;
     expect(result.turn).toBeNull();
     expect(result.thread).toBeNull();
     expect(result.userErrors).toEqual([{ code, field }]);
@@ -84,21 +113,36 @@ describe('NOT_FOUND', () => {
 describe('queries for ids that do not exist', () => {
   const ids = ['thr_nope', 'trn_nope', 'elc_nope', 'nope', '', '../../etc/passwd'];
   it.each(ids)('thread / turn / elicitation / agent / node(%j) are null', async (id) => {
-    const data = dataOf(await s.h.gql(`query($id: ID!) {
+    const data = dataOf(
+      await s.h.gql(
+        `query($id: ID!) {
       thread(id: $id) { id } turn(id: $id) { id } elicitation(id: $id) { id } agent(id: $id) { id } node(id: $id) { id }
-    }`, { id }));
+    }`,
+        { id },
+      ),
+    );
     expect(data).toEqual({ thread: null, turn: null, elicitation: null, agent: null, node: null });
   });
 
   it('the real ids resolve, through their own query and node()', async () => {
-    const data = dataOf(await s.h.gql(`query($t: ID!, $r: ID!, $e: ID!, $a: ID!) {
+    const data = dataOf(
+      await s.h.gql(
+        `query($t: ID!, $r: ID!, $e: ID!, $a: ID!) {
       thread(id: $t) { id } turn(id: $r) { id } elicitation(id: $e) { id } agent(id: $a) { id }
       nt: node(id: $t) { __typename id } nr: node(id: $r) { __typename id } ne: node(id: $e) { __typename id } na: node(id: $a) { __typename id }
-    }`, { t: threadId, r: turnId, e: elicitationId, a: AGENT_ID }));
+    }`,
+        { t: threadId, r: turnId, e: elicitationId, a: AGENT_ID },
+      ),
+    );
     expect(data).toEqual({
-      thread: { id: threadId }, turn: { id: turnId }, elicitation: { id: elicitationId }, agent: { id: AGENT_ID },
-      nt: { __typename: 'Thread', id: threadId }, nr: { __typename: 'Turn', id: turnId },
-      ne: { __typename: 'Elicitation', id: elicitationId }, na: { __typename: 'Agent', id: AGENT_ID },
+      thread: { id: threadId },
+      turn: { id: turnId },
+      elicitation: { id: elicitationId },
+      agent: { id: AGENT_ID },
+      nt: { __typename: 'Thread', id: threadId },
+      nr: { __typename: 'Turn', id: turnId },
+      ne: { __typename: 'Elicitation', id: elicitationId },
+      na: { __typename: 'Agent', id: AGENT_ID },
     });
   });
 });

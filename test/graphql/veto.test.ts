@@ -18,12 +18,15 @@ const protectNotes: ToolPreExecuteListener = {
 };
 
 let s: Scenario;
-afterEach(async () => { await s?.close(); });
+afterEach(async () => {
+  await s?.close();
+});
 
 describe('a veto from a code listener', () => {
   it('does not run the tool, answers with the exact denied text, and the next model call sees it', async () => {
     s = await startScenario({
-      tools: TOOLS, listeners: [protectNotes],
+      tools: TOOLS,
+      listeners: [protectNotes],
       script: [callStep(call('edit_note', { id: 'protected' })), textStep('I cannot edit that note.')],
     });
     const { turn, thread } = await s.start('edit the protected note');
@@ -47,7 +50,11 @@ describe('a veto from a code listener', () => {
         event.setVeto('too late in the day');
       },
     };
-    s = await startScenario({ tools: TOOLS, listeners: [lateVeto], script: [callStep(call('edit_note', { id: 'n1' })), textStep('ok')] });
+    s = await startScenario({
+      tools: TOOLS,
+      listeners: [lateVeto],
+      script: [callStep(call('edit_note', { id: 'n1' })), textStep('ok')],
+    });
     const { turn, thread } = await s.start('edit n1');
     expect(seen).toEqual([true]); // the confirmation listener had asked
     expect(turn.status).toBe('COMPLETED');
@@ -61,8 +68,10 @@ describe('a veto from a code listener', () => {
 
   it('vetoes a call that would run without confirmation too', async () => {
     s = await startScenario({
-      tools: TOOLS, listeners: [{ onToolPreExecute: (e) => e.setVeto('reads are off') }],
-      agent: { requireToolConfirmation: false }, script: [callStep(call('read_note', { id: 'n1' })), textStep('ok')],
+      tools: TOOLS,
+      listeners: [{ onToolPreExecute: (e) => e.setVeto('reads are off') }],
+      agent: { requireToolConfirmation: false },
+      script: [callStep(call('read_note', { id: 'n1' })), textStep('ok')],
     });
     const { turn, thread } = await s.start('read n1');
     expect(turn.status).toBe('COMPLETED');
@@ -75,7 +84,9 @@ describe('a veto from a code listener', () => {
 describe('a veto from a plugin module named in the config', () => {
   it('loads the module relative to the config file and applies its veto', async () => {
     s = await startScenario({
-      tools: TOOLS, plugins: ['./protect-notes.mjs'], configFile: join(FIXTURES, 'config.json'),
+      tools: TOOLS,
+      plugins: ['./protect-notes.mjs'],
+      configFile: join(FIXTURES, 'config.json'),
       script: [callStep(call('edit_note', { id: 'protected' })), textStep('That note is protected.')],
     });
     const { turn, thread } = await s.start('edit the protected note');
@@ -88,7 +99,9 @@ describe('a veto from a plugin module named in the config', () => {
 
   it('in a step with an allowed call: only the allowed one is asked; after ACCEPT both answer in order', async () => {
     s = await startScenario({
-      tools: TOOLS, plugins: ['./protect-notes.mjs'], configFile: join(FIXTURES, 'config.json'),
+      tools: TOOLS,
+      plugins: ['./protect-notes.mjs'],
+      configFile: join(FIXTURES, 'config.json'),
       script: [
         callStep(call('edit_note', { id: 'protected' }, 'c1'), call('edit_note', { id: 'n2' }, 'c2')),
         textStep('One edited, one protected.'),
@@ -116,30 +129,46 @@ describe('listener order', () => {
       },
     });
     s = await startScenario({
-      tools: TOOLS, plugins: ['./protect-notes.mjs'], configFile: join(FIXTURES, 'config.json'),
+      tools: TOOLS,
+      plugins: ['./protect-notes.mjs'],
+      configFile: join(FIXTURES, 'config.json'),
       listeners: [observe('minus5', -5), observe('zero', 0), observe('fifty', 50), observe('twohundred', 200)],
-      script: [callStep(call('edit_note', { id: 'protected' }, 'c1'), call('edit_note', { id: 'free' }, 'c2')), textStep('ok')],
+      script: [
+        callStep(call('edit_note', { id: 'protected' }, 'c1'), call('edit_note', { id: 'free' }, 'c2')),
+        textStep('ok'),
+      ],
     });
     await s.start('edit');
     expect(order).toEqual([
       // call 1: the plugin (100) vetoes between 200 and 50
-      'twohundred vetoed=false asked=false', 'fifty vetoed=true asked=false', 'zero vetoed=true asked=false', 'minus5 vetoed=true asked=false',
+      'twohundred vetoed=false asked=false',
+      'fifty vetoed=true asked=false',
+      'zero vetoed=true asked=false',
+      'minus5 vetoed=true asked=false',
       // call 2: the confirmation listener (0, registered after code listeners) asks between zero and minus5
-      'twohundred vetoed=false asked=false', 'fifty vetoed=false asked=false', 'zero vetoed=false asked=false', 'minus5 vetoed=false asked=true',
+      'twohundred vetoed=false asked=false',
+      'fifty vetoed=false asked=false',
+      'zero vetoed=false asked=false',
+      'minus5 vetoed=false asked=true',
     ]);
   });
 
   it('lets a listener ask with its own request, which the confirmation listener keeps', async () => {
     s = await startScenario({
-      tools: TOOLS, agent: { requireToolConfirmation: false },
-      listeners: [{
-        priority: 10,
-        onToolPreExecute(event) {
-          event.setElicitationRequest({
-            message: 'Reading is audited. Continue?', requestedSchema: { type: 'object', properties: {} }, _meta: {},
-          });
+      tools: TOOLS,
+      agent: { requireToolConfirmation: false },
+      listeners: [
+        {
+          priority: 10,
+          onToolPreExecute(event) {
+            event.setElicitationRequest({
+              message: 'Reading is audited. Continue?',
+              requestedSchema: { type: 'object', properties: {} },
+              _meta: {},
+            });
+          },
         },
-      }],
+      ],
       script: [callStep(call('read_note', { id: 'n1' })), textStep('read')],
     });
     const { turn, thread } = await s.start('read n1');
@@ -154,8 +183,15 @@ describe('listener order', () => {
 
   it('a listener that throws fails the turn but every call still gets its one TOOL message', async () => {
     s = await startScenario({
-      tools: TOOLS, onError: () => {},
-      listeners: [{ onToolPreExecute() { throw new Error('listener bug'); } }],
+      tools: TOOLS,
+      onError: () => {},
+      listeners: [
+        {
+          onToolPreExecute() {
+            throw new Error('listener bug');
+          },
+        },
+      ],
       script: [callStep(call('read_note', { id: 'n1' })), textStep('never')],
     });
     const { turn, thread } = await s.start('read n1');

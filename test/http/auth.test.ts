@@ -17,7 +17,10 @@ const ROOT = 'root-0a9b8c7d6e5f4a3b2c1d';
 const BOB_ENV = 'TOOLGATE_TEST_BOB_TOKEN';
 const BOB = 'bob-from-the-environment-31415926';
 
-const withAuth = (tokens: NonNullable<ToolgateConfig['auth']>['tokens']): ToolgateConfig => ({ ...demoConfig, auth: { tokens } });
+const withAuth = (tokens: NonNullable<ToolgateConfig['auth']>['tokens']): ToolgateConfig => ({
+  ...demoConfig,
+  auth: { tokens },
+});
 
 describe('bearer tokens over HTTP', () => {
   let h: Harness;
@@ -31,11 +34,17 @@ describe('bearer tokens over HTTP', () => {
       ]),
     });
   });
-  afterAll(async () => { await h.close(); delete process.env[BOB_ENV]; });
-
-  const post = (body: unknown, headers: Record<string, string> = {}) => fetch(h.url, {
-    method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),
+  afterAll(async () => {
+    await h.close();
+    delete process.env[BOB_ENV];
   });
+
+  const post = (body: unknown, headers: Record<string, string> = {}) =>
+    fetch(h.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
 
   it('knows each user by their token: literal, env:NAME, admin or not; the scheme is case-insensitive', async () => {
     for (const [authorization, viewer] of [
@@ -96,7 +105,9 @@ describe('bearer tokens over HTTP', () => {
   it('over WebSocket: the same tokens in connectionParams.authorization; without a valid one the socket closes with 4401', async () => {
     const good = connectWs(h.url, `Bearer ${ALICE}`);
     try {
-      expect((await good.iterate({ query: '{ viewer { id } }' }).next()).value).toEqual({ data: { viewer: { id: 'alice' } } });
+      expect((await good.iterate({ query: '{ viewer { id } }' }).next()).value).toEqual({
+        data: { viewer: { id: 'alice' } },
+      });
     } finally {
       await good.dispose();
     }
@@ -124,15 +135,29 @@ describe('the token authenticator', () => {
 
   it('stops the start with one line naming the config path when an env:NAME token is not set', async () => {
     delete process.env.TOOLGATE_TEST_UNSET_TOKEN;
-    const config = withAuth([{ token: ALICE, user: 'alice', admin: false }, { token: 'env:TOOLGATE_TEST_UNSET_TOKEN', user: 'eve', admin: false }]);
+    const config = withAuth([
+      { token: ALICE, user: 'alice', admin: false },
+      { token: 'env:TOOLGATE_TEST_UNSET_TOKEN', user: 'eve', admin: false },
+    ]);
     await expect(createServer({ config, configFile: '/etc/toolgate.json', database: ':memory:' })).rejects.toThrow(
-      new ConfigError('/etc/toolgate.json: auth.tokens[1].token: the environment variable TOOLGATE_TEST_UNSET_TOKEN is not set'),
+      new ConfigError(
+        '/etc/toolgate.json: auth.tokens[1].token: the environment variable TOOLGATE_TEST_UNSET_TOKEN is not set',
+      ),
     );
   });
 
   it('refuses two users with the same token', () => {
-    expect(() => createTokenAuthenticator({ tokens: [{ token: ALICE, user: 'alice', admin: false }, { token: ALICE, user: 'mallory', admin: true }] }, 'c.json'))
-      .toThrow('c.json: auth.tokens[1].token: the same token as auth.tokens[0]');
+    expect(() =>
+      createTokenAuthenticator(
+        {
+          tokens: [
+            { token: ALICE, user: 'alice', admin: false },
+            { token: ALICE, user: 'mallory', admin: true },
+          ],
+        },
+        'c.json',
+      ),
+    ).toThrow('c.json: auth.tokens[1].token: the same token as auth.tokens[0]');
   });
 });
 
@@ -141,7 +166,9 @@ describe('without an auth section', () => {
     const h = await startHarness();
     try {
       for (const headers of [{}, { authorization: 'Bearer whatever' }] as Record<string, string>[]) {
-        expect(await h.gql('{ viewer { id isAdmin } }', {}, headers)).toEqual({ data: { viewer: { id: 'local', isAdmin: true } } });
+        expect(await h.gql('{ viewer { id isAdmin } }', {}, headers)).toEqual({
+          data: { viewer: { id: 'local', isAdmin: true } },
+        });
       }
     } finally {
       await h.close();
@@ -164,29 +191,47 @@ describe('without an auth section', () => {
     try {
       const result = spawnSync(join('node_modules', '.bin', 'tsx'), ['src/cli.ts'], {
         env: { ...process.env, HOST: '0.0.0.0', PORT: '0', TOOLGATE_DB: join(dir.dir, 'x.db'), TOOLGATE_CONFIG: '' },
-        encoding: 'utf8', timeout: 90_000,
+        encoding: 'utf8',
+        timeout: 90_000,
       });
       expect(result.status).not.toBe(0);
       expect(result.status).not.toBeNull();
       const lines = result.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toBe('toolgate: HOST: "0.0.0.0" is not loopback; without an "auth" section in the config toolgate runs as the single admin user "local" and listens on loopback only');
+      expect(lines[0]).toBe(
+        'toolgate: HOST: "0.0.0.0" is not loopback; without an "auth" section in the config toolgate runs as the single admin user "local" and listens on loopback only',
+      );
       expect(result.stdout).not.toMatch(/serving/);
     } finally {
       dir.cleanup();
     }
   }, 100_000); // tsx compiles the CLI at start: slow on a loaded machine
 
-  it('the CLI names the file and path when a token\'s environment variable is missing', () => {
+  it("the CLI names the file and path when a token's environment variable is missing", () => {
     const dir = tempDir();
     try {
       const file = join(dir.dir, 'toolgate.json');
-      writeFileSync(file, JSON.stringify({ ...demoConfig, auth: { tokens: [{ token: 'env:TOOLGATE_TEST_MISSING', user: 'alice' }] } }));
-      const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: '0', TOOLGATE_DB: join(dir.dir, 'x.db'), TOOLGATE_CONFIG: file };
+      writeFileSync(
+        file,
+        JSON.stringify({ ...demoConfig, auth: { tokens: [{ token: 'env:TOOLGATE_TEST_MISSING', user: 'alice' }] } }),
+      );
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        TOOLGATE_DB: join(dir.dir, 'x.db'),
+        TOOLGATE_CONFIG: file,
+      };
       delete env.TOOLGATE_TEST_MISSING;
-      const result = spawnSync(join('node_modules', '.bin', 'tsx'), ['src/cli.ts'], { env, encoding: 'utf8', timeout: 90_000 });
+      const result = spawnSync(join('node_modules', '.bin', 'tsx'), ['src/cli.ts'], {
+        env,
+        encoding: 'utf8',
+        timeout: 90_000,
+      });
       expect(result.status).toBe(1);
-      expect(result.stderr.trim()).toBe(`toolgate: ${file}: auth.tokens[0].token: the environment variable TOOLGATE_TEST_MISSING is not set`);
+      expect(result.stderr.trim()).toBe(
+        `toolgate: ${file}: auth.tokens[0].token: the environment variable TOOLGATE_TEST_MISSING is not set`,
+      );
     } finally {
       dir.cleanup();
     }

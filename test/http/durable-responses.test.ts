@@ -11,23 +11,46 @@ function fsyncGate() {
   let held = false;
   const waiting: (() => void)[] = [];
   return {
-    syncFile: () => (held ? new Promise<void>((resolve) => { waiting.push(resolve); }) : Promise.resolve()),
-    hold() { held = true; },
-    get waiting() { return waiting.length; },
-    release() { held = false; for (const resolve of waiting.splice(0)) resolve(); },
+    syncFile: () =>
+      held
+        ? new Promise<void>((resolve) => {
+            waiting.push(resolve);
+          })
+        : Promise.resolve(),
+    hold() {
+      held = true;
+    },
+    get waiting() {
+      return waiting.length;
+    },
+    release() {
+      held = false;
+      for (const resolve of waiting.splice(0)) resolve();
+    },
   };
 }
 
 const isPending = async (promise: Promise<unknown>, ms = 200) =>
-  Promise.race([promise.then(() => false, () => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), ms))]);
+  Promise.race([
+    promise.then(
+      () => false,
+      () => false,
+    ),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(true), ms)),
+  ]);
 
 let harness: Harness | undefined;
-afterEach(async () => { await harness?.close(); harness = undefined; });
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
 
 function readDatabase(file: string) {
   const db = new Database(file, { readonly: true });
   return {
-    turnStatus: () => (db.prepare('SELECT status FROM turns ORDER BY rowid DESC LIMIT 1').get() as { status: string } | undefined)?.status,
+    turnStatus: () =>
+      (db.prepare('SELECT status FROM turns ORDER BY rowid DESC LIMIT 1').get() as { status: string } | undefined)
+        ?.status,
     entity: (id: number) => db.prepare('SELECT id FROM demo_entities WHERE id = ?').get(id) !== undefined,
     close: () => db.close(),
   };
@@ -55,7 +78,9 @@ describe('synchronous FULL (the default)', () => {
     const db = readDatabase(harness.database);
     const started = dataOf(await harness.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 1' } }));
     gate.hold();
-    const answer = harness.gql(RESOLVE, { input: { elicitationId: started.startTurn.turn.pendingElicitations[0].id, action: 'ACCEPT' } });
+    const answer = harness.gql(RESOLVE, {
+      input: { elicitationId: started.startTurn.turn.pendingElicitations[0].id, action: 'ACCEPT' },
+    });
     await expect.poll(() => gate.waiting).toBeGreaterThan(0);
     expect(await isPending(answer)).toBe(true);
     expect(db.entity(1)).toBe(true); // not deleted: the tool waits for its durable start
@@ -78,7 +103,9 @@ describe('synchronous FULL (the default)', () => {
     expect(requested.events).toEqual([]);
     gate.release();
     const id = dataOf(await response).startTurn.turn.pendingElicitations[0].id;
-    expect((await requested.waitFor((e) => e.data?.elicitationRequested?.id === id)).data.elicitationRequested.id).toBe(id);
+    expect((await requested.waitFor((e) => e.data?.elicitationRequested?.id === id)).data.elicitationRequested.id).toBe(
+      id,
+    );
     requested.stop();
     await client.dispose();
   });
@@ -92,7 +119,9 @@ describe('synchronous NORMAL', () => {
     gate.hold();
     const started = dataOf(await harness.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 3' } }));
     expect(started.startTurn.turn.status).toBe('PAUSED'); // answered while the fsync is held: none was needed
-    const answer = harness.gql(RESOLVE, { input: { elicitationId: started.startTurn.turn.pendingElicitations[0].id, action: 'ACCEPT' } });
+    const answer = harness.gql(RESOLVE, {
+      input: { elicitationId: started.startTurn.turn.pendingElicitations[0].id, action: 'ACCEPT' },
+    });
     await expect.poll(() => gate.waiting).toBeGreaterThan(0);
     expect(db.entity(3)).toBe(true);
     gate.release();

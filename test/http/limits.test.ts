@@ -17,20 +17,41 @@ const ELICITATION_FIELDS = `id status message requestedSchema _meta mcpRequest
   response { action content } resolvedBy resolution createdAt expiresAt resolvedAt turn { id status }`;
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  return { status: response.status, body: await response.json() as { data?: any; errors?: { message: string; extensions?: any }[] } };
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: response.status,
+    body: (await response.json()) as { data?: any; errors?: { message: string; extensions?: any }[] },
+  };
 }
 
 /** A raw HTTP POST: with `chunks`, sent chunked (no Content-Length), one write each. */
-function rawPost(url: string, chunks: string[], headers: Record<string, string | number> = {}): Promise<{ status: number; body: string }> {
+function rawPost(
+  url: string,
+  chunks: string[],
+  headers: Record<string, string | number> = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => { body += chunk; });
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
-    req.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || (error as NodeJS.ErrnoException).code === 'EPIPE' ? undefined : reject(error)));
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => {
+          body += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      },
+    );
+    req.on('error', (error) =>
+      (error as NodeJS.ErrnoException).code === 'ECONNRESET' || (error as NodeJS.ErrnoException).code === 'EPIPE'
+        ? undefined
+        : reject(error),
+    );
     for (const chunk of chunks) req.write(chunk);
     req.end();
   });
@@ -41,17 +62,22 @@ describe('graphql-armor, tuned on the contract', () => {
   beforeAll(async () => {
     h = await startHarness();
     // Some data, so that the deep queries below return something.
-    for (const message of ['delete entities 1', 'list entities']) dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message } }));
+    for (const message of ['delete entities 1', 'list entities'])
+      dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message } }));
   });
-  afterAll(async () => { await h.close(); });
+  afterAll(async () => {
+    await h.close();
+  });
 
-  it('lets the contract\'s deepest legitimate selections and full Relay pages through', async () => {
+  it("lets the contract's deepest legitimate selections and full Relay pages through", async () => {
     const deep = await post(h.url, {
       query: `{ threads(first: 100) { edges { cursor node { id turns { id pendingElicitations { toolCall { annotations { readOnlyHint } } } } } } pageInfo { hasNextPage endCursor } } }`,
     });
     expect(deep.status).toBe(200);
     expect(deep.body.errors).toBeUndefined();
-    expect(deep.body.data.threads.edges.some((e: any) => e.node.turns.some((t: any) => t.pendingElicitations.length === 1))).toBe(true);
+    expect(
+      deep.body.data.threads.edges.some((e: any) => e.node.turns.some((t: any) => t.pendingElicitations.length === 1)),
+    ).toBe(true);
 
     const page = await post(h.url, {
       query: `{ pendingElicitations(first: 200) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { ${ELICITATION_FIELDS} } } } }`,
@@ -66,21 +92,34 @@ describe('graphql-armor, tuned on the contract', () => {
     expect(transcript.body.errors).toBeUndefined();
   });
 
-  it('lets GraphiQL\'s introspection query through', async () => {
+  it("lets GraphiQL's introspection query through", async () => {
     const { getIntrospectionQuery } = await import('graphql');
     const introspection = await post(h.url, { query: getIntrospectionQuery() });
     expect(introspection.body.errors).toBeUndefined();
     expect(introspection.body.data.__schema.queryType.name).toBe('Query');
   });
 
-  const nest = (levels: number) => `{ threads { edges { node { ${'turns { thread { '.repeat(levels)}id${' } }'.repeat(levels)} } } } }`;
+  const nest = (levels: number) =>
+    `{ threads { edges { node { ${'turns { thread { '.repeat(levels)}id${' } }'.repeat(levels)} } } } }`;
 
   it.each([
     ['too deep', nest(4), `Query depth limit of ${ARMOR_LIMITS.maxDepth} exceeded`],
-    ['too many aliases', `{ ${Array.from({ length: ARMOR_LIMITS.maxAliases + 1 }, (_, i) => `a${i}: viewer { id }`).join(' ')} }`, 'Aliases limit'],
+    [
+      'too many aliases',
+      `{ ${Array.from({ length: ARMOR_LIMITS.maxAliases + 1 }, (_, i) => `a${i}: viewer { id }`).join(' ')} }`,
+      'Aliases limit',
+    ],
     ['too many tokens', `{ viewer { ${'id '.repeat(ARMOR_LIMITS.maxTokens)} } }`, 'Token limit'],
-    ['too many directives', `{ viewer { ${'id @skip(if: false) '.repeat(ARMOR_LIMITS.maxDirectives + 1)} } }`, 'Directives limit'],
-    ['too costly', `{ ${['a', 'b'].map((a) => `${a}: pendingElicitations(first: 200) { edges { node { ${ELICITATION_FIELDS} } } }`).join(' ')} }`, 'Query Cost limit'],
+    [
+      'too many directives',
+      `{ viewer { ${'id @skip(if: false) '.repeat(ARMOR_LIMITS.maxDirectives + 1)} } }`,
+      'Directives limit',
+    ],
+    [
+      'too costly',
+      `{ ${['a', 'b'].map((a) => `${a}: pendingElicitations(first: 200) { edges { node { ${ELICITATION_FIELDS} } } }`).join(' ')} }`,
+      'Query Cost limit',
+    ],
   ])('refuses a query %s with a clear error', async (_label, query, message) => {
     // A validation error: 200 for an application/json client (GraphQL over HTTP), never a fault.
     const refused = await post(h.url, { query });
@@ -102,15 +141,21 @@ describe('the list-item budget', () => {
     try {
       let threadId: string | null = null;
       for (let i = 0; i < 15; i++) {
-        threadId = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'list entities', threadId } })).startTurn.thread.id;
+        threadId = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'list entities', threadId } }))
+          .startTurn.thread.id;
       }
-      const plain = await post(h.url, { query: 'query($id: ID!) { thread(id: $id) { turns { messages { id } } } }', variables: { id: threadId } });
+      const plain = await post(h.url, {
+        query: 'query($id: ID!) { thread(id: $id) { turns { messages { id } } } }',
+        variables: { id: threadId },
+      });
       expect(plain.body.errors).toBeUndefined();
       expect(plain.body.data.thread.turns).toHaveLength(15);
 
       // 15 turns x 15 turns x 15 turns x 4 messages: about 17,000 items from one thread of 60 messages.
       const fanOut = await post(h.url, {
-        query: 'query($id: ID!) { thread(id: $id) { turns { thread { turns { thread { turns { messages { id } } } } } } } }', variables: { id: threadId },
+        query:
+          'query($id: ID!) { thread(id: $id) { turns { thread { turns { thread { turns { messages { id } } } } } } } }',
+        variables: { id: threadId },
       });
       expect(fanOut.status).toBe(200);
       expect(fanOut.body.errors?.[0]).toMatchObject({ extensions: { code: 'RESULT_TOO_LARGE' } });
@@ -124,12 +169,18 @@ describe('the list-item budget', () => {
 describe('sizes', () => {
   let h: Harness;
   let db: DbObserver;
-  const config: ToolgateConfig = { ...demoConfig, server: { maxRequestBytes: 8192, maxMessageLength: 100, maxContentBytes: 200 } };
+  const config: ToolgateConfig = {
+    ...demoConfig,
+    server: { maxRequestBytes: 8192, maxMessageLength: 100, maxContentBytes: 200 },
+  };
   beforeAll(async () => {
     h = await startHarness({ config });
     db = new DbObserver(h.database);
   });
-  afterAll(async () => { db.close(); await h.close(); });
+  afterAll(async () => {
+    db.close();
+    await h.close();
+  });
 
   const small = JSON.stringify({ query: '{ viewer { id } }' });
   const large = JSON.stringify({ query: '{ viewer { id } }', variables: { pad: 'x'.repeat(10_000) } });
@@ -137,13 +188,19 @@ describe('sizes', () => {
   it('refuses a body larger than maxRequestBytes when Content-Length says so: 413', async () => {
     const response = await rawPost(h.url, [large], { 'content-length': Buffer.byteLength(large) });
     expect(response.status).toBe(413);
-    expect(JSON.parse(response.body).errors[0]).toMatchObject({ message: 'The request body is larger than 8192 bytes.', extensions: { code: 'PAYLOAD_TOO_LARGE' } });
+    expect(JSON.parse(response.body).errors[0]).toMatchObject({
+      message: 'The request body is larger than 8192 bytes.',
+      extensions: { code: 'PAYLOAD_TOO_LARGE' },
+    });
   });
 
   it('refuses a chunked body without Content-Length once it passes the limit: 413', async () => {
     const response = await rawPost(h.url, large.match(/.{1,1000}/g)!, { 'transfer-encoding': 'chunked' });
     expect(response.status).toBe(413);
-    expect(JSON.parse(response.body).errors[0]).toMatchObject({ message: 'The request body is larger than 8192 bytes.', extensions: { code: 'PAYLOAD_TOO_LARGE' } });
+    expect(JSON.parse(response.body).errors[0]).toMatchObject({
+      message: 'The request body is larger than 8192 bytes.',
+      extensions: { code: 'PAYLOAD_TOO_LARGE' },
+    });
   });
 
   it('serves a chunked body within the limit', async () => {
@@ -154,7 +211,10 @@ describe('sizes', () => {
 
   it('closes a WebSocket whose message passes the same limit with 1009', async () => {
     const socket = new WebSocket(wsUrl(h.url), 'graphql-transport-ws');
-    await new Promise((resolve, reject) => { socket.once('open', resolve); socket.once('error', reject); });
+    await new Promise((resolve, reject) => {
+      socket.once('open', resolve);
+      socket.once('error', reject);
+    });
     const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
     socket.send(JSON.stringify({ type: 'connection_init', payload: { pad: 'x'.repeat(9000) } }));
     expect(await closed).toBe(1009);
@@ -163,7 +223,13 @@ describe('sizes', () => {
   it('a user message longer than maxMessageLength (in characters): INVALID_INPUT, nothing stored', async () => {
     const before = db.snapshot();
     const long = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'y'.repeat(101) } })).startTurn;
-    expect(long).toEqual({ turn: null, thread: null, userErrors: [{ code: 'INVALID_INPUT', message: 'The message is longer than 100 characters.', field: ['input', 'message'] }] });
+    expect(long).toEqual({
+      turn: null,
+      thread: null,
+      userErrors: [
+        { code: 'INVALID_INPUT', message: 'The message is longer than 100 characters.', field: ['input', 'message'] },
+      ],
+    });
     expect(db.snapshot()).toEqual(before);
     // 100 emoji are 100 characters (200 UTF-16 units): within the limit.
     const emoji = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: '😀'.repeat(100) } })).startTurn;
@@ -172,7 +238,9 @@ describe('sizes', () => {
   });
 
   it('content larger than maxContentBytes: INVALID_INPUT on content, for a real and an unknown id alike; nothing changes', async () => {
-    const paused = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 2' } })).startTurn;
+    const paused = dataOf(
+      await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 2' } }),
+    ).startTurn;
     const elicitationId = paused.turn.pendingElicitations[0].id;
     const before = db.snapshot();
     // 67 three-byte characters: 67 characters, but 201 bytes of UTF-8 with the quotes... and the key.
@@ -181,13 +249,19 @@ describe('sizes', () => {
       [elicitationId, { instructions: '€'.repeat(67) }],
       ['elc_unknown', { instructions: 'x'.repeat(300) }],
     ] as const) {
-      const result = dataOf(await h.gql(RESOLVE, { input: { elicitationId: id, action: 'ACCEPT', content } })).resolveElicitation;
+      const result = dataOf(
+        await h.gql(RESOLVE, { input: { elicitationId: id, action: 'ACCEPT', content } }),
+      ).resolveElicitation;
       expect(result).toMatchObject({ elicitation: null, turn: null });
-      expect(result.userErrors).toEqual([{ code: 'INVALID_INPUT', message: 'content is larger than 200 bytes of JSON.', field: ['input', 'content'] }]);
+      expect(result.userErrors).toEqual([
+        { code: 'INVALID_INPUT', message: 'content is larger than 200 bytes of JSON.', field: ['input', 'content'] },
+      ]);
     }
     expect(db.snapshot()).toEqual(before);
     // Within the limit, the same answer goes through.
-    const accepted = dataOf(await h.gql(RESOLVE, { input: { elicitationId, action: 'ACCEPT', content: { instructions: 'ok' } } })).resolveElicitation;
+    const accepted = dataOf(
+      await h.gql(RESOLVE, { input: { elicitationId, action: 'ACCEPT', content: { instructions: 'ok' } } }),
+    ).resolveElicitation;
     expect(accepted.userErrors).toEqual([]);
     expect(accepted.turn.status).toBe('COMPLETED');
   });
@@ -197,7 +271,9 @@ describe('sizes', () => {
     const body = `{"query":"mutation($c: JSON) { resolveElicitation(input: {elicitationId: \\"elc_x\\", action: ACCEPT, content: $c}) { userErrors { code field } } }","variables":{"c":{"instructions":${deep}}}}`;
     const response = await rawPost(h.url, [body], { 'content-length': Buffer.byteLength(body) });
     expect(response.status).toBe(200);
-    expect(JSON.parse(response.body)).toEqual({ data: { resolveElicitation: { userErrors: [{ code: 'INVALID_INPUT', field: ['input', 'content'] }] } } });
+    expect(JSON.parse(response.body)).toEqual({
+      data: { resolveElicitation: { userErrors: [{ code: 'INVALID_INPUT', field: ['input', 'content'] }] } },
+    });
   });
 });
 
@@ -231,7 +307,8 @@ describe('masked faults', () => {
 
 describe('introspection and GraphiQL by config', () => {
   const graphiql = (url: string) => fetch(url, { headers: { accept: 'text/html' } });
-  const introspect = (url: string, headers: Record<string, string> = {}) => post(url, { query: '{ __schema { queryType { name } } }' }, headers);
+  const introspect = (url: string, headers: Record<string, string> = {}) =>
+    post(url, { query: '{ __schema { queryType { name } } }' }, headers);
   const TOKEN = 'token-for-introspection-tests-0001';
   const auth = { tokens: [{ token: TOKEN, user: 'alice', admin: false }] };
   const bearer = { authorization: `Bearer ${TOKEN}` };

@@ -13,10 +13,17 @@ describe('graceful shutdown', () => {
     const h = await startHarness({ models: { demo: model } });
     // A paused turn, followed over WebSocket and over SSE.
     model.release();
-    const paused = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 1' } })).startTurn.turn;
+    const paused = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 1' } }))
+      .startTurn.turn;
     expect(paused.status).toBe('PAUSED');
     let closeCode: number | undefined;
-    const client = connectWs(h.url, undefined, { on: { closed: (event) => { closeCode = (event as { code: number }).code; } } });
+    const client = connectWs(h.url, undefined, {
+      on: {
+        closed: (event) => {
+          closeCode = (event as { code: number }).code;
+        },
+      },
+    });
     const wsUpdates = subscribeWs(client, TURN_UPDATED, { turnId: paused.id });
     await wsUpdates.waitFor((e) => e.data?.turnUpdated.status === 'PAUSED');
     const sse = await subscribeFetch(h.url, ELICITATION_REQUESTED);
@@ -44,8 +51,15 @@ describe('graceful shutdown', () => {
     const again = await startHarness({ database: h.database });
     try {
       for (const turn of [paused, answered.turn]) {
-        const reread = dataOf(await again.gql('query($id: ID!) { turn(id: $id) { status pendingElicitations { id status } } }', { id: turn.id })).turn;
-        expect(reread).toEqual({ status: 'PAUSED', pendingElicitations: [{ id: turn.pendingElicitations[0].id, status: 'PENDING' }] });
+        const reread = dataOf(
+          await again.gql('query($id: ID!) { turn(id: $id) { status pendingElicitations { id status } } }', {
+            id: turn.id,
+          }),
+        ).turn;
+        expect(reread).toEqual({
+          status: 'PAUSED',
+          pendingElicitations: [{ id: turn.pendingElicitations[0].id, status: 'PENDING' }],
+        });
       }
     } finally {
       await again.close();
@@ -55,7 +69,10 @@ describe('graceful shutdown', () => {
   it('does not wait past its bound for a request that does not finish', async () => {
     const model = new GatedModel(); // never released
     const h = await startHarness({ models: { demo: model }, shutdownGraceMs: 200 });
-    const inFlight = h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 3' } }).then(() => 'answered', () => 'cut');
+    const inFlight = h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 3' } }).then(
+      () => 'answered',
+      () => 'cut',
+    );
     await model.started(1);
     await h.close();
     expect(await inFlight).toBe('cut');

@@ -26,8 +26,12 @@ const bob = { authorization: 'Bearer bob' };
 describe('graphql-ws on /graphql', () => {
   let h: Harness;
   const pubsub = observedPubSub();
-  beforeAll(async () => { h = await startHarness({ authenticator: testUsersAuthenticator, pubsub }); });
-  afterAll(async () => { await h.close(); });
+  beforeAll(async () => {
+    h = await startHarness({ authenticator: testUsersAuthenticator, pubsub });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
 
   it('runs queries and mutations as the viewer of connectionParams.authorization, through the same plugins', async () => {
     const client = connectWs(h.url, alice.authorization);
@@ -36,21 +40,36 @@ describe('graphql-ws on /graphql', () => {
       expect(viewer.value).toEqual({ data: { viewer: { id: 'alice', isAdmin: false } } });
 
       // A mutation over the socket: the turn belongs to alice, as over HTTP.
-      const started = await client.iterate({ query: START_TURN, variables: { input: { agentId: 'demo', message: 'list entities' } } }).next();
+      const started = await client
+        .iterate({ query: START_TURN, variables: { input: { agentId: 'demo', message: 'list entities' } } })
+        .next();
       const turnId = (started.value as any).data.startTurn.turn.id;
-      expect((await h.gql('query($id: ID!) { turn(id: $id) { status } }', { id: turnId }, alice)).data.turn.status).toBe('COMPLETED');
+      expect(
+        (await h.gql('query($id: ID!) { turn(id: $id) { status } }', { id: turnId }, alice)).data.turn.status,
+      ).toBe('COMPLETED');
       expect((await h.gql('query($id: ID!) { turn(id: $id) { status } }', { id: turnId }, bob)).data.turn).toBeNull();
 
       // Validation is Yoga's: an unknown field is an error of the operation, and the connection stays up.
-      const invalid = await client.iterate({ query: '{ viewer { nope } }' }).next().catch((errors: { message: string }[]) => errors);
+      const invalid = await client
+        .iterate({ query: '{ viewer { nope } }' })
+        .next()
+        .catch((errors: { message: string }[]) => errors);
       expect((invalid as { message: string }[])[0]!.message).toContain('Cannot query field "nope"');
       // graphql-armor's limits apply as over HTTP: 16 aliases on a subscription are one too many.
       const aliases = Array.from({ length: 16 }, (_, i) => `a${i}: turnUpdated(turnId: "x") { id }`).join(' ');
-      const tooMany = await client.iterate({ query: `subscription { ${aliases} }` }).next().catch((errors: { message: string }[]) => errors);
+      const tooMany = await client
+        .iterate({ query: `subscription { ${aliases} }` })
+        .next()
+        .catch((errors: { message: string }[]) => errors);
       expect((tooMany as { message: string }[])[0]!.message).toMatch(/aliases/i);
-      const unparsable = await client.iterate({ query: '{ viewer { id }' }).next().catch((errors: { message: string }[]) => errors);
+      const unparsable = await client
+        .iterate({ query: '{ viewer { id }' })
+        .next()
+        .catch((errors: { message: string }[]) => errors);
       expect((unparsable as { message: string }[])[0]!.message).toMatch(/^Syntax Error/);
-      expect((await client.iterate({ query: '{ viewer { id } }' }).next()).value).toEqual({ data: { viewer: { id: 'alice' } } });
+      expect((await client.iterate({ query: '{ viewer { id } }' }).next()).value).toEqual({
+        data: { viewer: { id: 'alice' } },
+      });
     } finally {
       await client.dispose();
     }
@@ -59,7 +78,13 @@ describe('graphql-ws on /graphql', () => {
   it('refuses a connection without valid credentials with close code 4401', async () => {
     for (const authorization of [undefined, 'Bearer', 'Basic alice']) {
       const client = connectWs(h.url, authorization);
-      const outcome = await client.iterate({ query: '{ viewer { id } }' }).next().then(() => 'answered', (error: { code?: number }) => error.code);
+      const outcome = await client
+        .iterate({ query: '{ viewer { id } }' })
+        .next()
+        .then(
+          () => 'answered',
+          (error: { code?: number }) => error.code,
+        );
       expect(outcome).toBe(4401);
       await client.dispose();
     }
@@ -72,12 +97,19 @@ describe('graphql-ws on /graphql', () => {
       // catch-up of what is pending covers a subscription that arrives after the pause.
       for (let round = 0; round < 15; round++) {
         const requested = subscribeWs(client, ELICITATION_REQUESTED, { agentId: 'demo', includePending: true });
-        const started = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: `delete entities ${round + 10}` } }, alice)).startTurn;
+        const started = dataOf(
+          await h.gql(START_TURN, { input: { agentId: 'demo', message: `delete entities ${round + 10}` } }, alice),
+        ).startTurn;
         expect(started.turn.status).toBe('PAUSED');
         const [pending] = started.turn.pendingElicitations;
-        const event = await requested.waitFor((e) => e.data?.elicitationRequested.id === pending.id, `the pause of round ${round}`);
+        const event = await requested.waitFor(
+          (e) => e.data?.elicitationRequested.id === pending.id,
+          `the pause of round ${round}`,
+        );
         expect(event.data!.elicitationRequested).toMatchObject({
-          status: 'PENDING', toolCall: { name: 'delete_entities', arguments: { ids: [round + 10] } }, turn: { id: started.turn.id, status: 'PAUSED' },
+          status: 'PENDING',
+          toolCall: { name: 'delete_entities', arguments: { ids: [round + 10] } },
+          turn: { id: started.turn.id, status: 'PAUSED' },
         });
         // Delivered once, even when it was both pending at subscription time and published after it.
         expect(requested.events.filter((e) => e.data?.elicitationRequested.id === pending.id)).toHaveLength(1);
@@ -93,15 +125,36 @@ describe('graphql-ws on /graphql', () => {
   it('filters elicitationRequested by thread and agent', async () => {
     const client = connectWs(h.url, 'Bearer carol');
     try {
-      const first = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'list entities' } }, { authorization: 'Bearer carol' })).startTurn;
+      const first = dataOf(
+        await h.gql(
+          START_TURN,
+          { input: { agentId: 'demo', message: 'list entities' } },
+          { authorization: 'Bearer carol' },
+        ),
+      ).startTurn;
       const threadId = first.thread.id;
       // With includePending (nothing of carol's is pending yet): the turns below may start before these listen.
       const ofThread = subscribeWs(client, ELICITATION_REQUESTED, { threadId, includePending: true });
-      const ofOtherAgent = subscribeWs(client, ELICITATION_REQUESTED, { agentId: 'no-such-agent', includePending: true });
+      const ofOtherAgent = subscribeWs(client, ELICITATION_REQUESTED, {
+        agentId: 'no-such-agent',
+        includePending: true,
+      });
       const all = subscribeWs(client, ELICITATION_REQUESTED, { includePending: true });
       // A pause in another thread first, then one in the watched thread.
-      const elsewhere = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 7' } }, { authorization: 'Bearer carol' })).startTurn;
-      const here = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 8', threadId } }, { authorization: 'Bearer carol' })).startTurn;
+      const elsewhere = dataOf(
+        await h.gql(
+          START_TURN,
+          { input: { agentId: 'demo', message: 'delete entities 7' } },
+          { authorization: 'Bearer carol' },
+        ),
+      ).startTurn;
+      const here = dataOf(
+        await h.gql(
+          START_TURN,
+          { input: { agentId: 'demo', message: 'delete entities 8', threadId } },
+          { authorization: 'Bearer carol' },
+        ),
+      ).startTurn;
       const hereId = here.turn.pendingElicitations[0].id;
       const elsewhereId = elsewhere.turn.pendingElicitations[0].id;
       await ofThread.waitFor((e) => e.data?.elicitationRequested.id === hereId);
@@ -127,7 +180,9 @@ describe('graphql-ws on /graphql', () => {
     const dave = { authorization: 'Bearer dave' };
     const client = connectWs(h.url, dave.authorization);
     try {
-      const pending = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 21' } }, dave)).startTurn;
+      const pending = dataOf(
+        await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 21' } }, dave),
+      ).startTurn;
       const pendingId = pending.turn.pendingElicitations[0].id;
       // graphql-ws does not acknowledge a subscription: wait until the server listens for all three.
       const listening = pubsub.listening('elicitations', 'dave', 3);
@@ -137,7 +192,9 @@ describe('graphql-ws on /graphql', () => {
       await listening;
       await withPending.waitFor((e) => e.data?.elicitationRequested.id === pendingId, 'the pending request');
 
-      const fresh = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 22' } }, dave)).startTurn;
+      const fresh = dataOf(
+        await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 22' } }, dave),
+      ).startTurn;
       const freshId = fresh.turn.pendingElicitations[0].id;
       for (const received of [newOnly, notPending, withPending]) {
         await received.waitFor((e) => e.data?.elicitationRequested.id === freshId, 'the new request');
@@ -146,7 +203,9 @@ describe('graphql-ws on /graphql', () => {
       expect(notPending.events.map((e) => e.data?.elicitationRequested.id)).toEqual([freshId]);
       expect(withPending.events.map((e) => e.data?.elicitationRequested.id)).toEqual([pendingId, freshId]);
       expect(withPending.events[0]!.data!.elicitationRequested).toMatchObject({
-        status: 'PENDING', toolCall: { name: 'delete_entities', arguments: { ids: [21] } }, turn: { id: pending.turn.id, status: 'PAUSED' },
+        status: 'PENDING',
+        toolCall: { name: 'delete_entities', arguments: { ids: [21] } },
+        turn: { id: pending.turn.id, status: 'PAUSED' },
       });
       for (const received of [newOnly, notPending, withPending]) received.stop();
     } finally {
@@ -156,20 +215,39 @@ describe('graphql-ws on /graphql', () => {
 
   it('pushes the turn on every status change, new message and answer', async () => {
     const model = new ScriptedModel([
-      { text: null, toolCalls: [{ id: 'a', name: 'delete_entities', arguments: { ids: [1] } }, { id: 'b', name: 'delete_entities', arguments: { ids: [2] } }] },
+      {
+        text: null,
+        toolCalls: [
+          { id: 'a', name: 'delete_entities', arguments: { ids: [1] } },
+          { id: 'b', name: 'delete_entities', arguments: { ids: [2] } },
+        ],
+      },
       { text: 'Both handled.', toolCalls: [] },
     ]);
     // The second run of the tool waits for the test, so the step is seen between its two TOOL messages.
     let finishSecond!: () => void;
-    const secondMayFinish = new Promise<void>((resolve) => { finishSecond = resolve; });
-    const tools = new CountingToolSource('demo', [{
-      name: 'delete_entities',
-      run: async (args) => { if ((args.ids as number[])[0] === 2) await secondMayFinish; return `deleted ${JSON.stringify(args.ids)}`; },
-    }]);
-    const own = await startHarness({ authenticator: testUsersAuthenticator, models: { demo: model }, toolSources: [tools] });
+    const secondMayFinish = new Promise<void>((resolve) => {
+      finishSecond = resolve;
+    });
+    const tools = new CountingToolSource('demo', [
+      {
+        name: 'delete_entities',
+        run: async (args) => {
+          if ((args.ids as number[])[0] === 2) await secondMayFinish;
+          return `deleted ${JSON.stringify(args.ids)}`;
+        },
+      },
+    ]);
+    const own = await startHarness({
+      authenticator: testUsersAuthenticator,
+      models: { demo: model },
+      toolSources: [tools],
+    });
     const client = connectWs(own.url, alice.authorization);
     try {
-      const started = dataOf(await own.gql(START_TURN, { input: { agentId: 'demo', message: 'delete two' } }, alice)).startTurn;
+      const started = dataOf(
+        await own.gql(START_TURN, { input: { agentId: 'demo', message: 'delete two' } }, alice),
+      ).startTurn;
       expect(started.turn.status).toBe('PAUSED');
       const [first, second] = started.turn.pendingElicitations;
       const updates = subscribeWs(client, TURN_UPDATED, { turnId: started.turn.id });
@@ -178,14 +256,27 @@ describe('graphql-ws on /graphql', () => {
 
       // One answer of two: still PAUSED, but the elicitation changed.
       dataOf(await own.gql(RESOLVE, { input: { elicitationId: first.id, action: 'ACCEPT' } }, alice));
-      const afterFirst = await updates.waitFor((e) => e.data?.turnUpdated.elicitations.some((x: any) => x.id === first.id && x.status === 'ACCEPTED'), 'the first answer');
-      expect(afterFirst.data!.turnUpdated).toMatchObject({ status: 'PAUSED', pendingElicitations: [{ id: second.id }] });
+      const afterFirst = await updates.waitFor(
+        (e) => e.data?.turnUpdated.elicitations.some((x: any) => x.id === first.id && x.status === 'ACCEPTED'),
+        'the first answer',
+      );
+      expect(afterFirst.data!.turnUpdated).toMatchObject({
+        status: 'PAUSED',
+        pendingElicitations: [{ id: second.id }],
+      });
 
       // The last answer resumes the turn (the mutation returns when it stops; do not wait for it here).
       const resolved = own.gql(RESOLVE, { input: { elicitationId: second.id, action: 'ACCEPT' } }, alice);
       await updates.waitFor((e) => e.data?.turnUpdated.status === 'RUNNING', 'RUNNING');
-      const oneToolMessage = await updates.waitFor((e) => e.data?.turnUpdated.messages.filter((m: any) => m.role === 'TOOL').length === 1, 'the first TOOL message');
-      expect(oneToolMessage.data!.turnUpdated.messages.at(-1)).toMatchObject({ role: 'TOOL', toolCallId: 'a', text: 'deleted [1]' });
+      const oneToolMessage = await updates.waitFor(
+        (e) => e.data?.turnUpdated.messages.filter((m: any) => m.role === 'TOOL').length === 1,
+        'the first TOOL message',
+      );
+      expect(oneToolMessage.data!.turnUpdated.messages.at(-1)).toMatchObject({
+        role: 'TOOL',
+        toolCallId: 'a',
+        text: 'deleted [1]',
+      });
       finishSecond();
       await updates.waitFor((e) => e.data?.turnUpdated.status === 'COMPLETED', 'COMPLETED');
       expect(dataOf(await resolved).resolveElicitation.turn.status).toBe('COMPLETED');
@@ -194,21 +285,28 @@ describe('graphql-ws on /graphql', () => {
       const statuses = turns.map((t) => t.status).filter((s, i, all) => s !== all[i - 1]);
       expect(statuses).toEqual(['PAUSED', 'RUNNING', 'COMPLETED']);
       expect(turns.at(-1)).toMatchObject({ text: 'Both handled.', pendingElicitations: [] });
-      expect(turns.at(-1).messages.filter((m: any) => m.role === 'TOOL').map((m: any) => m.text)).toEqual(['deleted [1]', 'deleted [2]']);
+      expect(
+        turns
+          .at(-1)
+          .messages.filter((m: any) => m.role === 'TOOL')
+          .map((m: any) => m.text),
+      ).toEqual(['deleted [1]', 'deleted [2]']);
     } finally {
       await client.dispose();
       await own.close();
     }
   });
 
-  it('never sends a subscriber another user\'s events', async () => {
+  it("never sends a subscriber another user's events", async () => {
     const aliceClient = connectWs(h.url, alice.authorization);
     const bobClient = connectWs(h.url, bob.authorization);
     try {
       // With includePending: the turns below may start before these listen.
       const aliceRequests = subscribeWs(aliceClient, ELICITATION_REQUESTED, { includePending: true });
       const bobRequests = subscribeWs(bobClient, ELICITATION_REQUESTED, { includePending: true });
-      const alicesTurn = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 4', background: true } }, alice)).startTurn.turn;
+      const alicesTurn = dataOf(
+        await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 4', background: true } }, alice),
+      ).startTurn.turn;
 
       // Bob cannot follow alice's turn: the answer is the one an unknown id gets, and his connection stays.
       const spying = subscribeWs(bobClient, TURN_UPDATED, { turnId: alicesTurn.id });
@@ -217,20 +315,31 @@ describe('graphql-ws on /graphql', () => {
       await unknown.done;
       expect(spying.events).toHaveLength(1);
       expect(spying.events[0]!.data ?? null).toBeNull();
-      expect(spying.events[0]!.errors!.map((e: any) => [e.message, e.extensions?.code]))
-        .toEqual(unknown.events[0]!.errors!.map((e: any) => [e.message, e.extensions?.code]));
+      expect(spying.events[0]!.errors!.map((e: any) => [e.message, e.extensions?.code])).toEqual(
+        unknown.events[0]!.errors!.map((e: any) => [e.message, e.extensions?.code]),
+      );
       expect(spying.events[0]!.errors![0].extensions.code).toBe('NOT_FOUND');
 
       const alicePause = await aliceRequests.waitFor((e) => e.data?.elicitationRequested.turn.id === alicesTurn.id);
       // Then a pause of bob's own: events reach each socket in publish order, so a leak of alice's would be here first.
-      const bobsTurn = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 5' } }, bob)).startTurn.turn;
+      const bobsTurn = dataOf(
+        await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 5' } }, bob),
+      ).startTurn.turn;
       await bobRequests.waitFor((e) => e.data?.elicitationRequested.turn.id === bobsTurn.id);
       expect(bobRequests.events.map((e) => e.data?.elicitationRequested.turn.id)).toEqual([bobsTurn.id]);
-      expect(aliceRequests.events.map((e) => e.data?.elicitationRequested.id)).not.toContain(bobsTurn.pendingElicitations[0].id);
+      expect(aliceRequests.events.map((e) => e.data?.elicitationRequested.id)).not.toContain(
+        bobsTurn.pendingElicitations[0].id,
+      );
       expect(alicePause.data!.elicitationRequested.toolCall.arguments).toEqual({ ids: [4] });
 
       // And bob's answer to alice's elicitation is NOT_FOUND; nothing changed.
-      const answered = dataOf(await h.gql(RESOLVE, { input: { elicitationId: alicePause.data!.elicitationRequested.id, action: 'ACCEPT' } }, bob));
+      const answered = dataOf(
+        await h.gql(
+          RESOLVE,
+          { input: { elicitationId: alicePause.data!.elicitationRequested.id, action: 'ACCEPT' } },
+          bob,
+        ),
+      );
       expect(answered.resolveElicitation.userErrors[0].code).toBe('NOT_FOUND');
     } finally {
       await aliceClient.dispose();
@@ -242,8 +351,13 @@ describe('graphql-ws on /graphql', () => {
     const small = await startHarness({ authenticator: testUsersAuthenticator, maxBodyBytes: 4096 });
     const client = connectWs(small.url, alice.authorization);
     try {
-      const outcome = await client.iterate({ query: `{ viewer { id } } # ${'x'.repeat(8192)}` }).next()
-        .then(() => 'answered', (error: { code?: number }) => error.code);
+      const outcome = await client
+        .iterate({ query: `{ viewer { id } } # ${'x'.repeat(8192)}` })
+        .next()
+        .then(
+          () => 'answered',
+          (error: { code?: number }) => error.code,
+        );
       expect(outcome).toBe(1009);
     } finally {
       await client.dispose();
@@ -256,10 +370,22 @@ describe('graphql-ws on /graphql', () => {
     try {
       const socket = new WebSocket(wsUrl(pinging.url), 'graphql-transport-ws');
       let pings = 0;
-      socket.on('ping', () => { pings++; });
-      await new Promise((resolve, reject) => { socket.once('open', resolve); socket.once('error', reject); });
+      socket.on('ping', () => {
+        pings++;
+      });
+      await new Promise((resolve, reject) => {
+        socket.once('open', resolve);
+        socket.once('error', reject);
+      });
       socket.send(JSON.stringify({ type: 'connection_init', payload: alice }));
-      await new Promise<void>((resolve) => { const check = setInterval(() => { if (pings >= 2) { clearInterval(check); resolve(); } }, 10); });
+      await new Promise<void>((resolve) => {
+        const check = setInterval(() => {
+          if (pings >= 2) {
+            clearInterval(check);
+            resolve();
+          }
+        }, 10);
+      });
       expect(socket.readyState).toBe(WebSocket.OPEN);
       socket.close();
 

@@ -25,35 +25,69 @@ describe('a real model protocol and real MCP tools, end to end', () => {
   beforeAll(async () => {
     fake = await startFakeOpenAi();
     // A plugin next to the config file, named by a relative path.
-    writeFileSync(join(dir, 'protect.mjs'), `export default {
+    writeFileSync(
+      join(dir, 'protect.mjs'),
+      `export default {
       name: 'protect-notes',
       listeners: [{ priority: 100, onToolPreExecute(event) {
         if (event.toolCall.arguments.id === 'protected') event.setVeto('protected notes are read-only');
       } }],
-    };\n`);
+    };\n`,
+    );
     const file = join(dir, 'toolgate.json');
-    writeFileSync(file, JSON.stringify({
-      models: {
-        main: { provider: 'openai-compatible', baseURL: fake.baseURL, model: 'fake-model', apiKey: 'env:TOOLGATE_TEST_OPENAI_KEY', maxRetries: 1, timeoutMs: 3000 },
-        streamed: { provider: 'openai-compatible', baseURL: fake.baseURL, model: 'fake-streamed', stream: true, maxRetries: 0 },
-      },
-      toolSources: {
-        notes: { type: 'mcp', command: process.execPath, args: [FIXTURE] },
-        // A second server with the same tool names: the model must see distinct, API-valid names.
-        'notes.mirror': { type: 'mcp', command: process.execPath, args: [FIXTURE] },
-      },
-      agents: [
-        { id: 'notes', name: 'Notes', model: 'main', systemPrompt: 'You manage notes.', tools: ['notes:*'], requireToolConfirmation: true },
-        { id: 'both', name: 'Both', model: 'main', tools: ['notes:echo', 'notes.mirror:echo', 'notes:call_log', 'notes.mirror:call_log'] },
-        { id: 'streamed', name: 'Streamed', model: 'streamed', tools: ['notes:*'], requireToolConfirmation: true },
-      ],
-      plugins: ['./protect.mjs'],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        models: {
+          main: {
+            provider: 'openai-compatible',
+            baseURL: fake.baseURL,
+            model: 'fake-model',
+            apiKey: 'env:TOOLGATE_TEST_OPENAI_KEY',
+            maxRetries: 1,
+            timeoutMs: 3000,
+          },
+          streamed: {
+            provider: 'openai-compatible',
+            baseURL: fake.baseURL,
+            model: 'fake-streamed',
+            stream: true,
+            maxRetries: 0,
+          },
+        },
+        toolSources: {
+          notes: { type: 'mcp', command: process.execPath, args: [FIXTURE] },
+          // A second server with the same tool names: the model must see distinct, API-valid names.
+          'notes.mirror': { type: 'mcp', command: process.execPath, args: [FIXTURE] },
+        },
+        agents: [
+          {
+            id: 'notes',
+            name: 'Notes',
+            model: 'main',
+            systemPrompt: 'You manage notes.',
+            tools: ['notes:*'],
+            requireToolConfirmation: true,
+          },
+          {
+            id: 'both',
+            name: 'Both',
+            model: 'main',
+            tools: ['notes:echo', 'notes.mirror:echo', 'notes:call_log', 'notes.mirror:call_log'],
+          },
+          { id: 'streamed', name: 'Streamed', model: 'streamed', tools: ['notes:*'], requireToolConfirmation: true },
+        ],
+        plugins: ['./protect.mjs'],
+      }),
+    );
     process.env.TOOLGATE_TEST_OPENAI_KEY = 'sk-test';
     const loaded = loadConfigFile(file);
     h = await startHarness({ config: loaded.config, configFile: loaded.file });
   });
-  afterEach(() => { fake.reset(); fake.fallback = { text: 'ok' }; });
+  afterEach(() => {
+    fake.reset();
+    fake.fallback = { text: 'ok' };
+  });
   afterAll(async () => {
     await h?.close();
     await fake.close();
@@ -71,7 +105,12 @@ describe('a real model protocol and real MCP tools, end to end', () => {
     const started = await start('notes', 'delete note a');
     expect(started.turn.status).toBe('PAUSED');
     const [elicitation] = started.turn.pendingElicitations;
-    expect(elicitation.toolCall).toMatchObject({ name: 'delete_note', toolId: 'notes:delete_note', arguments: { id: 'a' }, annotations: { readOnlyHint: false, destructiveHint: true } });
+    expect(elicitation.toolCall).toMatchObject({
+      name: 'delete_note',
+      toolId: 'notes:delete_note',
+      arguments: { id: 'a' },
+      annotations: { readOnlyHint: false, destructiveHint: true },
+    });
     const parsed = ElicitRequestFormParamsSchema.safeParse(elicitation.mcpRequest);
     expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
     expect(elicitation.mcpRequest).toMatchObject({ mode: 'form', message: elicitation.message });
@@ -80,14 +119,21 @@ describe('a real model protocol and real MCP tools, end to end', () => {
     const request = fake.requests[0]!;
     expect(request.headers.authorization).toBe('Bearer sk-test');
     expect(request.body.messages[0]).toEqual({ role: 'system', content: 'You manage notes.' });
-    expect(request.body.tools.map((t: any) => t.function.name)).toEqual(expect.arrayContaining(['read_note', 'delete_note', 'echo']));
+    expect(request.body.tools.map((t: any) => t.function.name)).toEqual(
+      expect.arrayContaining(['read_note', 'delete_note', 'echo']),
+    );
     await resolve(elicitation.id, 'CANCEL');
   });
 
   it('feeds the decline text, with the instructions, back to the model', async () => {
-    fake.reply({ toolCalls: [{ id: 'call_d1', name: 'delete_note', arguments: { id: 'b' } }] }, { text: 'All right, I kept it.' });
+    fake.reply(
+      { toolCalls: [{ id: 'call_d1', name: 'delete_note', arguments: { id: 'b' } }] },
+      { text: 'All right, I kept it.' },
+    );
     const started = await start('notes', 'delete note b');
-    const resolved = await resolve(started.turn.pendingElicitations[0].id, 'DECLINE', { instructions: 'keep b, it matters' });
+    const resolved = await resolve(started.turn.pendingElicitations[0].id, 'DECLINE', {
+      instructions: 'keep b, it matters',
+    });
     expect(resolved.turn.status).toBe('COMPLETED');
     expect(resolved.turn.text).toBe('All right, I kept it.');
     expect(fake.requests).toHaveLength(2);
@@ -99,35 +145,62 @@ describe('a real model protocol and real MCP tools, end to end', () => {
   });
 
   it('runs an accepted call once and feeds its output with the user instructions to the model', async () => {
-    fake.reply({ toolCalls: [{ id: 'call_w', name: 'write_note', arguments: { id: 'c', text: 'third' } }] }, { text: 'Written.' });
+    fake.reply(
+      { toolCalls: [{ id: 'call_w', name: 'write_note', arguments: { id: 'c', text: 'third' } }] },
+      { text: 'Written.' },
+    );
     const started = await start('notes', 'write note c');
     expect(started.turn.status).toBe('PAUSED');
-    const resolved = await resolve(started.turn.pendingElicitations[0].id, 'ACCEPT', { instructions: 'tell me when done' });
+    const resolved = await resolve(started.turn.pendingElicitations[0].id, 'ACCEPT', {
+      instructions: 'tell me when done',
+    });
     expect(resolved.turn.status).toBe('COMPLETED');
-    expect(toolMessage(fake.requests[1], 'call_w')).toBe('wrote c\n\nUser instructions for write_note: tell me when done');
+    expect(toolMessage(fake.requests[1], 'call_w')).toBe(
+      'wrote c\n\nUser instructions for write_note: tell me when done',
+    );
     fake.reply({ toolCalls: [{ id: 'call_log', name: 'call_log', arguments: {} }] }, { text: 'log' });
     await start('notes', 'show the call log');
-    expect(JSON.parse(toolMessage(fake.requests[3], 'call_log')!).filter((name: string) => name === 'write_note')).toHaveLength(1);
+    expect(
+      JSON.parse(toolMessage(fake.requests[3], 'call_log')!).filter((name: string) => name === 'write_note'),
+    ).toHaveLength(1);
   });
 
   it('feeds the veto of a plugin (loaded relative to the config file) to the model, without asking', async () => {
-    fake.reply({ toolCalls: [{ id: 'call_v', name: 'delete_note', arguments: { id: 'protected' } }] }, { text: 'I may not.' });
+    fake.reply(
+      { toolCalls: [{ id: 'call_v', name: 'delete_note', arguments: { id: 'protected' } }] },
+      { text: 'I may not.' },
+    );
     const started = await start('notes', 'delete the protected note');
     expect(started.turn.status).toBe('COMPLETED');
     expect(started.turn.pendingElicitations).toEqual([]);
-    expect(toolMessage(fake.requests[1], 'call_v')).toBe('Execution of delete_note was denied: protected notes are read-only');
+    expect(toolMessage(fake.requests[1], 'call_v')).toBe(
+      'Execution of delete_note was denied: protected notes are read-only',
+    );
   });
 
   it('feeds failures to the model as tool messages: bad arguments (never sent to the server) and isError results', async () => {
-    fake.reply({ toolCalls: [{ id: 'call_bad', name: 'read_note', arguments: { id: 5 } }, { id: 'call_fail', name: 'fail', arguments: {} }] }, { text: 'Both failed.' });
+    fake.reply(
+      {
+        toolCalls: [
+          { id: 'call_bad', name: 'read_note', arguments: { id: 5 } },
+          { id: 'call_fail', name: 'fail', arguments: {} },
+        ],
+      },
+      { text: 'Both failed.' },
+    );
     const started = await start('notes', 'read note 5 and fail');
     expect(started.turn.status).toBe('COMPLETED');
-    expect(toolMessage(fake.requests[1], 'call_bad')).toBe('Execution of read_note failed: invalid arguments: id must be string');
+    expect(toolMessage(fake.requests[1], 'call_bad')).toBe(
+      'Execution of read_note failed: invalid arguments: id must be string',
+    );
     expect(toolMessage(fake.requests[1], 'call_fail')).toBe('Execution of fail failed: the disk is full');
   });
 
   it('sends API-valid, distinct names for same-named tools of two servers and maps each call back to its server', async () => {
-    fake.reply({ toolCalls: [{ id: 'call_m', name: 'notes_mirror_echo', arguments: { text: 'to the mirror' } }] }, { text: 'echoed' });
+    fake.reply(
+      { toolCalls: [{ id: 'call_m', name: 'notes_mirror_echo', arguments: { text: 'to the mirror' } }] },
+      { text: 'echoed' },
+    );
     const started = await start('both', 'echo on the mirror');
     expect(started.turn.status).toBe('COMPLETED');
     const names = fake.requests[0]!.body.tools.map((t: any) => t.function.name) as string[];
@@ -137,9 +210,20 @@ describe('a real model protocol and real MCP tools, end to end', () => {
     expect(names).toContain('notes_mirror_echo');
     expect(toolMessage(fake.requests[1], 'call_m')).toBe('to the mirror');
     const messages = started.turn.messages;
-    expect(messages.find((m: any) => m.role === 'ASSISTANT' && m.toolCalls.length).toolCalls[0]).toMatchObject({ name: 'echo', toolId: 'notes.mirror:echo' });
+    expect(messages.find((m: any) => m.role === 'ASSISTANT' && m.toolCalls.length).toolCalls[0]).toMatchObject({
+      name: 'echo',
+      toolId: 'notes.mirror:echo',
+    });
     // The mirror's server ran it; the other did not.
-    fake.reply({ toolCalls: [{ id: 'l1', name: 'notes_call_log', arguments: {} }, { id: 'l2', name: 'notes_mirror_call_log', arguments: {} }] }, { text: 'logs' });
+    fake.reply(
+      {
+        toolCalls: [
+          { id: 'l1', name: 'notes_call_log', arguments: {} },
+          { id: 'l2', name: 'notes_mirror_call_log', arguments: {} },
+        ],
+      },
+      { text: 'logs' },
+    );
     await start('both', 'logs');
     expect(JSON.parse(toolMessage(fake.requests[3], 'l1')!)).not.toContain('echo');
     expect(JSON.parse(toolMessage(fake.requests[3], 'l2')!)).toContain('echo');
@@ -152,16 +236,26 @@ describe('a real model protocol and real MCP tools, end to end', () => {
     );
     const failed = await start('notes', 'hello?');
     expect(failed.turn.status).toBe('FAILED');
-    expect(failed.turn.error).toBe(`The model call failed: fake-model at ${fake.baseURL} answered HTTP 500: upstream exploded (after 2 attempts)`);
+    expect(failed.turn.error).toBe(
+      `The model call failed: fake-model at ${fake.baseURL} answered HTTP 500: upstream exploded (after 2 attempts)`,
+    );
     fake.reply({ text: 'Back again.' });
     const next = await start('notes', 'hello again', failed.thread.id);
     expect(next.turn.status).toBe('COMPLETED');
     expect(next.turn.text).toBe('Back again.');
-    expect(fake.requests.at(-1)!.body.messages.filter((m: any) => m.role === 'user').map((m: any) => m.content)).toEqual(['hello?', 'hello again']);
+    expect(
+      fake.requests
+        .at(-1)!
+        .body.messages.filter((m: any) => m.role === 'user')
+        .map((m: any) => m.content),
+    ).toEqual(['hello?', 'hello again']);
   });
 
   it('retries a 429 and completes the turn', async () => {
-    fake.reply({ status: 429, error: 'rate limited', headers: { 'retry-after-ms': '5' } }, { text: 'after the rate limit' });
+    fake.reply(
+      { status: 429, error: 'rate limited', headers: { 'retry-after-ms': '5' } },
+      { text: 'after the rate limit' },
+    );
     const started = await start('notes', 'hi');
     expect(started.turn).toMatchObject({ status: 'COMPLETED', text: 'after the rate limit' });
     expect(fake.requests).toHaveLength(2);
@@ -171,11 +265,16 @@ describe('a real model protocol and real MCP tools, end to end', () => {
     fake.reply({ hang: true });
     const started = await start('notes', 'are you there?');
     expect(started.turn.status).toBe('FAILED');
-    expect(started.turn.error).toBe(`The model call failed: fake-model at ${fake.baseURL} did not answer within 3000 ms`);
+    expect(started.turn.error).toBe(
+      `The model call failed: fake-model at ${fake.baseURL} did not answer within 3000 ms`,
+    );
   });
 
   it('works with a streaming model: a paused tool call and the decline text', async () => {
-    fake.reply({ toolCalls: [{ id: 'call_s', name: 'delete_note', arguments: { id: 'a' } }] }, { text: 'Streamed and declined.' });
+    fake.reply(
+      { toolCalls: [{ id: 'call_s', name: 'delete_note', arguments: { id: 'a' } }] },
+      { text: 'Streamed and declined.' },
+    );
     const started = await start('streamed', 'delete a');
     expect(fake.requests[0]!.body.stream).toBe(true);
     expect(started.turn.status).toBe('PAUSED');

@@ -5,15 +5,29 @@ import type { ModelRequest } from '../../src/models/model.js';
 import { OpenAiCompatibleModel, type OpenAiCompatibleConfig } from '../../src/models/openai-compatible.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.js';
 
-const TOOLS: ModelRequest['tools'] = [{
-  name: 'delete_entities',
-  description: 'Deletes entities.',
-  inputSchema: { type: 'object', properties: { ids: { type: 'array', items: { type: 'integer' } } }, required: ['ids'] },
-}];
+const TOOLS: ModelRequest['tools'] = [
+  {
+    name: 'delete_entities',
+    description: 'Deletes entities.',
+    inputSchema: {
+      type: 'object',
+      properties: { ids: { type: 'array', items: { type: 'integer' } } },
+      required: ['ids'],
+    },
+  },
+];
 
 const TRANSCRIPT: ModelRequest['messages'] = [
   { role: 'USER', text: 'delete 1 and 2', toolCalls: [], toolCallId: null },
-  { role: 'ASSISTANT', text: 'Deleting.', toolCalls: [{ id: 'c1', name: 'delete_entities', arguments: { ids: [1] } }, { id: 'c2', name: 'delete_entities', arguments: { ids: [2] } }], toolCallId: null },
+  {
+    role: 'ASSISTANT',
+    text: 'Deleting.',
+    toolCalls: [
+      { id: 'c1', name: 'delete_entities', arguments: { ids: [1] } },
+      { id: 'c2', name: 'delete_entities', arguments: { ids: [2] } },
+    ],
+    toolCallId: null,
+  },
   { role: 'TOOL', text: 'Deleted 1.', toolCalls: [], toolCallId: 'c1' },
   { role: 'TOOL', text: 'User declined execution of delete_entities.', toolCalls: [], toolCallId: 'c2' },
   { role: 'ASSISTANT', text: 'One deleted.', toolCalls: [], toolCallId: null },
@@ -22,25 +36,50 @@ const TRANSCRIPT: ModelRequest['messages'] = [
 
 describe('OpenAiCompatibleModel', () => {
   let fake: FakeOpenAi;
-  const make = (extra: Partial<OpenAiCompatibleConfig> = {}) => new OpenAiCompatibleModel({
-    provider: 'openai-compatible', baseURL: fake.baseURL, model: 'fake-model', maxRetries: 2, ...extra,
-  }, 'test.json: models.main');
+  const make = (extra: Partial<OpenAiCompatibleConfig> = {}) =>
+    new OpenAiCompatibleModel(
+      {
+        provider: 'openai-compatible',
+        baseURL: fake.baseURL,
+        model: 'fake-model',
+        maxRetries: 2,
+        ...extra,
+      },
+      'test.json: models.main',
+    );
 
-  beforeAll(async () => { fake = await startFakeOpenAi(); });
-  afterEach(() => { fake.reset(); fake.fallback = { text: 'ok' }; delete process.env.TOOLGATE_TEST_KEY; });
-  afterAll(async () => { await fake.close(); });
+  beforeAll(async () => {
+    fake = await startFakeOpenAi();
+  });
+  afterEach(() => {
+    fake.reset();
+    fake.fallback = { text: 'ok' };
+    delete process.env.TOOLGATE_TEST_KEY;
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
 
   for (const stream of [false, true]) {
     describe(stream ? 'streaming' : 'not streaming', () => {
       it('returns the text of an answer', async () => {
         fake.reply({ text: 'Hello there, how can I help?' });
-        const answer = await make({ stream }).generate({ system: 'Be brief.', messages: TRANSCRIPT.slice(0, 1), tools: [] });
+        const answer = await make({ stream }).generate({
+          system: 'Be brief.',
+          messages: TRANSCRIPT.slice(0, 1),
+          tools: [],
+        });
         expect(answer).toEqual({ text: 'Hello there, how can I help?', toolCalls: [] });
         expect(fake.requests[0]!.body.stream ?? false).toBe(stream);
       });
 
       it('returns tool calls with their ids and parsed arguments', async () => {
-        fake.reply({ toolCalls: [{ id: 'call_a', name: 'delete_entities', arguments: { ids: [1, 2, 3] } }, { id: 'call_b', name: 'delete_entities', arguments: { ids: [4] } }] });
+        fake.reply({
+          toolCalls: [
+            { id: 'call_a', name: 'delete_entities', arguments: { ids: [1, 2, 3] } },
+            { id: 'call_b', name: 'delete_entities', arguments: { ids: [4] } },
+          ],
+        });
         const answer = await make({ stream }).generate({ system: 's', messages: TRANSCRIPT.slice(0, 1), tools: TOOLS });
         expect(answer.text).toBeNull();
         expect(answer.toolCalls).toEqual([
@@ -50,9 +89,15 @@ describe('OpenAiCompatibleModel', () => {
       });
 
       it('returns text and tool calls of one answer together', async () => {
-        fake.reply({ text: 'Deleting them now.', toolCalls: [{ id: 'call_c', name: 'delete_entities', arguments: { ids: [7] } }] });
+        fake.reply({
+          text: 'Deleting them now.',
+          toolCalls: [{ id: 'call_c', name: 'delete_entities', arguments: { ids: [7] } }],
+        });
         const answer = await make({ stream }).generate({ system: 's', messages: TRANSCRIPT.slice(0, 1), tools: TOOLS });
-        expect(answer).toEqual({ text: 'Deleting them now.', toolCalls: [{ id: 'call_c', name: 'delete_entities', arguments: { ids: [7] } }] });
+        expect(answer).toEqual({
+          text: 'Deleting them now.',
+          toolCalls: [{ id: 'call_c', name: 'delete_entities', arguments: { ids: [7] } }],
+        });
       });
 
       it('retries a 429 before the answer starts', async () => {
@@ -64,8 +109,13 @@ describe('OpenAiCompatibleModel', () => {
 
       it('times out with a readable error', async () => {
         fake.reply({ hang: true });
-        await expect(make({ stream, timeoutMs: 300, maxRetries: 0 }).generate({ system: 's', messages: TRANSCRIPT.slice(0, 1), tools: [] }))
-          .rejects.toThrow(`fake-model at ${fake.baseURL} did not answer within 300 ms`);
+        await expect(
+          make({ stream, timeoutMs: 300, maxRetries: 0 }).generate({
+            system: 's',
+            messages: TRANSCRIPT.slice(0, 1),
+            tools: [],
+          }),
+        ).rejects.toThrow(`fake-model at ${fake.baseURL} did not answer within 300 ms`);
       });
     });
   }
@@ -80,7 +130,8 @@ describe('OpenAiCompatibleModel', () => {
       { role: 'system', content: 'You are careful.' },
       { role: 'user', content: 'delete 1 and 2' },
       {
-        role: 'assistant', content: 'Deleting.',
+        role: 'assistant',
+        content: 'Deleting.',
         tool_calls: [
           { id: 'c1', type: 'function', function: { name: 'delete_entities', arguments: '{"ids":[1]}' } },
           { id: 'c2', type: 'function', function: { name: 'delete_entities', arguments: '{"ids":[2]}' } },
@@ -91,7 +142,12 @@ describe('OpenAiCompatibleModel', () => {
       { role: 'assistant', content: 'One deleted.' },
       { role: 'user', content: 'thanks' },
     ]);
-    expect(body.tools).toEqual([{ type: 'function', function: { name: 'delete_entities', description: 'Deletes entities.', parameters: TOOLS[0]!.inputSchema } }]);
+    expect(body.tools).toEqual([
+      {
+        type: 'function',
+        function: { name: 'delete_entities', description: 'Deletes entities.', parameters: TOOLS[0]!.inputSchema },
+      },
+    ]);
   });
 
   it('sends no tools field when the agent has no tools', async () => {
@@ -101,18 +157,28 @@ describe('OpenAiCompatibleModel', () => {
 
   it('reads the API key from the environment with env:NAME and sends the configured headers', async () => {
     process.env.TOOLGATE_TEST_KEY = 'sk-from-env';
-    await make({ apiKey: 'env:TOOLGATE_TEST_KEY', headers: { 'x-org': 'acme' } }).generate({ system: 's', messages: TRANSCRIPT.slice(0, 1), tools: [] });
+    await make({ apiKey: 'env:TOOLGATE_TEST_KEY', headers: { 'x-org': 'acme' } }).generate({
+      system: 's',
+      messages: TRANSCRIPT.slice(0, 1),
+      tools: [],
+    });
     expect(fake.requests[0]!.headers.authorization).toBe('Bearer sk-from-env');
     expect(fake.requests[0]!.headers['x-org']).toBe('acme');
   });
 
   it('refuses to start when the env: variable of the key is not set, naming the config path', () => {
     expect(() => make({ apiKey: 'env:TOOLGATE_TEST_KEY' })).toThrow(ConfigError);
-    expect(() => make({ apiKey: 'env:TOOLGATE_TEST_KEY' })).toThrow('test.json: models.main.apiKey: the environment variable TOOLGATE_TEST_KEY is not set');
+    expect(() => make({ apiKey: 'env:TOOLGATE_TEST_KEY' })).toThrow(
+      'test.json: models.main.apiKey: the environment variable TOOLGATE_TEST_KEY is not set',
+    );
   });
 
   it('retries a 429 and a 500 and then answers', async () => {
-    fake.reply({ status: 429, error: 'slow down', headers: { 'retry-after-ms': '10' } }, { status: 500, error: 'oops', headers: { 'retry-after-ms': '10' } }, { text: 'third time' });
+    fake.reply(
+      { status: 429, error: 'slow down', headers: { 'retry-after-ms': '10' } },
+      { status: 500, error: 'oops', headers: { 'retry-after-ms': '10' } },
+      { text: 'third time' },
+    );
     const answer = await make().generate({ system: 's', messages: TRANSCRIPT.slice(0, 1), tools: [] });
     expect(answer.text).toBe('third time');
     expect(fake.requests).toHaveLength(3);
@@ -129,27 +195,35 @@ describe('OpenAiCompatibleModel', () => {
 
   it('gives up after maxRetries with a readable error', async () => {
     fake.fallback = { status: 500, error: 'the GPU caught fire', headers: { 'retry-after-ms': '5' } };
-    await expect(make({ maxRetries: 2 }).generate({ system: 's', messages: TRANSCRIPT.slice(0, 1), tools: [] }))
-      .rejects.toThrow(`fake-model at ${fake.baseURL} answered HTTP 500: the GPU caught fire (after 3 attempts)`);
+    await expect(
+      make({ maxRetries: 2 }).generate({ system: 's', messages: TRANSCRIPT.slice(0, 1), tools: [] }),
+    ).rejects.toThrow(`fake-model at ${fake.baseURL} answered HTTP 500: the GPU caught fire (after 3 attempts)`);
     expect(fake.requests).toHaveLength(3);
   });
 
   it('does not retry a 400, and says what the server said', async () => {
     fake.reply({ status: 400, error: 'tools[0].function.name is invalid' });
-    await expect(make().generate({ system: 's', messages: TRANSCRIPT.slice(0, 1), tools: [] }))
-      .rejects.toThrow('answered HTTP 400: tools[0].function.name is invalid');
+    await expect(make().generate({ system: 's', messages: TRANSCRIPT.slice(0, 1), tools: [] })).rejects.toThrow(
+      'answered HTTP 400: tools[0].function.name is invalid',
+    );
     expect(fake.requests).toHaveLength(1);
   });
 
   it('fails readably when nothing listens at the base URL', async () => {
-    const model = new OpenAiCompatibleModel({ provider: 'openai-compatible', baseURL: 'http://127.0.0.1:9/v1', model: 'm', maxRetries: 0 }, 'x');
-    await expect(model.generate({ system: 's', messages: TRANSCRIPT.slice(0, 1), tools: [] })).rejects.toThrow(/^m at http:\/\/127\.0\.0\.1:9\/v1/);
+    const model = new OpenAiCompatibleModel(
+      { provider: 'openai-compatible', baseURL: 'http://127.0.0.1:9/v1', model: 'm', maxRetries: 0 },
+      'x',
+    );
+    await expect(model.generate({ system: 's', messages: TRANSCRIPT.slice(0, 1), tools: [] })).rejects.toThrow(
+      /^m at http:\/\/127\.0\.0\.1:9\/v1/,
+    );
   });
 
   it('rejects tool-call arguments that are not a JSON object instead of guessing', async () => {
     fake.reply({ rawToolCall: { name: 'delete_entities', arguments: '{"ids": [1,' } });
-    await expect(make().generate({ system: 's', messages: TRANSCRIPT.slice(0, 1), tools: TOOLS }))
-      .rejects.toThrow('the model sent arguments for delete_entities that are not a JSON object');
+    await expect(make().generate({ system: 's', messages: TRANSCRIPT.slice(0, 1), tools: TOOLS })).rejects.toThrow(
+      'the model sent arguments for delete_entities that are not a JSON object',
+    );
   });
 
   it('passes a call of an unknown tool through, for the loop to answer', async () => {

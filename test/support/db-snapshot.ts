@@ -18,8 +18,11 @@ export class DbObserver {
   }
 
   snapshot(): DbSnapshot {
-    const tables = (this.#db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '%drizzle%' ORDER BY name").all() as { name: string }[])
-      .map((t) => t.name);
+    const tables = (
+      this.#db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '%drizzle%' ORDER BY name")
+        .all() as { name: string }[]
+    ).map((t) => t.name);
     const counts: Record<string, number> = {};
     const hash = createHash('sha256');
     // One read transaction: all tables as of the same moment.
@@ -27,7 +30,13 @@ export class DbObserver {
       for (const table of tables) {
         const rows = this.#db.prepare(`SELECT * FROM "${table}" ORDER BY rowid`).raw().all();
         counts[table] = rows.length;
-        hash.update(table).update(JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? v.toString() : Buffer.isBuffer(v) ? v.toString('hex') : v)));
+        hash
+          .update(table)
+          .update(
+            JSON.stringify(rows, (_k, v) =>
+              typeof v === 'bigint' ? v.toString() : Buffer.isBuffer(v) ? v.toString('hex') : v,
+            ),
+          );
       }
     })();
     return { counts, digest: hash.digest('hex') };

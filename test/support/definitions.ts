@@ -3,15 +3,34 @@ import type { Agent, ToolAnnotations, ToolCall, ToolDefinition } from '../../src
 
 export function agent(overrides: Partial<Agent> = {}): Agent {
   return {
-    id: 'a', name: 'A', description: null, modelId: 'm', systemPrompt: 'sp', toolIds: ['s:*'],
-    requireToolConfirmation: true, toolConfirmation: {}, pauseTtlSeconds: 60, maxIterations: 5, ...overrides,
+    id: 'a',
+    name: 'A',
+    description: null,
+    modelId: 'm',
+    systemPrompt: 'sp',
+    toolIds: ['s:*'],
+    requireToolConfirmation: true,
+    toolConfirmation: {},
+    pauseTtlSeconds: 60,
+    maxIterations: 5,
+    ...overrides,
   };
 }
 
-export function tool(name: string, annotations: ToolAnnotations = {}, overrides: Partial<ToolDefinition> = {}): ToolDefinition {
+export function tool(
+  name: string,
+  annotations: ToolAnnotations = {},
+  overrides: Partial<ToolDefinition> = {},
+): ToolDefinition {
   return {
-    id: `s:${name}`, source: 's', name, label: annotations.title ?? name, description: `Does ${name}.`,
-    inputSchema: { type: 'object' }, annotations, ...overrides,
+    id: `s:${name}`,
+    source: 's',
+    name,
+    label: annotations.title ?? name,
+    description: `Does ${name}.`,
+    inputSchema: { type: 'object' },
+    annotations,
+    ...overrides,
   };
 }
 

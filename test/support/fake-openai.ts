@@ -45,10 +45,17 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
-      const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: text ? JSON.parse(text) : null };
+      const recorded: RecordedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: text ? JSON.parse(text) : null,
+      };
       requests.push(recorded);
       if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.url}` } }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: `no route ${req.url}` } }));
         return;
       }
       const next = queue.shift() ?? fake.fallback;
@@ -63,12 +70,20 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
     fallback: { text: 'ok' },
-    reply: (...replies) => { queue.push(...replies); },
+    reply: (...replies) => {
+      queue.push(...replies);
+    },
     messagesOf: (index) => requests[index]?.body?.messages ?? [],
-    reset() { queue.length = 0; requests.length = 0; },
+    reset() {
+      queue.length = 0;
+      requests.length = 0;
+    },
     async close() {
       for (const res of hanging) res.destroy();
-      await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
     },
   };
   return fake;
@@ -81,40 +96,73 @@ function answer(res: ServerResponse, reply: FakeReply, body: any, n: number, han
     return;
   }
   if ('status' in reply) {
-    res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers })
+    res
+      .writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers })
       .end(JSON.stringify({ error: { message: reply.error ?? `fake error ${reply.status}`, type: 'fake_error' } }));
     return;
   }
   const id = `chatcmpl-${n}`;
   const model = body?.model ?? 'fake';
-  const text = 'text' in reply ? reply.text ?? null : null;
-  const toolCalls = 'toolCalls' in reply
-    ? reply.toolCalls.map((call, i) => ({ id: call.id ?? `call_${n}_${i}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } }))
-    : 'rawToolCall' in reply
-      ? [{ id: `call_${n}_0`, type: 'function', function: reply.rawToolCall }]
-      : [];
+  const text = 'text' in reply ? (reply.text ?? null) : null;
+  const toolCalls =
+    'toolCalls' in reply
+      ? reply.toolCalls.map((call, i) => ({
+          id: call.id ?? `call_${n}_${i}`,
+          type: 'function',
+          function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+        }))
+      : 'rawToolCall' in reply
+        ? [{ id: `call_${n}_0`, type: 'function', function: reply.rawToolCall }]
+        : [];
   const finish = toolCalls.length > 0 ? 'tool_calls' : 'stop';
   const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
 
   if (!body?.stream) {
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-      id, object: 'chat.completion', created: 1_700_000_000, model,
-      choices: [{ index: 0, message: { role: 'assistant', content: text, ...(toolCalls.length && { tool_calls: toolCalls }) }, finish_reason: finish }],
-      usage,
-    }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        id,
+        object: 'chat.completion',
+        created: 1_700_000_000,
+        model,
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: text, ...(toolCalls.length && { tool_calls: toolCalls }) },
+            finish_reason: finish,
+          },
+        ],
+        usage,
+      }),
+    );
     return;
   }
   // Streamed: text in small pieces, each tool call's arguments split across chunks, as real servers do.
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  const send = (delta: object, finishReason: string | null = null) => res.write(`data: ${JSON.stringify({
-    id, object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [{ index: 0, delta, finish_reason: finishReason }],
-  })}\n\n`);
+  const send = (delta: object, finishReason: string | null = null) =>
+    res.write(
+      `data: ${JSON.stringify({
+        id,
+        object: 'chat.completion.chunk',
+        created: 1_700_000_000,
+        model,
+        choices: [{ index: 0, delta, finish_reason: finishReason }],
+      })}\n\n`,
+    );
   send({ role: 'assistant', content: '' });
   for (const piece of (text ?? '').match(/.{1,4}/gs) ?? []) send({ content: piece });
   toolCalls.forEach((call, index) => {
     const args = call.function.arguments;
     const half = Math.ceil(args.length / 2);
-    send({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: args.slice(0, half) } }] });
+    send({
+      tool_calls: [
+        {
+          index,
+          id: call.id,
+          type: 'function',
+          function: { name: call.function.name, arguments: args.slice(0, half) },
+        },
+      ],
+    });
     send({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] });
   });
   send({}, finish);

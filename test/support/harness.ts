@@ -14,7 +14,11 @@ export interface Harness {
   url: string;
   /** The SQLite file; reuse it to start a fresh server on the same state. */
   database: string;
-  gql<T = any>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<GraphQLResponse<T>>;
+  gql<T = any>(
+    query: string,
+    variables?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<GraphQLResponse<T>>;
   close(): Promise<void>;
 }
 

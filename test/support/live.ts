@@ -20,11 +20,17 @@ export interface Received<T = any> {
 }
 
 /** Collects what a subscription delivers, so a test can wait for what it expects. */
-export function collector<T>(): Received<T> & { push(event: T): void; finish(error?: unknown): void; onStop(stop: () => void): void } {
+export function collector<T>(): Received<T> & {
+  push(event: T): void;
+  finish(error?: unknown): void;
+  onStop(stop: () => void): void;
+} {
   const events: T[] = [];
   const waiters: { match: (event: T) => boolean; resolve: (event: T) => void }[] = [];
   let finish!: (error?: unknown) => void;
-  const done = new Promise<unknown>((resolve) => { finish = resolve; });
+  const done = new Promise<unknown>((resolve) => {
+    finish = resolve;
+  });
   let stopper: () => void = () => {};
   return {
     events,
@@ -39,7 +45,9 @@ export function collector<T>(): Received<T> & { push(event: T): void; finish(err
       }
     },
     finish: (error) => finish(error),
-    onStop(stop) { stopper = stop; },
+    onStop(stop) {
+      stopper = stop;
+    },
     stop: () => stopper(),
     waitFor(match, what = 'a matching event', timeoutMs = 5_000) {
       const seen = events.find(match);
@@ -48,7 +56,13 @@ export function collector<T>(): Received<T> & { push(event: T): void; finish(err
         const timer = setTimeout(() => {
           reject(new Error(`no ${what} within ${timeoutMs} ms; received: ${JSON.stringify(events)}`));
         }, timeoutMs);
-        waiters.push({ match, resolve: (event) => { clearTimeout(timer); resolve(event); } });
+        waiters.push({
+          match,
+          resolve: (event) => {
+            clearTimeout(timer);
+            resolve(event);
+          },
+        });
       });
     },
   };
@@ -59,7 +73,11 @@ export function wsUrl(httpUrl: string): string {
 }
 
 /** A graphql-ws client on the real `ws` WebSocket, without retries (a test wants to see every close). */
-export function connectWs(httpUrl: string, authorization?: string, extra: Partial<Parameters<typeof createWsClient>[0]> = {}): WsClient {
+export function connectWs(
+  httpUrl: string,
+  authorization?: string,
+  extra: Partial<Parameters<typeof createWsClient>[0]> = {},
+): WsClient {
   return createWsClient({
     url: wsUrl(httpUrl),
     webSocketImpl: WebSocket,
@@ -71,7 +89,11 @@ export function connectWs(httpUrl: string, authorization?: string, extra: Partia
 }
 
 /** Subscribes over graphql-ws; events are the raw execution results ({data, errors}). */
-export function subscribeWs<T = any>(client: WsClient, query: string, variables: Record<string, unknown> = {}): Received<{ data?: T; errors?: any[] }> {
+export function subscribeWs<T = any>(
+  client: WsClient,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Received<{ data?: T; errors?: any[] }> {
   return collect<T>((sink) => client.subscribe<T>({ query, variables }, sink));
 }
 
@@ -95,7 +117,11 @@ export function connectSse(httpUrl: string, authorization?: string): SseClient {
   return createSseClient({ url: httpUrl, retryAttempts: 0, headers: authorization ? { authorization } : {} });
 }
 
-export function subscribeSse<T = any>(client: SseClient, query: string, variables: Record<string, unknown> = {}): Received<{ data?: T; errors?: any[] }> {
+export function subscribeSse<T = any>(
+  client: SseClient,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Received<{ data?: T; errors?: any[] }> {
   return collect<T>((sink) => client.subscribe<T>({ query, variables }, sink));
 }
 
@@ -103,8 +129,12 @@ export function subscribeSse<T = any>(client: SseClient, query: string, variable
  * Subscribes with plain fetch and `Accept: text/event-stream`; resolves once the response headers arrived
  * (the server's acknowledgement), with the events parsed from the stream.
  */
-export async function subscribeFetch<T = any>(httpUrl: string, query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}):
-  Promise<Received<{ data?: T; errors?: any[] }> & { status: number; contentType: string | null }> {
+export async function subscribeFetch<T = any>(
+  httpUrl: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<Received<{ data?: T; errors?: any[] }> & { status: number; contentType: string | null }> {
   const received = collector<{ data?: T; errors?: any[] }>();
   const abort = new AbortController();
   received.onStop(() => abort.abort());
@@ -127,7 +157,10 @@ export async function subscribeFetch<T = any>(httpUrl: string, query: string, va
           const event = /^event: (.*)$/m.exec(block)?.[1];
           const data = /^data: (.*)$/m.exec(block)?.[1];
           if (event === 'next' && data) received.push(JSON.parse(data));
-          if (event === 'complete') { received.finish(); return; }
+          if (event === 'complete') {
+            received.finish();
+            return;
+          }
         }
       }
       received.finish();
@@ -164,7 +197,9 @@ export function observedPubSub(): ObservedPubSub {
     },
     close: () => pubsub.close(),
     listening(topic, key, count = 1) {
-      return new Promise<void>((resolve) => { waiters.push({ channel: `${topic}:${key}`, left: count, resolve }); });
+      return new Promise<void>((resolve) => {
+        waiters.push({ channel: `${topic}:${key}`, left: count, resolve });
+      });
     },
   };
 }
@@ -192,7 +227,10 @@ export class GatedModel implements Model {
     this.calls++;
     for (const arrived of this.#arrivals.splice(0)) arrived();
     await new Promise<void>((resolve) => {
-      if (this.#released.length > 0) { this.#released.shift(); resolve(); } else this.#waiting.push(resolve);
+      if (this.#released.length > 0) {
+        this.#released.shift();
+        resolve();
+      } else this.#waiting.push(resolve);
     });
     return demoRules(request);
   }

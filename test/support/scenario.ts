@@ -15,8 +15,16 @@ export const SOURCE_ID = 't';
 
 export function testAgent(overrides: Partial<AgentConfig> = {}): AgentConfig {
   return {
-    id: AGENT_ID, name: 'Test agent', model: MODEL_ID, systemPrompt: 'You are the test agent.', tools: [`${SOURCE_ID}:*`],
-    requireToolConfirmation: true, toolConfirmation: {}, pauseTtlSeconds: 3600, maxIterations: 10, ...overrides,
+    id: AGENT_ID,
+    name: 'Test agent',
+    model: MODEL_ID,
+    systemPrompt: 'You are the test agent.',
+    tools: [`${SOURCE_ID}:*`],
+    requireToolConfirmation: true,
+    toolConfirmation: {},
+    pauseTtlSeconds: 3600,
+    maxIterations: 10,
+    ...overrides,
   };
 }
 
@@ -25,7 +33,11 @@ export function testConfig(agent: Partial<AgentConfig> = {}, plugins: string[] =
 }
 
 /** One tool call as the model gives it (its model-facing name is the tool's own name here). */
-export const call = (name: string, args: JsonObject = {}, id = `call_${name}`): ModelToolCall => ({ id, name, arguments: args });
+export const call = (name: string, args: JsonObject = {}, id = `call_${name}`): ModelToolCall => ({
+  id,
+  name,
+  arguments: args,
+});
 export const callStep = (...calls: ModelToolCall[]): ModelResponse => ({ text: null, toolCalls: calls });
 export const textStep = (text: string): ModelResponse => ({ text, toolCalls: [] });
 
@@ -34,7 +46,9 @@ export function manualClock(start = '2026-01-01T00:00:00.000Z') {
   let now = new Date(start).getTime();
   return {
     now: () => new Date(now),
-    advance(seconds: number) { now += seconds * 1000; },
+    advance(seconds: number) {
+      now += seconds * 1000;
+    },
   };
 }
 
@@ -45,7 +59,9 @@ export interface Deferred<T = void> {
 
 export function deferred<T = void>(): Deferred<T> {
   let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => { resolve = r; });
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
   return { promise, resolve };
 }
 
@@ -96,7 +112,9 @@ export async function startScenario(options: ScenarioOptions = {}): Promise<Scen
     toolSources: [tools],
   });
   const scenario: Scenario = {
-    h, model, tools,
+    h,
+    model,
+    tools,
     async start(message, threadId = null, extra = {}) {
       return dataOf(await h.gql(START_TURN, { input: { agentId: AGENT_ID, message, threadId, ...extra } })).startTurn;
     },
@@ -115,7 +133,8 @@ export async function startScenario(options: ScenarioOptions = {}): Promise<Scen
       const thread = await scenario.thread(threadId);
       const paused = thread.turns.at(-1)?.status === 'PAUSED';
       expectValidTranscript(thread.messages as TranscriptMessage[], { openLastStep: paused });
-      if (!customModel) expectValidModelRequests(model.requests as ModelRequest[] as { messages: TranscriptMessage[] }[]);
+      if (!customModel)
+        expectValidModelRequests(model.requests as ModelRequest[] as { messages: TranscriptMessage[] }[]);
     },
     close: () => h.close(),
   };

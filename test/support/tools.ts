@@ -15,7 +15,10 @@ export class CountingToolSource implements ToolSource {
   readonly runs = new Map<string, JsonObject[]>();
   readonly #tools: Tool[];
 
-  constructor(readonly id: string, tools: CountingTool[]) {
+  constructor(
+    readonly id: string,
+    tools: CountingTool[],
+  ) {
     this.#tools = tools.map((spec) => ({
       id: `${id}:${spec.name}`,
       source: id,

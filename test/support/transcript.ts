@@ -28,9 +28,12 @@ export function transcriptProblems(messages: TranscriptMessage[], options: { ope
     while (messages[i + 1]?.role === 'TOOL') answers.push(messages[++i]!.toolCallId ?? '<null>');
     const expected = message.toolCalls.map((call) => call.id);
     if (answers.length === 0 && options.openLastStep && i === lastAssistant) continue;
-    if (new Set(expected).size !== expected.length) problems.push(`assistant message ${i}: duplicate call ids ${expected.join(', ')}`);
+    if (new Set(expected).size !== expected.length)
+      problems.push(`assistant message ${i}: duplicate call ids ${expected.join(', ')}`);
     if (JSON.stringify(answers) !== JSON.stringify(expected)) {
-      problems.push(`assistant message calls [${expected.join(', ')}] answered by TOOL messages [${answers.join(', ')}]`);
+      problems.push(
+        `assistant message calls [${expected.join(', ')}] answered by TOOL messages [${answers.join(', ')}]`,
+      );
     }
   }
   return problems;

@@ -24,7 +24,12 @@ async function run(source: McpToolSource, name: string, args: Record<string, unk
 }
 
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, ms = 5000): Promise<T> {
@@ -39,12 +44,18 @@ async function until<T>(probe: () => Promise<T | undefined> | T | undefined, wha
 
 describe('McpToolSource over stdio', () => {
   let source: McpToolSource;
-  beforeAll(async () => { source = await McpToolSource.start('notes', { type: 'mcp', command: process.execPath, args: [FIXTURE] }, options); });
-  afterAll(async () => { await source.close(); });
+  beforeAll(async () => {
+    source = await McpToolSource.start('notes', { type: 'mcp', command: process.execPath, args: [FIXTURE] }, options);
+  });
+  afterAll(async () => {
+    await source.close();
+  });
 
   it('lists the tools with ids <source>:<name>, labels and annotations exactly as declared', async () => {
     const tools = await source.listTools();
-    expect(tools.map((t) => t.id)).toEqual(expect.arrayContaining(['notes:read_note', 'notes:delete_note', 'notes:write_note', 'notes:echo', 'notes:fail']));
+    expect(tools.map((t) => t.id)).toEqual(
+      expect.arrayContaining(['notes:read_note', 'notes:delete_note', 'notes:write_note', 'notes:echo', 'notes:fail']),
+    );
     const read = byName(tools, 'read_note');
     expect(read).toMatchObject({ source: 'notes', label: 'Read note', description: 'Reads one note by id.' });
     expect(read.annotations).toEqual({ title: 'Ignored because title is set', readOnlyHint: true });
@@ -57,7 +68,11 @@ describe('McpToolSource over stdio', () => {
     const echo = byName(tools, 'echo');
     expect(echo.label).toBe('echo');
     expect(echo.annotations).toEqual({});
-    expect(echo.inputSchema).toMatchObject({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
+    expect(echo.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { text: { type: 'string' } },
+      required: ['text'],
+    });
   });
 
   it('runs a tool and returns its text', async () => {
@@ -74,8 +89,14 @@ describe('McpToolSource over stdio', () => {
 
   it('validates arguments against inputSchema before calling: a bad call never reaches the server', async () => {
     const before = JSON.parse((await run(source, 'call_log')).text) as string[];
-    expect(await run(source, 'echo', { text: 5 })).toEqual({ isError: true, text: 'invalid arguments: text must be string' });
-    expect(await run(source, 'echo', {})).toEqual({ isError: true, text: "invalid arguments: arguments must have required property 'text'" });
+    expect(await run(source, 'echo', { text: 5 })).toEqual({
+      isError: true,
+      text: 'invalid arguments: text must be string',
+    });
+    expect(await run(source, 'echo', {})).toEqual({
+      isError: true,
+      text: "invalid arguments: arguments must have required property 'text'",
+    });
     expect((await run(source, 'echo', { text: 'x', times: 9 })).text).toBe('invalid arguments: times must be <= 5');
     const after = JSON.parse((await run(source, 'call_log')).text) as string[];
     expect(after.slice(before.length)).toEqual(['call_log']);
@@ -84,19 +105,29 @@ describe('McpToolSource over stdio', () => {
   it('lists again on notifications/tools/list_changed', async () => {
     expect((await source.listTools()).some((t) => t.name === 'extra_tool')).toBe(false);
     expect((await run(source, 'toggle_extra')).text).toBe('added extra_tool');
-    const extra = await until(async () => (await source.listTools()).find((t) => t.name === 'extra_tool'), 'extra_tool to be listed');
+    const extra = await until(
+      async () => (await source.listTools()).find((t) => t.name === 'extra_tool'),
+      'extra_tool to be listed',
+    );
     expect(extra).toMatchObject({ id: 'notes:extra_tool', label: 'Extra tool', annotations: { readOnlyHint: true } });
     expect(await extra.execute({}, context)).toEqual({ isError: false, text: 'extra ran' });
     await run(source, 'toggle_extra');
     await until(async () => !(await source.listTools()).some((t) => t.name === 'extra_tool'), 'extra_tool to go away');
     // A tool object held from before the change says clearly that it is gone.
-    expect(await extra.execute({}, context)).toEqual({ isError: true, text: 'the MCP server "notes" no longer offers the tool extra_tool' });
+    expect(await extra.execute({}, context)).toEqual({
+      isError: true,
+      text: 'the MCP server "notes" no longer offers the tool extra_tool',
+    });
   });
 });
 
 describe('McpToolSource when the server dies', () => {
   it('fails the call it died in (outcome unknown, not repeated) and restarts the server on next use', async () => {
-    const source = await McpToolSource.start('notes', { type: 'mcp', command: process.execPath, args: [FIXTURE] }, options);
+    const source = await McpToolSource.start(
+      'notes',
+      { type: 'mcp', command: process.execPath, args: [FIXTURE] },
+      options,
+    );
     try {
       const firstPid = Number((await run(source, 'pid')).text);
       expect(firstPid).toBe(source.pid);
@@ -116,7 +147,11 @@ describe('McpToolSource when the server dies', () => {
   });
 
   it('restarts a killed server on the next listing; after close() nothing restarts and calls say so', async () => {
-    const source = await McpToolSource.start('notes', { type: 'mcp', command: process.execPath, args: [FIXTURE] }, options);
+    const source = await McpToolSource.start(
+      'notes',
+      { type: 'mcp', command: process.execPath, args: [FIXTURE] },
+      options,
+    );
     const pid = source.pid!;
     process.kill(pid, 'SIGKILL');
     await until(() => source.pid === null, 'the client to notice');
@@ -125,15 +160,25 @@ describe('McpToolSource when the server dies', () => {
     expect(source.pid).not.toBeNull();
     expect(source.pid).not.toBe(pid);
     await source.close();
-    expect(await byName(tools, 'echo').execute({ text: 'x' }, context)).toEqual({ isError: true, text: 'the MCP server "notes" is not running and could not be restarted: toolgate is shutting down' });
+    expect(await byName(tools, 'echo').execute({ text: 'x' }, context)).toEqual({
+      isError: true,
+      text: 'the MCP server "notes" is not running and could not be restarted: toolgate is shutting down',
+    });
     expect(source.pid).toBeNull();
   });
 
   it('keeps the last known tools when a dead server cannot come back, and each call says why', async () => {
     const { dir, cleanup } = tempDir();
-    const source = await McpToolSource.start('notes', {
-      type: 'mcp', command: process.execPath, args: [FIXTURE], env: { FIXTURE_ONCE: join(dir, 'once') },
-    }, options);
+    const source = await McpToolSource.start(
+      'notes',
+      {
+        type: 'mcp',
+        command: process.execPath,
+        args: [FIXTURE],
+        env: { FIXTURE_ONCE: join(dir, 'once') },
+      },
+      options,
+    );
     try {
       process.kill(source.pid!, 'SIGKILL');
       await until(() => source.pid === null, 'the client to notice');
@@ -141,7 +186,9 @@ describe('McpToolSource when the server dies', () => {
       expect(tools.map((t) => t.name)).toContain('echo');
       const result = await byName(tools, 'echo').execute({ text: 'x' }, context);
       expect(result.isError).toBe(true);
-      expect(result.text).toMatch(/^the MCP server "notes" is not running and could not be restarted: .*the license is used up/);
+      expect(result.text).toMatch(
+        /^the MCP server "notes" is not running and could not be restarted: .*the license is used up/,
+      );
     } finally {
       await source.close();
       cleanup();
@@ -149,7 +196,11 @@ describe('McpToolSource when the server dies', () => {
   });
 
   it('ends its child process on close()', async () => {
-    const source = await McpToolSource.start('notes', { type: 'mcp', command: process.execPath, args: [FIXTURE] }, options);
+    const source = await McpToolSource.start(
+      'notes',
+      { type: 'mcp', command: process.execPath, args: [FIXTURE] },
+      options,
+    );
     const pid = source.pid!;
     expect(alive(pid)).toBe(true);
     await source.close();
@@ -157,20 +208,38 @@ describe('McpToolSource when the server dies', () => {
   });
 
   it('reports a server that cannot start as a config error naming the source and the command', async () => {
-    const start = McpToolSource.start('fs', { type: 'mcp', command: 'toolgate-no-such-command', args: ['--x'] }, { ...options, where: 'test.json: toolSources.fs' });
+    const start = McpToolSource.start(
+      'fs',
+      { type: 'mcp', command: 'toolgate-no-such-command', args: ['--x'] },
+      { ...options, where: 'test.json: toolSources.fs' },
+    );
     await expect(start).rejects.toThrow(ConfigError);
-    await expect(start).rejects.toThrow('test.json: toolSources.fs: cannot start the MCP server (toolgate-no-such-command --x): spawn toolgate-no-such-command ENOENT');
+    await expect(start).rejects.toThrow(
+      'test.json: toolSources.fs: cannot start the MCP server (toolgate-no-such-command --x): spawn toolgate-no-such-command ENOENT',
+    );
   });
 
   it('names an env: value whose variable is not set, without starting anything', async () => {
-    const start = McpToolSource.start('fs', { type: 'mcp', command: process.execPath, args: [FIXTURE], env: { TOKEN: 'env:TOOLGATE_TEST_UNSET_MCP_TOKEN' } }, { ...options, where: 'test.json: toolSources.fs' });
+    const start = McpToolSource.start(
+      'fs',
+      { type: 'mcp', command: process.execPath, args: [FIXTURE], env: { TOKEN: 'env:TOOLGATE_TEST_UNSET_MCP_TOKEN' } },
+      { ...options, where: 'test.json: toolSources.fs' },
+    );
     await expect(start).rejects.toThrow(ConfigError);
-    await expect(start).rejects.toThrow(/^test\.json: toolSources\.fs\.env\.TOKEN: the environment variable TOOLGATE_TEST_UNSET_MCP_TOKEN is not set$/);
+    await expect(start).rejects.toThrow(
+      /^test\.json: toolSources\.fs\.env\.TOKEN: the environment variable TOOLGATE_TEST_UNSET_MCP_TOKEN is not set$/,
+    );
   });
 
   it('reports a server that exits during the handshake with its last stderr line', async () => {
-    const start = McpToolSource.start('bad', { type: 'mcp', command: process.execPath, args: ['-e', 'console.error("missing API token"); process.exit(2)'] }, { ...options, where: 'test.json: toolSources.bad' });
-    await expect(start).rejects.toThrow(/^test\.json: toolSources\.bad: cannot start the MCP server \(.*\): .*missing API token/);
+    const start = McpToolSource.start(
+      'bad',
+      { type: 'mcp', command: process.execPath, args: ['-e', 'console.error("missing API token"); process.exit(2)'] },
+      { ...options, where: 'test.json: toolSources.bad' },
+    );
+    await expect(start).rejects.toThrow(
+      /^test\.json: toolSources\.bad: cannot start the MCP server \(.*\): .*missing API token/,
+    );
   });
 });
 
@@ -178,18 +247,31 @@ describe('McpToolSource over Streamable HTTP', () => {
   let server: ChildProcess;
   let url: string;
   beforeAll(async () => {
-    server = spawn(process.execPath, [FIXTURE, '--http'], { env: { ...process.env, FIXTURE_TOKEN: 'secret-token' }, stdio: ['ignore', 'pipe', 'inherit'] });
-    const [line] = await once(server.stdout!, 'data') as [Buffer];
+    server = spawn(process.execPath, [FIXTURE, '--http'], {
+      env: { ...process.env, FIXTURE_TOKEN: 'secret-token' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const [line] = (await once(server.stdout!, 'data')) as [Buffer];
     url = /listening (\S+)/.exec(line.toString())![1]!;
   });
-  afterAll(() => { server.kill(); });
+  afterAll(() => {
+    server.kill();
+  });
 
   it('lists and calls tools with the configured headers (env: indirection)', async () => {
     process.env.TOOLGATE_TEST_MCP_TOKEN = 'Bearer secret-token';
-    const source = await McpToolSource.start('remote', { type: 'mcp', url, headers: { authorization: 'env:TOOLGATE_TEST_MCP_TOKEN' } }, options);
+    const source = await McpToolSource.start(
+      'remote',
+      { type: 'mcp', url, headers: { authorization: 'env:TOOLGATE_TEST_MCP_TOKEN' } },
+      options,
+    );
     try {
       const tools = await source.listTools();
-      expect(byName(tools, 'delete_note')).toMatchObject({ id: 'remote:delete_note', label: 'Delete a note', annotations: { destructiveHint: true } });
+      expect(byName(tools, 'delete_note')).toMatchObject({
+        id: 'remote:delete_note',
+        label: 'Delete a note',
+        annotations: { destructiveHint: true },
+      });
       expect(await run(source, 'echo', { text: 'over http' })).toEqual({ isError: false, text: 'over http' });
       expect(await run(source, 'fail')).toEqual({ isError: true, text: 'the disk is full' });
       await run(source, 'toggle_extra');
@@ -201,7 +283,12 @@ describe('McpToolSource over Streamable HTTP', () => {
   });
 
   it('reports a refused token at start as a config error', async () => {
-    await expect(McpToolSource.start('remote', { type: 'mcp', url, headers: { authorization: 'Bearer wrong' } }, { ...options, where: 'test.json: toolSources.remote' }))
-      .rejects.toThrow(`test.json: toolSources.remote: cannot start the MCP server (${url})`);
+    await expect(
+      McpToolSource.start(
+        'remote',
+        { type: 'mcp', url, headers: { authorization: 'Bearer wrong' } },
+        { ...options, where: 'test.json: toolSources.remote' },
+      ),
+    ).rejects.toThrow(`test.json: toolSources.remote: cannot start the MCP server (${url})`);
   });
 });
