@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { ListenerRegistry, type ToolPreExecuteListener } from './agent/event.js';
 import { ToolConfirmationListener } from './agent/gating.js';
+import { fanOut, type LifecycleObserver } from './agent/lifecycle.js';
 import { AgentRunner, type RunnerOptions } from './agent/runner.js';
 import { Sweeper, type SweepReport } from './agent/sweeper.js';
 import type { Agent } from './agent/types.js';
@@ -78,6 +79,8 @@ export interface ServerOptions {
   shutdownGraceMs?: number;
   /** Milliseconds between WebSocket pings (keep-alive); 0 turns them off. */
   webSocketKeepAliveMs?: number;
+  /** Told what happens to turns, answers, tools and model calls (beside the server's own log and metrics). */
+  observers?: LifecycleObserver[];
   /** Pub/sub for subscriptions; default in process. Several instances on one database: a Redis-backed one (docs/live.md). */
   pubsub?: ToolgatePubSub;
 }
@@ -150,12 +153,15 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
   const afterFlush = (publish: () => void) => {
     store.flush().then(publish).catch(onError);
   };
+  // The log and metrics observers join here (src/observability/); observers from code come after them.
+  const observers: LifecycleObserver[] = [...(options.observers ?? [])];
   const runner = new AgentRunner({
     store,
     tools,
     listeners,
     clock,
     onError,
+    observer: fanOut(observers, onError),
     lease: { leaseSeconds: options.leaseSeconds },
     maxRecoveries: options.maxRecoveries,
     checkpoint: options.checkpoint,

@@ -15,6 +15,7 @@ import type { Model, ModelMessage } from '../models/model.js';
 import type { Tool } from '../tools/tool.js';
 import { closeStep } from './closing.js';
 import { ListenerRegistry, ToolPreExecuteEvent } from './event.js';
+import type { LifecycleEvent, LifecycleObserver } from './lifecycle.js';
 import { TurnLeases, type LeaseOptions } from './lease.js';
 import { answerInstructions, pausedQuestion, toolText, turnErrors } from './messages.js';
 import { ToolNames } from './tool-names.js';
@@ -37,6 +38,8 @@ export interface RunnerOptions {
   tools: ToolCatalog;
   listeners: ListenerRegistry;
   events?: RunnerEvents;
+  /** Told what happened to turns, answers, tools and model calls, after it committed (logs, metrics). */
+  observer?: LifecycleObserver;
   clock?: () => Date;
   /** Where unexpected faults are reported; they end the turn FAILED. */
   onError?: (error: unknown) => void;
@@ -126,8 +129,12 @@ export class AgentRunner {
         field: ['input', 'threadId'],
       };
     }
-    if (result.superseded) this.#emitTurn(result.superseded);
+    if (result.superseded) {
+      this.#emitTurn(result.superseded);
+      this.#observe({ type: 'turnEnded', turn: result.superseded });
+    }
     this.#emitTurn(result.turn);
+    this.#observe({ type: 'turnStarted', turn: result.turn });
     // The turn as just written: #run need not read it again. (The agent it reads again: a gating change committed
     // between the caller's read and this turn's commit must apply to the turn.)
     const running = this.#continue(result.turn.id, { turn: result.turn });
@@ -158,7 +165,10 @@ export class AgentRunner {
           message: `This elicitation was already answered (${result.elicitation.status}).`,
         };
       case 'expired':
-        if (result.changed) this.#emitTurn(result.turn);
+        if (result.changed) {
+          this.#emitTurn(result.turn);
+          await this.#observeExpired(result.turn);
+        }
         return {
           ok: false,
           code: 'EXPIRED',
@@ -174,9 +184,12 @@ export class AgentRunner {
       case 'recorded':
       case 'cancelled':
         this.#emitTurn(result.turn);
+        this.#observeAnswer(result.elicitation, input.answer);
+        if (result.kind === 'cancelled') this.#observe({ type: 'turnEnded', turn: result.turn });
         return { ok: true, elicitation: result.elicitation, turn: result.turn };
       case 'resume':
         this.#emitTurn(result.turn);
+        this.#observeAnswer(result.elicitation, input.answer);
         await this.options.checkpoint?.('answerRecorded', { turnId: result.turn.id });
         return {
           ok: true,
@@ -215,7 +228,10 @@ export class AgentRunner {
   /** Expire paused turns whose time has passed. */
   async expireDue(limit = 100): Promise<TurnRecord[]> {
     const expired = await this.#store.expireDueTurns(this.#now(), limit, closeStep);
-    for (const turn of expired) this.#emitTurn(turn);
+    for (const turn of expired) {
+      this.#emitTurn(turn);
+      await this.#observeExpired(turn);
+    }
     return expired;
   }
 
@@ -276,6 +292,7 @@ export class AgentRunner {
           return await this.#finish(turn.id, 'FAILED', { error: turnErrors.maxIterations(agent.maxIterations) });
         }
         let response;
+        const modelStarted = performance.now();
         try {
           response = await model.generate({
             system: agent.systemPrompt,
@@ -287,9 +304,11 @@ export class AgentRunner {
             })),
           });
         } catch (error) {
+          this.#observeModel(turn, agent.modelId, 'error', modelStarted);
           await store.setIterations(turn.id, turn.iterations + 1, this.#now(), this.#leases.owner);
           return await this.#finish(turn.id, 'FAILED', { error: turnErrors.model(errorMessage(error)) });
         }
+        this.#observeModel(turn, agent.modelId, 'ok', modelStarted);
         // Call ids key the TOOL messages and the at-most-once journal, so they must be unique in the thread; some
         // models reuse or omit them ("call_0", ""): such a call gets an id of ours, which the model then sees.
         const usedIds = new Set(transcript.flatMap((m) => m.toolCalls.map((call) => call.id)));
@@ -406,6 +425,7 @@ export class AgentRunner {
       );
       this.options.events?.elicitationsCreated(paused.elicitations);
       this.#emitTurn(paused.turn);
+      this.#observe({ type: 'turnPaused', turn: paused.turn, elicitations: paused.elicitations });
       return paused.turn;
     }
     await this.#executeStep(turn, step, tools);
@@ -484,8 +504,12 @@ export class AgentRunner {
           this.#leases.owner,
         ),
       );
+      this.#observe({ type: 'toolFinished', turn, toolCall, outcome: 'interrupted', durationMs: 0 });
       return;
     }
+    this.#observe({ type: 'toolStarted', turn, toolCall });
+    const toolStarted = performance.now();
+    let outcome: 'ok' | 'error' = 'ok';
     let text: string;
     try {
       const result = await tool.execute(toolCall.arguments, {
@@ -494,10 +518,13 @@ export class AgentRunner {
         turnId: turn.id,
         toolCallId: toolCall.id,
       });
+      if (result.isError) outcome = 'error';
       text = result.isError ? toolText.failed(toolCall.name, result.text) : result.text;
     } catch (error) {
+      outcome = 'error';
       text = toolText.failed(toolCall.name, errorMessage(error));
     }
+    const durationMs = performance.now() - toolStarted;
     await this.options.checkpoint?.('toolReturned', {
       turnId: turn.id,
       toolCallId: toolCall.id,
@@ -505,6 +532,7 @@ export class AgentRunner {
     });
     if (instructions) text = `${text}\n\n${toolText.acceptedInstructions(toolCall.name, instructions)}`;
     this.#emitTurn(await store.finishTool(turn.id, { toolCallId: toolCall.id, text }, this.#now(), this.#leases.owner));
+    this.#observe({ type: 'toolFinished', turn, toolCall, outcome, durationMs });
   }
 
   async #finish(
@@ -514,6 +542,7 @@ export class AgentRunner {
   ): Promise<TurnRecord> {
     const turn = await this.#store.finishTurn(turnId, status, fields, this.#now(), this.#leases.owner);
     this.#emitTurn(turn);
+    this.#observe({ type: 'turnEnded', turn });
     return turn;
   }
 
@@ -524,6 +553,37 @@ export class AgentRunner {
 
   #emitTurn(turn: TurnRecord): void {
     this.options.events?.turnChanged(turn);
+  }
+
+  /** Tells the observer; one that throws is reported and ignored (it never changes what the turn does). */
+  #observe(event: LifecycleEvent): void {
+    if (!this.options.observer) return;
+    try {
+      this.options.observer.onLifecycle(event);
+    } catch (error) {
+      this.options.onError?.(error);
+    }
+  }
+
+  #observeAnswer(elicitation: ElicitationRecord, answer: ElicitationAnswer): void {
+    const waitedMs = Math.max(0, Date.parse(elicitation.resolvedAt ?? this.#now()) - Date.parse(elicitation.createdAt));
+    this.#observe({ type: 'elicitationAnswered', elicitation, action: answer.action, waitedMs });
+  }
+
+  #observeModel(turn: TurnRecord, modelId: string, outcome: 'ok' | 'error', startedAt: number): void {
+    this.#observe({ type: 'modelCalled', turn, modelId, outcome, durationMs: performance.now() - startedAt });
+  }
+
+  /** A turn this process just expired: how many requests went unanswered (read only when someone observes). */
+  async #observeExpired(turn: TurnRecord): Promise<void> {
+    if (!this.options.observer) return;
+    try {
+      const count = (await this.#store.listTurnElicitations(turn.id)).filter((e) => e.status === 'EXPIRED').length;
+      this.#observe({ type: 'elicitationsExpired', turn, count });
+    } catch (error) {
+      this.options.onError?.(error);
+    }
+    this.#observe({ type: 'turnEnded', turn });
   }
 
   async #emitLatest(turnId: string): Promise<void> {
