@@ -3,9 +3,14 @@
 import './node-env.js'; // first: modules are evaluated in import order
 import { ConfigError, loadConfigFile } from './config/load.js';
 import { isLoopbackHost } from './http/auth.js';
+import { createLogger, type Logger } from './observability/logger.js';
 import { createServer } from './server.js';
 
+let logger: Logger | undefined;
+
 async function main(): Promise<void> {
+  // First: a bad LOG_LEVEL is a config error like any other.
+  const log = (logger = createLogger());
   const host = process.env.HOST ?? '127.0.0.1';
   const port = Number(process.env.PORT ?? 4000);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
@@ -17,23 +22,34 @@ async function main(): Promise<void> {
       `HOST: "${host}" is not loopback; without an "auth" section in the config toolgate runs as the single admin user "local" and listens on loopback only`,
     );
   }
-  const server = await createServer({ config: loaded?.config, configFile: loaded?.file ?? null, database });
+  const server = await createServer({
+    config: loaded?.config,
+    configFile: loaded?.file ?? null,
+    database,
+    logger: log,
+  });
   const url = await server.listen(port, host);
-  console.log(`toolgate: serving ${loaded ? loaded.file : 'the built-in demo'} at ${url} (database ${database})`);
+  log.info(
+    { url, database, config: loaded?.file ?? null },
+    `serving ${loaded ? loaded.file : 'the built-in demo'} at ${url} (database ${database})`,
+  );
 
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`toolgate: ${signal}, shutting down`);
-    const force = setTimeout(() => process.exit(1), 10_000).unref();
+    log.info({ signal }, `${signal}, shutting down`);
+    const force = setTimeout(() => {
+      log.fatal('shutdown took longer than 10 s; exiting');
+      process.exit(1);
+    }, 10_000).unref();
     server.close().then(
       () => {
         clearTimeout(force);
         process.exit(0);
       },
-      (error) => {
-        console.error(error);
+      (error: unknown) => {
+        log.fatal({ err: error }, 'shutdown failed');
         process.exit(1);
       },
     );
@@ -42,7 +58,10 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
-main().catch((error) => {
-  console.error(error instanceof ConfigError ? `toolgate: ${error.message}` : error);
+// A config error is one line on stderr, without a stack; anything else is a fatal log line with its stack.
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) console.error(`toolgate: ${error.message}`);
+  else if (logger) logger.fatal({ err: error }, 'failed to start');
+  else console.error(error);
   process.exit(1);
 });

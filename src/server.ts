@@ -31,6 +31,11 @@ import { useDurableResponses } from './http/durable-responses.js';
 import { defaultLimits, type Limits, type Services } from './services.js';
 import { checkAgentTools } from './config/tool-ids.js';
 import { createToolSources } from './tools/index.js';
+import { lifecycleLogger } from './observability/lifecycle-log.js';
+import { defaultServerLogger, type Logger } from './observability/logger.js';
+import { useRequestLog, yogaLogger } from './observability/request-log.js';
+import { HEALTH_PATH, useReadiness } from './observability/health.js';
+import { createMetrics, useMetricsEndpoint } from './observability/metrics.js';
 import { ToolRegistry } from './tools/registry.js';
 import type { ToolSource } from './tools/tool.js';
 
@@ -71,8 +76,13 @@ export interface ServerOptions {
   syncFile?: SyncFile;
   /** Fault injection for crash tests (test/fixtures/durability-server.ts); not for production. */
   checkpoint?: RunnerOptions['checkpoint'];
-  /** Where unexpected faults are reported (default: console.error). */
+  /** Where unexpected faults are reported (default: the logger, at error, with the stack). */
   onError?: (error: unknown) => void;
+  /**
+   * The log: requests, WebSocket connections, lifecycle events, faults (README "Logs"). The CLI passes one at
+   * LOG_LEVEL on stdout; without one, warnings and errors only go to stderr (as faults went to console.error).
+   */
+  logger?: Logger;
   /** Who is asking, over HTTP and WebSocket (tests: users of their own). */
   authenticator?: Authenticator;
   /** close(): how long in-flight requests, closing WebSockets and running turns may take to finish, in ms. */
@@ -101,7 +111,8 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
   const configFile = options.configFile ?? null;
   const where = configFile ?? '<config>';
   const clock = options.clock ?? (() => new Date());
-  const onError = options.onError ?? ((error: unknown) => console.error('toolgate:', error));
+  const logger = options.logger ?? defaultServerLogger();
+  const onError = options.onError ?? ((error: unknown) => logger.error({ err: error }, 'unexpected fault'));
 
   // Tokens first: a missing env:NAME stops the start before anything is opened or spawned.
   const auth: Authenticator = options.authenticator ?? createAuthenticator(config, where);
@@ -154,7 +165,13 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
     store.flush().then(publish).catch(onError);
   };
   // The log and metrics observers join here (src/observability/); observers from code come after them.
-  const observers: LifecycleObserver[] = [...(options.observers ?? [])];
+  const observers: LifecycleObserver[] = [lifecycleLogger(logger), ...(options.observers ?? [])];
+  // Metrics (README "Metrics"): none are kept when the config turns /metrics off.
+  const metricsAccess = config.server?.metrics ?? 'admin';
+  const metrics = metricsAccess === 'off' ? null : createMetrics({ store, clock, onError });
+  if (metrics) observers.unshift(metrics.observer);
+  /** Set when close() begins: /readyz then answers 503, so that a load balancer stops sending requests here. */
+  let closing = false;
   const runner = new AgentRunner({
     store,
     tools,
@@ -199,11 +216,22 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
     graphiql: exposed.graphiql,
     renderGraphiQL: renderBundledGraphiQL,
     maskedErrors: true,
+    // Liveness: 200 from Yoga's first plugin, before any limit or auth. Readiness: useReadiness below.
+    healthCheckEndpoint: HEALTH_PATH,
+    // Yoga reports what it masks to our log, with the stack; the client still gets "Unexpected error." only.
+    logging: yogaLogger(logger),
     // useBodyLimit (below) enforces limits.maxRequestBytes, declared or chunked; Yoga's own 25 MB limit would pipe
     // every body through a second TransformStream for nothing (bench part 7). Node's HTTP parser already refuses
     // malformed Content-Length values.
     maxRequestBodySize: false,
     plugins: [
+      // First: sees every request, also those refused by the plugins after it (413, limits).
+      useRequestLog(logger),
+      // /readyz and /metrics answer before the limits and the context (auth); /metrics has its own access rule.
+      useReadiness({ store, sources, closing: () => closing }),
+      ...(metrics
+        ? [useMetricsEndpoint({ metrics, access: metricsAccess, authenticator: auth, onError }), metrics.yogaPlugin]
+        : []),
       ...armorPlugins({ introspection: exposed.introspection }),
       useBodyLimit(limits.maxRequestBytes),
       useListBudget(schema, limits.maxListItems),
@@ -220,10 +248,6 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
   });
 
   const httpServer = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
-    if (req.url === '/healthz') {
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
-      return;
-    }
     void yoga.handle(req, res);
   });
   const webSockets = attachWebSocket({
@@ -233,7 +257,9 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
     path: '/graphql',
     maxPayload: limits.maxRequestBytes,
     keepAliveMs: options.webSocketKeepAliveMs,
+    logger,
   });
+  metrics?.watchWebSockets(webSockets.activity);
 
   // Turns a dead process left RUNNING continue from their last persisted step (turns another live process runs are
   // left to it: leases, docs/durability.md); the sweeper repeats this, so a turn of a process that dies later is taken over too.
@@ -270,6 +296,7 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
       return `http://${shownHost}:${address.port}/graphql`;
     },
     async close() {
+      closing = true; // /readyz answers 503 from now on
       // Stop taking work; WebSockets go with 1001, subscriptions (SSE streams too) complete, in-flight
       // requests and running turns get until the deadline; paused turns are on disk and stay as they are.
       await sweeper.stop();

@@ -68,13 +68,21 @@ function childrenOf(pid: number): number[] {
     });
 }
 
+/** Running (a zombie, exited but not yet reaped by its new parent, is not). */
 function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
   }
+}
+
+/** The ones of `pids` still running after up to `ms`: an MCP server told to stop may end a moment after the CLI. */
+async function stillAlive(pids: number[], ms = 2_000): Promise<number[]> {
+  const deadline = Date.now() + ms;
+  while (pids.some(alive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+  return pids.filter(alive);
 }
 
 describe('the CLI on SIGTERM', () => {
@@ -136,7 +144,7 @@ describe('the CLI on SIGTERM', () => {
       await updates.done;
       expect(closeCode).toBe(1001);
       expect(cli.output()).toContain('SIGTERM, shutting down');
-      expect(mcpChildren.filter(alive)).toEqual([]);
+      expect(await stillAlive(mcpChildren)).toEqual([]);
       await client.dispose();
 
       // Same database, new process: the turn waits as it did, and the answer runs the tool once.

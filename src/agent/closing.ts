@@ -2,7 +2,7 @@ import { answerInstructions, toolText } from './messages.js';
 import type { CloseReason, ElicitationAnswer, GateOutcome, PendingStep, ToolMessageDraft } from './types.js';
 
 /**
- * The TOOL messages of a paused step that will not run: one per call, DESIGN.md's texts. `answers` (by elicitation
+ * The TOOL messages of a paused step that will not run: one per call, docs/design.md's texts. `answers` (by elicitation
  * id) are those already given: a call the user declined keeps its decline text; only unanswered ones (and accepted
  * ones, which never ran) get the closing text.
  */

@@ -2,7 +2,7 @@ import type { ToolPreExecuteEvent, ToolPreExecuteListener } from './event.js';
 import { confirmationRequest } from './messages.js';
 import type { Agent, ToolConfirmationMode, ToolDefinition } from './types.js';
 
-/** The gating matrix of DESIGN.md: agent toggle × per-tool override × annotations. */
+/** The gating matrix of docs/design.md: agent toggle × per-tool override × annotations. */
 export function requiresConfirmation(
   agent: Pick<Agent, 'requireToolConfirmation' | 'toolConfirmation'>,
   tool: ToolDefinition,

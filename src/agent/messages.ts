@@ -1,4 +1,4 @@
-// Every text the loop writes for the model or the user. TOOL message texts are DESIGN.md's, exactly.
+// Every text the loop writes for the model or the user. TOOL message texts are docs/design.md's, exactly.
 import type { ElicitationAnswer, ElicitationRequest, JsonObject, ToolCall, ToolDefinition } from './types.js';
 
 export const toolText = {

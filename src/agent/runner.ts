@@ -131,7 +131,9 @@ export class AgentRunner {
     }
     if (result.superseded) {
       this.#emitTurn(result.superseded);
-      this.#observe({ type: 'turnEnded', turn: result.superseded });
+      // A paused turn past its expiry ends EXPIRED (its requests went unanswered), else CANCELLED.
+      if (result.superseded.status === 'EXPIRED') await this.#observeExpired(result.superseded);
+      else this.#observe({ type: 'turnEnded', turn: result.superseded });
     }
     this.#emitTurn(result.turn);
     this.#observe({ type: 'turnStarted', turn: result.turn });

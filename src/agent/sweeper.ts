@@ -69,7 +69,7 @@ export class Sweeper {
   async #sweep(): Promise<SweepReport> {
     const report: SweepReport = { expiredTurns: 0, deletedElicitations: 0, recoveredTurns: 0, batches: 0 };
     const { batchSize, retentionDays } = this.#options;
-    // Expire paused turns past their time: turn EXPIRED, elicitations EXPIRED, open calls get DESIGN's text, published.
+    // Expire paused turns past their time: turn EXPIRED, elicitations EXPIRED, open calls get docs/design.md's text, published.
     for (;;) {
       if (this.#stopped) return report;
       const expired = await this.#runner.expireDue(batchSize);

@@ -161,6 +161,12 @@ export const serverConfig = z
       .max(10_000_000)
       .optional()
       .describe('Largest elicitation answer content, in bytes of JSON (default 16384)'),
+    metrics: z
+      .enum(['admin', 'public', 'off'])
+      .optional()
+      .describe(
+        'GET /metrics (Prometheus): "admin" (default) needs an admin token when there is an "auth" section (open on loopback without one), "public" is open to anyone who reaches the port, "off" answers 404',
+      ),
   })
   .strict();
 

@@ -22,6 +22,7 @@ import {
 } from 'drizzle-orm';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
 import type {
   Agent,
   ChatMessage,
@@ -104,6 +105,8 @@ export class SqliteStore implements Store {
   readonly #writes: WriteBatcher;
   /** FULL: flush() makes acknowledged writes durable; NORMAL: only the tool-start journal is synced. */
   readonly #syncAcknowledged: boolean;
+  /** When the newest migration of this build was created (drizzle's `folderMillis`): ping() compares the database's. */
+  readonly #newestMigration: number;
 
   constructor(
     readonly sqlite: Database.Database,
@@ -111,6 +114,10 @@ export class SqliteStore implements Store {
   ) {
     this.db = drizzle(sqlite, { schema });
     migrate(this.db, { migrationsFolder: MIGRATIONS });
+    this.#newestMigration = Math.max(
+      0,
+      ...readMigrationFiles({ migrationsFolder: MIGRATIONS }).map((m) => m.folderMillis),
+    );
     this.#q = prepareQueries(this.db, sqlite);
     this.#wal = new WalSync(sqlite.memory ? null : `${sqlite.name}-wal`, options.syncFile);
     this.#writes = new WriteBatcher(sqlite, () => this.#wal.committed());
@@ -589,6 +596,16 @@ export class SqliteStore implements Store {
     return this.#write(() => this.#q.deleteExpiredElicitations.run({ before, limit }).changes);
   }
 
+  async countPendingElicitations(now: string): Promise<number> {
+    return (this.#q.allPendingCount.get({ now }) as { count: number }).count;
+  }
+
+  async ping(): Promise<string | null> {
+    // One read that needs the file: drizzle's migration journal. A newer build may have migrated further; fine.
+    const { applied } = this.#q.newestMigration.get() as { applied: number | null };
+    return (applied ?? 0) >= this.#newestMigration ? null : 'migrations not applied';
+  }
+
   close(): void {
     this.#writes.flush();
     void this.#wal.close();
@@ -697,6 +714,9 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
   return {
     pendingPage: raw(`SELECT ${elicitationColumns.select} ${pending} AND seq > @after ORDER BY seq LIMIT @limit`),
     pendingCount: raw(`SELECT count(*) AS count ${pending}`),
+    // Everyone's, for the metrics gauge: elicitations_status_expiry answers it from the index alone.
+    allPendingCount: raw("SELECT count(*) AS count FROM elicitations WHERE status = 'PENDING' AND expires_at > @now"),
+    newestMigration: raw('SELECT max(created_at) AS applied FROM __drizzle_migrations'),
     agentWithOverrides: raw(`SELECT ${agentColumns.select},
       (SELECT json_group_array(json_array(tool_id, mode)) FROM agent_tool_overrides WHERE agent_id = agents.id) AS overrides
       FROM agents WHERE id = @id`),

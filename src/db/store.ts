@@ -89,7 +89,7 @@ export interface Page<T> {
 export type { CloseReason } from '../agent/types.js';
 
 /**
- * Closes a paused step that will not run: decides the TOOL message of each of its calls (DESIGN.md's
+ * Closes a paused step that will not run: decides the TOOL message of each of its calls (docs/design.md's
  * texts), given the answers already recorded (by elicitation id). A pure function, called inside the store's transaction.
  */
 export type CloseStep = (
@@ -279,6 +279,13 @@ export interface Store {
   holdsLease(turnId: string, owner: string): Promise<boolean>;
   /** Retention: delete at most `limit` EXPIRED elicitations that expired before `before`; returns how many. */
   deleteExpiredElicitations(before: string, limit: number): Promise<number>;
+  /** Every owner's elicitations PENDING and not yet expired at `now` (the metrics gauge, read at scrape time). */
+  countPendingElicitations(now: string): Promise<number>;
+  /**
+   * Readiness: null when the database answers a query and every migration this build knows is applied; else a
+   * short reason (no paths, no data). Throws when the database does not answer at all (closed, unreadable).
+   */
+  ping(): Promise<string | null>;
   /**
    * Resolves once what was committed before the call survives power loss, not only a process crash: awaited before
    * a mutation's response is sent and an event is published. The SQLite store fsyncs its WAL here, once for

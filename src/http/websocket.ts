@@ -5,10 +5,12 @@
 import type { Server } from 'node:http';
 import { GraphQLError, type ExecutionArgs } from 'graphql';
 import type { YogaServerInstance } from 'graphql-yoga';
-import type { ServerOptions } from 'graphql-ws';
+import type { Context, ServerOptions } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Logger } from 'pino';
 import type { GraphQLContext, Viewer } from '../graphql/builder.js';
+import { roundMs } from '../observability/logger.js';
 import { authenticateConnection, type Authenticator } from './auth.js';
 
 export interface WebSocketOptions {
@@ -20,11 +22,23 @@ export interface WebSocketOptions {
   maxPayload: number;
   /** Milliseconds between pings; a client that does not answer one within as long is dropped. 0: off. */
   keepAliveMs?: number;
+  /** Connections opened and closed (info), operations started (debug). */
+  logger?: Logger;
+}
+
+/** What the WebSocket transport carries now (read by the metrics at scrape time). */
+export interface WebSocketActivity {
+  /** graphql-ws connections that were accepted (connection_init authenticated) and are still open. */
+  readonly connections: number;
+  /** Subscriptions streaming events on them. */
+  readonly subscriptions: number;
 }
 
 export interface WebSocketTransport {
   /** Connected sockets now. */
   readonly connections: number;
+  /** Accepted connections and their active subscriptions. */
+  readonly activity: WebSocketActivity;
   /**
    * Takes no new connections, closes every socket with 1001 (going away), and waits up to `graceMs` for the
    * closing handshakes; sockets still open then are cut.
@@ -65,8 +79,12 @@ export function attachWebSocket(options: WebSocketOptions): WebSocketTransport {
     path: options.path,
     maxPayload: options.maxPayload,
   });
+  const accepted = new Set<GraphqlWsContext>();
   const graphqlWs = useServer<Record<string, unknown>, ConnectionExtra>(
-    graphqlWsOptions(options.yoga, options.authenticator),
+    countedOptions(
+      loggedOptions(graphqlWsOptions(options.yoga, options.authenticator), wsServer, options.logger),
+      accepted,
+    ),
     wsServer,
     options.keepAliveMs ?? 12_000,
   );
@@ -74,6 +92,17 @@ export function attachWebSocket(options: WebSocketOptions): WebSocketTransport {
   return {
     get connections() {
       return wsServer.clients.size;
+    },
+    activity: {
+      get connections() {
+        return accepted.size;
+      },
+      // graphql-ws holds each streaming operation's iterator until it ends (null while one is being set up).
+      get subscriptions() {
+        let count = 0;
+        for (const connection of accepted) count += Object.values(connection.subscriptions).filter(Boolean).length;
+        return count;
+      },
     },
     async close(graceMs) {
       const sockets = [...wsServer.clients];
@@ -102,14 +131,79 @@ export function attachWebSocket(options: WebSocketOptions): WebSocketTransport {
   };
 }
 
+type GraphqlWsOptions = ServerOptions<Record<string, unknown>, Extra & Partial<ConnectionExtra>>;
+type GraphqlWsContext = Context<Record<string, unknown>, Extra & Partial<ConnectionExtra>>;
+
+/**
+ * Keeps the context of every accepted connection in `accepted` until it closes (onClose comes after its
+ * subscriptions ended, for every connection, accepted or not); the hooks of `base` run first.
+ */
+function countedOptions(base: GraphqlWsOptions, accepted: Set<GraphqlWsContext>): GraphqlWsOptions {
+  return {
+    ...base,
+    onConnect: async (ctx) => {
+      const result = await base.onConnect?.(ctx);
+      if (result !== false) accepted.add(ctx);
+      return result;
+    },
+    onClose: async (ctx, code, reason) => {
+      accepted.delete(ctx);
+      await base.onClose?.(ctx, code, reason);
+    },
+  };
+}
+
+/**
+ * Logs each connection when it is accepted (viewer) and when it closes (viewer or null if it never authenticated,
+ * close code, duration), and each operation's start at debug (id and operation name; never the document or
+ * variables, nor connectionParams, which hold the token).
+ */
+function loggedOptions(base: GraphqlWsOptions, wsServer: WebSocketServer, logger?: Logger): GraphqlWsOptions {
+  if (!logger) return base;
+  const openedAt = new WeakMap<WebSocket, number>();
+  wsServer.on('connection', (socket) => openedAt.set(socket, performance.now()));
+  return {
+    ...base,
+    onConnect: async (ctx) => {
+      const accepted = await base.onConnect?.(ctx);
+      if (accepted !== false) logger.info({ viewerId: ctx.extra.viewer?.id ?? null }, 'websocket connected');
+      return accepted;
+    },
+    onSubscribe: async (ctx, id, params) => {
+      const result = await base.onSubscribe!(ctx, id, params);
+      if (logger.isLevelEnabled('debug')) {
+        logger.debug(
+          {
+            viewerId: ctx.extra.viewer?.id ?? null,
+            id,
+            operationName: params.operationName ?? null,
+            errors: Array.isArray(result) ? result.length : 0,
+          },
+          'websocket operation started',
+        );
+      }
+      return result;
+    },
+    onClose: async (ctx, code, reason) => {
+      await base.onClose?.(ctx, code, reason);
+      const opened = openedAt.get(ctx.extra.socket as WebSocket);
+      logger.info(
+        {
+          viewerId: ctx.extra.viewer?.id ?? null,
+          code,
+          durationMs: opened === undefined ? null : roundMs(performance.now() - opened),
+        },
+        'websocket closed',
+      );
+    },
+  };
+}
+
 /**
  * The graphql-ws server: the viewer authenticated at connection_init, every operation through Yoga's envelop.
  * Transport-free (graphql-ws `makeServer` takes it too), so the server's side can be measured without sockets.
  */
-export function graphqlWsOptions(
-  yoga: WebSocketOptions['yoga'],
-  authenticator: Authenticator,
-): ServerOptions<Record<string, unknown>, Extra & Partial<ConnectionExtra>> {
+export function graphqlWsOptions(yoga: WebSocketOptions['yoga'], authenticator: Authenticator): GraphqlWsOptions {
   return {
     onConnect: (ctx) => {
       const result = authenticateConnection(authenticator, ctx.connectionParams);

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { JsonObject } from '../agent/types.js';
-import type { Tool, ToolSource } from './tool.js';
+import type { Tool, ToolSource, ToolSourceHealth } from './tool.js';
 
 const SEED = ['alpha', 'bravo', 'charlie', 'delta', 'echo'];
 
@@ -98,6 +98,11 @@ export class DemoToolSource implements ToolSource {
 
   async listTools(): Promise<Tool[]> {
     return this.#tools;
+  }
+
+  /** Code in this process on the server's own database: ready whenever the server is (the database has its own check). */
+  async health(): Promise<ToolSourceHealth> {
+    return { ready: true };
   }
 
   async close(): Promise<void> {}

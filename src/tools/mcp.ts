@@ -18,7 +18,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { JsonObject, ToolAnnotations, ToolResult } from '../agent/types.js';
 import { ConfigError, resolveSecret } from '../config/load.js';
 import type { ToolSourceConfig } from '../config/schema.js';
-import { toolLabel, type Tool, type ToolExecutionContext, type ToolSource } from './tool.js';
+import { toolLabel, type Tool, type ToolExecutionContext, type ToolSource, type ToolSourceHealth } from './tool.js';
 
 export type McpSourceConfig = Extract<ToolSourceConfig, { type: 'mcp' }>;
 
@@ -35,6 +35,8 @@ const ANNOTATION_KEYS = ['title', 'readOnlyHint', 'destructiveHint', 'idempotent
 const CONNECT_TIMEOUT_MS = 30_000;
 /** After a failed restart, the next attempt waits this long (a crashing server is not respawned per request). */
 const RESTART_BACKOFF_MS = 2_000;
+/** Longest a readiness probe waits for the server's answer to a ping. */
+const PING_TIMEOUT_MS = 2_000;
 
 export class McpToolSource implements ToolSource {
   #client: Client | null = null;
@@ -83,6 +85,30 @@ export class McpToolSource implements ToolSource {
     if (!this.#client && !this.#closed && this.#mayRetry()) await this.#connect().catch(() => {});
     await this.#refreshing;
     return this.#tools;
+  }
+
+  /**
+   * Ready while connected and the server answers an MCP ping within PING_TIMEOUT_MS. A server that is down is
+   * started again in the background (with the same backoff as a call's restart), so a drained instance recovers
+   * without a tool call; until it is up, not ready. The reason names the state only, never the server's output.
+   */
+  async health(): Promise<ToolSourceHealth> {
+    if (this.#closed) return { ready: false, reason: 'closed' };
+    const client = this.#client;
+    if (!client) {
+      const restarting = this.#connecting !== null || this.#mayRetry();
+      if (restarting) this.#connect().catch(() => {});
+      return {
+        ready: false,
+        reason: restarting ? 'the MCP server is not running (restarting it)' : 'the MCP server is not running',
+      };
+    }
+    try {
+      await client.ping({ timeout: PING_TIMEOUT_MS });
+      return { ready: true };
+    } catch {
+      return { ready: false, reason: 'the MCP server does not answer' };
+    }
   }
 
   /** The server's process id (stdio), for tests and diagnostics. */

@@ -18,10 +18,15 @@ export interface ToolSource {
   readonly id: string;
   /** The source's tools now; may change over time (MCP list_changed). */
   listTools(): Promise<Tool[]>;
+  /** Readiness (/readyz): can the source serve calls now? Absent: always ready (builtin code). */
+  health?(): Promise<ToolSourceHealth>;
   close(): Promise<void>;
 }
 
-/** `label`: title, then annotations.title, then name (DESIGN.md). */
+/** A source's readiness; `reason` is shown on /readyz, so it names a state, never a secret or a server's output. */
+export type ToolSourceHealth = { ready: true } | { ready: false; reason: string };
+
+/** `label`: title, then annotations.title, then name (docs/design.md). */
 export function toolLabel(name: string, title?: string, annotationsTitle?: string): string {
   return title || annotationsTitle || name;
 }

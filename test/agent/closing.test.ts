@@ -27,7 +27,7 @@ describe('closeStep: the TOOL messages of a step that will not run', () => {
     ['cancelled', 'Execution of {name} was cancelled by the user.'],
     ['expired', 'Execution of {name} was not confirmed before the request expired.'],
     ['superseded', 'Execution of {name} was cancelled: the user sent a new message instead.'],
-  ] as const)('%s: one message per call, in order, with DESIGN.md texts', (reason, template) => {
+  ] as const)('%s: one message per call, in order, with docs/design.md texts', (reason, template) => {
     const drafts = closeStep(step, reason, answers);
     expect(drafts.map((d) => d.toolCallId)).toEqual(step.calls.map((c) => c.toolCall.id));
     const text = (name: string) => template.replace('{name}', name);

@@ -12,7 +12,7 @@ const annotationCases: [string, ToolAnnotations][] = [
 ];
 const modes: ToolConfirmationMode[] = ['ALWAYS', 'NEVER', 'BY_ANNOTATION'];
 
-/** DESIGN.md's gating table, written out independently of the code under test. */
+/** docs/design.md's gating table, written out independently of the code under test. */
 function expected(agentOn: boolean, mode: ToolConfirmationMode, annotations: ToolAnnotations): boolean {
   if (!agentOn) return false;
   if (mode === 'ALWAYS') return true;

@@ -133,6 +133,24 @@ describe('lifecycle events', () => {
     ]);
   });
 
+  it('a new message on a thread whose pause has expired: its requests are reported expired, the turn EXPIRED', async () => {
+    const clock = manualClock();
+    const seen = recorder();
+    s = await startScenario({
+      tools: [{ name: 'edit_note' }],
+      script: [callStep(call('edit_note')), textStep('Fine.')],
+      clock: clock.now,
+      agent: { pauseTtlSeconds: 60 },
+      observers: [seen.observer],
+    });
+    const first = await s.start('edit');
+    clock.advance(61);
+    await s.start('never mind', first.thread.id);
+    expect(seen.types().slice(3, 6)).toEqual(['elicitationsExpired', 'turnEnded', 'turnStarted']);
+    expect(seen.events[3]).toMatchObject({ count: 1, turn: { id: first.turn.id } });
+    expect(seen.events[4]).toMatchObject({ turn: { id: first.turn.id, status: 'EXPIRED' } });
+  });
+
   it('an observer that throws is reported and changes nothing: the tool runs once, the turn completes', async () => {
     const errors: unknown[] = [];
     s = await startScenario({

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { confirmationRequest, pausedQuestion, toolText, turnErrors } from '../../src/agent/messages.js';
 import { tool, toolCall } from '../support/definitions.js';
 
-describe("DESIGN.md's exact TOOL message texts", () => {
+describe("docs/design.md's exact TOOL message texts", () => {
   it.each([
     [toolText.denied('rm', 'protected'), 'Execution of rm was denied: protected'],
     [toolText.declined('rm', 'only the drafts'), 'User declined execution of rm: only the drafts'],

@@ -76,6 +76,14 @@ function writeConfig(name: string, config: unknown): string {
   return file;
 }
 
+/** The JSON log lines of the CLI's stdout (a last, incomplete line is left out). */
+function logLines(stdout: string): { msg: string; [field: string]: unknown }[] {
+  return stdout
+    .split('\n')
+    .slice(0, -1)
+    .map((line) => JSON.parse(line) as { msg: string });
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -153,6 +161,16 @@ describe('toolgate CLI with a bad config', () => {
     await until(() => !alive(pid), 'the MCP server to end');
   });
 
+  it('an invalid LOG_LEVEL: one line naming it and the allowed levels, exit 1', async () => {
+    const file = writeConfig('fine.json', { ...scripted, agents: [{ id: 'a', name: 'A', model: 'm' }] });
+    const run = await startCli(file, { LOG_LEVEL: 'chatty' }).done;
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      'toolgate: LOG_LEVEL: "chatty" is not a log level (one of trace, debug, info, warn, error, fatal, silent)\n',
+    );
+    expect(run.stdout).toBe('');
+  });
+
   it('names an MCP server that cannot start', async () => {
     const file = writeConfig('no-command.json', {
       ...scripted,
@@ -177,13 +195,16 @@ describe('toolgate CLI with a good config', () => {
     });
     const { child, out, done } = startCli(file, {}, 'node');
     await until(
-      () => out.stdout.includes('toolgate: serving') || child.exitCode !== null,
+      () => logLines(out.stdout).some((line) => line.msg.startsWith('serving ')) || child.exitCode !== null,
       'the server to listen',
       60_000,
       () => JSON.stringify(out),
     );
     expect(out.stderr).toBe('');
-    const url = /at (http:\S+)/.exec(out.stdout)![1]!;
+    // The start line is a JSON log line (stdout is not a terminal) with the URL as a field.
+    const startLine = logLines(out.stdout).find((line) => line.msg.startsWith('serving '))!;
+    expect(startLine).toMatchObject({ level: 30, name: 'toolgate', config: file, url: expect.any(String) });
+    const url = startLine.url as string;
     const answer = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -200,5 +221,12 @@ describe('toolgate CLI with a good config', () => {
     const run = await done;
     expect(run.code).toBe(0);
     expect(alive(pid)).toBe(false);
+    // What the CLI logged in between: the request (its line, not its document) and the shutdown.
+    const lines = logLines(run.stdout);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ msg: 'graphql request', operationType: 'query', viewerId: 'local', status: 200 }),
+    );
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'SIGTERM, shutting down', signal: 'SIGTERM' }));
+    expect(run.stdout).not.toContain('requiresConfirmation');
   });
 });

@@ -1,5 +1,5 @@
 // Expiry with an injectable clock: an answer after expiresAt runs nothing, and the turn, its elicitations and
-// its open calls end as DESIGN.md says.
+// its open calls end as docs/design.md says.
 import { afterEach, describe, expect, it } from 'vitest';
 import { dataOf } from '../support/harness.js';
 import { call, callStep, manualClock, startScenario, textStep, toolTexts, type Scenario } from '../support/scenario.js';

@@ -25,7 +25,7 @@ const UPDATE = `mutation Update($input: UpdateAgentInput!) {
 }`;
 const AGENT = `query { agent(id: "${AGENT_ID}") { ${AGENT_FIELDS} } }`;
 
-/** DESIGN.md's table, written out independently of the code. */
+/** docs/design.md's table, written out independently of the code. */
 function asks(agentOn: boolean, mode: ToolConfirmationMode, tool: string): boolean {
   if (!agentOn) return false;
   if (mode === 'ALWAYS') return true;

@@ -1,4 +1,4 @@
-// The transcript invariant of DESIGN.md: every tool call of an assistant message gets exactly one TOOL message,
+// The transcript invariant of docs/design.md: every tool call of an assistant message gets exactly one TOOL message,
 // right after it and in the calls' order, so the transcript is valid for any chat-completions API.
 import { expect } from 'vitest';
 
