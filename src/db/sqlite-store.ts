@@ -25,33 +25,33 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import type {
   Agent,
   ChatMessage,
+  CloseReason,
   ElicitationAnswer,
+  ElicitationDraft,
+  ElicitationRecord,
   ElicitationStatus,
+  MessageRecord,
+  Page,
   PendingStep,
+  ThreadRecord,
   ToolConfirmationMode,
-} from '../agent/types.js';
-import { newId } from '../agent/ids.js';
+  ToolMessageDraft,
+  TurnRecord,
+} from '../domain/records.js';
+import { newId } from '../domain/ids.js';
 import * as schema from './schema.js';
 import { WalSync, type SyncFile } from './wal-sync.js';
 import { WriteBatcher } from './write-batch.js';
-import { LeaseLostError } from './store.js';
-import type {
-  AgentGatingPatch,
-  CloseReason,
-  CloseStep,
-  ElicitationDraft,
-  ElicitationRecord,
-  MessageRecord,
-  Page,
-  ResolveResult,
-  RunningTurnLease,
-  StartTurnResult,
-  Store,
-  ThreadRecord,
-  ToolMessageDraft,
-  TurnLease,
-  TurnRecord,
-} from './store.js';
+import {
+  LeaseLostError,
+  type AgentGatingPatch,
+  type CloseStep,
+  type ResolveResult,
+  type RunningTurnLease,
+  type StartTurnResult,
+  type Store,
+  type TurnLease,
+} from '../domain/store.js';
 
 const { agents, agentToolOverrides, threads, turns, messages, elicitations, toolExecutions } = schema;
 const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'drizzle');

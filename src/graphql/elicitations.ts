@@ -1,6 +1,11 @@
 import { contentBytes, validateContent } from '../agent/content.js';
-import type { ElicitationAction, ElicitationStatus, JsonObject } from '../agent/types.js';
-import type { ElicitationRecord, TurnRecord } from '../db/store.js';
+import type {
+  ElicitationAction,
+  ElicitationRecord,
+  ElicitationStatus,
+  JsonObject,
+  TurnRecord,
+} from '../domain/records.js';
 import { ToolAnnotationsRef } from './agents.js';
 import { builder } from './builder.js';
 import { startWith } from './live.js';

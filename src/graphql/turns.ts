@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import type { ThreadRecord, TurnRecord } from '../db/store.js';
+import type { ThreadRecord, TurnRecord } from '../domain/records.js';
 import { builder, type GraphQLContext } from './builder.js';
 import { ElicitationRef, effectiveStatus } from './elicitations.js';
 import { startWith } from './live.js';
