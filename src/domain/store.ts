@@ -3,7 +3,6 @@
 import type {
   Agent,
   ChatMessage,
-  CloseReason,
   ElicitationAnswer,
   ElicitationDraft,
   ElicitationRecord,
@@ -16,20 +15,11 @@ import type {
   ToolMessageDraft,
   TurnRecord,
 } from './records.js';
-
-/**
- * Closes a paused step that will not run: decides the TOOL message of each of its calls (DESIGN.md's
- * texts), given the answers already recorded (by elicitation id). A pure function, called inside the store's transaction.
- */
-export type CloseStep = (
-  step: PendingStep,
-  reason: CloseReason,
-  answers?: Readonly<Record<string, ElicitationAnswer | null>>,
-) => ToolMessageDraft[];
+import type { CloseStep, StartRefusal } from './turn-rules.js';
 
 export type StartTurnResult =
   | { ok: true; thread: ThreadRecord; turn: TurnRecord; superseded: TurnRecord | null }
-  | { ok: false; code: 'NOT_FOUND' | 'THREAD_BUSY' | 'WRONG_AGENT' };
+  | { ok: false; code: StartRefusal };
 
 export type ResolveResult =
   /** Answer recorded; other elicitations of the turn still wait. */
