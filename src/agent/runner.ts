@@ -2,6 +2,7 @@
 // Its state is what the store holds (the transcript and a paused turn's PendingStep), so any process can
 // continue a turn from where the last one stopped.
 import { newId } from '../domain/ids.js';
+import { PENDING_STEP_VERSION } from '../domain/pending-step.js';
 import type {
   Agent,
   ElicitationAnswer,
@@ -375,7 +376,7 @@ export class AgentRunner {
     calls: ToolCall[],
     tools: Map<string, Tool>,
   ): Promise<TurnRecord | null> {
-    const step: PendingStep = { calls: [] };
+    const step: PendingStep = { version: PENDING_STEP_VERSION, calls: [] };
     const drafts: ElicitationDraft[] = [];
     const asked: Tool[] = [];
     for (const toolCall of calls) {

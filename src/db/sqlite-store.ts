@@ -42,6 +42,7 @@ import { decideAnswer, resumesTurn } from '../domain/answer-rules.js';
 import { storedConditionsFor } from '../domain/expiry.js';
 import { newId } from '../domain/ids.js';
 import { buildPage, decodeCursor, totalCount } from '../domain/pagination.js';
+import { loadPendingStep } from '../domain/pending-step.js';
 import {
   LeaseLostError,
   type AgentGatingPatch,
@@ -893,7 +894,8 @@ function turnRecord(row: TurnRow): TurnRecord {
     text: row.text,
     error: row.error,
     iterations: row.iterations,
-    step: (row.step as PendingStep | null) ?? null,
+    // Validated, and upgraded if an earlier release wrote it: a malformed step fails naming the turn.
+    step: row.step === null ? null : loadPendingStep(row.step, row.id),
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     expiresAt: row.expiresAt,

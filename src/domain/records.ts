@@ -89,8 +89,12 @@ export interface StepCall {
   outcome: GateOutcome;
 }
 
-/** The loop state of a turn between its gate phase and its execute phase: a plain value. */
+/**
+ * The loop state of a turn between its gate phase and its execute phase: a plain value, stored as JSON. `version` is
+ * that format's version: a stored step is validated, and an older one upgraded, when read (src/domain/pending-step.ts).
+ */
 export interface PendingStep {
+  version: 1;
   calls: StepCall[];
 }
 

@@ -5,6 +5,7 @@ import { toolCall } from '../support/definitions.js';
 
 // One call of each gate outcome, in a fixed order.
 const step: PendingStep = {
+  version: 1,
   calls: [
     { toolCall: toolCall('runs'), outcome: { kind: 'run' } },
     { toolCall: toolCall('vetoed'), outcome: { kind: 'vetoed', reason: 'policy' } },

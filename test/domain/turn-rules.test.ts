@@ -62,6 +62,7 @@ describe('decideActiveTurn: what a new message does to the thread’s active tur
 
 describe('closePausedTurn: a paused step that will not run', () => {
   const step: PendingStep = {
+    version: 1,
     calls: [
       { toolCall: toolCall('read'), outcome: { kind: 'run' } },
       { toolCall: toolCall('wipe'), outcome: { kind: 'confirm', elicitationId: 'elc_wipe' } },

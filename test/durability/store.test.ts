@@ -185,7 +185,7 @@ describe('closing a paused turn', () => {
     );
     await store.pauseTurn(
       't1',
-      { calls: [{ toolCall: call, outcome: { kind: 'confirm', elicitationId: 'e1' } }] },
+      { version: 1, calls: [{ toolCall: call, outcome: { kind: 'confirm', elicitationId: 'e1' } }] },
       [
         {
           id: 'e1',
