@@ -4,7 +4,7 @@
 import '../src/node-env.js'; // first, as in src/cli.ts: the server under test runs as `npm start` runs it
 import { writeHeapSnapshot } from 'node:v8';
 import type { SqliteStore } from '../src/db/sqlite-store.js';
-import type { ElicitationRecord } from '../src/db/store.js';
+import type { ElicitationRecord } from '../src/domain/records.js';
 import { createServer } from '../src/server.js';
 import type { CallMessage, ReplyMessage } from './lib/processes.js';
 import { wallNow } from './lib/stats.js';

@@ -7,7 +7,7 @@ import { ToolConfirmationListener } from './agent/gating.js';
 import { fanOut, type LifecycleObserver } from './agent/lifecycle.js';
 import { AgentRunner, type RunnerOptions } from './agent/runner.js';
 import { Sweeper, type SweepReport } from './agent/sweeper.js';
-import type { Agent } from './agent/types.js';
+import type { Agent } from './domain/records.js';
 import { demoConfig } from './config/demo.js';
 import { loadPlugins } from './config/plugins.js';
 import type { ToolgateConfig } from './config/schema.js';

@@ -1,5 +1,5 @@
 import type { AgentRunner } from './agent/runner.js';
-import type { Store } from './db/store.js';
+import type { Store } from './domain/store.js';
 import type { ToolRegistry } from './tools/registry.js';
 import type { ToolgatePubSub } from './events/pubsub.js';
 

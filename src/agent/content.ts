@@ -1,4 +1,4 @@
-import type { ElicitationAction, JsonObject } from './types.js';
+import type { ElicitationAction, JsonObject } from '../domain/records.js';
 
 export interface ContentProblem {
   /** Path inside `content` of the field at fault; empty for the whole value. */

@@ -1,6 +1,6 @@
 import type { ToolPreExecuteEvent, ToolPreExecuteListener } from './event.js';
 import { confirmationRequest } from './messages.js';
-import type { Agent, ToolConfirmationMode, ToolDefinition } from './types.js';
+import type { Agent, ToolConfirmationMode, ToolDefinition } from '../domain/records.js';
 
 /** The gating matrix of docs/design.md: agent toggle × per-tool override × annotations. */
 export function requiresConfirmation(

@@ -4,7 +4,7 @@
 // is an orphan that recovery takes over. See docs/durability.md.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { RunningTurnLease, Store, TurnLease } from '../db/store.js';
+import type { RunningTurnLease, Store, TurnLease } from '../domain/store.js';
 
 export interface LeaseOptions {
   /** How long a lease lasts without renewal; renewed every third of it. Default 30. */

@@ -1,8 +1,7 @@
 // What happens to turns, answers, tool calls and model calls, told to observers (logs, metrics) after it has
 // committed. Observers only watch: nothing the loop decides depends on them, and one that throws is reported
 // through onError and otherwise ignored, so a broken log or metric never breaks or slows a turn's correctness.
-import type { ElicitationRecord, TurnRecord } from '../db/store.js';
-import type { ElicitationAction, ToolCall } from './types.js';
+import type { ElicitationAction, ElicitationRecord, ToolCall, TurnRecord } from '../domain/records.js';
 
 /** A tool run's outcome: `ok`, the tool reported an error or threw (`error`), or never re-run after a crash (`interrupted`). */
 export type ToolRunOutcome = 'ok' | 'error' | 'interrupted';

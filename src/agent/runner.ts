@@ -1,16 +1,20 @@
 // The agent loop, in one place: model call, gate phase, execute phase, until the turn answers, pauses or stops.
 // Its state is what the store holds (the transcript and a paused turn's PendingStep), so any process can
 // continue a turn from where the last one stopped.
-import { newId } from './ids.js';
-import {
-  LeaseLostError,
-  type ElicitationDraft,
-  type ElicitationRecord,
-  type MessageRecord,
-  type Store,
-  type ThreadRecord,
-  type TurnRecord,
-} from '../db/store.js';
+import { newId } from '../domain/ids.js';
+import { PENDING_STEP_VERSION } from '../domain/pending-step.js';
+import type {
+  Agent,
+  ElicitationAnswer,
+  ElicitationDraft,
+  ElicitationRecord,
+  MessageRecord,
+  PendingStep,
+  ThreadRecord,
+  ToolCall,
+  TurnRecord,
+} from '../domain/records.js';
+import { LeaseLostError, type Store } from '../domain/store.js';
 import type { Model, ModelMessage } from '../models/model.js';
 import type { Tool } from '../tools/tool.js';
 import { closeStep } from './closing.js';
@@ -19,7 +23,6 @@ import type { LifecycleEvent, LifecycleObserver } from './lifecycle.js';
 import { TurnLeases, type LeaseOptions } from './lease.js';
 import { answerInstructions, pausedQuestion, toolText, turnErrors } from './messages.js';
 import { ToolNames } from './tool-names.js';
-import type { Agent, ElicitationAnswer, PendingStep, ToolCall } from './types.js';
 
 /** Resolves an agent's tools (by its tool ids) to runnable tools. */
 export interface ToolCatalog {
@@ -375,7 +378,7 @@ export class AgentRunner {
     calls: ToolCall[],
     tools: Map<string, Tool>,
   ): Promise<TurnRecord | null> {
-    const step: PendingStep = { calls: [] };
+    const step: PendingStep = { version: PENDING_STEP_VERSION, calls: [] };
     const drafts: ElicitationDraft[] = [];
     const asked: Tool[] = [];
     for (const toolCall of calls) {

@@ -3,7 +3,7 @@
 // small batches (each one short transaction) and yields to the event loop between them, so requests are served
 // while it works; a sweep never overlaps the previous one. See docs/durability.md.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { Store } from '../db/store.js';
+import type { Store } from '../domain/store.js';
 import type { AgentRunner } from './runner.js';
 
 export interface SweeperOptions {

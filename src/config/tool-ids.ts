@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '../agent/types.js';
+import type { ToolDefinition } from '../domain/records.js';
 import { ConfigError } from './load.js';
 import type { ToolgateConfig } from './schema.js';
 

@@ -56,7 +56,7 @@ export const turns = sqliteTable(
     text: text('text'),
     error: text('error'),
     iterations: integer('iterations').notNull().default(0),
-    /** The loop state of a paused step (PendingStep), null otherwise. */
+    /** The loop state of a paused step (PendingStep, versioned: src/domain/pending-step.ts), null otherwise. */
     step: text('step', { mode: 'json' }),
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),

@@ -26,33 +26,37 @@ import { readMigrationFiles } from 'drizzle-orm/migrator';
 import type {
   Agent,
   ChatMessage,
+  CloseReason,
   ElicitationAnswer,
+  ElicitationDraft,
+  ElicitationRecord,
   ElicitationStatus,
+  MessageRecord,
+  Page,
   PendingStep,
+  ThreadRecord,
   ToolConfirmationMode,
-} from '../agent/types.js';
-import { newId } from '../agent/ids.js';
+  ToolMessageDraft,
+  TurnRecord,
+} from '../domain/records.js';
+import { decideAnswer, resumesTurn } from '../domain/answer-rules.js';
+import { storedConditionsFor } from '../domain/expiry.js';
+import { newId } from '../domain/ids.js';
+import { buildPage, decodeCursor, totalCount } from '../domain/pagination.js';
+import { loadPendingStep } from '../domain/pending-step.js';
+import {
+  LeaseLostError,
+  type AgentGatingPatch,
+  type ResolveResult,
+  type RunningTurnLease,
+  type StartTurnResult,
+  type Store,
+  type TurnLease,
+} from '../domain/store.js';
+import { closePausedTurn, decideActiveTurn, decideThread, type CloseStep } from '../domain/turn-rules.js';
 import * as schema from './schema.js';
 import { WalSync, type SyncFile } from './wal-sync.js';
 import { WriteBatcher } from './write-batch.js';
-import { LeaseLostError } from './store.js';
-import type {
-  AgentGatingPatch,
-  CloseReason,
-  CloseStep,
-  ElicitationDraft,
-  ElicitationRecord,
-  MessageRecord,
-  Page,
-  ResolveResult,
-  RunningTurnLease,
-  StartTurnResult,
-  Store,
-  ThreadRecord,
-  ToolMessageDraft,
-  TurnLease,
-  TurnRecord,
-} from './store.js';
 
 const { agents, agentToolOverrides, threads, turns, messages, elicitations, toolExecutions } = schema;
 const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'drizzle');
@@ -248,7 +252,7 @@ export class SqliteStore implements Store {
   ): Promise<Page<ThreadRecord>> {
     const afterSeq = decodeCursor(after);
     const rows = this.#q.threadPage.all({ ownerId, agentId: agentId || null, after: afterSeq, limit: first + 1 });
-    return page(rows, first, threadRecord);
+    return buildPage(rows, first, threadRecord);
   }
 
   async getTurn(id: string, ownerId: string): Promise<TurnRecord | null> {
@@ -301,7 +305,7 @@ export class SqliteStore implements Store {
       first,
       () => (this.#q.pendingCount.get(params) as { count: number }).count,
     );
-    return { ...page(rows, first, elicitationRecord), totalCount: count };
+    return { ...buildPage(rows, first, elicitationRecord), totalCount: count };
   }
 
   async listElicitations(
@@ -316,7 +320,7 @@ export class SqliteStore implements Store {
     const params = { ownerId, now, threadId: filter.threadId ?? null, agentId: filter.agentId ?? null };
     const rows = queries.page.all({ ...params, after: afterSeq, limit: first + 1 });
     const count = totalCount(afterSeq, rows.length, first, () => queries.count.get(params)!.count);
-    return { ...page(rows, first, elicitationRecord), totalCount: count };
+    return { ...buildPage(rows, first, elicitationRecord), totalCount: count };
   }
 
   /** The audit list's statements for one filter shape, prepared on its first use (see prepareAuditQueries). */
@@ -347,16 +351,18 @@ export class SqliteStore implements Store {
       const { now } = input;
       let thread: ThreadRecord;
       let superseded: TurnRecord | null = null;
-      if (input.threadId) {
-        const row = this.#q.ownedThread.get({ id: input.threadId, ownerId: input.ownerId });
-        if (!row) return { ok: false, code: 'NOT_FOUND' };
-        if (row.agentId !== input.agentId) return { ok: false, code: 'WRONG_AGENT' };
-        thread = threadRecord(row);
+      const found = input.threadId
+        ? this.#q.ownedThread.get({ id: input.threadId, ownerId: input.ownerId })
+        : undefined;
+      const where = decideThread(input, found ? threadRecord(found) : null);
+      if (where.kind === 'refuse') return { ok: false, code: where.code };
+      if (where.kind === 'existing') {
+        thread = where.thread;
         const active = this.#q.activeTurn.get({ threadId: thread.id });
-        if (active?.status === 'RUNNING') return { ok: false, code: 'THREAD_BUSY' };
-        if (active?.status === 'PAUSED') {
-          const expired = active.expiresAt !== null && active.expiresAt <= now;
-          superseded = this.#closePausedTurn(turnRecord(active), expired ? 'expired' : 'superseded', closeStep, now);
+        const decision = decideActiveTurn(active ?? null, now);
+        if (decision.kind === 'refuse') return { ok: false, code: decision.code };
+        if (decision.kind === 'supersede') {
+          superseded = this.#closePausedTurn(turnRecord(active!), decision.reason, closeStep, now);
         }
       } else {
         this.#q.insertThread.run({ id: input.newThreadId, agentId: input.agentId, ownerId: input.ownerId, now });
@@ -502,38 +508,37 @@ export class SqliteStore implements Store {
     return this.#write((): ResolveResult => {
       const { now, answer } = input;
       const row = this.#q.ownedElicitation.get({ id: input.elicitationId, ownerId: input.ownerId });
-      if (!row) return { kind: 'not_found' };
+      const decision = decideAnswer(row ? elicitationRecord(row) : null, answer, now);
+      if (decision.kind === 'not_found' || !row) return { kind: 'not_found' };
       const turnRow = this.#q.turn.get({ id: row.turnId })!;
       const current = () => ({
         elicitation: elicitationRecord(this.#q.elicitation.get({ id: row.id })!),
         turn: turnRecord(this.#q.turn.get({ id: row.turnId })!),
       });
-      if (row.status !== 'PENDING') {
-        if (row.status === 'EXPIRED') return { kind: 'expired', ...current(), changed: false };
-        const same = row.responseAction === answer.action && sameJson(row.responseContent ?? null, answer.content);
-        return { kind: same ? 'duplicate' : 'already_resolved', ...current() };
+      switch (decision.kind) {
+        case 'duplicate':
+        case 'already_resolved':
+          return { kind: decision.kind, ...current() };
+        case 'expired':
+          if (decision.expireTurn) this.#closePausedTurn(turnRecord(turnRow), 'expired', closeStep, now);
+          return { kind: 'expired', ...current(), changed: decision.expireTurn };
       }
-      // Never fail open: an answer after expiresAt runs nothing, whether or not the sweeper got there first.
-      if (row.expiresAt <= now) {
-        this.#closePausedTurn(turnRecord(turnRow), 'expired', closeStep, now);
-        return { kind: 'expired', ...current(), changed: true };
-      }
-      const status = answer.action === 'ACCEPT' ? 'ACCEPTED' : answer.action === 'DECLINE' ? 'DECLINED' : 'CANCELLED';
       this.#q.answer.run({
         id: row.id,
-        status,
+        status: decision.status,
         action: answer.action,
         content: answer.content === null ? null : JSON.stringify(answer.content),
         by: input.ownerId,
         now,
       });
-      if (answer.action === 'CANCEL') {
+      if (decision.then === 'cancel_turn') {
         this.#closePausedTurn(turnRecord(turnRow), 'cancelled', closeStep, now);
         return { kind: 'cancelled', ...current() };
       }
-      const waiting = this.#q.pendingOfTurn.get({ turnId: row.turnId });
-      if (waiting) return { kind: 'recorded', ...current() };
-      // The last answer: claim the turn. Only one caller can move it from PAUSED to RUNNING.
+      if (!resumesTurn(this.#q.pendingOfTurn.get({ turnId: row.turnId }) !== undefined)) {
+        return { kind: 'recorded', ...current() };
+      }
+      // The claim: only one caller can move the turn from PAUSED to RUNNING.
       const claimed =
         this.#q.resumeTurn.run({
           id: row.turnId,
@@ -620,17 +625,13 @@ export class SqliteStore implements Store {
 
   // ---- helpers (inside a transaction) ------------------------------------------------------------------------
 
-  /** PAUSED turn to CANCELLED or EXPIRED; its pending elicitations likewise; its open calls get TOOL messages. */
+  /** PAUSED turn to CANCELLED or EXPIRED, as closePausedTurn (src/domain/turn-rules.ts) decides. */
   #closePausedTurn(turn: TurnRecord, reason: CloseReason, closeStep: CloseStep, now: string): TurnRecord {
-    const final = reason === 'expired' ? 'EXPIRED' : 'CANCELLED';
-    const answers = Object.fromEntries(
-      this.#q.turnElicitations.all({ turnId: turn.id }).map((row) => [row.id, elicitationRecord(row).response]),
-    );
-    this.#q.closePendingElicitations.run({ turnId: turn.id, status: final, now });
-    if (turn.step)
-      for (const draft of closeStep(turn.step, reason, answers))
-        this.#appendToolMessage(turn.id, turn.threadId, draft, now);
-    this.#q.closeTurn.run({ id: turn.id, status: final, now });
+    const elicitationRows = this.#q.turnElicitations.all({ turnId: turn.id }).map(elicitationRecord);
+    const closing = closePausedTurn(turn, elicitationRows, reason, closeStep);
+    for (const id of closing.closeElicitations) this.#q.closeElicitation.run({ id, status: closing.status, now });
+    for (const draft of closing.toolMessages) this.#appendToolMessage(turn.id, turn.threadId, draft, now);
+    this.#q.closeTurn.run({ id: turn.id, status: closing.status, now });
     return turnRecord(this.#q.turn.get({ id: turn.id })!);
   }
 
@@ -668,17 +669,21 @@ export class SqliteStore implements Store {
  * (the status filter is a list of the five enum values, or absent).
  */
 function prepareAuditQueries(db: Db, statuses: ElicitationStatus[] | null, byThread: boolean, byAgent: boolean) {
-  // As read now: a PENDING row past its expiry is EXPIRED, whether or not the sweeper got there yet.
-  const asRead = (status: ElicitationStatus) => {
-    if (status === 'PENDING') return and(eq(elicitations.status, 'PENDING'), gt(elicitations.expiresAt, p('now')));
-    if (status === 'EXPIRED') {
-      return or(
-        eq(elicitations.status, 'EXPIRED'),
-        and(eq(elicitations.status, 'PENDING'), lte(elicitations.expiresAt, p('now'))),
-      );
-    }
-    return eq(elicitations.status, status);
-  };
+  // As read now (storedConditionsFor, src/domain/expiry.ts): a PENDING row past its expiry is EXPIRED, whether or
+  // not the sweeper got there yet.
+  const asRead = (status: ElicitationStatus) =>
+    or(
+      ...storedConditionsFor(status).map(({ status, pastExpiry }) =>
+        and(
+          eq(elicitations.status, status),
+          pastExpiry === undefined
+            ? undefined
+            : pastExpiry
+              ? lte(elicitations.expiresAt, p('now'))
+              : gt(elicitations.expiresAt, p('now')),
+        ),
+      ),
+    );
   const where = and(
     eq(elicitations.ownerId, p('ownerId')),
     statuses ? or(...statuses.map(asRead), sql`0`) : undefined,
@@ -708,6 +713,7 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
   // A viewer's pending requests: INDEXED BY, because without statistics SQLite prefers elicitations_status_expiry
   // (status = ? AND expires_at > ?) and then reads every unexpired PENDING row of every user to count one user's
   // (200,000 rows at a million: ~100 ms). The owner's index reads only the viewer's own rows, in seq order.
+  // What is pending is PENDING as read at @now: storedConditionsFor('PENDING') (src/domain/expiry.ts).
   const pending = `FROM elicitations INDEXED BY elicitations_owner_status_seq
     WHERE owner_id = @ownerId AND status = 'PENDING' AND expires_at > @now
       AND (@threadId IS NULL OR thread_id = @threadId) AND (@agentId IS NULL OR agent_id = @agentId)`;
@@ -808,6 +814,7 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
       .limit(p('limit'))
       .prepare(),
     // The sweeper's and recovery's reads: they run every few seconds on every server, whatever the load.
+    // dueTurns: PAUSED turns that read EXPIRED at @now (turnStatusAt, src/domain/expiry.ts).
     dueTurns: db
       .select()
       .from(turns)
@@ -861,8 +868,8 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
     leaseOwner: raw("SELECT lease_owner AS owner FROM turns WHERE id = @id AND status = 'RUNNING'"),
     deleteExpiredElicitations: raw(`DELETE FROM elicitations WHERE seq IN (
       SELECT seq FROM elicitations WHERE status = 'EXPIRED' AND expires_at < @before LIMIT @limit)`),
-    closePendingElicitations: raw(
-      `UPDATE elicitations SET status = @status, resolved_at = @now WHERE turn_id = @turnId AND status = 'PENDING'`,
+    closeElicitation: raw(
+      `UPDATE elicitations SET status = @status, resolved_at = @now WHERE id = @id AND status = 'PENDING'`,
     ),
     closeTurn: raw('UPDATE turns SET status = @status, step = NULL, updated_at = @now WHERE id = @id'),
     setIterations: raw('UPDATE turns SET iterations = @iterations, updated_at = @now WHERE id = @id'),
@@ -907,7 +914,8 @@ function turnRecord(row: TurnRow): TurnRecord {
     text: row.text,
     error: row.error,
     iterations: row.iterations,
-    step: (row.step as PendingStep | null) ?? null,
+    // Validated, and upgraded if an earlier release wrote it: a malformed step fails naming the turn.
+    step: row.step === null ? null : loadPendingStep(row.step, row.id),
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     expiresAt: row.expiresAt,
@@ -966,47 +974,4 @@ function elicitationRecord(row: ElicitationRow): ElicitationRecord {
     createdAt: row.createdAt,
     expiresAt: row.expiresAt,
   };
-}
-
-function page<R extends { seq: number }, T>(rows: R[], first: number, map: (row: R) => T): Page<T> {
-  const items = rows.slice(0, first);
-  const last = items.at(-1);
-  return {
-    items: items.map(map),
-    cursors: items.map((row) => encodeCursor(row.seq)),
-    hasNextPage: rows.length > first,
-    endCursor: last ? encodeCursor(last.seq) : null,
-  };
-}
-
-/** A first page that holds every match is its own count (the usual poll); otherwise count them. */
-function totalCount(afterSeq: number, fetched: number, first: number, count: () => number): number {
-  return afterSeq === 0 && fetched <= first ? fetched : count();
-}
-
-function encodeCursor(seq: number): string {
-  return Buffer.from(`seq:${seq}`).toString('base64url');
-}
-
-/** A malformed cursor reads as the start: cursors are opaque, and a bad one must not fail the query. */
-function decodeCursor(cursor: string | null): number {
-  if (!cursor) return 0;
-  const match = /^seq:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString());
-  return match ? Number(match[1]) : 0;
-}
-
-/** Compare two JSON values regardless of key order. */
-function sameJson(a: unknown, b: unknown): boolean {
-  return canonical(a) === canonical(b);
-}
-
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
 }

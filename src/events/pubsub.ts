@@ -3,7 +3,7 @@
 // (docs/live.md): nothing else changes.
 import { setMaxListeners } from 'node:events';
 import { createPubSub } from 'graphql-yoga';
-import type { ElicitationRecord, TurnRecord } from '../db/store.js';
+import type { ElicitationRecord, TurnRecord } from '../domain/records.js';
 
 export type ToolgateTopics = {
   /** Every change of one turn. */

@@ -1,5 +1,5 @@
 import { requiresConfirmation } from '../agent/gating.js';
-import type { Agent, ToolAnnotations, ToolConfirmationMode } from '../agent/types.js';
+import type { Agent, ToolAnnotations, ToolConfirmationMode } from '../domain/records.js';
 import type { Tool } from '../tools/tool.js';
 import { builder } from './builder.js';
 import { NodeRef } from './node.js';

@@ -1,6 +1,6 @@
 import { contentBytes, validateContent } from '../agent/content.js';
-import type { ElicitationAction, ElicitationStatus, JsonObject } from '../agent/types.js';
-import type { ElicitationRecord, TurnRecord } from '../db/store.js';
+import { elicitationStatusAt } from '../domain/expiry.js';
+import type { ElicitationAction, ElicitationRecord, JsonObject, TurnRecord } from '../domain/records.js';
 import { ToolAnnotationsRef } from './agents.js';
 import { builder } from './builder.js';
 import { startWith } from './live.js';
@@ -8,11 +8,6 @@ import { clampFirst, NodeRef, PageInfoRef } from './node.js';
 import { connection } from './threads.js';
 import { TurnRef } from './turns.js';
 import { userError, UserErrorRef, type UserError } from './user-errors.js';
-
-/** A PENDING elicitation past its expiry reads as EXPIRED even before the sweeper records it: never fail open. */
-export function effectiveStatus(e: ElicitationRecord, now: string): ElicitationStatus {
-  return e.status === 'PENDING' && e.expiresAt <= now ? 'EXPIRED' : e.status;
-}
 
 const ElicitationStatusEnum = builder.enumType('ElicitationStatus', {
   values: ['PENDING', 'ACCEPTED', 'DECLINED', 'CANCELLED', 'EXPIRED'] as const,
@@ -41,7 +36,7 @@ async function resolutionOf(
   siblings: () => Promise<ElicitationRecord[]>,
 ): Promise<ElicitationResolution | null> {
   if (e.response) return 'ANSWERED';
-  const status = effectiveStatus(e, now);
+  const status = elicitationStatusAt(e, now);
   if (status === 'PENDING') return null;
   if (status === 'EXPIRED') return 'EXPIRED';
   const cancelledBySibling = (await siblings()).some((other) => other.response?.action === 'CANCEL');
@@ -93,7 +88,7 @@ ElicitationRef.implement({
     }),
     status: t.field({
       type: ElicitationStatusEnum,
-      resolve: (e, _args, ctx) => effectiveStatus(e, ctx.services.clock().toISOString()),
+      resolve: (e, _args, ctx) => elicitationStatusAt(e, ctx.services.clock().toISOString()),
     }),
     message: t.string({
       description: 'Built from the trusted tool definition only, never from model output.',

@@ -1,5 +1,4 @@
-import type { MessageRecord, Page, ThreadRecord } from '../db/store.js';
-import type { ToolCall } from '../agent/types.js';
+import type { MessageRecord, Page, ThreadRecord, ToolCall } from '../domain/records.js';
 import { AgentRef } from './agents.js';
 import { builder } from './builder.js';
 import { clampFirst, NodeRef, PageInfoRef } from './node.js';

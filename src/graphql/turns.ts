@@ -1,7 +1,8 @@
 import { GraphQLError } from 'graphql';
-import type { ThreadRecord, TurnRecord } from '../db/store.js';
+import { elicitationStatusAt, turnStatusAt } from '../domain/expiry.js';
+import type { ThreadRecord, TurnRecord } from '../domain/records.js';
 import { builder, type GraphQLContext } from './builder.js';
-import { ElicitationRef, effectiveStatus } from './elicitations.js';
+import { ElicitationRef } from './elicitations.js';
 import { startWith } from './live.js';
 import { readOnce } from './shared-reads.js';
 import { NodeRef } from './node.js';
@@ -25,10 +26,7 @@ TurnRef.implement({
     status: t.field({
       type: TurnStatusEnum,
       // Past its expiry a paused turn reads EXPIRED even before the sweeper records it, like its elicitations.
-      resolve: (turn, _args, ctx) =>
-        turn.status === 'PAUSED' && turn.expiresAt !== null && turn.expiresAt <= ctx.services.clock().toISOString()
-          ? 'EXPIRED'
-          : turn.status,
+      resolve: (turn, _args, ctx) => turnStatusAt(turn, ctx.services.clock().toISOString()),
     }),
     text: t.exposeString('text', {
       nullable: true,
@@ -42,7 +40,7 @@ TurnRef.implement({
       resolve: async (turn, _args, ctx) => {
         if (turn.status !== 'PAUSED') return [];
         const now = ctx.services.clock().toISOString();
-        return (await turnElicitations(turn, ctx)).filter((e) => effectiveStatus(e, now) === 'PENDING');
+        return (await turnElicitations(turn, ctx)).filter((e) => elicitationStatusAt(e, now) === 'PENDING');
       },
     }),
     elicitations: t.field({ type: [ElicitationRef], resolve: (turn, _args, ctx) => turnElicitations(turn, ctx) }),

@@ -3,7 +3,7 @@
 // waiting at that moment (group commit, src/db/wal-sync.ts): "it succeeded" is never taken back by a power cut.
 import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { Store } from '../db/store.js';
+import type { Store } from '../domain/store.js';
 
 export function useDurableResponses(store: Pick<Store, 'flush'>): Plugin {
   return {

@@ -1,4 +1,4 @@
-import type { JsonObject, MessageRole } from '../agent/types.js';
+import type { JsonObject, MessageRole } from '../domain/records.js';
 
 /** A tool as the model sees it: under a name its API accepts (^[a-zA-Z0-9_-]{1,64}$). */
 export interface ModelTool {

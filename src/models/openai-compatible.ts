@@ -12,7 +12,7 @@ import {
   type ModelMessage as SdkMessage,
   type ToolSet,
 } from 'ai';
-import type { JsonObject } from '../agent/types.js';
+import type { JsonObject } from '../domain/records.js';
 import { resolveSecret } from '../config/load.js';
 import type { ModelConfig } from '../config/schema.js';
 import type { Model, ModelMessage, ModelRequest, ModelResponse, ModelToolCall } from './model.js';

@@ -7,7 +7,7 @@ import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { LifecycleObserver } from '../agent/lifecycle.js';
-import type { Store } from '../db/store.js';
+import type { Store } from '../domain/store.js';
 import type { Authenticator } from '../http/auth.js';
 
 /** `server.metrics` of the config: who may read /metrics. */

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { JsonObject } from '../agent/types.js';
+import type { JsonObject } from '../domain/records.js';
 import type { Tool, ToolSource, ToolSourceHealth } from './tool.js';
 
 const SEED = ['alpha', 'bravo', 'charlie', 'delta', 'echo'];

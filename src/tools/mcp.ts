@@ -15,7 +15,7 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { JsonObject, ToolAnnotations, ToolResult } from '../agent/types.js';
+import type { JsonObject, ToolAnnotations, ToolResult } from '../domain/records.js';
 import { ConfigError, resolveSecret } from '../config/load.js';
 import type { ToolSourceConfig } from '../config/schema.js';
 import { toolLabel, type Tool, type ToolExecutionContext, type ToolSource, type ToolSourceHealth } from './tool.js';

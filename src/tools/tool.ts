@@ -1,4 +1,4 @@
-import type { JsonObject, ToolDefinition, ToolResult } from '../agent/types.js';
+import type { JsonObject, ToolDefinition, ToolResult } from '../domain/records.js';
 
 export interface ToolExecutionContext {
   agentId: string;

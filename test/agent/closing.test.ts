@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { closeStep } from '../../src/agent/closing.js';
-import type { PendingStep } from '../../src/agent/types.js';
+import type { PendingStep } from '../../src/domain/records.js';
 import { toolCall } from '../support/definitions.js';
 
 // One call of each gate outcome, in a fixed order.
 const step: PendingStep = {
+  version: 1,
   calls: [
     { toolCall: toolCall('runs'), outcome: { kind: 'run' } },
     { toolCall: toolCall('vetoed'), outcome: { kind: 'vetoed', reason: 'policy' } },

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ToolPreExecuteEvent } from '../../src/agent/event.js';
 import { requiresConfirmation, ToolConfirmationListener } from '../../src/agent/gating.js';
 import { CONFIRMATION_SCHEMA, META_TOOL_CALL_KEY } from '../../src/agent/messages.js';
-import type { ToolAnnotations, ToolConfirmationMode } from '../../src/agent/types.js';
+import type { ToolAnnotations, ToolConfirmationMode } from '../../src/domain/records.js';
 import { agent, tool, toolCall } from '../support/definitions.js';
 
 const annotationCases: [string, ToolAnnotations][] = [

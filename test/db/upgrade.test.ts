@@ -1,10 +1,13 @@
 // A database written by the previous release (migrations up to 0001) upgrades when the server starts on it: its
 // paused turn can still be answered, and its history reads the same. Migration 0002 changed the elicitation indexes.
+// A paused turn's step written before steps had a format version still loads and runs.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, SqliteStore } from '../../src/db/sqlite-store.js';
+import { StoredStepError } from '../../src/domain/pending-step.js';
 import { dataOf, RESOLVE, START_TURN, startHarness } from '../support/harness.js';
 
 const HISTORY = `{ elicitations { totalCount edges { node { id status } } } pendingElicitations { totalCount } }`;
@@ -110,6 +113,88 @@ describe('upgrading a database of the previous release', () => {
       expect(resumed.turn.text).toContain('Deleted 1 entit');
     } finally {
       await after.close();
+    }
+  });
+});
+
+/** Sets the stored step of a turn, as JSON text, behind the server's back. */
+function writeStep(database: string, turnId: string, json: string): void {
+  const db = new Database(database);
+  try {
+    expect(db.prepare('UPDATE turns SET step = ? WHERE id = ?').run(json, turnId).changes).toBe(1);
+  } finally {
+    db.close();
+  }
+}
+
+function readStep(database: string, turnId: string): string {
+  const db = new Database(database, { readonly: true });
+  try {
+    return (db.prepare('SELECT step FROM turns WHERE id = ?').get(turnId) as { step: string }).step;
+  } finally {
+    db.close();
+  }
+}
+
+describe('a paused step written before steps had a version', () => {
+  /** A paused turn on a new database; its step rewritten as the release before versions wrote it. */
+  async function pausedWithUnversionedStep(): Promise<{ database: string; turnId: string; elicitationId: string }> {
+    dir = mkdtempSync(join(tmpdir(), 'toolgate-step-'));
+    const database = join(dir, 'toolgate.db');
+    const before = await startHarness({ database });
+    try {
+      const started = dataOf(
+        await before.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 1' } }),
+      ).startTurn;
+      expect(started.turn.status).toBe('PAUSED');
+      const turnId: string = started.turn.id;
+      const current = JSON.parse(readStep(database, turnId));
+      expect(current).toMatchObject({ version: 1, calls: [{ outcome: { kind: 'confirm' } }] });
+      // What that release wrote: JSON.stringify({ calls }), no version.
+      writeStep(database, turnId, JSON.stringify({ calls: current.calls }));
+      return { database, turnId, elicitationId: started.turn.pendingElicitations[0].id };
+    } finally {
+      await before.close();
+    }
+  }
+
+  it('the store loads it as a version 1 step with the same calls', async () => {
+    const { database, turnId } = await pausedWithUnversionedStep();
+    const unversioned = JSON.parse(readStep(database, turnId));
+    expect(unversioned).not.toHaveProperty('version');
+    const store = new SqliteStore(openDatabase({ path: database }));
+    try {
+      const turn = await store.loadTurn(turnId);
+      expect(turn).toMatchObject({ status: 'PAUSED', step: { version: 1, calls: unversioned.calls } });
+    } finally {
+      store.close();
+    }
+  });
+
+  it('a server started on the database resumes the turn on ACCEPT and runs the call', async () => {
+    const { database, elicitationId } = await pausedWithUnversionedStep();
+    const after = await startHarness({ database });
+    try {
+      const resumed = dataOf(
+        await after.gql(RESOLVE, { input: { elicitationId, action: 'ACCEPT' } }),
+      ).resolveElicitation;
+      expect(resumed.userErrors).toEqual([]);
+      expect(resumed.turn.status).toBe('COMPLETED');
+      expect(resumed.turn.text).toContain('Deleted 1 entit');
+    } finally {
+      await after.close();
+    }
+  });
+
+  it('a malformed step fails to load with an error naming the turn', async () => {
+    const { database, turnId } = await pausedWithUnversionedStep();
+    writeStep(database, turnId, JSON.stringify({ calls: [{ outcome: { kind: 'run' } }] }));
+    const store = new SqliteStore(openDatabase({ path: database }));
+    try {
+      await expect(store.loadTurn(turnId)).rejects.toThrow(StoredStepError);
+      await expect(store.loadTurn(turnId)).rejects.toThrow(`The stored step of turn ${turnId} cannot be read: `);
+    } finally {
+      store.close();
     }
   });
 });

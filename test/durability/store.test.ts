@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeStep } from '../../src/agent/closing.js';
 import { TurnLeases } from '../../src/agent/lease.js';
 import { openDatabase, SqliteStore } from '../../src/db/sqlite-store.js';
-import type { TurnLease } from '../../src/db/store.js';
+import type { TurnLease } from '../../src/domain/store.js';
 
 let dir: string;
 let store: SqliteStore;
@@ -185,7 +185,7 @@ describe('closing a paused turn', () => {
     );
     await store.pauseTurn(
       't1',
-      { calls: [{ toolCall: call, outcome: { kind: 'confirm', elicitationId: 'e1' } }] },
+      { version: 1, calls: [{ toolCall: call, outcome: { kind: 'confirm', elicitationId: 'e1' } }] },
       [
         {
           id: 'e1',

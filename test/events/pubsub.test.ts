@@ -1,6 +1,6 @@
 // The pub/sub interface subscriptions rely on: listening from the call on, and a close that ends everyone.
 import { describe, expect, it } from 'vitest';
-import type { TurnRecord } from '../../src/db/store.js';
+import type { TurnRecord } from '../../src/domain/records.js';
 import { createInProcessPubSub, createToolgatePubSub, MAX_QUEUED_EVENTS } from '../../src/events/pubsub.js';
 
 const turn = (id: string, status: TurnRecord['status']): TurnRecord => ({

@@ -1,7 +1,7 @@
 // The gating matrix through the GraphQL API: AgentTool.requiresConfirmation and whether a turn really pauses,
 // for agent off/on × ALWAYS/NEVER/BY_ANNOTATION × readOnlyHint true/false/unannotated; and updateAgent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolConfirmationMode } from '../../src/agent/types.js';
+import type { ToolConfirmationMode } from '../../src/domain/records.js';
 import type { ScriptStep } from '../../src/models/scripted.js';
 import { dataOf } from '../support/harness.js';
 import { AGENT_ID, call, callStep, manualClock, startScenario, textStep, type Scenario } from '../support/scenario.js';

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from 'graphql-ws';
-import type { ElicitationRecord } from '../../src/db/store.js';
+import type { ElicitationRecord } from '../../src/domain/records.js';
 import type { Viewer } from '../../src/graphql/builder.js';
 import { createInProcessPubSub } from '../../src/events/pubsub.js';
 import { useSharedEventExecution } from '../../src/graphql/shared-event-execution.js';

@@ -1,5 +1,5 @@
 // Plain values for the unit tests of src/agent/: an agent, trusted tool definitions and a call.
-import type { Agent, ToolAnnotations, ToolCall, ToolDefinition } from '../../src/agent/types.js';
+import type { Agent, ToolAnnotations, ToolCall, ToolDefinition } from '../../src/domain/records.js';
 
 export function agent(overrides: Partial<Agent> = {}): Agent {
   return {

@@ -1,5 +1,5 @@
 // A test agent on a scripted model and counting tools, served over real HTTP, plus the queries the tests share.
-import type { JsonObject } from '../../src/agent/types.js';
+import type { JsonObject } from '../../src/domain/records.js';
 import type { AgentConfig, ToolgateConfig } from '../../src/config/schema.js';
 import type { Model, ModelRequest, ModelResponse, ModelToolCall } from '../../src/models/model.js';
 import { ScriptedModel, type ScriptStep } from '../../src/models/scripted.js';

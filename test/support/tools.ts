@@ -1,5 +1,5 @@
 // A builtin tool source for tests: tools with chosen annotations that count how often they ran.
-import type { JsonObject, ToolAnnotations } from '../../src/agent/types.js';
+import type { JsonObject, ToolAnnotations } from '../../src/domain/records.js';
 import type { Tool, ToolSource } from '../../src/tools/tool.js';
 
 export interface CountingTool {

@@ -1,4 +1,5 @@
-// Plain data of the agent domain. Nothing here knows GraphQL or SQL; every value is JSON-serialisable.
+// Plain data of toolgate's domain, shared by the loop (src/agent/), the stores (src/db/) and the API (src/graphql/).
+// Nothing here knows GraphQL or SQL; every value is JSON-serialisable.
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -88,8 +89,12 @@ export interface StepCall {
   outcome: GateOutcome;
 }
 
-/** The loop state of a turn between its gate phase and its execute phase: a plain value. */
+/**
+ * The loop state of a turn between its gate phase and its execute phase: a plain value, stored as JSON. `version` is
+ * that format's version: a stored step is validated, and an older one upgraded, when read (src/domain/pending-step.ts).
+ */
 export interface PendingStep {
+  version: 1;
   calls: StepCall[];
 }
 
@@ -106,3 +111,74 @@ export interface ToolMessageDraft {
 
 /** Why a paused step closes without running. */
 export type CloseReason = 'cancelled' | 'expired' | 'superseded';
+
+// ---- records as the store keeps them ----------------------------------------------------------------------
+
+export interface ThreadRecord {
+  id: string;
+  agentId: string;
+  ownerId: string;
+  createdAt: string;
+}
+
+export interface TurnRecord {
+  id: string;
+  threadId: string;
+  agentId: string;
+  ownerId: string;
+  status: TurnStatus;
+  text: string | null;
+  error: string | null;
+  iterations: number;
+  step: PendingStep | null;
+  createdAt: string;
+  updatedAt: string;
+  expiresAt: string | null;
+}
+
+export interface MessageRecord extends ChatMessage {
+  id: string;
+  threadId: string;
+  turnId: string;
+  createdAt: string;
+}
+
+export interface ElicitationToolCall {
+  name: string;
+  toolId: string;
+  arguments: JsonObject;
+  annotations: ToolAnnotations;
+}
+
+export interface ElicitationRecord {
+  id: string;
+  turnId: string;
+  threadId: string;
+  agentId: string;
+  ownerId: string;
+  toolCallId: string;
+  status: ElicitationStatus;
+  request: ElicitationRequest;
+  toolCall: ElicitationToolCall;
+  response: ElicitationAnswer | null;
+  resolvedBy: string | null;
+  resolvedAt: string | null;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export interface ElicitationDraft {
+  id: string;
+  toolCallId: string;
+  request: ElicitationRequest;
+  toolCall: ElicitationToolCall;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Opaque cursor of each item, for `after`. */
+  cursors: string[];
+  hasNextPage: boolean;
+  /** Opaque cursor of the last item. */
+  endCursor: string | null;
+}

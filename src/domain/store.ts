@@ -3,104 +3,23 @@
 import type {
   Agent,
   ChatMessage,
-  ToolMessageDraft,
   ElicitationAnswer,
-  ElicitationRequest,
+  ElicitationDraft,
+  ElicitationRecord,
   ElicitationStatus,
-  JsonObject,
+  MessageRecord,
+  Page,
   PendingStep,
-  ToolAnnotations,
+  ThreadRecord,
   ToolConfirmationMode,
-  TurnStatus,
-  CloseReason,
-} from '../agent/types.js';
-
-export interface ThreadRecord {
-  id: string;
-  agentId: string;
-  ownerId: string;
-  createdAt: string;
-}
-
-export interface TurnRecord {
-  id: string;
-  threadId: string;
-  agentId: string;
-  ownerId: string;
-  status: TurnStatus;
-  text: string | null;
-  error: string | null;
-  iterations: number;
-  step: PendingStep | null;
-  createdAt: string;
-  updatedAt: string;
-  expiresAt: string | null;
-}
-
-export interface MessageRecord extends ChatMessage {
-  id: string;
-  threadId: string;
-  turnId: string;
-  createdAt: string;
-}
-
-export interface ElicitationToolCall {
-  name: string;
-  toolId: string;
-  arguments: JsonObject;
-  annotations: ToolAnnotations;
-}
-
-export interface ElicitationRecord {
-  id: string;
-  turnId: string;
-  threadId: string;
-  agentId: string;
-  ownerId: string;
-  toolCallId: string;
-  status: ElicitationStatus;
-  request: ElicitationRequest;
-  toolCall: ElicitationToolCall;
-  response: ElicitationAnswer | null;
-  resolvedBy: string | null;
-  resolvedAt: string | null;
-  createdAt: string;
-  expiresAt: string;
-}
-
-export interface ElicitationDraft {
-  id: string;
-  toolCallId: string;
-  request: ElicitationRequest;
-  toolCall: ElicitationToolCall;
-}
-
-export type { ToolMessageDraft } from '../agent/types.js';
-
-export interface Page<T> {
-  items: T[];
-  /** Opaque cursor of each item, for `after`. */
-  cursors: string[];
-  hasNextPage: boolean;
-  /** Opaque cursor of the last item. */
-  endCursor: string | null;
-}
-
-export type { CloseReason } from '../agent/types.js';
-
-/**
- * Closes a paused step that will not run: decides the TOOL message of each of its calls (docs/design.md's
- * texts), given the answers already recorded (by elicitation id). A pure function, called inside the store's transaction.
- */
-export type CloseStep = (
-  step: PendingStep,
-  reason: CloseReason,
-  answers?: Readonly<Record<string, ElicitationAnswer | null>>,
-) => ToolMessageDraft[];
+  ToolMessageDraft,
+  TurnRecord,
+} from './records.js';
+import type { CloseStep, StartRefusal } from './turn-rules.js';
 
 export type StartTurnResult =
   | { ok: true; thread: ThreadRecord; turn: TurnRecord; superseded: TurnRecord | null }
-  | { ok: false; code: 'NOT_FOUND' | 'THREAD_BUSY' | 'WRONG_AGENT' };
+  | { ok: false; code: StartRefusal };
 
 export type ResolveResult =
   /** Answer recorded; other elicitations of the turn still wait. */

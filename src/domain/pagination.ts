@@ -1,0 +1,37 @@
+// Relay pagination over a store's rows: opaque cursors, pages, and when a page is its own total count. Every list a
+// store pages is ordered by a row's insertion sequence (`seq`), and a cursor is that position.
+import type { Page } from './records.js';
+
+export function encodeCursor(seq: number): string {
+  return Buffer.from(`seq:${seq}`).toString('base64url');
+}
+
+/**
+ * The position after which a page starts: 0 (the start) without a cursor. A malformed cursor reads as the start:
+ * cursors are opaque, and a bad one must not fail the query.
+ */
+export function decodeCursor(cursor: string | null): number {
+  if (!cursor) return 0;
+  const match = /^seq:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString());
+  return match ? Number(match[1]) : 0;
+}
+
+/** A page from the rows a store read for it: up to `first` of them, and one more if there is a next page. */
+export function buildPage<R extends { seq: number }, T>(rows: R[], first: number, map: (row: R) => T): Page<T> {
+  const items = rows.slice(0, first);
+  const last = items.at(-1);
+  return {
+    items: items.map(map),
+    cursors: items.map((row) => encodeCursor(row.seq)),
+    hasNextPage: rows.length > first,
+    endCursor: last ? encodeCursor(last.seq) : null,
+  };
+}
+
+/**
+ * How many rows match in all: a first page that holds every match is its own count (the usual poll), so `count` (a
+ * query) runs only otherwise. `fetched`: the rows read for the page, up to `first + 1`.
+ */
+export function totalCount(afterSeq: number, fetched: number, first: number, count: () => number): number {
+  return afterSeq === 0 && fetched <= first ? fetched : count();
+}

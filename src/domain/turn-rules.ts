@@ -1,0 +1,97 @@
+// The rules of a turn's life that a store applies inside its transactions: whether a turn may start on a thread, what
+// happens to the thread's paused turn, and how a paused turn closes without running. Pure functions: the store reads
+// the rows, asks, and writes what the answer says, so every store (SQLite now, PostgreSQL later) decides alike.
+import { isPastExpiry } from './expiry.js';
+import type {
+  CloseReason,
+  ElicitationAnswer,
+  ElicitationRecord,
+  PendingStep,
+  ThreadRecord,
+  ToolMessageDraft,
+  TurnRecord,
+} from './records.js';
+
+/**
+ * Closes a paused step that will not run: decides the TOOL message of each of its calls (docs/design.md's
+ * texts), given the answers already recorded (by elicitation id). A pure function, called inside the store's transaction.
+ */
+export type CloseStep = (
+  step: PendingStep,
+  reason: CloseReason,
+  answers?: Readonly<Record<string, ElicitationAnswer | null>>,
+) => ToolMessageDraft[];
+
+export type StartRefusal = 'NOT_FOUND' | 'WRONG_AGENT' | 'THREAD_BUSY';
+
+export type ThreadDecision =
+  /** No thread was named: the turn starts a new one. */
+  | { kind: 'new' }
+  | { kind: 'existing'; thread: ThreadRecord }
+  | { kind: 'refuse'; code: Extract<StartRefusal, 'NOT_FOUND' | 'WRONG_AGENT'> };
+
+/**
+ * Where a new turn goes. `found`: the named thread as the store read it for the caller (scoped to the owner: another
+ * owner's thread is not found), null if none or if no thread was named. A thread belongs to one agent.
+ */
+export function decideThread(
+  request: { threadId: string | null; agentId: string },
+  found: ThreadRecord | null,
+): ThreadDecision {
+  if (!request.threadId) return { kind: 'new' };
+  if (!found) return { kind: 'refuse', code: 'NOT_FOUND' };
+  if (found.agentId !== request.agentId) return { kind: 'refuse', code: 'WRONG_AGENT' };
+  return { kind: 'existing', thread: found };
+}
+
+export type ActiveTurnDecision =
+  /** Nothing runs or waits on the thread. */
+  | { kind: 'start' }
+  /** A turn is RUNNING: a thread runs one turn at a time. */
+  | { kind: 'refuse'; code: Extract<StartRefusal, 'THREAD_BUSY'> }
+  /**
+   * A turn is PAUSED: the new message replaces it. It closes first (closePausedTurn), 'expired' if its expiry has
+   * passed (it could not be answered any more anyway), else 'superseded'.
+   */
+  | { kind: 'supersede'; reason: Extract<CloseReason, 'expired' | 'superseded'> };
+
+/** What a new turn does to the thread's active turn (RUNNING or PAUSED; null if none), at `now`. */
+export function decideActiveTurn(
+  active: Pick<TurnRecord, 'status' | 'expiresAt'> | null,
+  now: string,
+): ActiveTurnDecision {
+  if (active?.status === 'RUNNING') return { kind: 'refuse', code: 'THREAD_BUSY' };
+  if (active?.status === 'PAUSED') {
+    const expired = active.expiresAt !== null && isPastExpiry(active.expiresAt, now);
+    return { kind: 'supersede', reason: expired ? 'expired' : 'superseded' };
+  }
+  return { kind: 'start' };
+}
+
+/** What closing a paused turn writes. */
+export interface PausedTurnClosing {
+  /** The turn's final status, and that of its elicitations still PENDING: EXPIRED when it expired, else CANCELLED. */
+  status: 'EXPIRED' | 'CANCELLED';
+  /** The elicitations still PENDING (in the order given): they close with `status`; answered ones keep their answer. */
+  closeElicitations: string[];
+  /** One TOOL message per call of the step (none without a step), from `closeStep` and the answers already given. */
+  toolMessages: ToolMessageDraft[];
+}
+
+/**
+ * A PAUSED turn that will not run: cancelled by its user (CANCEL), expired, or superseded by a new message.
+ * `elicitations`: all of the turn's, as stored in the closing transaction (an answer recorded in it included).
+ */
+export function closePausedTurn(
+  turn: Pick<TurnRecord, 'step'>,
+  elicitations: readonly Pick<ElicitationRecord, 'id' | 'status' | 'response'>[],
+  reason: CloseReason,
+  closeStep: CloseStep,
+): PausedTurnClosing {
+  const answers = Object.fromEntries(elicitations.map((e) => [e.id, e.response]));
+  return {
+    status: reason === 'expired' ? 'EXPIRED' : 'CANCELLED',
+    closeElicitations: elicitations.filter((e) => e.status === 'PENDING').map((e) => e.id),
+    toolMessages: turn.step ? closeStep(turn.step, reason, answers) : [],
+  };
+}
