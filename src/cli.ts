@@ -2,6 +2,7 @@
 // Entry point: reads the environment, starts the server, stops it cleanly on SIGINT/SIGTERM.
 import './node-env.js'; // first: modules are evaluated in import order
 import { ConfigError, loadConfigFile } from './config/load.js';
+import { openPubSub } from './events/index.js';
 import { isLoopbackHost } from './http/auth.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createServer } from './server.js';
@@ -22,11 +23,19 @@ async function main(): Promise<void> {
       `HOST: "${host}" is not loopback; without an "auth" section in the config toolgate runs as the single admin user "local" and listens on loopback only`,
     );
   }
+  // TOOLGATE_REDIS (or the config's `pubsub` section): Redis between instances, checked now; else in process.
+  const pubsub = await openPubSub({
+    config: loaded?.config.pubsub,
+    configFile: loaded?.file ?? null,
+    env: process.env,
+    logger: log,
+  });
   const server = await createServer({
     config: loaded?.config,
     configFile: loaded?.file ?? null,
     database,
     logger: log,
+    pubsub,
   });
   const url = await server.listen(port, host);
   log.info(

@@ -13,7 +13,7 @@ import { loadPlugins } from './config/plugins.js';
 import type { ToolgateConfig } from './config/schema.js';
 import { openDatabase, SqliteStore } from './db/sqlite-store.js';
 import type { SyncFile } from './db/wal-sync.js';
-import { createInProcessPubSub, type ToolgatePubSub } from './events/pubsub.js';
+import { openPubSub, type ToolgatePubSub } from './events/index.js';
 import type { GraphQLContext } from './graphql/builder.js';
 import { createAuthenticator, isLoopbackHost, viewerOrThrow, type Authenticator } from './http/auth.js';
 import { armorPlugins } from './http/armor.js';
@@ -91,7 +91,10 @@ export interface ServerOptions {
   webSocketKeepAliveMs?: number;
   /** Told what happens to turns, answers, tools and model calls (beside the server's own log and metrics). */
   observers?: LifecycleObserver[];
-  /** Pub/sub for subscriptions; default in process. Several instances on one database: a Redis-backed one (docs/live.md). */
+  /**
+   * Pub/sub for subscriptions (closed by close()); default: the config's `pubsub` section (Redis, for several
+   * instances on one database, docs/live.md), else in process. The CLI passes one built with openPubSub (TOOLGATE_REDIS).
+   */
   pubsub?: ToolgatePubSub;
 }
 
@@ -149,6 +152,15 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
       throw error;
     });
 
+  // Redis, when the config names it, is reached now: an unreachable one stops the start (one line, like a config error).
+  const pubsub =
+    options.pubsub ??
+    (await openPubSub({ config: config.pubsub, configFile: where, logger, onError }).catch(async (error: unknown) => {
+      await tools.close();
+      store.close();
+      throw error;
+    }));
+
   const now = clock().toISOString();
   for (const agent of config.agents) await store.syncAgent(agentFromConfig(agent), now);
 
@@ -158,7 +170,6 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
     new ToolConfirmationListener(),
   ]);
 
-  const pubsub = options.pubsub ?? createInProcessPubSub();
   // Registered at emit time, before the mutation's own flush(): when the fsync ends, the event goes out ahead of
   // the response (bench part 4 measures publish → receive). Flushes settle in the order they were asked for.
   const afterFlush = (publish: () => void) => {

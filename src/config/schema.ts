@@ -199,6 +199,26 @@ export const sweeperConfig = z
   })
   .strict();
 
+/** Pub/sub between instances serving one database; see docs/live.md. Without it: in process (one instance). */
+export const pubsubConfig = z
+  .object({
+    redis: z
+      .string()
+      .regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL')
+      .describe(
+        'Redis URL, e.g. redis://127.0.0.1:6379 (redis://:password@host:port/db, rediss:// for TLS); the TOOLGATE_REDIS environment variable overrides it',
+      ),
+    prefix: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe(
+        'Put before every Redis channel name, so that deployments sharing one Redis stay apart (default "toolgate:")',
+      ),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     $schema: z.string().optional(),
@@ -209,6 +229,7 @@ export const configSchema = z
     server: serverConfig.optional(),
     plugins: z.array(z.string().min(1)).default([]).describe('Listener modules, relative to this file'),
     sweeper: sweeperConfig.optional(),
+    pubsub: pubsubConfig.optional(),
   })
   .strict();
 
@@ -216,3 +237,4 @@ export type ToolgateConfig = z.infer<typeof configSchema>;
 export type ModelConfig = z.infer<typeof modelConfig>;
 export type ToolSourceConfig = z.infer<typeof toolSourceConfig>;
 export type AgentConfig = z.infer<typeof agentConfig>;
+export type PubSubConfig = z.infer<typeof pubsubConfig>;

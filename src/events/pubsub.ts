@@ -1,6 +1,6 @@
-// Pub/sub for subscriptions, behind one small interface. In process now: Yoga's createPubSub on an EventTarget.
-// Several instances serving one database replace the EventTarget with @graphql-yoga/redis-event-target
-// (docs/live.md): nothing else changes.
+// Pub/sub for subscriptions, behind one small interface: Yoga's createPubSub on an EventTarget. In process by default;
+// several instances serving one database use a Redis event target instead (src/events/redis-pubsub.ts, docs/live.md):
+// nothing else changes.
 import { setMaxListeners } from 'node:events';
 import { createPubSub } from 'graphql-yoga';
 import type { ElicitationRecord, TurnRecord } from '../domain/records.js';
@@ -19,6 +19,11 @@ type PayloadOf<T extends Topic> = ToolgateTopics[T][1];
 /** A live subscription: an async iterator whose `return()` ends it at once, even while a `next()` waits. */
 export interface Subscription<T> extends AsyncIterableIterator<T> {
   return(): Promise<IteratorResult<T>>;
+  /**
+   * Resolves once what any instance publishes reaches this subscription: at once in process; with Redis once Redis
+   * confirmed the SUBSCRIBE of its channel. A resolver that reads the current state awaits it first. Never rejects.
+   */
+  readonly listening: Promise<void>;
 }
 
 export interface ToolgatePubSub {
@@ -39,6 +44,10 @@ export interface ToolgatePubSub {
  */
 export interface PubSubOptions {
   eventTarget?: EventTarget;
+  /** Put before every channel name (`toolgate:` gives `toolgate:turn:<id>`): deployments sharing one Redis stay apart. */
+  channelPrefix?: string;
+  /** Resolves once the target delivers what is published on `channel` anywhere (never rejects); default: at once. */
+  listening?: (channel: string) => Promise<void>;
 }
 
 /**
@@ -49,8 +58,10 @@ export const MAX_QUEUED_EVENTS = 1024;
 
 export function createToolgatePubSub(options: PubSubOptions = {}): ToolgatePubSub {
   const eventTarget = options.eventTarget ?? new EventTarget();
+  const prefix = options.channelPrefix ?? '';
+  const listening = options.listening ?? (() => Promise.resolve());
   // One listener per channel, not per subscriber; Redis-backed targets may add their own per channel anyway.
-  setMaxListeners(0, eventTarget);
+  if (eventTarget instanceof EventTarget) setMaxListeners(0, eventTarget);
   // Publishing stays Yoga's, so that the event names and payloads on the target (and on Redis) are unchanged.
   const yogaPubSub = createPubSub<ToolgateTopics>({ eventTarget: eventTarget as never });
   // Subscribers by channel (Yoga's event name `${topic}:${key}`). One listener per channel hands each event to every
@@ -77,13 +88,14 @@ export function createToolgatePubSub(options: PubSubOptions = {}): ToolgatePubSu
 
   return {
     publish(topic, key, payload) {
-      (yogaPubSub.publish as (topic: string, key: string, payload: unknown) => void)(topic, key, payload);
+      (yogaPubSub.publish as (topic: string, key: string, payload: unknown) => void)(`${prefix}${topic}`, key, payload);
     },
     subscribe<T extends Topic>(topic: T, key: KeyOf<T>): Subscription<PayloadOf<T>> {
-      const channel = `${topic}:${key}`;
+      const channel = `${prefix}${topic}:${key}`;
       const queue: EventQueue<unknown> = new EventQueue(() => leave(channel, queue));
       // After close() (shutting down) a late subscriber ends at once instead of holding its connection open.
       if (closed) {
+        queue.listening = Promise.resolve();
         void queue.return();
         return queue as EventQueue<PayloadOf<T>>;
       }
@@ -95,6 +107,7 @@ export function createToolgatePubSub(options: PubSubOptions = {}): ToolgatePubSu
         eventTarget.addEventListener(channel, dispatch);
       }
       queues.add(queue);
+      queue.listening = listening(channel);
       return queue as EventQueue<PayloadOf<T>>;
     },
     async close() {
@@ -111,6 +124,7 @@ class EventQueue<T> implements Subscription<T> {
   #ended = false;
   #failure: Error | null = null;
   readonly #onEnd: () => void;
+  listening: Promise<void> = Promise.resolve();
 
   constructor(onEnd: () => void) {
     this.#onEnd = onEnd;

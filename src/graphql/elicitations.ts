@@ -305,6 +305,8 @@ builder.subscriptionField('elicitationRequested', (t) =>
       // Listen first, then (with includePending) catch up on the requests already pending: a client that subscribes
       // and then starts a turn sees its pause whichever reaches the server first. Each request is delivered once.
       const updates = services.pubsub.subscribe('elicitations', viewer.id);
+      // Several instances (Redis): from here on a request published by any of them reaches this subscription.
+      await updates.listening;
       if (args.includePending !== true) return startWith([], updates, other);
       const pending: ElicitationRecord[] = [];
       try {

@@ -20,6 +20,7 @@ export function startWith<T>(initial: T[], updates: Subscription<T>, skip?: (val
       queue.length = 0;
       return updates.return();
     },
+    listening: updates.listening,
     [Symbol.asyncIterator]() {
       return live;
     },

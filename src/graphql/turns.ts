@@ -149,6 +149,7 @@ builder.subscriptionField('turnUpdated', (t) =>
       const turnId = String(args.turnId);
       // Listen first, read second: the current state, then every change, with nothing in between lost.
       const updates = ctx.services.pubsub.subscribe('turn', turnId);
+      await updates.listening;
       const turn = await ctx.services.store.getTurn(turnId, ctx.viewer.id);
       if (!turn) {
         // Another user's turn reads as unknown; the error is the operation's result, the connection stays.

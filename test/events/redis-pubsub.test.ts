@@ -1,0 +1,230 @@
+// The Redis-backed ToolgatePubSub against the real Redis at 127.0.0.1:6379 (REDIS_URL overrides): two pub/subs
+// stand for two instances. Fails (does not skip) when Redis cannot be reached.
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config/load.js';
+import type { ElicitationRecord, TurnRecord } from '../../src/domain/records.js';
+import { openPubSub } from '../../src/events/index.js';
+import type { ToolgatePubSub } from '../../src/events/pubsub.js';
+import { createRedisPubSub } from '../../src/events/redis-pubsub.js';
+
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** One prefix per test file, so that runs and files sharing the Redis never see each other's events. */
+const PREFIX = `toolgate-test:${randomUUID()}:`;
+
+let admin: Redis;
+const opened: ToolgatePubSub[] = [];
+
+async function open(prefix = PREFIX): Promise<ToolgatePubSub> {
+  const pubsub = await createRedisPubSub({ url: REDIS_URL, prefix, where: 'REDIS_URL' });
+  opened.push(pubsub);
+  return pubsub;
+}
+
+/** Redis subscriptions (all processes) of one channel. */
+async function subscribers(channel: string): Promise<number> {
+  const [, count] = (await admin.pubsub('NUMSUB', channel)) as [string, number];
+  return count;
+}
+
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const turn = (id: string, status: TurnRecord['status'] = 'PAUSED'): TurnRecord => ({
+  id,
+  threadId: 'thr_1',
+  agentId: 'tester',
+  ownerId: 'alice',
+  status,
+  text: 'Run it?',
+  error: null,
+  iterations: 2,
+  step: {
+    version: 1,
+    calls: [
+      {
+        toolCall: { id: 'c1', name: 'rm', toolId: 't:rm', arguments: { path: '/x' } },
+        outcome: { kind: 'confirm', elicitationId: 'eli_1' },
+      },
+    ],
+  },
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:01.000Z',
+  expiresAt: '2026-01-01T01:00:00.000Z',
+});
+
+const elicitation = (id: string, ownerId: string): ElicitationRecord => ({
+  id,
+  turnId: 'trn_1',
+  threadId: 'thr_1',
+  agentId: 'tester',
+  ownerId,
+  toolCallId: 'c1',
+  status: 'PENDING',
+  request: {
+    message: 'Run rm?',
+    requestedSchema: { type: 'object', properties: {} },
+    _meta: { 'toolgate.dev/tool_call': { name: 'rm' } },
+  },
+  toolCall: {
+    name: 'rm',
+    toolId: 't:rm',
+    arguments: { path: '/x', n: 1.5, deep: [null, true] },
+    annotations: { destructiveHint: true },
+  },
+  response: null,
+  resolvedBy: null,
+  resolvedAt: null,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  expiresAt: '2026-01-01T01:00:00.000Z',
+});
+
+beforeAll(async () => {
+  admin = new Redis(REDIS_URL, { lazyConnect: true, retryStrategy: () => null, connectTimeout: 3_000 });
+  admin.on('error', () => {});
+  await admin.connect().catch(() => {
+    throw new Error(`These tests need Redis at ${REDIS_URL} (set REDIS_URL to use another); it cannot be reached.`);
+  });
+});
+
+afterAll(async () => {
+  await Promise.all(opened.map((pubsub) => pubsub.close()));
+  await admin.quit();
+});
+
+describe('Redis pub/sub between instances', () => {
+  it('delivers a record published on one instance to every subscriber on another, as one object per process, equal to what was published', async () => {
+    const a = await open();
+    const b = await open();
+    const first = a.subscribe('turn', 'trn_r1');
+    const second = a.subscribe('turn', 'trn_r1');
+    await Promise.all([first.listening, second.listening]);
+    // One Redis subscription for the channel, however many local subscribers.
+    expect(await subscribers(`${PREFIX}turn:trn_r1`)).toBe(1);
+    const published = turn('trn_r1');
+    b.publish('turn', 'trn_r1', published);
+    const [one, two] = await Promise.all([first.next(), second.next()]);
+    expect(one.value).toEqual(published);
+    expect(one.value).toBe(two.value);
+    await first.return();
+    expect(await subscribers(`${PREFIX}turn:trn_r1`)).toBe(1);
+    await second.return();
+    await until(async () => (await subscribers(`${PREFIX}turn:trn_r1`)) === 0, 'the UNSUBSCRIBE');
+  });
+
+  it('routes by topic and key, and the publisher receives its own events too', async () => {
+    const a = await open();
+    const b = await open();
+    const alice = a.subscribe('elicitations', 'alice');
+    const bob = a.subscribe('elicitations', 'bob');
+    const local = b.subscribe('elicitations', 'alice');
+    await Promise.all([alice.listening, bob.listening, local.listening]);
+    b.publish('elicitations', 'bob', elicitation('eli_b', 'bob'));
+    b.publish('elicitations', 'alice', elicitation('eli_a', 'alice'));
+    expect((await alice.next()).value).toEqual(elicitation('eli_a', 'alice'));
+    expect((await bob.next()).value).toEqual(elicitation('eli_b', 'bob'));
+    expect((await local.next()).value).toEqual(elicitation('eli_a', 'alice'));
+    await Promise.all([alice.return(), bob.return(), local.return()]);
+  });
+
+  it('keeps deployments with different prefixes apart', async () => {
+    const a = await open();
+    const other = await open(`${PREFIX}other:`);
+    const mine = a.subscribe('turn', 'trn_p');
+    const theirs = other.subscribe('turn', 'trn_p');
+    await Promise.all([mine.listening, theirs.listening]);
+    other.publish('turn', 'trn_p', turn('trn_p', 'COMPLETED'));
+    a.publish('turn', 'trn_p', turn('trn_p', 'RUNNING'));
+    expect((await theirs.next()).value.status).toBe('COMPLETED');
+    expect((await mine.next()).value.status).toBe('RUNNING');
+    // Nothing else is queued for either.
+    const extra = await Promise.race([mine.next(), new Promise((resolve) => setTimeout(() => resolve('none'), 200))]);
+    expect(extra).toBe('none');
+    await Promise.all([mine.return(), theirs.return()]);
+  });
+
+  it('resumes subscriptions after Redis dropped the subscriber connection (CLIENT KILL)', async () => {
+    const a = await open();
+    const b = await open();
+    const updates = a.subscribe('turn', 'trn_k');
+    await updates.listening;
+    b.publish('turn', 'trn_k', turn('trn_k', 'RUNNING'));
+    expect((await updates.next()).value.status).toBe('RUNNING');
+    // The subscriber connections of this file's prefix only (CLIENT KILL TYPE pubsub would hit other test files).
+    const list = (await admin.call('CLIENT', 'LIST', 'TYPE', 'pubsub')) as string;
+    const ids = list
+      .split('\n')
+      .filter((line) => line.includes(` name=${PREFIX}subscribe `))
+      .map((line) => /\bid=(\d+)/.exec(line)![1]!);
+    expect(ids.length).toBeGreaterThanOrEqual(1);
+    for (const id of ids) await admin.client('KILL', 'ID', id);
+    await until(async () => (await subscribers(`${PREFIX}turn:trn_k`)) === 0, 'the killed subscription to go');
+    // ioredis reconnects and subscribes again by itself.
+    await until(async () => (await subscribers(`${PREFIX}turn:trn_k`)) === 1, 'the re-subscription');
+    b.publish('turn', 'trn_k', turn('trn_k', 'COMPLETED'));
+    expect((await updates.next()).value.status).toBe('COMPLETED');
+    await updates.return();
+  });
+
+  it('ends its subscriptions and disconnects on close()', async () => {
+    const a = await createRedisPubSub({ url: REDIS_URL, prefix: PREFIX });
+    const updates = a.subscribe('turn', 'trn_c');
+    await updates.listening;
+    expect(await subscribers(`${PREFIX}turn:trn_c`)).toBe(1);
+    await a.close();
+    expect((await updates.next()).done).toBe(true);
+    await until(async () => (await subscribers(`${PREFIX}turn:trn_c`)) === 0, 'the subscriber connection to go');
+    // Publishing after close is a no-op, not an unhandled rejection.
+    a.publish('turn', 'trn_c', turn('trn_c'));
+    expect((await a.subscribe('turn', 'trn_c').next()).done).toBe(true);
+  });
+});
+
+describe('choosing and checking the pub/sub', () => {
+  it('is in process without TOOLGATE_REDIS or a pubsub section', async () => {
+    const pubsub = await openPubSub({ env: {} });
+    const updates = pubsub.subscribe('turn', 'trn_i');
+    pubsub.publish('turn', 'trn_i', turn('trn_i'));
+    const published = await updates.next();
+    expect(published.value).toEqual(turn('trn_i'));
+    await pubsub.close();
+  });
+
+  it('fails the start with one line naming host, port and the cause, without the password', async () => {
+    await expect(openPubSub({ env: { TOOLGATE_REDIS: 'redis://127.0.0.1:6390' } })).rejects.toThrow(
+      new ConfigError('TOOLGATE_REDIS: Redis at 127.0.0.1:6390 cannot be reached (connection refused)'),
+    );
+    const fromFile = openPubSub({
+      config: { redis: 'redis://user:s3cret-pw@127.0.0.1:6390/2' },
+      configFile: '/etc/toolgate.json',
+    });
+    await expect(fromFile).rejects.toThrow(
+      '/etc/toolgate.json: pubsub.redis: Redis at 127.0.0.1:6390 cannot be reached (connection refused)',
+    );
+    await expect(fromFile).rejects.not.toThrow(/s3cret/);
+    await expect(openPubSub({ env: { TOOLGATE_REDIS: 'redis://no-such-host.invalid:6379' } })).rejects.toThrow(
+      'TOOLGATE_REDIS: Redis at no-such-host.invalid:6379 cannot be reached (host not found)',
+    );
+    await expect(openPubSub({ env: { TOOLGATE_REDIS: 'http://127.0.0.1:6379' } })).rejects.toThrow(
+      'TOOLGATE_REDIS: expected a redis:// or rediss:// URL, got http://…',
+    );
+  });
+
+  it('TOOLGATE_REDIS overrides the config section, keeping its prefix', async () => {
+    const pubsub = await openPubSub({
+      env: { TOOLGATE_REDIS: REDIS_URL },
+      config: { redis: 'redis://127.0.0.1:6390', prefix: PREFIX },
+    });
+    opened.push(pubsub);
+    const updates = pubsub.subscribe('turn', 'trn_o');
+    await updates.listening;
+    expect(await subscribers(`${PREFIX}turn:trn_o`)).toBe(1);
+    await updates.return();
+  });
+});
