@@ -314,9 +314,11 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
       const deadline = Date.now() + (options.shutdownGraceMs ?? 5_000);
       const httpClosed = closeHttpServer(httpServer, deadline);
       await webSockets.close(Math.max(0, deadline - Date.now()));
-      await pubsub.close();
+      await pubsub.endSubscriptions();
       await httpClosed;
       await settleBy(runner.idle(), deadline);
+      // After the turns: what they published until now still reached the subscribers of other instances (Redis).
+      await pubsub.close();
       await tools.close();
       store.close();
     },

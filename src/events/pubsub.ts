@@ -34,7 +34,12 @@ export interface ToolgatePubSub {
    * returns is never missed, so a resolver can subscribe first and read the current state second.
    */
   subscribe<T extends Topic>(topic: T, key: KeyOf<T>): Subscription<PayloadOf<T>>;
-  /** Ends every open subscription (graceful shutdown: SSE streams complete, WebSocket operations complete). */
+  /**
+   * Ends every open subscription (graceful shutdown: SSE streams complete, WebSocket operations complete); later
+   * subscribers end at once. Publishing goes on: turns still finishing reach the subscribers of other instances.
+   */
+  endSubscriptions(): Promise<void>;
+  /** endSubscriptions(), and lets go of connections (Redis): publishing after it does nothing. */
   close(): Promise<void>;
 }
 
@@ -110,9 +115,12 @@ export function createToolgatePubSub(options: PubSubOptions = {}): ToolgatePubSu
       queue.listening = listening(channel);
       return queue as EventQueue<PayloadOf<T>>;
     },
-    async close() {
+    async endSubscriptions() {
       closed = true;
       await Promise.allSettled([...open].map((queue) => queue.return()));
+    },
+    close() {
+      return this.endSubscriptions();
     },
   };
 }

@@ -78,6 +78,8 @@ export async function createRedisPubSub(options: RedisPubSubOptions): Promise<To
   // What Yoga's event target calls on the clients, with every promise it leaves unhandled handled here: a refused
   // command is reported, never an unhandled rejection. SUBSCRIBE's promise tells `listening` when a channel is live.
   const subscribed = new Map<string, Promise<void>>();
+  /** Set by endSubscriptions(): the subscriber connection is going; what it then refuses is no fault. */
+  let subscriberQuit: Promise<void> | null = null;
   const publishClient = {
     publish: (channel: string, message: string) => publisher.publish(channel, message).catch(onError),
   };
@@ -87,7 +89,7 @@ export async function createRedisPubSub(options: RedisPubSubOptions): Promise<To
       const done = subscriber.subscribe(channel).then(
         () => undefined,
         (error: unknown) => {
-          if (!closed) onError(error);
+          if (!subscriberQuit) onError(error);
         },
       );
       subscribed.set(channel, done);
@@ -96,7 +98,7 @@ export async function createRedisPubSub(options: RedisPubSubOptions): Promise<To
     unsubscribe(channel: string) {
       subscribed.delete(channel);
       return subscriber.unsubscribe(channel).catch((error: unknown) => {
-        if (!closed) onError(error);
+        if (!subscriberQuit) onError(error);
       });
     },
   };
@@ -111,21 +113,32 @@ export async function createRedisPubSub(options: RedisPubSubOptions): Promise<To
     channelPrefix: prefix,
     listening: (channel) => subscribed.get(channel) ?? Promise.resolve(),
   });
-  return {
-    publish: (topic, key, payload) => pubsub.publish(topic, key, payload),
+  const quit = async (client: Redis) => {
+    // QUIT sends what is queued first; a client that cannot reach Redis is cut instead of waiting for it.
+    if (client.status !== 'ready') return client.disconnect();
+    await client.quit().then(
+      () => undefined,
+      () => client.disconnect(),
+    );
+  };
+  const redisPubSub: ToolgatePubSub = {
+    publish(topic, key, payload) {
+      if (!closed) pubsub.publish(topic, key, payload);
+    },
     subscribe: (topic, key) => pubsub.subscribe(topic, key),
+    endSubscriptions() {
+      // Local subscriptions end (their channels are unsubscribed), then the subscriber connection goes; the
+      // publisher stays until close(), for the events of turns that finish during the shutdown.
+      subscriberQuit ??= pubsub.endSubscriptions().then(() => quit(subscriber));
+      return subscriberQuit;
+    },
     async close() {
-      await pubsub.close();
+      await redisPubSub.endSubscriptions();
       closed = true;
-      // QUIT sends what is queued first; a client that cannot reach Redis is cut instead of waiting for it.
-      await Promise.all(
-        clients.map(async (client) => {
-          if (client.status !== 'ready') return client.disconnect();
-          await client.quit().catch(() => client.disconnect());
-        }),
-      );
+      await quit(publisher);
     },
   };
+  return redisPubSub;
 }
 
 /** Host and port as shown in messages and logs (never user or password). */

@@ -186,6 +186,26 @@ describe('Redis pub/sub between instances', () => {
   });
 });
 
+describe('shutdown', () => {
+  it('endSubscriptions() ends local subscriptions but still publishes to other instances until close()', async () => {
+    const a = await createRedisPubSub({ url: REDIS_URL, prefix: PREFIX });
+    const b = await open();
+    const local = a.subscribe('turn', 'trn_s');
+    const remote = b.subscribe('turn', 'trn_s');
+    await Promise.all([local.listening, remote.listening]);
+    await a.endSubscriptions();
+    expect((await local.next()).done).toBe(true);
+    expect((await a.subscribe('turn', 'trn_s').next()).done).toBe(true);
+    a.publish('turn', 'trn_s', turn('trn_s', 'COMPLETED'));
+    expect((await remote.next()).value.status).toBe('COMPLETED');
+    await a.close();
+    a.publish('turn', 'trn_s', turn('trn_s', 'FAILED'));
+    const extra = await Promise.race([remote.next(), new Promise((resolve) => setTimeout(() => resolve('none'), 200))]);
+    expect(extra).toBe('none');
+    await remote.return();
+  });
+});
+
 describe('choosing and checking the pub/sub', () => {
   it('is in process without TOOLGATE_REDIS or a pubsub section', async () => {
     const pubsub = await openPubSub({ env: {} });

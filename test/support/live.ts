@@ -195,6 +195,7 @@ export function observedPubSub(): ObservedPubSub {
       }
       return subscription;
     },
+    endSubscriptions: () => pubsub.endSubscriptions(),
     close: () => pubsub.close(),
     listening(topic, key, count = 1) {
       return new Promise<void>((resolve) => {
