@@ -189,6 +189,36 @@ describe('two instances on one database, one Redis', () => {
   });
 });
 
+describe('a lost Redis connection', () => {
+  it('is retried, and the subscriptions on A get pauses made on B again once it is back', async () => {
+    const aliceWs = connectWs(a.url, as('alice').authorization);
+    try {
+      const alice = subscribeWs(aliceWs, ELICITATION_REQUESTED);
+      await until(async () => (await subscribers('elicitations:alice')) === 1, "A's subscription of alice");
+      // Redis drops the subscriber connections of this file's servers that have subscriptions (A's at least).
+      const list = (await admin.call('CLIENT', 'LIST', 'TYPE', 'pubsub')) as string;
+      const ids = list
+        .split('\n')
+        .filter((line) => line.includes(` name=${PREFIX}subscribe `))
+        .map((line) => /\bid=(\d+)/.exec(line)![1]!);
+      expect(ids.length).toBeGreaterThanOrEqual(1);
+      for (const id of ids) await admin.call('CLIENT', 'KILL', 'ID', id);
+      await until(async () => (await subscribers('elicitations:alice')) === 0, 'the subscription to drop');
+      await until(async () => (await subscribers('elicitations:alice')) === 1, 'A to subscribe again');
+
+      const started = dataOf(
+        await b.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 9' } }, as('alice')),
+      ).startTurn;
+      const received = await alice.waitFor(() => true, 'the pause on A after the reconnect');
+      expect(received.data.elicitationRequested.id).toBe(started.turn.pendingElicitations[0].id);
+      // The WebSocket and the subscription lived through it.
+      expect(alice.events).toHaveLength(1);
+    } finally {
+      await aliceWs.dispose();
+    }
+  });
+});
+
 /** `node --import tsx src/cli.ts` with the given environment; resolves when it exits, or when `until` holds. */
 function runCli(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts'], {
