@@ -2,6 +2,7 @@
 // Entry point: reads the environment, starts the server, stops it cleanly on SIGINT/SIGTERM.
 import './node-env.js'; // first: modules are evaluated in import order
 import { ConfigError, loadConfigFile } from './config/load.js';
+import { openStorage, storageTarget } from './db/open-storage.js';
 import { openPubSub } from './events/index.js';
 import { isLoopbackHost } from './http/auth.js';
 import { createLogger, type Logger } from './observability/logger.js';
@@ -16,31 +17,37 @@ async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 4000);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ConfigError(`PORT: "${process.env.PORT}" is not a port number`);
-  const database = process.env.TOOLGATE_DB ?? './data/toolgate.db';
   const loaded = process.env.TOOLGATE_CONFIG ? loadConfigFile(process.env.TOOLGATE_CONFIG) : null;
   if (!loaded?.config.auth && !isLoopbackHost(host)) {
     throw new ConfigError(
       `HOST: "${host}" is not loopback; without an "auth" section in the config toolgate runs as the single admin user "local" and listens on loopback only`,
     );
   }
+  // TOOLGATE_DB (or the config's `database` section): a postgres:// URL is PostgreSQL, reached now; else SQLite.
+  const selection = { config: loaded?.config.database, configFile: loaded?.file ?? null, env: process.env };
+  const { target, where } = storageTarget(selection);
+  const storage = await openStorage(target, where, selection);
   // TOOLGATE_REDIS (or the config's `pubsub` section): Redis between instances, checked now; else in process.
   const pubsub = await openPubSub({
     config: loaded?.config.pubsub,
     configFile: loaded?.file ?? null,
     env: process.env,
     logger: log,
+  }).catch(async (error: unknown) => {
+    await storage.close();
+    throw error;
   });
   const server = await createServer({
     config: loaded?.config,
     configFile: loaded?.file ?? null,
-    database,
+    storage,
     logger: log,
     pubsub,
   });
   const url = await server.listen(port, host);
   log.info(
-    { url, database, config: loaded?.file ?? null },
-    `serving ${loaded ? loaded.file : 'the built-in demo'} at ${url} (database ${database})`,
+    { url, database: storage.shown, config: loaded?.file ?? null },
+    `serving ${loaded ? loaded.file : 'the built-in demo'} at ${url} (database ${storage.shown})`,
   );
 
   let stopping = false;

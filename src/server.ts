@@ -11,7 +11,7 @@ import type { Agent } from './domain/records.js';
 import { demoConfig } from './config/demo.js';
 import { loadPlugins } from './config/plugins.js';
 import type { ToolgateConfig } from './config/schema.js';
-import { openDatabase, SqliteStore } from './db/sqlite-store.js';
+import { openStorage, type Storage } from './db/open-storage.js';
 import type { SyncFile } from './db/wal-sync.js';
 import { openPubSub, type ToolgatePubSub } from './events/index.js';
 import type { GraphQLContext } from './graphql/builder.js';
@@ -20,6 +20,7 @@ import { armorPlugins } from './http/armor.js';
 import { useBodyLimit } from './http/body-limit.js';
 import { renderBundledGraphiQL } from './http/graphiql.js';
 import { useListBudget } from './http/list-budget.js';
+import { createLoaders } from './graphql/loaders.js';
 import { schema } from './graphql/schema.js';
 import { useSharedEventExecution } from './graphql/shared-event-execution.js';
 import { closeHttpServer, settleBy } from './http/shutdown.js';
@@ -44,14 +45,20 @@ export interface ServerOptions {
   config?: ToolgateConfig;
   /** The file the config came from: plugin paths are relative to it, errors name it. */
   configFile?: string | null;
-  /** SQLite file path or ':memory:'. */
-  database: string;
+  /**
+   * Where the state lives: an SQLite file path or ':memory:', or a postgres:// URL (several instances on one
+   * database). Ignored when `storage` is given.
+   */
+  database?: string;
+  /** A store opened by the caller (openStorage, src/db/open-storage.ts); the server closes it. */
+  storage?: Storage;
   /** Listeners from code, beside those of plugin modules and the confirmation listener. */
   listeners?: ToolPreExecuteListener[];
   /** Models by id that replace or add to the config's (tests: a scripted model with a script). */
   models?: Record<string, Model>;
   /** Tool sources that replace or add to the config's, by their id. */
   toolSources?: ToolSource[];
+  /** Default: the storage's clock (PostgreSQL's, so that instances agree on lease and expiry times). */
   clock?: () => Date;
   limits?: Partial<Limits>;
   /** Largest HTTP request body, in bytes. */
@@ -113,15 +120,19 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
   const config = options.config ?? demoConfig;
   const configFile = options.configFile ?? null;
   const where = configFile ?? '<config>';
-  const clock = options.clock ?? (() => new Date());
   const logger = options.logger ?? defaultServerLogger();
   const onError = options.onError ?? ((error: unknown) => logger.error({ err: error }, 'unexpected fault'));
 
   // Tokens first: a missing env:NAME stops the start before anything is opened or spawned.
   const auth: Authenticator = options.authenticator ?? createAuthenticator(config, where);
 
-  const sqlite = openDatabase({ path: options.database });
-  const store = new SqliteStore(sqlite, { synchronous: options.synchronous, syncFile: options.syncFile });
+  const storage =
+    options.storage ??
+    (await openStorage(options.database ?? ':memory:', 'database', {
+      sqlite: { synchronous: options.synchronous, syncFile: options.syncFile },
+    }));
+  const { store } = storage;
+  const clock = options.clock ?? storage.clock;
 
   // Models and plugins before tool sources: a config error there stops the start before any MCP server is spawned.
   const models = new Map<string, Model>();
@@ -135,9 +146,9 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
   const replaced = new Set((options.toolSources ?? []).map((source) => source.id));
   const sources = await createToolSources(
     Object.fromEntries(Object.entries(config.toolSources).filter(([id]) => !replaced.has(id))),
-    { db: sqlite, configFile },
-  ).catch((error: unknown) => {
-    store.close();
+    { demoEntities: storage.demoEntities, configFile },
+  ).catch(async (error: unknown) => {
+    await storage.close();
     throw error;
   });
   for (const source of options.toolSources ?? []) sources.set(source.id, source);
@@ -148,7 +159,7 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
     .then((listed) => checkAgentTools(config, where, listed))
     .catch(async (error: unknown) => {
       await tools.close();
-      store.close();
+      await storage.close();
       throw error;
     });
 
@@ -157,7 +168,7 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
     options.pubsub ??
     (await openPubSub({ config: config.pubsub, configFile: where, logger, onError }).catch(async (error: unknown) => {
       await tools.close();
-      store.close();
+      await storage.close();
       throw error;
     }));
 
@@ -255,6 +266,7 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
     context: (initial): GraphQLContext => ({
       viewer: webSocketViewer(initial) ?? viewerOrThrow(auth, initial.request.headers.get('authorization')),
       services,
+      loaders: createLoaders(store),
     }),
   });
 
@@ -320,7 +332,7 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
       // After the turns: what they published until now still reached the subscribers of other instances (Redis).
       await pubsub.close();
       await tools.close();
-      store.close();
+      await storage.close();
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { ElicitationAction, JsonObject } from '../domain/records.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../domain/text.js';
 
 export interface ContentProblem {
   /** Path inside `content` of the field at fault; empty for the whole value. */
@@ -92,6 +93,7 @@ function checkValue(property: Record<string, unknown>, value: unknown): string |
 
 function checkString(property: Record<string, unknown>, value: unknown): string | null {
   if (typeof value !== 'string') return `must be a string, not ${kindOf(value)}.`;
+  if (!isStorableText(value)) return `${UNSTORABLE_TEXT_MESSAGE}.`;
   // Lengths in characters (code points), as a user counts them, not UTF-16 units.
   const length = value.length <= 1 ? value.length : [...value].length;
   if (typeof property.minLength === 'number' && length < property.minLength)

@@ -219,6 +219,25 @@ export const pubsubConfig = z
   })
   .strict();
 
+/** Where toolgate keeps its state; see docs/durability.md. Without it: SQLite at TOOLGATE_DB or ./data/toolgate.db. */
+export const databaseConfig = z
+  .object({
+    url: z
+      .string()
+      .min(1)
+      .describe(
+        'A postgres:// (or postgresql://) URL for PostgreSQL, shared by several instances; else an SQLite file path (relative to the working directory) or ":memory:". The TOOLGATE_DB environment variable overrides it',
+      ),
+    poolSize: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe('PostgreSQL: connections per instance (default 10)'),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     $schema: z.string().optional(),
@@ -230,6 +249,7 @@ export const configSchema = z
     plugins: z.array(z.string().min(1)).default([]).describe('Listener modules, relative to this file'),
     sweeper: sweeperConfig.optional(),
     pubsub: pubsubConfig.optional(),
+    database: databaseConfig.optional(),
   })
   .strict();
 
@@ -238,3 +258,4 @@ export type ModelConfig = z.infer<typeof modelConfig>;
 export type ToolSourceConfig = z.infer<typeof toolSourceConfig>;
 export type AgentConfig = z.infer<typeof agentConfig>;
 export type PubSubConfig = z.infer<typeof pubsubConfig>;
+export type DatabaseConfig = z.infer<typeof databaseConfig>;

@@ -59,7 +59,7 @@ import { WalSync, type SyncFile } from './wal-sync.js';
 import { WriteBatcher } from './write-batch.js';
 
 const { agents, agentToolOverrides, threads, turns, messages, elicitations, toolExecutions } = schema;
-const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'drizzle');
+const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'drizzle', 'sqlite');
 const p = sql.placeholder;
 
 export interface DatabaseOptions {
@@ -284,6 +284,30 @@ export class SqliteStore implements Store {
 
   async listTurnElicitations(turnId: string): Promise<ElicitationRecord[]> {
     return this.#q.turnElicitations.all({ turnId }).map(elicitationRecord);
+  }
+
+  async loadTurns(ids: readonly string[]): Promise<TurnRecord[]> {
+    return this.#q.turnsByIds.all({ ids: JSON.stringify(ids) }).map(turnRecord);
+  }
+
+  async loadThreads(ids: readonly string[]): Promise<ThreadRecord[]> {
+    return this.#q.threadsByIds.all({ ids: JSON.stringify(ids) }).map(threadRecord);
+  }
+
+  async listMessagesOfTurns(turnIds: readonly string[]): Promise<MessageRecord[]> {
+    return this.#q.messagesOfTurns.all({ ids: JSON.stringify(turnIds) }).map(messageRecord);
+  }
+
+  async listMessagesOfThreads(threadIds: readonly string[]): Promise<MessageRecord[]> {
+    return this.#q.messagesOfThreads.all({ ids: JSON.stringify(threadIds) }).map(messageRecord);
+  }
+
+  async listTurnsOfThreads(threadIds: readonly string[]): Promise<TurnRecord[]> {
+    return this.#q.turnsOfThreads.all({ ids: JSON.stringify(threadIds) }).map(turnRecord);
+  }
+
+  async listElicitationsOfTurns(turnIds: readonly string[]): Promise<ElicitationRecord[]> {
+    return this.#q.elicitationsOfTurns.all({ ids: JSON.stringify(turnIds) }).map(elicitationRecord);
   }
 
   async listPendingElicitations(
@@ -611,7 +635,7 @@ export class SqliteStore implements Store {
     return (applied ?? 0) >= this.#newestMigration ? null : 'migrations not applied';
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.#writes.flush();
     void this.#wal.close();
     // A clean stop folds the WAL into the database file, so the .db file alone is a complete copy.
@@ -740,6 +764,41 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
       .select()
       .from(turns)
       .where(eq(turns.id, p('id')))
+      .prepare(),
+    // The API's batched reads (loaders): the ids come as one JSON array.
+    turnsByIds: db
+      .select()
+      .from(turns)
+      .where(inArray(turns.id, sql`(SELECT value FROM json_each(${p('ids')}))`))
+      .prepare(),
+    threadsByIds: db
+      .select()
+      .from(threads)
+      .where(inArray(threads.id, sql`(SELECT value FROM json_each(${p('ids')}))`))
+      .prepare(),
+    turnsOfThreads: db
+      .select()
+      .from(turns)
+      .where(inArray(turns.threadId, sql`(SELECT value FROM json_each(${p('ids')}))`))
+      .orderBy(asc(turns.createdAt), asc(sql`rowid`))
+      .prepare(),
+    messagesOfTurns: db
+      .select()
+      .from(messages)
+      .where(inArray(messages.turnId, sql`(SELECT value FROM json_each(${p('ids')}))`))
+      .orderBy(asc(messages.seq))
+      .prepare(),
+    messagesOfThreads: db
+      .select()
+      .from(messages)
+      .where(inArray(messages.threadId, sql`(SELECT value FROM json_each(${p('ids')}))`))
+      .orderBy(asc(messages.seq))
+      .prepare(),
+    elicitationsOfTurns: db
+      .select()
+      .from(elicitations)
+      .where(inArray(elicitations.turnId, sql`(SELECT value FROM json_each(${p('ids')}))`))
+      .orderBy(asc(elicitations.seq))
       .prepare(),
     threadTurns: db
       .select()

@@ -33,5 +33,10 @@ export function buildPage<R extends { seq: number }, T>(rows: R[], first: number
  * query) runs only otherwise. `fetched`: the rows read for the page, up to `first + 1`.
  */
 export function totalCount(afterSeq: number, fetched: number, first: number, count: () => number): number {
-  return afterSeq === 0 && fetched <= first ? fetched : count();
+  return pageHoldsAll(afterSeq, fetched, first) ? fetched : count();
+}
+
+/** True when the rows read for a page are every match (a first page, not full): their number is the count. */
+export function pageHoldsAll(afterSeq: number, fetched: number, first: number): boolean {
+  return afterSeq === 0 && fetched <= first;
 }

@@ -1,5 +1,6 @@
-// The storage interface the rest of toolgate uses. The SQLite store implements it; a PostgreSQL store can
-// later. Every method that changes state is one atomic transaction, committed when its promise resolves.
+// The storage interface the rest of toolgate uses: the SQLite store (src/db/sqlite-store.ts) and the PostgreSQL store
+// (src/db/postgres/) implement it. Every method that changes state is one atomic transaction, committed when its
+// promise resolves.
 import type {
   Agent,
   ChatMessage,
@@ -89,6 +90,19 @@ export interface Store {
   listThreadMessages(threadId: string): Promise<MessageRecord[]>;
   listTurnMessages(turnId: string): Promise<MessageRecord[]>;
   getElicitation(id: string, ownerId: string): Promise<ElicitationRecord | null>;
+
+  // Batched reads for the API (src/graphql/loaders.ts): one query for the items of a whole list, unscoped (the
+  // caller filters by owner). Each returns the records found, in no promised order but by seq within a parent.
+  loadTurns(ids: readonly string[]): Promise<TurnRecord[]>;
+  loadThreads(ids: readonly string[]): Promise<ThreadRecord[]>;
+  /** Every message of these turns, oldest first. */
+  listMessagesOfTurns(turnIds: readonly string[]): Promise<MessageRecord[]>;
+  /** Every message of these threads, oldest first. */
+  listMessagesOfThreads(threadIds: readonly string[]): Promise<MessageRecord[]>;
+  /** Every turn of these threads, in creation order. */
+  listTurnsOfThreads(threadIds: readonly string[]): Promise<TurnRecord[]>;
+  /** Every elicitation of these turns, oldest first. */
+  listElicitationsOfTurns(turnIds: readonly string[]): Promise<ElicitationRecord[]>;
   listTurnElicitations(turnId: string): Promise<ElicitationRecord[]>;
   /** PENDING and not yet expired at `now`, oldest first. */
   listPendingElicitations(
@@ -211,5 +225,5 @@ export interface Store {
    * every request waiting (group commit); a store whose commits are durable already returns at once.
    */
   flush(): Promise<void>;
-  close(): void;
+  close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import SchemaBuilder from '@pothos/core';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { Services } from '../services.js';
+import type { Loaders } from './loaders.js';
 
 export interface Viewer {
   id: string;
@@ -10,6 +11,8 @@ export interface Viewer {
 export interface GraphQLContext {
   viewer: Viewer;
   services: Services;
+  /** Batched per-item reads (loaders.ts). */
+  loaders: Loaders;
 }
 
 export const builder = new SchemaBuilder<{

@@ -84,7 +84,7 @@ ElicitationRef.implement({
     id: t.exposeID('id'),
     turn: t.field({
       type: TurnRef,
-      resolve: async (e, _args, ctx) => (await ctx.services.store.getTurn(e.turnId, e.ownerId))!,
+      resolve: async (e, _args, ctx) => (await ctx.loaders.turn(e.turnId, e.ownerId))!,
     }),
     status: t.field({
       type: ElicitationStatusEnum,
@@ -128,7 +128,7 @@ ElicitationRef.implement({
       nullable: true,
       description: 'Audit: how it stopped waiting; null while PENDING.',
       resolve: (e, _args, ctx) =>
-        resolutionOf(e, ctx.services.clock().toISOString(), () => ctx.services.store.listTurnElicitations(e.turnId)),
+        resolutionOf(e, ctx.services.clock().toISOString(), () => ctx.loaders.turnElicitations(e.turnId)),
     }),
     createdAt: t.field({ type: 'DateTime', resolve: (e) => e.createdAt }),
     expiresAt: t.field({ type: 'DateTime', resolve: (e) => e.expiresAt }),

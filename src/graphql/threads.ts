@@ -51,9 +51,9 @@ ThreadRef.implement({
     messages: t.field({
       type: [MessageRef],
       description: 'The whole conversation, oldest first: user, assistant and tool messages.',
-      resolve: (thread, _args, ctx) => ctx.services.store.listThreadMessages(thread.id),
+      resolve: (thread, _args, ctx) => ctx.loaders.threadMessages(thread.id),
     }),
-    turns: t.field({ type: [TurnRef], resolve: (thread, _args, ctx) => ctx.services.store.listTurns(thread.id) }),
+    turns: t.field({ type: [TurnRef], resolve: (thread, _args, ctx) => ctx.loaders.threadTurns(thread.id) }),
   }),
 });
 

@@ -5,6 +5,7 @@ import { builder, type GraphQLContext } from './builder.js';
 import { ElicitationRef } from './elicitations.js';
 import { startWith } from './live.js';
 import { readOnce } from './shared-reads.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../domain/text.js';
 import { NodeRef } from './node.js';
 import { MessageRef, ThreadRef } from './threads.js';
 import { userError, UserErrorRef, type UserError } from './user-errors.js';
@@ -21,7 +22,7 @@ TurnRef.implement({
     id: t.exposeID('id'),
     thread: t.field({
       type: ThreadRef,
-      resolve: async (turn, _args, ctx) => (await ctx.services.store.getThread(turn.threadId, turn.ownerId))!,
+      resolve: async (turn, _args, ctx) => (await ctx.loaders.thread(turn.threadId, turn.ownerId))!,
     }),
     status: t.field({
       type: TurnStatusEnum,
@@ -47,7 +48,7 @@ TurnRef.implement({
     messages: t.field({
       type: [MessageRef],
       description: 'The messages this turn added to the thread, oldest first.',
-      resolve: (turn, _args, ctx) => readOnce(turn, 'messages', () => ctx.services.store.listTurnMessages(turn.id)),
+      resolve: (turn, _args, ctx) => readOnce(turn, 'messages', () => ctx.loaders.turnMessages(turn.id)),
     }),
     iterations: t.exposeInt('iterations', { description: 'Model calls made so far in this turn.' }),
     error: t.exposeString('error', { nullable: true }),
@@ -63,7 +64,7 @@ TurnRef.implement({
 });
 
 function turnElicitations(turn: TurnRecord, ctx: GraphQLContext) {
-  return readOnce(turn, 'elicitations', () => ctx.services.store.listTurnElicitations(turn.id));
+  return readOnce(turn, 'elicitations', () => ctx.loaders.turnElicitations(turn.id));
 }
 
 builder.queryField('turn', (t) =>
@@ -113,6 +114,8 @@ builder.mutationField('startTurn', (t) =>
       const { services, viewer } = ctx;
       if (input.message.trim().length === 0)
         return fail(userError('INVALID_INPUT', 'The message is empty.', ['input', 'message']));
+      if (!isStorableText(input.message))
+        return fail(userError('INVALID_INPUT', `The message ${UNSTORABLE_TEXT_MESSAGE}.`, ['input', 'message']));
       // Characters as a user counts them (code points): an emoji is one, not two UTF-16 units.
       if (
         input.message.length > services.limits.maxMessageLength &&

@@ -1,11 +1,22 @@
-import type Database from 'better-sqlite3';
 import type { JsonObject } from '../domain/records.js';
 import type { Tool, ToolSource, ToolSourceHealth } from './tool.js';
 
-const SEED = ['alpha', 'bravo', 'charlie', 'delta', 'echo'];
+/**
+ * The demo's entities, kept in the server's own database (src/db/sqlite/demo-entities.ts,
+ * src/db/postgres/demo-entities.ts): seeded with five names the first time, never again.
+ */
+export interface DemoEntities {
+  list(): Promise<{ id: number; name: string }[]>;
+  /** Returns the new entity's id. */
+  create(name: string): Promise<number>;
+  /** Deletes those that exist, in one transaction; returns their ids. */
+  delete(ids: number[]): Promise<number[]>;
+}
+
+export const DEMO_SEED = ['alpha', 'bravo', 'charlie', 'delta', 'echo'];
 
 /**
- * The builtin `demo` source: a small entity store in the server's SQLite file, with a read-only list,
+ * The builtin `demo` source: a small entity store in the server's database, with a read-only list,
  * a create and a destructive delete of several ids.
  */
 export class DemoToolSource implements ToolSource {
@@ -13,18 +24,8 @@ export class DemoToolSource implements ToolSource {
 
   constructor(
     readonly id: string,
-    db: Database.Database,
+    entities: DemoEntities,
   ) {
-    db.exec(`CREATE TABLE IF NOT EXISTS demo_entities (
-      id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, created_at TEXT NOT NULL)`);
-    const count = db.prepare('SELECT count(*) AS n FROM demo_entities').get() as { n: number };
-    const insert = db.prepare('INSERT INTO demo_entities (name, created_at) VALUES (?, ?)');
-    if (count.n === 0 && !db.prepare("SELECT 1 FROM sqlite_sequence WHERE name = 'demo_entities'").get()) {
-      db.transaction(() => SEED.forEach((name) => insert.run(name, new Date().toISOString())))();
-    }
-    const list = db.prepare('SELECT id, name FROM demo_entities ORDER BY id');
-    const remove = db.prepare('DELETE FROM demo_entities WHERE id = ?');
-
     const define = (tool: Omit<Tool, 'id' | 'source' | 'label'> & { title: string }): Tool => ({
       ...tool,
       id: `${id}:${tool.name}`,
@@ -40,7 +41,7 @@ export class DemoToolSource implements ToolSource {
         inputSchema: { type: 'object', properties: {}, additionalProperties: false },
         annotations: { readOnlyHint: true, openWorldHint: false },
         async execute() {
-          const rows = list.all() as { id: number; name: string }[];
+          const rows = await entities.list();
           return {
             text: rows.length
               ? `Entities: ${rows.map((r) => `${r.id} ${r.name}`).join(', ')}.`
@@ -64,8 +65,8 @@ export class DemoToolSource implements ToolSource {
           const name = args.name;
           if (typeof name !== 'string' || name.length === 0)
             return { text: 'create_entity needs a non-empty "name".', isError: true };
-          const result = insert.run(name, new Date().toISOString());
-          return { text: `Created entity ${result.lastInsertRowid} ${name}.`, isError: false };
+          const created = await entities.create(name);
+          return { text: `Created entity ${created} ${name}.`, isError: false };
         },
       }),
       define({
@@ -83,7 +84,7 @@ export class DemoToolSource implements ToolSource {
           const ids = args.ids;
           if (!Array.isArray(ids) || ids.some((v) => !Number.isInteger(v)))
             return { text: 'delete_entities needs "ids": a list of integers.', isError: true };
-          const deleted = db.transaction(() => ids.filter((v) => remove.run(v).changes > 0))() as number[];
+          const deleted = await entities.delete(ids as number[]);
           const missing = ids.filter((v) => !deleted.includes(v));
           return {
             text:

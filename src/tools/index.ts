@@ -1,19 +1,18 @@
 import { dirname } from 'node:path';
-import type Database from 'better-sqlite3';
 import { ConfigError } from '../config/load.js';
 import type { ToolgateConfig, ToolSourceConfig } from '../config/schema.js';
-import { DemoToolSource } from './demo.js';
+import { DemoToolSource, type DemoEntities } from './demo.js';
 import { McpToolSource } from './mcp.js';
 import type { ToolSource } from './tool.js';
 
 /** The builtin sources, by the name a config gives them. */
-const BUILTIN: Record<string, (id: string, db: Database.Database) => ToolSource> = {
-  demo: (id, db) => new DemoToolSource(id, db),
+const BUILTIN: Record<string, (id: string, context: ToolSourceContext) => ToolSource> = {
+  demo: (id, context) => new DemoToolSource(id, context.demoEntities),
 };
 
 export interface ToolSourceContext {
-  /** The server's SQLite database, for builtin sources that keep state. */
-  db: Database.Database;
+  /** The demo source's entities, in the server's database. */
+  demoEntities: DemoEntities;
   /** Where the config names this source, for error messages. */
   where: string;
   /** The config file's directory: relative paths in a source's config are relative to it. */
@@ -31,7 +30,7 @@ export async function createToolSource(
       throw new ConfigError(
         `${context.where}: no builtin tool source is called "${id}" (builtin: ${Object.keys(BUILTIN).join(', ')})`,
       );
-    return make(id, context.db);
+    return make(id, context);
   }
   return McpToolSource.start(id, config, { where: context.where, baseDir: context.baseDir ?? process.cwd() });
 }
@@ -42,14 +41,18 @@ export async function createToolSource(
  */
 export async function createToolSources(
   config: ToolgateConfig['toolSources'],
-  context: { db: Database.Database; configFile: string | null },
+  context: { demoEntities: DemoEntities; configFile: string | null },
 ): Promise<Map<string, ToolSource>> {
   const where = context.configFile ?? '<config>';
   const baseDir = context.configFile ? dirname(context.configFile) : process.cwd();
   const entries = Object.entries(config);
   const started = await Promise.allSettled(
     entries.map(([id, sourceConfig]) =>
-      createToolSource(id, sourceConfig, { db: context.db, where: `${where}: toolSources.${id}`, baseDir }),
+      createToolSource(id, sourceConfig, {
+        demoEntities: context.demoEntities,
+        where: `${where}: toolSources.${id}`,
+        baseDir,
+      }),
     ),
   );
   const failures = started.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));

@@ -115,14 +115,14 @@ describe("INVALID_CONTENT over HTTP for a listener's own form", () => {
     db = new DbObserver(s.h.database);
   });
   afterAll(async () => {
-    db.close();
+    await db.close();
     await s.close();
   });
 
   it('names the field at fault, changes nothing, and takes the right answer afterwards', async () => {
     const { turn } = await s.start('ship it');
     const id = turn.pendingElicitations[0].id;
-    const before = db.snapshot();
+    const before = await db.snapshot();
     for (const [content, field] of [
       [{ color: 'blue' }, ['input', 'content', 'color']],
       [{ color: 'red', tags: ['z'] }, ['input', 'content', 'tags']],
@@ -137,7 +137,7 @@ describe("INVALID_CONTENT over HTTP for a listener's own form", () => {
       expect(result.userErrors[0]).toMatchObject({ code: 'INVALID_CONTENT', field });
       expect(result.elicitation).toBeNull();
     }
-    expect(db.snapshot()).toEqual(before);
+    expect(await db.snapshot()).toEqual(before);
     expect(s.tools.count('ship')).toBe(0);
     const accepted = await s.resolve(id, 'ACCEPT', { color: 'green', tags: ['a'], day: '2026-12-24' });
     expect(accepted.userErrors).toEqual([]);

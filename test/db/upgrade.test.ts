@@ -33,7 +33,7 @@ function elicitationIndexes(database: string): Record<string, string[]> {
 
 /** When migration 0002 was generated: the key drizzle's migration log records it under. */
 const MIGRATION_0002 = (
-  JSON.parse(readFileSync(new URL('../../drizzle/meta/_journal.json', import.meta.url), 'utf8')) as {
+  JSON.parse(readFileSync(new URL('../../drizzle/sqlite/meta/_journal.json', import.meta.url), 'utf8')) as {
     entries: { tag: string; when: number }[];
   }
 ).entries.find((entry) => entry.tag === '0002_audit_order')!.when;

@@ -44,6 +44,9 @@ describe('INVALID_CONTENT', () => {
     ['a number instead of an object', 'ACCEPT', 1, ['input', 'content']],
     ['content with CANCEL', 'CANCEL', { instructions: 'stop' }, ['input', 'content']],
     ['empty content with CANCEL', 'CANCEL', {}, ['input', 'content']],
+    // Not text: PostgreSQL could not store it, so no backend takes it.
+    ['a NUL character in a string', 'DECLINE', { instructions: 'no\u0000' }, ['input', 'content', 'instructions']],
+    ['an unpaired surrogate in a string', 'DECLINE', { instructions: '\udffd' }, ['input', 'content', 'instructions']],
   ])('%s: names the field, and nothing changes', async (_label, action, content, field) => {
     const result = await s.resolve(elicitationId, action as 'ACCEPT', content);
     expect(result.elicitation).toBeNull();
@@ -51,6 +54,26 @@ describe('INVALID_CONTENT', () => {
     expect(result.userErrors).toHaveLength(1);
     expect(result.userErrors[0]).toMatchObject({ code: 'INVALID_CONTENT', field });
     expect(result.userErrors[0].message).toBeTruthy();
+    await expectUnchanged();
+  });
+
+  it('a message that is not text (a NUL character, an unpaired surrogate): INVALID_INPUT naming it, no turn', async () => {
+    for (const message of ['delete\u0000 all', 'hi \ud800']) {
+      const { startTurn } = dataOf(
+        await s.h.gql(
+          'mutation($input: StartTurnInput!) { startTurn(input: $input) { turn { id } userErrors { code field message } } }',
+          { input: { agentId: AGENT_ID, message, threadId } },
+        ),
+      );
+      expect(startTurn.turn).toBeNull();
+      expect(startTurn.userErrors).toEqual([
+        expect.objectContaining({
+          code: 'INVALID_INPUT',
+          field: ['input', 'message'],
+          message: expect.stringMatching(/NUL/),
+        }),
+      ]);
+    }
     await expectUnchanged();
   });
 

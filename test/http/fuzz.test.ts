@@ -133,15 +133,15 @@ async function fuzzedServer(): Promise<Fuzzed> {
     },
     async unchangedOnError(target, run) {
       await h.server.services.runner.idle();
-      const before = db.snapshot();
+      const before = await db.snapshot();
       const { failed } = await run();
       // A background turn the request started runs on: wait for it before comparing.
       await h.server.services.runner.idle();
-      if (failed) expect(db.snapshot()).toEqual(before);
+      if (failed) expect(await db.snapshot()).toEqual(before);
       record(target, failed);
     },
     async close() {
-      db.close();
+      await db.close();
       await h.close();
     },
   };

@@ -122,7 +122,7 @@ describe('isolation between users', () => {
       .thread.id;
   });
   afterAll(async () => {
-    db.close();
+    await db.close();
     await h.close();
   });
 
@@ -133,7 +133,7 @@ describe('isolation between users', () => {
   it.each(Object.keys(QUERIES))(
     "%s: bob gets for alice's ids exactly what he gets for unknown ids, and nothing of hers",
     async (name) => {
-      const before = db.snapshot();
+      const before = await db.snapshot();
       const forAlice = await gql('bob', QUERIES[name]!(alice).query, QUERIES[name]!(alice).variables);
       const forUnknown = await gql('bob', QUERIES[name]!(unknown()).query, QUERIES[name]!(unknown()).variables);
       expect(forAlice.errors).toBeUndefined();
@@ -142,7 +142,7 @@ describe('isolation between users', () => {
       for (const id of [alice.thread, alice.turn, alice.elicitation, alice.answered, alice.otherThread])
         expect(text).not.toContain(id);
       expect(text).not.toContain('alice');
-      expect(db.snapshot()).toEqual(before);
+      expect(await db.snapshot()).toEqual(before);
     },
   );
 
@@ -166,7 +166,7 @@ describe('isolation between users', () => {
 
   describe('mutations', () => {
     it("startTurn on alice's thread: NOT_FOUND exactly as for an unknown thread; her paused turn is not superseded", async () => {
-      const before = db.snapshot();
+      const before = await db.snapshot();
       const mutate = (threadId: string) =>
         gql('bob', START_TURN, { input: { agentId: 'demo', threadId, message: 'delete entities 4' } });
       const forAlice = dataOf(await mutate(alice.thread)).startTurn;
@@ -177,7 +177,7 @@ describe('isolation between users', () => {
         thread: null,
         userErrors: [{ code: 'NOT_FOUND', message: 'No thread with this id.', field: ['input', 'threadId'] }],
       });
-      expect(db.snapshot()).toEqual(before);
+      expect(await db.snapshot()).toEqual(before);
       expect(
         dataOf(await gql('alice', 'query($id: ID!) { turn(id: $id) { status } }', { id: alice.turn })).turn.status,
       ).toBe('PAUSED');
@@ -186,7 +186,7 @@ describe('isolation between users', () => {
     it.each(['ACCEPT', 'DECLINE', 'CANCEL'])(
       "resolveElicitation %s of alice's: NOT_FOUND exactly as for an unknown id; nothing runs",
       async (action) => {
-        const before = db.snapshot();
+        const before = await db.snapshot();
         const mutate = (elicitationId: string) => gql('bob', RESOLVE, { input: { elicitationId, action } });
         const forAlice = dataOf(await mutate(alice.elicitation)).resolveElicitation;
         const forUnknown = dataOf(await mutate(unknownId('elc'))).resolveElicitation;
@@ -199,7 +199,7 @@ describe('isolation between users', () => {
           ],
         });
         // Nothing ran: the entities are still there, the elicitation still waits for alice.
-        expect(db.snapshot()).toEqual(before);
+        expect(await db.snapshot()).toEqual(before);
         expect(
           dataOf(
             await gql('alice', 'query($id: ID!) { elicitation(id: $id) { status resolvedBy } }', {
@@ -220,7 +220,7 @@ describe('isolation between users', () => {
     });
 
     it('updateAgent: FORBIDDEN for alice and bob, whatever the agent; an admin may', async () => {
-      const before = db.snapshot();
+      const before = await db.snapshot();
       for (const user of ['alice', 'bob'] as const) {
         for (const agentId of ['demo', 'no-such-agent']) {
           const result = dataOf(
@@ -236,7 +236,7 @@ describe('isolation between users', () => {
           });
         }
       }
-      expect(db.snapshot()).toEqual(before);
+      expect(await db.snapshot()).toEqual(before);
       const byAdmin = dataOf(
         await gql(
           'root',
@@ -244,7 +244,7 @@ describe('isolation between users', () => {
         ),
       ).updateAgent;
       expect(byAdmin).toEqual({ agent: { pauseTtlSeconds: 7200 }, userErrors: [] });
-      expect(db.snapshot().digest).not.toBe(before.digest);
+      expect((await db.snapshot()).digest).not.toBe(before.digest);
     });
 
     it("the payloads of bob's own turns hold only his objects", async () => {

@@ -178,7 +178,7 @@ describe('sizes', () => {
     db = new DbObserver(h.database);
   });
   afterAll(async () => {
-    db.close();
+    await db.close();
     await h.close();
   });
 
@@ -221,7 +221,7 @@ describe('sizes', () => {
   });
 
   it('a user message longer than maxMessageLength (in characters): INVALID_INPUT, nothing stored', async () => {
-    const before = db.snapshot();
+    const before = await db.snapshot();
     const long = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: 'y'.repeat(101) } })).startTurn;
     expect(long).toEqual({
       turn: null,
@@ -230,7 +230,7 @@ describe('sizes', () => {
         { code: 'INVALID_INPUT', message: 'The message is longer than 100 characters.', field: ['input', 'message'] },
       ],
     });
-    expect(db.snapshot()).toEqual(before);
+    expect(await db.snapshot()).toEqual(before);
     // 100 emoji are 100 characters (200 UTF-16 units): within the limit.
     const emoji = dataOf(await h.gql(START_TURN, { input: { agentId: 'demo', message: '😀'.repeat(100) } })).startTurn;
     expect(emoji.userErrors).toEqual([]);
@@ -242,7 +242,7 @@ describe('sizes', () => {
       await h.gql(START_TURN, { input: { agentId: 'demo', message: 'delete entities 2' } }),
     ).startTurn;
     const elicitationId = paused.turn.pendingElicitations[0].id;
-    const before = db.snapshot();
+    const before = await db.snapshot();
     // 67 three-byte characters: 67 characters, but 201 bytes of UTF-8 with the quotes... and the key.
     for (const [id, content] of [
       [elicitationId, { instructions: 'x'.repeat(300) }],
@@ -257,7 +257,7 @@ describe('sizes', () => {
         { code: 'INVALID_INPUT', message: 'content is larger than 200 bytes of JSON.', field: ['input', 'content'] },
       ]);
     }
-    expect(db.snapshot()).toEqual(before);
+    expect(await db.snapshot()).toEqual(before);
     // Within the limit, the same answer goes through.
     const accepted = dataOf(
       await h.gql(RESOLVE, { input: { elicitationId, action: 'ACCEPT', content: { instructions: 'ok' } } }),

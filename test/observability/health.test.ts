@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { demoConfig } from '../../src/config/demo.js';
 import type { ToolgateConfig } from '../../src/config/schema.js';
+import { PostgresStore } from '../../src/db/postgres/postgres-store.js';
 import type { SqliteStore } from '../../src/db/sqlite-store.js';
 import type { McpToolSource } from '../../src/tools/mcp.js';
 import { startHarness, tempDir, type Harness } from '../support/harness.js';
@@ -141,7 +142,7 @@ describe('/readyz and the database', () => {
   it('a closed database: 503 "database: does not answer"', async () => {
     h = await startHarness({ config: demoConfig });
     expect((await probe(h, '/readyz')).status).toBe(200);
-    h.server.services.store.close();
+    await h.server.services.store.close();
     const result = await probe(h, '/readyz');
     expect(result.status).toBe(503);
     expect(result.body).toBe('not ready\ndatabase: does not answer\n');
@@ -150,12 +151,21 @@ describe('/readyz and the database', () => {
 
   it('a migration missing from the database: 503 "database: migrations not applied"', async () => {
     h = await startHarness({ config: demoConfig });
-    const { sqlite } = h.server.services.store as SqliteStore;
     // drizzle's journal of applied migrations: forget the newest, as if this build's last migration never ran.
-    const forgotten = sqlite
-      .prepare('DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)')
-      .run();
-    expect(forgotten.changes).toBe(1);
+    const store = h.server.services.store;
+    if (store instanceof PostgresStore) {
+      const forgotten = await store.pool.query(
+        'DELETE FROM drizzle.__drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM drizzle.__drizzle_migrations)',
+      );
+      expect(forgotten.rowCount).toBe(1);
+    } else {
+      const forgotten = (store as SqliteStore).sqlite
+        .prepare(
+          'DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)',
+        )
+        .run();
+      expect(forgotten.changes).toBe(1);
+    }
     const result = await probe(h, '/readyz');
     expect(result).toMatchObject({ status: 503, body: 'not ready\ndatabase: migrations not applied\n' });
   });

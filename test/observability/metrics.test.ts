@@ -192,7 +192,9 @@ describe('WebSocket gauges', () => {
     };
     expect(await gauges()).toEqual({ connections: 0, subscriptions: 0 });
 
-    const client = connectWs(h.url);
+    // Not lazy: the socket stays open after its last subscription ends until the test closes it (a lazy client
+    // closes it then, sooner or later than the gauge is read).
+    const client = connectWs(h.url, undefined, { lazy: false });
     const listening = pubsub.listening('elicitations', 'local');
     const received = subscribeWs(client, 'subscription { elicitationRequested { id } }');
     await listening;

@@ -3,6 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type ServerOptions, type ToolgateServer } from '../../src/server.js';
+import { freshPostgresDatabase } from './postgres.js';
+
+/**
+ * TOOLGATE_TEST_BACKEND=postgres: a harness without a database of its own gets a fresh PostgreSQL database (dropped
+ * by the global teardown, test/support/global-setup.ts) instead of an SQLite file: `npm run test:postgres` runs the
+ * GraphQL suites so.
+ */
+export const TEST_BACKEND = process.env.TOOLGATE_TEST_BACKEND === 'postgres' ? 'postgres' : 'sqlite';
 
 export interface GraphQLResponse<T = any> {
   data?: T;
@@ -12,7 +20,7 @@ export interface GraphQLResponse<T = any> {
 export interface Harness {
   server: ToolgateServer;
   url: string;
-  /** The SQLite file; reuse it to start a fresh server on the same state. */
+  /** The SQLite file or PostgreSQL URL; reuse it to start a fresh server on the same state. */
   database: string;
   gql<T = any>(
     query: string,
@@ -29,7 +37,11 @@ export function tempDir(): { dir: string; cleanup(): void } {
 }
 
 export async function startHarness(options: Partial<ServerOptions> & { database?: string } = {}): Promise<Harness> {
-  const database = options.database ?? join(mkdtempSync(join(tmpdir(), 'toolgate-db-')), 'toolgate.db');
+  const database =
+    options.database ??
+    (TEST_BACKEND === 'postgres'
+      ? (await freshPostgresDatabase()).url
+      : join(mkdtempSync(join(tmpdir(), 'toolgate-db-')), 'toolgate.db'));
   const server = await createServer({ sweepIntervalSeconds: 0, ...options, database });
   const url = await server.listen(0, '127.0.0.1');
   return {

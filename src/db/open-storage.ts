@@ -1,0 +1,122 @@
+// Which store a server uses, from TOOLGATE_DB or the config's `database` section: the only place outside the stores
+// that knows there is more than one. A postgres:// URL is PostgreSQL (several instances on one database); anything
+// else is an SQLite file (the embedded default).
+import { ConfigError } from '../config/load.js';
+import type { DatabaseConfig } from '../config/schema.js';
+import type { Store } from '../domain/store.js';
+import type { DemoEntities } from '../tools/demo.js';
+import { postgresDemoEntities } from './postgres/demo-entities.js';
+import { PostgresStore } from './postgres/postgres-store.js';
+import { sqliteDemoEntities } from './sqlite/demo-entities.js';
+import { openDatabase, SqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
+
+export const DEFAULT_SQLITE_PATH = './data/toolgate.db';
+
+/** An opened store and what lives beside it in the same database. */
+export interface Storage {
+  store: Store;
+  /** The builtin demo tool source's entities. */
+  demoEntities: DemoEntities;
+  /** Host and database (PostgreSQL) or the file: for logs, never a password. */
+  shown: string;
+  /**
+   * The clock every instance must agree on, where times of several hosts are compared (leases, expiry): PostgreSQL's
+   * (this host's clock corrected by the measured offset, re-measured every minute); SQLite: this host's.
+   */
+  clock: () => Date;
+  close(): Promise<void>;
+}
+
+export interface StorageSelection {
+  /** The config file's `database` section, if any. */
+  config?: DatabaseConfig;
+  /** The config file (for messages), or null. */
+  configFile?: string | null;
+  /** The environment to read TOOLGATE_DB from (the CLI passes process.env). */
+  env?: Record<string, string | undefined>;
+  /** SQLite only; see SqliteStoreOptions. */
+  sqlite?: SqliteStoreOptions;
+}
+
+export function isPostgresUrl(target: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(target);
+}
+
+/** TOOLGATE_DB, else the config's `database.url`, else ./data/toolgate.db. */
+export function storageTarget(selection: StorageSelection): { target: string; where: string } {
+  const fromEnv = selection.env?.TOOLGATE_DB;
+  if (fromEnv) return { target: fromEnv, where: 'TOOLGATE_DB' };
+  if (selection.config)
+    return { target: selection.config.url, where: `${selection.configFile ?? '<config>'}: database.url` };
+  return { target: DEFAULT_SQLITE_PATH, where: 'TOOLGATE_DB' };
+}
+
+/**
+ * Opens the store (migrations applied). PostgreSQL is reached now: an unreachable one, or a refused login, is a
+ * one-line ConfigError naming host, port and what failed, and nothing starts.
+ */
+export async function openStorage(target: string, where: string, selection: StorageSelection = {}): Promise<Storage> {
+  if (!isPostgresUrl(target)) {
+    const sqlite = openDatabase({ path: target });
+    const store = new SqliteStore(sqlite, selection.sqlite);
+    return {
+      store,
+      demoEntities: sqliteDemoEntities(sqlite),
+      shown: target,
+      clock: () => new Date(),
+      close: () => store.close(),
+    };
+  }
+  const shown = showPostgres(target, where);
+  const store = await PostgresStore.open(target, { poolSize: selection.config?.poolSize }).catch((error: unknown) => {
+    throw new ConfigError(`${where}: PostgreSQL at ${shown} cannot be reached (${describe(error)})`);
+  });
+  try {
+    const demoEntities = await postgresDemoEntities(store.pool);
+    let offsetMs = await store.clockOffsetMs();
+    // Re-measured now and then (clocks drift); a failed measurement keeps the last one.
+    const timer = setInterval(() => {
+      store.clockOffsetMs().then(
+        (measured) => (offsetMs = measured),
+        () => {},
+      );
+    }, 60_000).unref();
+    return {
+      store,
+      demoEntities,
+      shown,
+      clock: () => new Date(Date.now() + offsetMs),
+      close: async () => {
+        clearInterval(timer);
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+/** Host, port and database as shown in messages and logs (never user or password). */
+function showPostgres(url: string, where: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError(`${where}: not a URL; expected postgres://user@host:port/database`);
+  }
+  return `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}${parsed.pathname || '/'}`;
+}
+
+/** Why a connection or the migration failed, in words. */
+function describe(error: unknown): string {
+  const code = (error as { code?: string }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
+  if (code === 'ETIMEDOUT' || /timeout/i.test(message)) return 'connection timed out';
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'host unreachable';
+  if (code === '28P01') return 'authentication failed';
+  // PostgreSQL's own words for the rest (role or database missing, ...): they name no secret.
+  return message.split('\n')[0]!;
+}

@@ -1,0 +1,1040 @@
+// The PostgreSQL store: several toolgate instances share one database. SQLite let one writer in at a time; here
+// correctness comes from the database itself: every transaction that changes a turn locks its row first (so two
+// answers, an answer and the sweeper, or a write and a lease takeover happen one after the other), one active turn
+// per thread is a partial unique index, the sweeper and recovery skip rows another instance holds (SKIP LOCKED), and
+// lease checks are part of the UPDATE that takes the row. The rules themselves are the domain's (src/domain/).
+// Statements are named (pg prepares each once per connection); drizzle holds the schema and the migrations.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
+import pg from 'pg';
+import { decideAnswer, resumesTurn } from '../../domain/answer-rules.js';
+import { storedConditionsFor } from '../../domain/expiry.js';
+import { newId } from '../../domain/ids.js';
+import { buildPage, decodeCursor, pageHoldsAll } from '../../domain/pagination.js';
+import { loadPendingStep } from '../../domain/pending-step.js';
+import { toStorableJson, toStorableText } from '../../domain/text.js';
+import type {
+  Agent,
+  ChatMessage,
+  CloseReason,
+  ElicitationAnswer,
+  ElicitationDraft,
+  ElicitationRecord,
+  ElicitationStatus,
+  MessageRecord,
+  Page,
+  PendingStep,
+  ThreadRecord,
+  ToolConfirmationMode,
+  ToolMessageDraft,
+  TurnRecord,
+} from '../../domain/records.js';
+import {
+  LeaseLostError,
+  type AgentGatingPatch,
+  type ResolveResult,
+  type RunningTurnLease,
+  type StartTurnResult,
+  type Store,
+  type TurnLease,
+} from '../../domain/store.js';
+import { closePausedTurn, decideActiveTurn, decideThread, type CloseStep } from '../../domain/turn-rules.js';
+import * as schema from './schema.js';
+
+const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'drizzle', 'postgres');
+
+type Client = pg.PoolClient | pg.Pool;
+type Row = Record<string, unknown>;
+
+/** A named statement: prepared by PostgreSQL once per connection, then only executed. */
+interface Statement {
+  name: string;
+  text: string;
+}
+const statement = (name: string, text: string): Statement => ({ name, text });
+
+export interface PostgresStoreOptions {
+  /** Connections in the pool. Default 10. */
+  poolSize?: number;
+}
+
+/** SQLSTATEs after which a transaction is tried again from the start: nothing of it was committed. */
+const RETRYABLE = new Set(['40001', '40P01']);
+const MAX_ATTEMPTS = 5;
+
+export class PostgresStore implements Store {
+  readonly pool: pg.Pool;
+  readonly db: NodePgDatabase<typeof schema>;
+  readonly #newestMigration: number;
+  readonly #auditStatements = new Map<string, { page: Statement; count: Statement }>();
+
+  private constructor(pool: pg.Pool) {
+    this.pool = pool;
+    this.db = drizzle(pool, { schema });
+    this.#newestMigration = Math.max(
+      0,
+      ...readMigrationFiles({ migrationsFolder: MIGRATIONS }).map((m) => m.folderMillis),
+    );
+  }
+
+  /**
+   * Connects, applies the migrations this build has (one instance at a time: drizzle's migrator runs in a
+   * transaction under an advisory lock taken here) and returns the store. Rejects when the database cannot be reached.
+   */
+  static async open(connectionString: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    const pool = new pg.Pool({ connectionString, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000 });
+    // A connection dropped while idle (a database restart) is an event on the pool, not a crash: the next query
+    // opens a new one.
+    pool.on('error', () => {});
+    const store = new PostgresStore(pool);
+    try {
+      const client = await pool.connect();
+      try {
+        // Several instances starting at once: one migrates, the others wait and then find nothing to do.
+        await client.query('SELECT pg_advisory_lock(hashtext($1))', ['toolgate:migrate']);
+        await migrate(drizzle(client, { schema }), { migrationsFolder: MIGRATIONS });
+      } finally {
+        await client.query('SELECT pg_advisory_unlock(hashtext($1))', ['toolgate:migrate']).catch(() => {});
+        client.release();
+      }
+    } catch (error) {
+      await pool.end().catch(() => {});
+      throw error;
+    }
+    return store;
+  }
+
+  /**
+   * The database's clock minus this host's, in ms (half a round trip of error): every instance reads lease and
+   * expiry times on one clock, the database's, rather than on hosts' clocks that may disagree.
+   */
+  async clockOffsetMs(): Promise<number> {
+    const before = Date.now();
+    const { rows } = await this.pool.query<{ now: Date }>(Q.now);
+    const after = Date.now();
+    return rows[0]!.now.getTime() - (before + after) / 2;
+  }
+
+  /**
+   * One transaction on one connection: BEGIN, the work, COMMIT. A serialization failure or deadlock rolls back and
+   * runs the work again from the start (nothing of the failed attempt was committed).
+   */
+  async #transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.pool.connect();
+      let broken = false;
+      try {
+        await client.query('BEGIN');
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
+        if (attempt < MAX_ATTEMPTS && RETRYABLE.has(sqlState(error))) continue;
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    }
+  }
+
+  /**
+   * A write of the loop to a RUNNING turn. With `leaseOwner`, the transaction's first statement is an UPDATE that
+   * locks the turn's row only if that process holds its lease (row count checked: else LeaseLostError, nothing
+   * written); a takeover (claimTurn) then waits for this transaction, so no write lands after another took the turn.
+   */
+  #writeFor<T>(
+    turnId: string,
+    leaseOwner: string | undefined,
+    work: (client: pg.PoolClient, turn: Row) => Promise<T>,
+  ): Promise<T> {
+    return this.#transaction(async (client) => {
+      const { rows } =
+        leaseOwner === undefined
+          ? await run(client, Q.lockTurn, [turnId])
+          : await run(client, Q.lockTurnForHolder, [turnId, leaseOwner]);
+      if (!rows[0]) {
+        if (leaseOwner !== undefined) throw new LeaseLostError(turnId);
+        throw new Error(`No turn ${turnId}.`);
+      }
+      return work(client, rows[0]);
+    });
+  }
+
+  async flush(): Promise<void> {
+    // A COMMIT returns once PostgreSQL has it durable (synchronous_commit = on, checked by ping()).
+  }
+
+  // ---- agents -------------------------------------------------------------------------------------------
+
+  async syncAgent(agent: Agent, now: string): Promise<Agent> {
+    await this.#transaction(async (client) => {
+      const definition = [
+        agent.id,
+        agent.name,
+        agent.description,
+        agent.modelId,
+        agent.systemPrompt,
+        json(agent.toolIds),
+        agent.maxIterations,
+        now,
+      ];
+      // Instances starting at once each sync the config: the row lock makes them one after the other.
+      const { rows } = await client.query<{ gating_set_by_api: boolean }>(
+        `INSERT INTO agents (id, name, description, model_id, system_prompt, tool_ids, max_iterations, updated_at,
+           created_at, require_tool_confirmation, pause_ttl_seconds)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10)
+         ON CONFLICT (id) DO UPDATE SET name = $2, description = $3, model_id = $4, system_prompt = $5,
+           tool_ids = $6, max_iterations = $7, updated_at = $8,
+           require_tool_confirmation = CASE WHEN agents.gating_set_by_api THEN agents.require_tool_confirmation ELSE $9 END,
+           pause_ttl_seconds = CASE WHEN agents.gating_set_by_api THEN agents.pause_ttl_seconds ELSE $10 END
+         RETURNING gating_set_by_api`,
+        [...definition, agent.requireToolConfirmation, agent.pauseTtlSeconds],
+      );
+      if (rows[0]!.gating_set_by_api) return;
+      await client.query('DELETE FROM agent_tool_overrides WHERE agent_id = $1', [agent.id]);
+      const overrides = Object.entries(agent.toolConfirmation);
+      if (overrides.length) {
+        await client.query(
+          `INSERT INTO agent_tool_overrides (agent_id, tool_id, mode)
+           SELECT $1, tool_id, mode FROM unnest($2::text[], $3::text[]) AS o(tool_id, mode)`,
+          [agent.id, overrides.map(([toolId]) => toolId), overrides.map(([, mode]) => mode)],
+        );
+      }
+    });
+    return (await this.getAgent(agent.id))!;
+  }
+
+  async getAgent(id: string): Promise<Agent | null> {
+    const { rows } = await run(this.pool, Q.agent, [id]);
+    return rows[0] ? agentRecord(rows[0]) : null;
+  }
+
+  async listAgents(): Promise<Agent[]> {
+    const { rows } = await run(this.pool, Q.agents, []);
+    return rows.map(agentRecord);
+  }
+
+  async updateAgentGating(id: string, patch: AgentGatingPatch, now: string): Promise<Agent | null> {
+    const found = await this.#transaction(async (client) => {
+      const { rowCount } = await client.query(
+        `UPDATE agents SET require_tool_confirmation = COALESCE($2, require_tool_confirmation),
+           pause_ttl_seconds = COALESCE($3, pause_ttl_seconds), gating_set_by_api = true, updated_at = $4
+         WHERE id = $1`,
+        [id, patch.requireToolConfirmation ?? null, patch.pauseTtlSeconds ?? null, now],
+      );
+      if (rowCount !== 1) return false;
+      const overrides = Object.entries(patch.toolConfirmation ?? {});
+      if (overrides.length) {
+        await client.query(
+          `INSERT INTO agent_tool_overrides (agent_id, tool_id, mode)
+           SELECT $1, tool_id, mode FROM unnest($2::text[], $3::text[]) AS o(tool_id, mode)
+           ON CONFLICT (agent_id, tool_id) DO UPDATE SET mode = excluded.mode`,
+          [id, overrides.map(([toolId]) => toolId), overrides.map(([, mode]) => mode)],
+        );
+      }
+      return true;
+    });
+    return found ? this.getAgent(id) : null;
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------------------
+
+  async getThread(id: string, ownerId: string): Promise<ThreadRecord | null> {
+    const { rows } = await run(this.pool, Q.ownedThread, [id, ownerId]);
+    return rows[0] ? threadRecord(rows[0]) : null;
+  }
+
+  async listThreads(
+    ownerId: string,
+    agentId: string | null,
+    first: number,
+    after: string | null,
+  ): Promise<Page<ThreadRecord>> {
+    const { rows } = await run(this.pool, Q.threadPage, [ownerId, agentId || null, decodeCursor(after), first + 1]);
+    return buildPage(rows.map(withSeq), first, threadRecord);
+  }
+
+  async getTurn(id: string, ownerId: string): Promise<TurnRecord | null> {
+    const { rows } = await run(this.pool, Q.ownedTurn, [id, ownerId]);
+    return rows[0] ? turnRecord(rows[0]) : null;
+  }
+
+  async loadTurn(id: string): Promise<TurnRecord | null> {
+    const { rows } = await run(this.pool, Q.turn, [id]);
+    return rows[0] ? turnRecord(rows[0]) : null;
+  }
+
+  async listTurns(threadId: string): Promise<TurnRecord[]> {
+    return (await run(this.pool, Q.threadTurns, [threadId])).rows.map(turnRecord);
+  }
+
+  async listThreadMessages(threadId: string): Promise<MessageRecord[]> {
+    return (await run(this.pool, Q.threadMessages, [threadId])).rows.map(messageRecord);
+  }
+
+  async listTurnMessages(turnId: string): Promise<MessageRecord[]> {
+    return (await run(this.pool, Q.turnMessages, [turnId])).rows.map(messageRecord);
+  }
+
+  async getElicitation(id: string, ownerId: string): Promise<ElicitationRecord | null> {
+    const { rows } = await run(this.pool, Q.ownedElicitation, [id, ownerId]);
+    return rows[0] ? elicitationRecord(rows[0]) : null;
+  }
+
+  async listTurnElicitations(turnId: string): Promise<ElicitationRecord[]> {
+    return (await run(this.pool, Q.turnElicitations, [turnId])).rows.map(elicitationRecord);
+  }
+
+  async loadTurns(ids: readonly string[]): Promise<TurnRecord[]> {
+    return (await run(this.pool, Q.turnsByIds, [ids])).rows.map(turnRecord);
+  }
+
+  async loadThreads(ids: readonly string[]): Promise<ThreadRecord[]> {
+    return (await run(this.pool, Q.threadsByIds, [ids])).rows.map(threadRecord);
+  }
+
+  async listMessagesOfTurns(turnIds: readonly string[]): Promise<MessageRecord[]> {
+    return (await run(this.pool, Q.messagesOfTurns, [turnIds])).rows.map(messageRecord);
+  }
+
+  async listMessagesOfThreads(threadIds: readonly string[]): Promise<MessageRecord[]> {
+    return (await run(this.pool, Q.messagesOfThreads, [threadIds])).rows.map(messageRecord);
+  }
+
+  async listTurnsOfThreads(threadIds: readonly string[]): Promise<TurnRecord[]> {
+    return (await run(this.pool, Q.turnsOfThreads, [threadIds])).rows.map(turnRecord);
+  }
+
+  async listElicitationsOfTurns(turnIds: readonly string[]): Promise<ElicitationRecord[]> {
+    return (await run(this.pool, Q.elicitationsOfTurns, [turnIds])).rows.map(elicitationRecord);
+  }
+
+  async listPendingElicitations(
+    ownerId: string,
+    filter: { threadId?: string | null; agentId?: string | null },
+    now: string,
+    first: number,
+    after: string | null,
+  ): Promise<Page<ElicitationRecord> & { totalCount: number }> {
+    const params = [ownerId, now, filter.threadId ?? null, filter.agentId ?? null];
+    const afterSeq = decodeCursor(after);
+    const { rows } = await run(this.pool, Q.pendingPage, [...params, afterSeq, first + 1]);
+    const count = pageHoldsAll(afterSeq, rows.length, first)
+      ? rows.length
+      : Number((await run(this.pool, Q.pendingCount, params)).rows[0]!.count);
+    return { ...buildPage(rows.map(withSeq), first, elicitationRecord), totalCount: count };
+  }
+
+  async listElicitations(
+    ownerId: string,
+    filter: { threadId?: string | null; agentId?: string | null; statuses?: ElicitationStatus[] | null },
+    now: string,
+    first: number,
+    after: string | null,
+  ): Promise<Page<ElicitationRecord> & { totalCount: number }> {
+    const afterSeq = decodeCursor(after);
+    const queries = this.#auditQueries(filter.statuses ?? null);
+    const params = [ownerId, now, filter.threadId ?? null, filter.agentId ?? null];
+    const { rows } = await run(this.pool, queries.page, [...params, afterSeq, first + 1]);
+    const count = pageHoldsAll(afterSeq, rows.length, first)
+      ? rows.length
+      : Number((await run(this.pool, queries.count, params)).rows[0]!.count);
+    return { ...buildPage(rows.map(withSeq), first, elicitationRecord), totalCount: count };
+  }
+
+  /** The audit list's statements for one status filter (deduplicated, sorted), named and built on first use. */
+  #auditQueries(statuses: ElicitationStatus[] | null): { page: Statement; count: Statement } {
+    const shape = statuses && [...new Set(statuses)].sort();
+    const key = shape?.join('_') ?? 'all';
+    let queries = this.#auditStatements.get(key);
+    if (!queries) {
+      // As read now (storedConditionsFor, src/domain/expiry.ts): a PENDING row past its expiry is EXPIRED.
+      const asRead = (status: ElicitationStatus) =>
+        storedConditionsFor(status)
+          .map(
+            ({ status, pastExpiry }) =>
+              `(status = '${status}'${pastExpiry === undefined ? '' : pastExpiry ? ' AND expires_at <= $2' : ' AND expires_at > $2'})`,
+          )
+          .join(' OR ');
+      const where = `owner_id = $1 AND ($3::text IS NULL OR thread_id = $3) AND ($4::text IS NULL OR agent_id = $4)
+        AND ($2::timestamptz IS NOT NULL)${shape ? ` AND (${shape.map(asRead).join(' OR ') || 'false'})` : ''}`;
+      queries = {
+        page: statement(
+          `audit_page_${key}`,
+          `SELECT * FROM elicitations WHERE ${where} AND seq > $5 ORDER BY seq LIMIT $6`,
+        ),
+        count: statement(`audit_count_${key}`, `SELECT count(*) AS count FROM elicitations WHERE ${where}`),
+      };
+      this.#auditStatements.set(key, queries);
+    }
+    return queries;
+  }
+
+  // ---- the loop's atomic steps -----------------------------------------------------------------------------
+
+  async startTurn(
+    input: {
+      turnId: string;
+      newThreadId: string;
+      threadId: string | null;
+      agentId: string;
+      ownerId: string;
+      message: string;
+      now: string;
+      lease?: TurnLease;
+    },
+    closeStep: CloseStep,
+  ): Promise<StartTurnResult> {
+    try {
+      return await this.#transaction(async (client): Promise<StartTurnResult> => {
+        const { now } = input;
+        let thread: ThreadRecord;
+        let superseded: TurnRecord | null = null;
+        // The thread's row lock: two turns started on one thread at once go one after the other, and the second
+        // sees the first's turn as active.
+        const found = input.threadId
+          ? (await run(client, Q.lockOwnedThread, [input.threadId, input.ownerId])).rows[0]
+          : undefined;
+        const where = decideThread(input, found ? threadRecord(found) : null);
+        if (where.kind === 'refuse') return { ok: false, code: where.code };
+        if (where.kind === 'existing') {
+          thread = where.thread;
+          const active = (await run(client, Q.lockActiveTurn, [thread.id])).rows[0];
+          const decision = decideActiveTurn(active ? turnRecord(active) : null, now);
+          if (decision.kind === 'refuse') return { ok: false, code: decision.code };
+          if (decision.kind === 'supersede') {
+            superseded = await this.#closePausedTurn(client, turnRecord(active!), decision.reason, closeStep, now);
+          }
+        } else {
+          await run(client, Q.insertThread, [input.newThreadId, input.agentId, input.ownerId, now]);
+          thread = { id: input.newThreadId, agentId: input.agentId, ownerId: input.ownerId, createdAt: now };
+        }
+        const turn = (
+          await run(client, Q.insertTurn, [
+            input.turnId,
+            thread.id,
+            input.agentId,
+            input.ownerId,
+            now,
+            input.lease?.owner ?? null,
+            input.lease?.until ?? null,
+          ])
+        ).rows[0]!;
+        await this.#appendMessage(
+          client,
+          input.turnId,
+          thread.id,
+          { role: 'USER', text: input.message, toolCalls: [], toolCallId: null },
+          now,
+        );
+        return { ok: true, thread, turn: turnRecord(turn), superseded };
+      });
+    } catch (error) {
+      // The partial unique index: another instance started a turn on this thread in between.
+      if (sqlState(error) === '23505' && constraint(error) === 'turns_one_active_per_thread') {
+        return { ok: false, code: 'THREAD_BUSY' };
+      }
+      throw error;
+    }
+  }
+
+  async appendAssistantMessage(
+    turnId: string,
+    message: ChatMessage,
+    now: string,
+    iterations?: number,
+    leaseOwner?: string,
+  ): Promise<MessageRecord> {
+    return this.#writeFor(turnId, leaseOwner, async (client, turn) => {
+      const record = await this.#appendMessage(client, turnId, String(turn.thread_id), message, now);
+      if (iterations !== undefined) await run(client, Q.setIterations, [turnId, iterations, now]);
+      return record;
+    });
+  }
+
+  async appendToolMessages(
+    turnId: string,
+    drafts: ToolMessageDraft[],
+    now: string,
+    leaseOwner?: string,
+  ): Promise<void> {
+    if (drafts.length === 0) return;
+    await this.#writeFor(turnId, leaseOwner, (client, turn) =>
+      this.#appendToolMessages(client, turnId, String(turn.thread_id), drafts, now),
+    );
+  }
+
+  async markToolStarted(turnId: string, toolCallId: string, now: string, leaseOwner?: string): Promise<boolean> {
+    return this.#writeFor(turnId, leaseOwner, async (client) => {
+      // The journal row must be durable before the tool's effect happens, whatever the server's default says.
+      await client.query('SET LOCAL synchronous_commit = on');
+      return (await run(client, Q.startTool, [turnId, toolCallId, now])).rowCount === 1;
+    });
+  }
+
+  async finishTool(turnId: string, draft: ToolMessageDraft, now: string, leaseOwner?: string): Promise<TurnRecord> {
+    return this.#writeFor(turnId, leaseOwner, async (client, turn) => {
+      await this.#appendToolMessages(client, turnId, String(turn.thread_id), [draft], now);
+      await run(client, Q.finishTool, [turnId, draft.toolCallId, now]);
+      return turnRecord(turn);
+    });
+  }
+
+  async pauseTurn(
+    turnId: string,
+    step: PendingStep,
+    drafts: ElicitationDraft[],
+    text: string,
+    expiresAt: string,
+    now: string,
+    leaseOwner?: string,
+  ): Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }> {
+    return this.#writeFor(turnId, leaseOwner, async (client, turn) => {
+      const threadId = String(turn.thread_id);
+      const agentId = String(turn.agent_id);
+      const ownerId = String(turn.owner_id);
+      if (drafts.length) {
+        await run(client, Q.insertElicitations, [
+          drafts.map((d) => d.id),
+          turnId,
+          threadId,
+          agentId,
+          ownerId,
+          drafts.map((d) => d.toolCallId),
+          drafts.map((d) => json(d.request)),
+          drafts.map((d) => json(d.toolCall)),
+          now,
+          expiresAt,
+        ]);
+      }
+      const paused = (await run(client, Q.pauseTurn, [turnId, json(step), text, expiresAt, now])).rows[0]!;
+      // What the rows now hold, without reading them back: a PENDING request of the turn's owner.
+      const elicitations = drafts.map((draft): ElicitationRecord => ({
+        id: draft.id,
+        turnId,
+        threadId,
+        agentId,
+        ownerId,
+        toolCallId: draft.toolCallId,
+        status: 'PENDING',
+        request: draft.request,
+        toolCall: draft.toolCall,
+        response: null,
+        resolvedBy: null,
+        resolvedAt: null,
+        createdAt: now,
+        expiresAt,
+      }));
+      return { turn: turnRecord(paused), elicitations };
+    });
+  }
+
+  async finishTurn(
+    turnId: string,
+    status: 'COMPLETED' | 'FAILED' | 'CANCELLED',
+    fields: { text?: string | null; error?: string | null },
+    now: string,
+    leaseOwner?: string,
+  ): Promise<TurnRecord> {
+    return this.#writeFor(turnId, leaseOwner, async (client) => {
+      const { rows } = await run(client, Q.finishTurn, [
+        turnId,
+        status,
+        fields.text ?? null,
+        fields.error ?? null,
+        now,
+      ]);
+      return turnRecord(rows[0]!);
+    });
+  }
+
+  async setIterations(turnId: string, iterations: number, now: string, leaseOwner?: string): Promise<void> {
+    await this.#writeFor(turnId, leaseOwner, async (client) => {
+      await run(client, Q.setIterations, [turnId, iterations, now]);
+    });
+  }
+
+  async resolveElicitation(
+    input: { elicitationId: string; ownerId: string; answer: ElicitationAnswer; now: string; lease?: TurnLease },
+    closeStep: CloseStep,
+  ): Promise<ResolveResult> {
+    return this.#transaction(async (client): Promise<ResolveResult> => {
+      const { now, answer } = input;
+      // Lock the turn first, then read the request: answers to one turn (from any instance), the sweeper and a
+      // new message on its thread all wait for each other here, and each sees what the one before it committed.
+      const turnRow = (await run(client, Q.lockTurnOfElicitation, [input.elicitationId, input.ownerId])).rows[0];
+      const row = turnRow && (await run(client, Q.ownedElicitation, [input.elicitationId, input.ownerId])).rows[0];
+      const decision = decideAnswer(row ? elicitationRecord(row) : null, answer, now);
+      if (decision.kind === 'not_found' || !row || !turnRow) return { kind: 'not_found' };
+      const turnId = String(row.turn_id);
+      const current = async () => ({
+        elicitation: elicitationRecord((await run(client, Q.elicitation, [input.elicitationId])).rows[0]!),
+        turn: turnRecord((await run(client, Q.turn, [turnId])).rows[0]!),
+      });
+      switch (decision.kind) {
+        case 'duplicate':
+        case 'already_resolved':
+          return { kind: decision.kind, ...(await current()) };
+        case 'expired':
+          if (decision.expireTurn) await this.#closePausedTurn(client, turnRecord(turnRow), 'expired', closeStep, now);
+          return { kind: 'expired', ...(await current()), changed: decision.expireTurn };
+      }
+      await run(client, Q.answer, [
+        input.elicitationId,
+        decision.status,
+        answer.action,
+        answer.content === null ? null : json(answer.content),
+        input.ownerId,
+        now,
+      ]);
+      if (decision.then === 'cancel_turn') {
+        await this.#closePausedTurn(client, turnRecord(turnRow), 'cancelled', closeStep, now);
+        return { kind: 'cancelled', ...(await current()) };
+      }
+      const stillPending = (await run(client, Q.pendingOfTurn, [turnId])).rows.length > 0;
+      if (!resumesTurn(stillPending)) return { kind: 'recorded', ...(await current()) };
+      // The claim: only one caller moves the turn from PAUSED to RUNNING (the row is locked; the WHERE re-checks).
+      const claimed =
+        (await run(client, Q.resumeTurn, [turnId, now, input.lease?.owner ?? null, input.lease?.until ?? null]))
+          .rowCount === 1;
+      return { kind: claimed ? 'resume' : 'recorded', ...(await current()) };
+    });
+  }
+
+  async expireDueTurns(now: string, limit: number, closeStep: CloseStep): Promise<TurnRecord[]> {
+    return this.#transaction(async (client) => {
+      // SKIP LOCKED: a turn another instance is expiring, or that an answer holds, is left to them.
+      const due = (await run(client, Q.lockDueTurns, [now, limit])).rows;
+      const expired: TurnRecord[] = [];
+      for (const row of due)
+        expired.push(await this.#closePausedTurn(client, turnRecord(row), 'expired', closeStep, now));
+      return expired;
+    });
+  }
+
+  async listRunningTurns(): Promise<TurnRecord[]> {
+    return (await run(this.pool, Q.runningTurns, [])).rows.map(turnRecord);
+  }
+
+  async listUnfinishedToolCalls(turnId: string): Promise<string[]> {
+    return (await run(this.pool, Q.unfinishedToolCalls, [turnId])).rows.map((r) => String(r.tool_call_id));
+  }
+
+  async listRunningLeases(): Promise<RunningTurnLease[]> {
+    return (await run(this.pool, Q.runningLeases, [])).rows.map((r) => ({
+      turnId: String(r.id),
+      owner: (r.lease_owner as string | null) ?? null,
+      expiresAt: iso(r.lease_expires_at),
+      recoveries: Number(r.recoveries),
+    }));
+  }
+
+  async claimTurn(
+    turnId: string,
+    expectedOwner: string | null,
+    lease: TurnLease,
+    now: string,
+  ): Promise<{ turn: TurnRecord; recoveries: number } | null> {
+    // Compare-and-swap in one UPDATE: of several instances, the first to lock the row wins; the others re-check
+    // the WHERE against its new owner and change nothing.
+    const { rows } = await run(this.pool, Q.claimTurn, [turnId, expectedOwner, lease.owner, lease.until, now]);
+    return rows[0] ? { turn: turnRecord(rows[0]), recoveries: Number(rows[0].recoveries) } : null;
+  }
+
+  async renewLeases(owner: string, until: string, now: string): Promise<number> {
+    void now;
+    return (await run(this.pool, Q.renewLeases, [owner, until])).rowCount ?? 0;
+  }
+
+  async holdsLease(turnId: string, owner: string): Promise<boolean> {
+    return (await run(this.pool, Q.leaseOwner, [turnId])).rows[0]?.lease_owner === owner;
+  }
+
+  async deleteExpiredElicitations(before: string, limit: number): Promise<number> {
+    return (await run(this.pool, Q.deleteExpiredElicitations, [before, limit])).rowCount ?? 0;
+  }
+
+  async countPendingElicitations(now: string): Promise<number> {
+    return Number((await run(this.pool, Q.allPendingCount, [now])).rows[0]!.count);
+  }
+
+  async ping(): Promise<string | null> {
+    const { rows } = await run(this.pool, Q.newestMigration, []);
+    const applied = rows[0]?.applied === null || rows[0]?.applied === undefined ? 0 : Number(rows[0].applied);
+    if (applied < this.#newestMigration) return 'migrations not applied';
+    return rows[0]!.synchronous_commit === 'off' ? 'synchronous_commit is off' : null;
+  }
+
+  #closing: Promise<void> | null = null;
+
+  /** Ends the pool once; later calls wait for the same end. */
+  close(): Promise<void> {
+    return (this.#closing ??= this.pool.end());
+  }
+
+  // ---- helpers (inside a transaction) ------------------------------------------------------------------------
+
+  /** PAUSED turn (its row locked) to CANCELLED or EXPIRED, as closePausedTurn (src/domain/turn-rules.ts) decides. */
+  async #closePausedTurn(
+    client: pg.PoolClient,
+    turn: TurnRecord,
+    reason: CloseReason,
+    closeStep: CloseStep,
+    now: string,
+  ): Promise<TurnRecord> {
+    const stored = (await run(client, Q.turnElicitations, [turn.id])).rows.map(elicitationRecord);
+    const closing = closePausedTurn(turn, stored, reason, closeStep);
+    if (closing.closeElicitations.length) {
+      await run(client, Q.closeElicitations, [closing.closeElicitations, closing.status, now]);
+    }
+    await this.#appendToolMessages(client, turn.id, turn.threadId, closing.toolMessages, now);
+    return turnRecord((await run(client, Q.closeTurn, [turn.id, closing.status, now])).rows[0]!);
+  }
+
+  /** Each call's one TOOL message; a second one for the same call (two instances racing on a turn) is dropped. */
+  async #appendToolMessages(
+    client: pg.PoolClient,
+    turnId: string,
+    threadId: string,
+    drafts: ToolMessageDraft[],
+    now: string,
+  ): Promise<void> {
+    if (drafts.length === 0) return;
+    await run(client, Q.insertToolMessages, [
+      drafts.map(() => newId('msg')),
+      threadId,
+      turnId,
+      drafts.map((d) => d.text),
+      drafts.map((d) => d.toolCallId),
+      now,
+    ]);
+  }
+
+  async #appendMessage(
+    client: pg.PoolClient,
+    turnId: string,
+    threadId: string,
+    message: ChatMessage,
+    now: string,
+  ): Promise<MessageRecord> {
+    const id = newId('msg');
+    await run(client, Q.insertMessage, [
+      id,
+      threadId,
+      turnId,
+      message.role,
+      message.text,
+      message.toolCalls.length ? json(message.toolCalls) : null,
+      message.toolCallId,
+      now,
+    ]);
+    return { ...message, id, threadId, turnId, createdAt: now };
+  }
+}
+
+/**
+ * Runs a named statement. Strings are bound storable (src/domain/text.ts): PostgreSQL refuses NUL characters and unpaired
+ * surrogates, which the API refuses from users but a model or tool may still produce, and an id a client made up may
+ * hold (a lookup of it then finds nothing, as on SQLite).
+ */
+function run(client: Client, query: Statement, values: unknown[]): Promise<pg.QueryResult<Row>> {
+  return client.query<Row>({ name: query.name, text: query.text, values: values.map(storableParameter) });
+}
+
+function storableParameter(value: unknown): unknown {
+  if (typeof value === 'string') return toStorableText(value);
+  if (Array.isArray(value)) return value.map((item) => (typeof item === 'string' ? toStorableText(item) : item));
+  return value;
+}
+
+/** JSON for a jsonb parameter: JSON.stringify writes NUL and unpaired surrogates as \u escapes, which jsonb refuses. */
+function json(value: unknown): string {
+  return JSON.stringify(toStorableJson(value));
+}
+
+function sqlState(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : '';
+}
+
+function constraint(error: unknown): string | undefined {
+  return (error as { constraint?: string }).constraint;
+}
+
+/** The statements of every path, named: pg prepares each once per pooled connection. */
+const Q = {
+  now: statement('now', 'SELECT now() AS now'),
+  newestMigration: statement(
+    'newest_migration',
+    `SELECT (SELECT max(created_at) FROM drizzle.__drizzle_migrations) AS applied,
+       current_setting('synchronous_commit') AS synchronous_commit`,
+  ),
+  agent: statement(
+    'agent',
+    `SELECT a.*, COALESCE((SELECT json_agg(json_build_array(o.tool_id, o.mode)) FROM agent_tool_overrides o
+       WHERE o.agent_id = a.id), '[]') AS overrides FROM agents a WHERE a.id = $1`,
+  ),
+  agents: statement(
+    'agents',
+    `SELECT a.*, COALESCE((SELECT json_agg(json_build_array(o.tool_id, o.mode)) FROM agent_tool_overrides o
+       WHERE o.agent_id = a.id), '[]') AS overrides FROM agents a ORDER BY a.id`,
+  ),
+  ownedThread: statement('owned_thread', 'SELECT * FROM threads WHERE id = $1 AND owner_id = $2'),
+  lockOwnedThread: statement('lock_owned_thread', 'SELECT * FROM threads WHERE id = $1 AND owner_id = $2 FOR UPDATE'),
+  threadPage: statement(
+    'thread_page',
+    `SELECT * FROM threads WHERE owner_id = $1 AND ($2::text IS NULL OR agent_id = $2) AND seq > $3
+     ORDER BY seq LIMIT $4`,
+  ),
+  insertThread: statement(
+    'insert_thread',
+    'INSERT INTO threads (id, agent_id, owner_id, created_at) VALUES ($1, $2, $3, $4)',
+  ),
+  turn: statement('turn', 'SELECT * FROM turns WHERE id = $1'),
+  // The API's batched reads (loaders).
+  turnsByIds: statement('turns_by_ids', 'SELECT * FROM turns WHERE id = ANY($1::text[])'),
+  threadsByIds: statement('threads_by_ids', 'SELECT * FROM threads WHERE id = ANY($1::text[])'),
+  turnsOfThreads: statement('turns_of_threads', 'SELECT * FROM turns WHERE thread_id = ANY($1::text[]) ORDER BY seq'),
+  messagesOfTurns: statement(
+    'messages_of_turns',
+    'SELECT * FROM messages WHERE turn_id = ANY($1::text[]) ORDER BY seq',
+  ),
+  messagesOfThreads: statement(
+    'messages_of_threads',
+    'SELECT * FROM messages WHERE thread_id = ANY($1::text[]) ORDER BY seq',
+  ),
+  elicitationsOfTurns: statement(
+    'elicitations_of_turns',
+    'SELECT * FROM elicitations WHERE turn_id = ANY($1::text[]) ORDER BY seq',
+  ),
+  ownedTurn: statement('owned_turn', 'SELECT * FROM turns WHERE id = $1 AND owner_id = $2'),
+  lockTurn: statement('lock_turn', 'SELECT * FROM turns WHERE id = $1 FOR UPDATE'),
+  lockTurnForHolder: statement(
+    'lock_turn_for_holder',
+    `UPDATE turns SET lease_owner = lease_owner WHERE id = $1 AND status = 'RUNNING' AND lease_owner = $2 RETURNING *`,
+  ),
+  lockTurnOfElicitation: statement(
+    'lock_turn_of_elicitation',
+    `SELECT t.* FROM turns t JOIN elicitations e ON e.turn_id = t.id WHERE e.id = $1 AND e.owner_id = $2
+     FOR UPDATE OF t`,
+  ),
+  lockActiveTurn: statement(
+    'lock_active_turn',
+    `SELECT * FROM turns WHERE thread_id = $1 AND status IN ('RUNNING', 'PAUSED') LIMIT 1 FOR UPDATE`,
+  ),
+  threadTurns: statement('thread_turns', 'SELECT * FROM turns WHERE thread_id = $1 ORDER BY seq'),
+  insertTurn: statement(
+    'insert_turn',
+    `INSERT INTO turns (id, thread_id, agent_id, owner_id, status, iterations, created_at, updated_at, lease_owner,
+       lease_expires_at) VALUES ($1, $2, $3, $4, 'RUNNING', 0, $5, $5, $6, $7) RETURNING *`,
+  ),
+  setIterations: statement('set_iterations', 'UPDATE turns SET iterations = $2, updated_at = $3 WHERE id = $1'),
+  pauseTurn: statement(
+    'pause_turn',
+    `UPDATE turns SET status = 'PAUSED', step = $2, text = $3, expires_at = $4, updated_at = $5 WHERE id = $1
+     RETURNING *`,
+  ),
+  finishTurn: statement(
+    'finish_turn',
+    `UPDATE turns SET status = $2, text = $3, error = $4, step = NULL, expires_at = NULL, updated_at = $5
+     WHERE id = $1 RETURNING *`,
+  ),
+  resumeTurn: statement(
+    'resume_turn',
+    `UPDATE turns SET status = 'RUNNING', text = NULL, expires_at = NULL, updated_at = $2, lease_owner = $3,
+       lease_expires_at = $4 WHERE id = $1 AND status = 'PAUSED'`,
+  ),
+  closeTurn: statement(
+    'close_turn',
+    'UPDATE turns SET status = $2, step = NULL, updated_at = $3 WHERE id = $1 RETURNING *',
+  ),
+  lockDueTurns: statement(
+    'lock_due_turns',
+    `SELECT * FROM turns WHERE status = 'PAUSED' AND expires_at <= $1 ORDER BY expires_at LIMIT $2
+     FOR UPDATE SKIP LOCKED`,
+  ),
+  runningTurns: statement('running_turns', `SELECT * FROM turns WHERE status = 'RUNNING' ORDER BY seq`),
+  runningLeases: statement(
+    'running_leases',
+    `SELECT id, lease_owner, lease_expires_at, recoveries FROM turns WHERE status = 'RUNNING' ORDER BY seq`,
+  ),
+  claimTurn: statement(
+    'claim_turn',
+    `UPDATE turns SET lease_owner = $3, lease_expires_at = $4, recoveries = recoveries + 1, updated_at = $5
+     WHERE id = $1 AND status = 'RUNNING' AND lease_owner IS NOT DISTINCT FROM $2 RETURNING *`,
+  ),
+  renewLeases: statement(
+    'renew_leases',
+    `UPDATE turns SET lease_expires_at = $2 WHERE lease_owner = $1 AND status = 'RUNNING'`,
+  ),
+  leaseOwner: statement('lease_owner', `SELECT lease_owner FROM turns WHERE id = $1 AND status = 'RUNNING'`),
+  threadMessages: statement('thread_messages', 'SELECT * FROM messages WHERE thread_id = $1 ORDER BY seq'),
+  turnMessages: statement('turn_messages', 'SELECT * FROM messages WHERE turn_id = $1 ORDER BY seq'),
+  insertMessage: statement(
+    'insert_message',
+    `INSERT INTO messages (id, thread_id, turn_id, role, text, tool_calls, tool_call_id, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+  ),
+  insertToolMessages: statement(
+    'insert_tool_messages',
+    `INSERT INTO messages (id, thread_id, turn_id, role, text, tool_call_id, created_at)
+     SELECT id, $2, $3, 'TOOL', text, tool_call_id, $6 FROM unnest($1::text[], $4::text[], $5::text[])
+       WITH ORDINALITY AS m(id, text, tool_call_id, n) ORDER BY n
+     ON CONFLICT (turn_id, tool_call_id) WHERE role = 'TOOL' DO NOTHING`,
+  ),
+  elicitation: statement('elicitation', 'SELECT * FROM elicitations WHERE id = $1'),
+  ownedElicitation: statement('owned_elicitation', 'SELECT * FROM elicitations WHERE id = $1 AND owner_id = $2'),
+  turnElicitations: statement('turn_elicitations', 'SELECT * FROM elicitations WHERE turn_id = $1 ORDER BY seq'),
+  pendingOfTurn: statement(
+    'pending_of_turn',
+    `SELECT id FROM elicitations WHERE turn_id = $1 AND status = 'PENDING' LIMIT 1`,
+  ),
+  insertElicitations: statement(
+    'insert_elicitations',
+    `INSERT INTO elicitations (id, turn_id, thread_id, agent_id, owner_id, tool_call_id, status, request, tool_call,
+       created_at, expires_at)
+     SELECT id, $2, $3, $4, $5, tool_call_id, 'PENDING', request::jsonb, tool_call::jsonb, $9, $10
+       FROM unnest($1::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS e(id, tool_call_id, request, tool_call, n)
+       ORDER BY n`,
+  ),
+  answer: statement(
+    'answer',
+    `UPDATE elicitations SET status = $2, response_action = $3, response_content = $4, resolved_by = $5,
+       resolved_at = $6 WHERE id = $1 AND status = 'PENDING'`,
+  ),
+  closeElicitations: statement(
+    'close_elicitations',
+    `UPDATE elicitations SET status = $2, resolved_at = $3 WHERE id = ANY($1::text[]) AND status = 'PENDING'`,
+  ),
+  // What is pending is PENDING as read at $2: storedConditionsFor('PENDING') (src/domain/expiry.ts).
+  pendingPage: statement(
+    'pending_page',
+    `SELECT * FROM elicitations WHERE owner_id = $1 AND status = 'PENDING' AND expires_at > $2
+       AND ($3::text IS NULL OR thread_id = $3) AND ($4::text IS NULL OR agent_id = $4) AND seq > $5
+     ORDER BY seq LIMIT $6`,
+  ),
+  pendingCount: statement(
+    'pending_count',
+    `SELECT count(*) AS count FROM elicitations WHERE owner_id = $1 AND status = 'PENDING' AND expires_at > $2
+       AND ($3::text IS NULL OR thread_id = $3) AND ($4::text IS NULL OR agent_id = $4)`,
+  ),
+  allPendingCount: statement(
+    'all_pending_count',
+    `SELECT count(*) AS count FROM elicitations WHERE status = 'PENDING' AND expires_at > $1`,
+  ),
+  deleteExpiredElicitations: statement(
+    'delete_expired_elicitations',
+    `DELETE FROM elicitations WHERE seq IN (SELECT seq FROM elicitations WHERE status = 'EXPIRED' AND expires_at < $1
+       LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+  ),
+  startTool: statement(
+    'start_tool',
+    `INSERT INTO tool_executions (turn_id, tool_call_id, started_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+  ),
+  finishTool: statement(
+    'finish_tool',
+    'UPDATE tool_executions SET finished_at = $3 WHERE turn_id = $1 AND tool_call_id = $2',
+  ),
+  unfinishedToolCalls: statement(
+    'unfinished_tool_calls',
+    'SELECT tool_call_id FROM tool_executions WHERE turn_id = $1 AND finished_at IS NULL ORDER BY started_at',
+  ),
+};
+
+// ---- rows to records ---------------------------------------------------------------------------------------
+
+function iso(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  return (value instanceof Date ? value : new Date(String(value))).toISOString();
+}
+
+/** Sequence numbers come back as strings (int8); pages need numbers. */
+function withSeq(row: Row): Row & { seq: number } {
+  return Object.assign(row, { seq: Number(row.seq) });
+}
+
+function agentRecord(row: Row): Agent {
+  const overrides = row.overrides as [toolId: string, mode: ToolConfirmationMode][];
+  return {
+    id: String(row.id),
+    name: String(row.name),
+    description: (row.description as string | null) ?? null,
+    modelId: String(row.model_id),
+    systemPrompt: String(row.system_prompt),
+    toolIds: row.tool_ids as string[],
+    requireToolConfirmation: Boolean(row.require_tool_confirmation),
+    toolConfirmation: Object.fromEntries(overrides),
+    pauseTtlSeconds: Number(row.pause_ttl_seconds),
+    maxIterations: Number(row.max_iterations),
+  };
+}
+
+function threadRecord(row: Row): ThreadRecord {
+  return {
+    id: String(row.id),
+    agentId: String(row.agent_id),
+    ownerId: String(row.owner_id),
+    createdAt: iso(row.created_at)!,
+  };
+}
+
+function turnRecord(row: Row): TurnRecord {
+  return {
+    id: String(row.id),
+    threadId: String(row.thread_id),
+    agentId: String(row.agent_id),
+    ownerId: String(row.owner_id),
+    status: row.status as TurnRecord['status'],
+    text: (row.text as string | null) ?? null,
+    error: (row.error as string | null) ?? null,
+    iterations: Number(row.iterations),
+    // Validated, and upgraded if an earlier release wrote it: a malformed step fails naming the turn.
+    step: row.step === null || row.step === undefined ? null : loadPendingStep(row.step, String(row.id)),
+    createdAt: iso(row.created_at)!,
+    updatedAt: iso(row.updated_at)!,
+    expiresAt: iso(row.expires_at),
+  };
+}
+
+function messageRecord(row: Row): MessageRecord {
+  return {
+    id: String(row.id),
+    threadId: String(row.thread_id),
+    turnId: String(row.turn_id),
+    role: row.role as MessageRecord['role'],
+    text: (row.text as string | null) ?? null,
+    toolCalls: (row.tool_calls as MessageRecord['toolCalls'] | null) ?? [],
+    toolCallId: (row.tool_call_id as string | null) ?? null,
+    createdAt: iso(row.created_at)!,
+  };
+}
+
+function elicitationRecord(row: Row): ElicitationRecord {
+  return {
+    id: String(row.id),
+    turnId: String(row.turn_id),
+    threadId: String(row.thread_id),
+    agentId: String(row.agent_id),
+    ownerId: String(row.owner_id),
+    toolCallId: String(row.tool_call_id),
+    status: row.status as ElicitationStatus,
+    request: row.request as ElicitationRecord['request'],
+    toolCall: row.tool_call as ElicitationRecord['toolCall'],
+    response: row.response_action
+      ? {
+          action: row.response_action as ElicitationAnswer['action'],
+          content: (row.response_content as ElicitationAnswer['content']) ?? null,
+        }
+      : null,
+    resolvedBy: (row.resolved_by as string | null) ?? null,
+    resolvedAt: iso(row.resolved_at),
+    createdAt: iso(row.created_at)!,
+    expiresAt: iso(row.expires_at)!,
+  };
+}

@@ -1,0 +1,174 @@
+// The drizzle schema of the PostgreSQL store. Migrations in ../../../drizzle/postgres are generated from it
+// (npm run db:generate:postgres). The same tables as the SQLite store (../schema.ts), in PostgreSQL's types: times
+// are timestamptz (read back as ISO-8601 strings, what the domain uses), JSON is jsonb, sequence numbers are
+// identity columns. What SQLite got from one writer at a time, the database enforces here (see the indexes).
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+/** timestamptz(3), as the domain's ISO-8601 UTC strings ("2026-01-01T00:00:00.000Z"). */
+const time = customType<{ data: string; driverData: string | Date }>({
+  dataType: () => 'timestamp(3) with time zone',
+  toDriver: (value) => value,
+  fromDriver: (value) => new Date(value).toISOString(),
+});
+
+const seq = (name: string) => bigint(name, { mode: 'number' }).generatedAlwaysAsIdentity();
+
+export const agents = pgTable('agents', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  description: text('description'),
+  modelId: text('model_id').notNull(),
+  systemPrompt: text('system_prompt').notNull(),
+  toolIds: jsonb('tool_ids').$type<string[]>().notNull(),
+  requireToolConfirmation: boolean('require_tool_confirmation').notNull(),
+  pauseTtlSeconds: integer('pause_ttl_seconds').notNull(),
+  maxIterations: integer('max_iterations').notNull(),
+  /** Once updateAgent changed gating, later config syncs keep it. */
+  gatingSetByApi: boolean('gating_set_by_api').notNull().default(false),
+  createdAt: time('created_at').notNull(),
+  updatedAt: time('updated_at').notNull(),
+});
+
+export const agentToolOverrides = pgTable(
+  'agent_tool_overrides',
+  {
+    agentId: text('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    toolId: text('tool_id').notNull(),
+    mode: text('mode', { enum: ['ALWAYS', 'NEVER', 'BY_ANNOTATION'] }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.toolId] })],
+);
+
+export const threads = pgTable(
+  'threads',
+  {
+    seq: seq('seq').primaryKey(),
+    id: text('id').notNull().unique(),
+    agentId: text('agent_id').notNull(),
+    ownerId: text('owner_id').notNull(),
+    createdAt: time('created_at').notNull(),
+  },
+  (t) => [index('threads_owner_seq').on(t.ownerId, t.seq)],
+);
+
+export const turns = pgTable(
+  'turns',
+  {
+    /** Creation order of a thread's turns (two turns may share a millisecond). */
+    seq: seq('seq').notNull().unique(),
+    id: text('id').primaryKey(),
+    threadId: text('thread_id').notNull(),
+    agentId: text('agent_id').notNull(),
+    ownerId: text('owner_id').notNull(),
+    status: text('status', {
+      enum: ['RUNNING', 'PAUSED', 'COMPLETED', 'CANCELLED', 'FAILED', 'EXPIRED'],
+    }).notNull(),
+    text: text('text'),
+    error: text('error'),
+    iterations: integer('iterations').notNull().default(0),
+    /** The loop state of a paused step (PendingStep, versioned: src/domain/pending-step.ts), null otherwise. */
+    step: jsonb('step'),
+    createdAt: time('created_at').notNull(),
+    updatedAt: time('updated_at').notNull(),
+    expiresAt: time('expires_at'),
+    /** Which server process runs this RUNNING turn ("host:pid:nonce"), and until when its lease holds. */
+    leaseOwner: text('lease_owner'),
+    leaseExpiresAt: time('lease_expires_at'),
+    /** How often another process took this turn over from one that died running it. */
+    recoveries: integer('recoveries').notNull().default(0),
+  },
+  (t) => [
+    index('turns_thread').on(t.threadId, t.seq),
+    // One active turn per thread, whichever instance starts it: a second insert fails (THREAD_BUSY).
+    uniqueIndex('turns_one_active_per_thread')
+      .on(t.threadId)
+      .where(sql`status IN ('RUNNING', 'PAUSED')`),
+    // The sweeper's due turns and recovery's running ones, without reading finished turns.
+    index('turns_paused_expiry')
+      .on(t.expiresAt)
+      .where(sql`status = 'PAUSED'`),
+    index('turns_running')
+      .on(t.leaseOwner)
+      .where(sql`status = 'RUNNING'`),
+  ],
+);
+
+export const messages = pgTable(
+  'messages',
+  {
+    seq: seq('seq').primaryKey(),
+    id: text('id').notNull().unique(),
+    threadId: text('thread_id').notNull(),
+    turnId: text('turn_id').notNull(),
+    role: text('role', { enum: ['SYSTEM', 'USER', 'ASSISTANT', 'TOOL'] }).notNull(),
+    text: text('text'),
+    toolCalls: jsonb('tool_calls'),
+    toolCallId: text('tool_call_id'),
+    createdAt: time('created_at').notNull(),
+  },
+  (t) => [
+    index('messages_thread_seq').on(t.threadId, t.seq),
+    index('messages_turn_seq').on(t.turnId, t.seq),
+    // Exactly one TOOL message per call, enforced by the database even if two instances race on one turn.
+    uniqueIndex('messages_tool_answer')
+      .on(t.turnId, t.toolCallId)
+      .where(sql`role = 'TOOL'`),
+  ],
+);
+
+export const elicitations = pgTable(
+  'elicitations',
+  {
+    seq: seq('seq').primaryKey(),
+    id: text('id').notNull().unique(),
+    turnId: text('turn_id').notNull(),
+    threadId: text('thread_id').notNull(),
+    agentId: text('agent_id').notNull(),
+    ownerId: text('owner_id').notNull(),
+    toolCallId: text('tool_call_id').notNull(),
+    status: text('status', { enum: ['PENDING', 'ACCEPTED', 'DECLINED', 'CANCELLED', 'EXPIRED'] }).notNull(),
+    request: jsonb('request').notNull(),
+    toolCall: jsonb('tool_call').notNull(),
+    responseAction: text('response_action', { enum: ['ACCEPT', 'DECLINE', 'CANCEL'] }),
+    responseContent: jsonb('response_content'),
+    resolvedBy: text('resolved_by'),
+    resolvedAt: time('resolved_at'),
+    createdAt: time('created_at').notNull(),
+    expiresAt: time('expires_at').notNull(),
+  },
+  (t) => [
+    // A viewer's requests of one status in seq order (the pending list and its count).
+    index('elicitations_owner_status_seq').on(t.ownerId, t.status, t.seq),
+    // The audit list (any status, in seq order).
+    index('elicitations_owner_seq').on(t.ownerId, t.seq),
+    index('elicitations_turn').on(t.turnId),
+    // The sweeper's retention pass and the metrics gauge.
+    index('elicitations_status_expiry').on(t.status, t.expiresAt),
+  ],
+);
+
+/** The at-most-once journal: a row is committed before the tool runs, finished_at after. */
+export const toolExecutions = pgTable(
+  'tool_executions',
+  {
+    turnId: text('turn_id').notNull(),
+    toolCallId: text('tool_call_id').notNull(),
+    startedAt: time('started_at').notNull(),
+    finishedAt: time('finished_at'),
+  },
+  (t) => [primaryKey({ columns: [t.turnId, t.toolCallId] })],
+);

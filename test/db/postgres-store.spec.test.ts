@@ -1,0 +1,18 @@
+// The Store contract (test/db/store-spec.ts) on the PostgreSQL store: a fresh database per test on the machine's
+// PostgreSQL, and a second PostgresStore (its own pool, as another instance would have) on it for the concurrency
+// cases, which here run truly in parallel.
+import { PostgresStore } from '../../src/db/postgres/postgres-store.js';
+import { freshPostgresDatabase } from '../support/postgres.js';
+import { describeStore } from './store-spec.js';
+
+describeStore({
+  name: 'PostgreSQL',
+  async open() {
+    const database = await freshPostgresDatabase();
+    return {
+      store: await PostgresStore.open(database.url),
+      second: () => PostgresStore.open(database.url),
+      cleanup: () => database.drop(),
+    };
+  },
+});

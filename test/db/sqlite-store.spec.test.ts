@@ -1,0 +1,20 @@
+// The Store contract (test/db/store-spec.ts) on the SQLite store: a fresh database file per test, and a second
+// SqliteStore (its own connection, as another process would have) on the same file for the concurrency cases.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase, SqliteStore } from '../../src/db/sqlite-store.js';
+import { describeStore } from './store-spec.js';
+
+describeStore({
+  name: 'SQLite',
+  async open() {
+    const dir = mkdtempSync(join(tmpdir(), 'toolgate-store-spec-'));
+    const path = join(dir, 'toolgate.db');
+    return {
+      store: new SqliteStore(openDatabase({ path })),
+      second: async () => new SqliteStore(openDatabase({ path })),
+      cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  },
+});

@@ -1,0 +1,1664 @@
+// The Store contract (src/domain/store.ts) as one suite that any implementation runs, after LangGraph JS's
+// libs/checkpoint-validation: a backend's test file calls describeStore with a factory that opens a fresh, migrated,
+// empty database per test. Every case passes fixed ISO instants as `now` (nothing sleeps), and the concurrency cases
+// race two store instances on the same database (two processes' views) with Promise.all.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { closeStep } from '../../src/agent/closing.js';
+import { toolText } from '../../src/agent/messages.js';
+import type {
+  Agent,
+  ChatMessage,
+  CloseReason,
+  ElicitationAnswer,
+  ElicitationDraft,
+  ElicitationRecord,
+  ElicitationStatus,
+  JsonObject,
+  PendingStep,
+  StepCall,
+  ThreadRecord,
+  ToolCall,
+  TurnRecord,
+} from '../../src/domain/records.js';
+import { LeaseLostError, type ResolveResult, type Store, type TurnLease } from '../../src/domain/store.js';
+
+export interface StoreUnderTest {
+  /** A store on a fresh, migrated, empty database of its own. */
+  store: Store;
+  /** A second store instance on the SAME database (another process's view), for concurrency cases. */
+  second(): Promise<Store>;
+  /**
+   * Drops the database and releases whatever open() holds. The spec has closed `store` and every store second()
+   * returned before it calls this: cleanup must not close them again.
+   */
+  cleanup(): Promise<void>;
+}
+
+export interface StoreFactory {
+  name: string;
+  open(): Promise<StoreUnderTest>;
+}
+
+// ---- fixtures ------------------------------------------------------------------------------------------------
+
+const EPOCH = Date.parse('2026-01-01T00:00:00.000Z');
+/** The fixed instant `seconds` after the spec's epoch, as the ISO string the stores take for `now`. */
+const at = (seconds: number): string => new Date(EPOCH + seconds * 1000).toISOString();
+
+/** The owner most cases act as, and another one. */
+const ANN = 'user-ann';
+const BOB = 'user-bob';
+const AGENT = 'agent-main';
+const SIDE_AGENT = 'agent-side';
+
+const ACCEPT: ElicitationAnswer = { action: 'ACCEPT', content: null };
+const DECLINE: ElicitationAnswer = { action: 'DECLINE', content: null };
+const CANCEL: ElicitationAnswer = { action: 'CANCEL', content: null };
+
+/** A process's lease, as the loop takes it ("host:pid:nonce"). */
+const lease = (owner: string, until = at(600)): TurnLease => ({ owner, until });
+
+let counter = 0;
+/** Readable unique ids: each test has a fresh database, the counter only keeps one test's ids apart. */
+const nextId = (prefix: string) => `${prefix}-${++counter}`;
+
+function agentConfig(id: string, changes: Partial<Agent> = {}): Agent {
+  return {
+    id,
+    name: `Agent ${id}`,
+    description: null,
+    modelId: 'scripted',
+    systemPrompt: 'You help with notes.',
+    toolIds: ['demo:*', 'notes:edit_note'],
+    requireToolConfirmation: true,
+    toolConfirmation: {},
+    pauseTtlSeconds: 3600,
+    maxIterations: 8,
+    ...changes,
+  };
+}
+
+function toolCall(name: string, args: JsonObject = {}): ToolCall {
+  return { id: nextId('call'), name, toolId: `demo:${name}`, arguments: args };
+}
+
+function assistantMessage(text: string | null, toolCalls: ToolCall[] = []): ChatMessage {
+  return { role: 'ASSISTANT', text, toolCalls, toolCallId: null };
+}
+
+function draftFor(call: ToolCall, elicitationId: string): ElicitationDraft {
+  return {
+    id: elicitationId,
+    toolCallId: call.id,
+    request: {
+      message: `Allow the agent to run "${call.name}"?`,
+      requestedSchema: { type: 'object', properties: { instructions: { type: 'string' } } },
+      _meta: { 'toolgate.dev/tool_call': { name: call.name, toolId: call.toolId, arguments: call.arguments } },
+    },
+    toolCall: {
+      name: call.name,
+      toolId: call.toolId,
+      arguments: call.arguments,
+      annotations: { destructiveHint: true },
+    },
+  };
+}
+
+interface TurnOptions {
+  ownerId?: string;
+  agentId?: string;
+  /** An existing thread; a new one by default. */
+  threadId?: string | null;
+  now?: string;
+  lease?: TurnLease;
+  message?: string;
+  turnId?: string;
+}
+
+function startInput(options: TurnOptions) {
+  return {
+    turnId: options.turnId ?? nextId('turn'),
+    newThreadId: nextId('thread'),
+    threadId: options.threadId ?? null,
+    agentId: options.agentId ?? AGENT,
+    ownerId: options.ownerId ?? ANN,
+    message: options.message ?? 'Tidy my notes.',
+    now: options.now ?? at(0),
+    lease: options.lease,
+  };
+}
+
+interface Started {
+  thread: ThreadRecord;
+  turn: TurnRecord;
+  superseded: TurnRecord | null;
+}
+
+/** A RUNNING turn (startTurn that must succeed). */
+async function runningTurn(store: Store, options: TurnOptions = {}): Promise<Started> {
+  const result = await store.startTurn(startInput(options), closeStep);
+  if (!result.ok) throw new Error(`startTurn was refused: ${result.code}`);
+  return result;
+}
+
+interface PauseOptions extends TurnOptions {
+  /** Calls that ask for confirmation, one elicitation each (default 1): edit_1, edit_2, … */
+  elicitations?: number;
+  /** Also a call that runs without asking (lookup) and a vetoed one (wipe), ahead of the confirmed ones. */
+  mixed?: boolean;
+  expiresAt?: string;
+}
+
+interface Paused extends Started {
+  step: PendingStep;
+  elicitations: ElicitationRecord[];
+  expiresAt: string;
+}
+
+/** A turn as the loop leaves it at a gate: the model's answer saved, the step PAUSED with its elicitations. */
+async function pausedTurn(store: Store, options: PauseOptions = {}): Promise<Paused> {
+  const started = await runningTurn(store, options);
+  const now = options.now ?? at(0);
+  const expiresAt = options.expiresAt ?? at(3600);
+  const calls: StepCall[] = [];
+  const drafts: ElicitationDraft[] = [];
+  if (options.mixed) {
+    calls.push({ toolCall: toolCall('lookup', { q: 'notes' }), outcome: { kind: 'run' } });
+    calls.push({ toolCall: toolCall('wipe'), outcome: { kind: 'vetoed', reason: 'policy says no' } });
+  }
+  for (let i = 1; i <= (options.elicitations ?? 1); i++) {
+    const call = toolCall(`edit_${i}`, { note: `n${i}` });
+    const elicitationId = nextId('elc');
+    calls.push({ toolCall: call, outcome: { kind: 'confirm', elicitationId } });
+    drafts.push(draftFor(call, elicitationId));
+  }
+  const step: PendingStep = { version: 1, calls };
+  const { turn } = started;
+  await store.appendAssistantMessage(
+    turn.id,
+    assistantMessage(
+      null,
+      calls.map((c) => c.toolCall),
+    ),
+    now,
+    1,
+  );
+  const paused = await store.pauseTurn(turn.id, step, drafts, 'May I?', expiresAt, now);
+  return { ...started, turn: paused.turn, step, elicitations: paused.elicitations, expiresAt };
+}
+
+function answer(
+  store: Store,
+  elicitationId: string,
+  response: ElicitationAnswer,
+  options: { now?: string; ownerId?: string; lease?: TurnLease } = {},
+): Promise<ResolveResult> {
+  return store.resolveElicitation(
+    {
+      elicitationId,
+      ownerId: options.ownerId ?? ANN,
+      answer: response,
+      now: options.now ?? at(10),
+      lease: options.lease,
+    },
+    closeStep,
+  );
+}
+
+/** A turn's TOOL messages as [toolCallId, text], in transcript order. */
+async function toolAnswers(store: Store, turnId: string): Promise<[string | null, string | null][]> {
+  return (await store.listTurnMessages(turnId)).filter((m) => m.role === 'TOOL').map((m) => [m.toolCallId, m.text]);
+}
+
+/** What closing `step` for `reason` must append: closeStep's messages, given the answers recorded. */
+function closing(
+  step: PendingStep,
+  reason: CloseReason,
+  answers: Record<string, ElicitationAnswer | null> = {},
+): [string, string][] {
+  return closeStep(step, reason, answers).map((m) => [m.toolCallId, m.text]);
+}
+
+const callNamed = (paused: Paused, name: string) => paused.step.calls.find((c) => c.toolCall.name === name)!.toolCall;
+
+/** Everything a write to one turn could change, to show that a refused write changed nothing. */
+async function stateOf(store: Store, turnId: string) {
+  return {
+    turn: await store.loadTurn(turnId),
+    messages: await store.listTurnMessages(turnId),
+    elicitations: await store.listTurnElicitations(turnId),
+    unfinished: await store.listUnfinishedToolCalls(turnId),
+    leases: await store.listRunningLeases(),
+  };
+}
+
+const ids = (records: readonly { id: string }[]) => records.map((r) => r.id);
+const sorted = (values: readonly string[]) => [...values].sort();
+const statusesOf = async (store: Store, turnId: string) =>
+  (await store.listTurnElicitations(turnId)).map((e) => [e.id, e.status]);
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the promise to reject');
+}
+
+// ---- the suite ---------------------------------------------------------------------------------------------------
+
+export function describeStore(factory: StoreFactory): void {
+  describe(`Store contract: ${factory.name}`, () => {
+    let sut: StoreUnderTest | undefined;
+    let store: Store;
+    /** Every store the test was handed (second() included), closed after it unless the test closed one itself. */
+    let opened: Store[] = [];
+    let closed = new Set<Store>();
+
+    async function close(s: Store): Promise<void> {
+      if (closed.has(s)) return;
+      closed.add(s);
+      await s.close();
+    }
+
+    /** Another process's store on the same database. */
+    async function second(): Promise<Store> {
+      const other = await sut!.second();
+      opened.push(other);
+      return other;
+    }
+
+    beforeEach(async () => {
+      sut = undefined;
+      opened = [];
+      closed = new Set();
+      sut = await factory.open();
+      store = sut.store;
+      opened.push(store);
+    });
+
+    afterEach(async () => {
+      // The second() stores first, then the first one; then the database goes.
+      for (const s of opened.reverse()) await close(s);
+      await sut?.cleanup();
+    });
+
+    /** The agents the turns below belong to, as the server syncs them from its config before anything runs. */
+    async function seedAgents(): Promise<void> {
+      await store.syncAgent(agentConfig(AGENT), at(0));
+      await store.syncAgent(agentConfig(SIDE_AGENT), at(0));
+    }
+
+    // ---- 1. agents ---------------------------------------------------------------------------------------------
+
+    describe('agents', () => {
+      it('syncAgent creates an agent as configured, and getAgent reads it back; an unknown id reads null', async () => {
+        const config = agentConfig('notes', {
+          description: 'Keeps notes',
+          toolIds: ['notes:*', 'demo:read_graph'],
+          toolConfirmation: { 'notes:delete': 'ALWAYS', 'notes:read': 'NEVER' },
+        });
+        expect(await store.syncAgent(config, at(0))).toEqual(config);
+        expect(await store.getAgent('notes')).toEqual(config);
+        expect(await store.getAgent('nobody')).toBeNull();
+      });
+
+      it('syncAgent updates an agent from the config: definition, gating and overrides (replaced, not merged)', async () => {
+        await store.syncAgent(agentConfig('notes', { toolConfirmation: { 'notes:delete': 'ALWAYS' } }), at(0));
+        const changed = agentConfig('notes', {
+          name: 'Notes v2',
+          description: 'Now with a description',
+          modelId: 'gpt-x',
+          systemPrompt: 'Be brief.',
+          toolIds: ['notes:read'],
+          maxIterations: 3,
+          requireToolConfirmation: false,
+          pauseTtlSeconds: 60,
+          toolConfirmation: { 'notes:read': 'NEVER' },
+        });
+        expect(await store.syncAgent(changed, at(1))).toEqual(changed);
+        expect(await store.getAgent('notes')).toEqual(changed);
+      });
+
+      it('once updateAgentGating changed gating, syncAgent updates the definition and keeps the gating', async () => {
+        await store.syncAgent(agentConfig('notes', { toolConfirmation: { 'notes:delete': 'ALWAYS' } }), at(0));
+        const updated = await store.updateAgentGating(
+          'notes',
+          { requireToolConfirmation: false, pauseTtlSeconds: 90, toolConfirmation: { 'notes:read': 'NEVER' } },
+          at(1),
+        );
+        const gating: Partial<Agent> = {
+          requireToolConfirmation: false,
+          pauseTtlSeconds: 90,
+          toolConfirmation: { 'notes:delete': 'ALWAYS', 'notes:read': 'NEVER' },
+        };
+        expect(updated).toEqual(agentConfig('notes', gating));
+
+        const config = agentConfig('notes', {
+          name: 'Renamed',
+          maxIterations: 2,
+          requireToolConfirmation: true,
+          pauseTtlSeconds: 3600,
+          toolConfirmation: { 'notes:write': 'ALWAYS' },
+        });
+        const synced = await store.syncAgent(config, at(2));
+        expect(synced).toEqual(agentConfig('notes', { name: 'Renamed', maxIterations: 2, ...gating }));
+        expect(await store.getAgent('notes')).toEqual(synced);
+      });
+
+      it('updateAgentGating changes only what the patch names, and upserts tool overrides', async () => {
+        await store.syncAgent(
+          agentConfig('notes', { toolConfirmation: { 'notes:a': 'ALWAYS', 'notes:b': 'NEVER' } }),
+          at(0),
+        );
+        const ttlOnly = await store.updateAgentGating('notes', { pauseTtlSeconds: 30 }, at(1));
+        expect(ttlOnly).toMatchObject({
+          requireToolConfirmation: true,
+          pauseTtlSeconds: 30,
+          toolConfirmation: { 'notes:a': 'ALWAYS', 'notes:b': 'NEVER' },
+        });
+        const upserted = await store.updateAgentGating(
+          'notes',
+          { toolConfirmation: { 'notes:b': 'BY_ANNOTATION', 'notes:c': 'ALWAYS' } },
+          at(2),
+        );
+        expect(upserted?.toolConfirmation).toEqual({
+          'notes:a': 'ALWAYS',
+          'notes:b': 'BY_ANNOTATION',
+          'notes:c': 'ALWAYS',
+        });
+        expect(upserted?.pauseTtlSeconds).toBe(30);
+        expect((await store.getAgent('notes'))?.toolConfirmation).toEqual(upserted?.toolConfirmation);
+      });
+
+      it('updateAgentGating of an unknown agent returns null and creates nothing', async () => {
+        expect(await store.updateAgentGating('ghost', { pauseTtlSeconds: 5 }, at(0))).toBeNull();
+        expect(await store.getAgent('ghost')).toBeNull();
+        expect(await store.listAgents()).toEqual([]);
+      });
+
+      it('listAgents lists every agent with its overrides, by id', async () => {
+        await store.syncAgent(agentConfig('charlie'), at(0));
+        await store.syncAgent(agentConfig('alpha', { toolConfirmation: { 'demo:x': 'NEVER' } }), at(0));
+        await store.syncAgent(agentConfig('bravo'), at(0));
+        expect(await store.listAgents()).toEqual([
+          agentConfig('alpha', { toolConfirmation: { 'demo:x': 'NEVER' } }),
+          agentConfig('bravo'),
+          agentConfig('charlie'),
+        ]);
+      });
+    });
+
+    // ---- 2. threads, turns, messages ---------------------------------------------------------------------------
+
+    describe('starting turns', () => {
+      beforeEach(seedAgents);
+
+      it('without a thread: a new thread of the owner and agent, a RUNNING turn with its lease, the USER message', async () => {
+        const result = await store.startTurn(
+          {
+            turnId: 'turn-a',
+            newThreadId: 'thread-a',
+            threadId: null,
+            agentId: AGENT,
+            ownerId: ANN,
+            message: 'Hello there',
+            now: at(5),
+            lease: lease('host:1:a'),
+          },
+          closeStep,
+        );
+        expect(result).toEqual({
+          ok: true,
+          thread: { id: 'thread-a', agentId: AGENT, ownerId: ANN, createdAt: at(5) },
+          turn: {
+            id: 'turn-a',
+            threadId: 'thread-a',
+            agentId: AGENT,
+            ownerId: ANN,
+            status: 'RUNNING',
+            text: null,
+            error: null,
+            iterations: 0,
+            step: null,
+            createdAt: at(5),
+            updatedAt: at(5),
+            expiresAt: null,
+          },
+          superseded: null,
+        });
+        expect(await store.getThread('thread-a', ANN)).toEqual({
+          id: 'thread-a',
+          agentId: AGENT,
+          ownerId: ANN,
+          createdAt: at(5),
+        });
+        expect(await store.loadTurn('turn-a')).toEqual(result.ok && result.turn);
+        expect(await store.listThreadMessages('thread-a')).toEqual([
+          {
+            id: expect.any(String),
+            threadId: 'thread-a',
+            turnId: 'turn-a',
+            role: 'USER',
+            text: 'Hello there',
+            toolCalls: [],
+            toolCallId: null,
+            createdAt: at(5),
+          },
+        ]);
+        expect(await store.holdsLease('turn-a', 'host:1:a')).toBe(true);
+      });
+
+      it('on an existing thread of the owner, once its last turn ended: the same thread, a new RUNNING turn', async () => {
+        const first = await runningTurn(store, { now: at(0) });
+        await store.finishTurn(first.turn.id, 'COMPLETED', { text: 'Done.' }, at(1));
+        const next = await runningTurn(store, { threadId: first.thread.id, now: at(2), message: 'And now?' });
+        expect(next.thread).toEqual(first.thread);
+        expect(next.turn).toMatchObject({ threadId: first.thread.id, status: 'RUNNING', createdAt: at(2) });
+        expect(next.superseded).toBeNull();
+        expect(ids(await store.listTurns(first.thread.id))).toEqual([first.turn.id, next.turn.id]);
+        const users = (await store.listThreadMessages(first.thread.id)).filter((m) => m.role === 'USER');
+        expect(users.map((m) => [m.turnId, m.text])).toEqual([
+          [first.turn.id, 'Tidy my notes.'],
+          [next.turn.id, 'And now?'],
+        ]);
+      });
+
+      it("refuses another owner's thread and an unknown one as NOT_FOUND, another agent's as WRONG_AGENT, writing nothing", async () => {
+        const { thread, turn } = await runningTurn(store);
+        await store.finishTurn(turn.id, 'COMPLETED', {}, at(1));
+        const refused = [
+          await store.startTurn(startInput({ threadId: thread.id, ownerId: BOB, turnId: 'turn-bob' }), closeStep),
+          await store.startTurn(startInput({ threadId: 'thread-nowhere', turnId: 'turn-lost' }), closeStep),
+          await store.startTurn(
+            startInput({ threadId: thread.id, agentId: SIDE_AGENT, turnId: 'turn-side' }),
+            closeStep,
+          ),
+        ];
+        expect(refused).toEqual([
+          { ok: false, code: 'NOT_FOUND' },
+          { ok: false, code: 'NOT_FOUND' },
+          { ok: false, code: 'WRONG_AGENT' },
+        ]);
+        for (const id of ['turn-bob', 'turn-lost', 'turn-side']) expect(await store.loadTurn(id)).toBeNull();
+        expect(ids(await store.listTurns(thread.id))).toEqual([turn.id]);
+        expect(await store.listThreadMessages(thread.id)).toHaveLength(1);
+        expect((await store.listThreads(BOB, null, 10, null)).items).toEqual([]);
+      });
+
+      it('refuses a thread whose turn is RUNNING with THREAD_BUSY, writing nothing', async () => {
+        const { thread, turn } = await runningTurn(store, { lease: lease('host:1:a') });
+        const before = await stateOf(store, turn.id);
+        const result = await store.startTurn(startInput({ threadId: thread.id, turnId: 'turn-late' }), closeStep);
+        expect(result).toEqual({ ok: false, code: 'THREAD_BUSY' });
+        expect(await store.loadTurn('turn-late')).toBeNull();
+        expect(await stateOf(store, turn.id)).toEqual(before);
+        expect(await store.listThreadMessages(thread.id)).toHaveLength(1);
+      });
+
+      it('supersedes a PAUSED turn: CANCELLED, its elicitations closed, one synthetic TOOL message per call, before the new USER message', async () => {
+        const paused = await pausedTurn(store, { elicitations: 2, mixed: true, now: at(0) });
+        const result = await store.startTurn(
+          startInput({ threadId: paused.thread.id, now: at(20), message: 'Never mind.', turnId: 'turn-new' }),
+          closeStep,
+        );
+        expect(result.ok).toBe(true);
+        if (!result.ok) return;
+        expect(result.superseded).toMatchObject({
+          id: paused.turn.id,
+          status: 'CANCELLED',
+          step: null,
+          updatedAt: at(20),
+        });
+        expect(await store.loadTurn(paused.turn.id)).toEqual(result.superseded);
+        expect(result.turn).toMatchObject({ id: 'turn-new', status: 'RUNNING', threadId: paused.thread.id });
+        expect(await statusesOf(store, paused.turn.id)).toEqual(paused.elicitations.map((e) => [e.id, 'CANCELLED']));
+
+        const expected = closing(paused.step, 'superseded');
+        expect(await toolAnswers(store, paused.turn.id)).toEqual(expected);
+        expect(expected).toEqual([
+          [callNamed(paused, 'lookup').id, toolText.superseded('lookup')],
+          [callNamed(paused, 'wipe').id, toolText.denied('wipe', 'policy says no')],
+          [callNamed(paused, 'edit_1').id, toolText.superseded('edit_1')],
+          [callNamed(paused, 'edit_2').id, toolText.superseded('edit_2')],
+        ]);
+        const transcript = await store.listThreadMessages(paused.thread.id);
+        expect(transcript.map((m) => [m.role, m.turnId])).toEqual([
+          ['USER', paused.turn.id],
+          ['ASSISTANT', paused.turn.id],
+          ['TOOL', paused.turn.id],
+          ['TOOL', paused.turn.id],
+          ['TOOL', paused.turn.id],
+          ['TOOL', paused.turn.id],
+          ['USER', 'turn-new'],
+        ]);
+      });
+
+      it('supersedes a PAUSED turn past its expiry as EXPIRED, with the expired texts, keeping answers given', async () => {
+        const paused = await pausedTurn(store, { elicitations: 2, expiresAt: at(60) });
+        const [first, second] = paused.elicitations;
+        const declined: ElicitationAnswer = { action: 'DECLINE', content: { instructions: 'use a copy' } };
+        expect((await answer(store, first!.id, declined, { now: at(30) })).kind).toBe('recorded');
+        const result = await store.startTurn(startInput({ threadId: paused.thread.id, now: at(60) }), closeStep);
+        expect(result.ok && result.superseded).toMatchObject({ id: paused.turn.id, status: 'EXPIRED' });
+        expect(await statusesOf(store, paused.turn.id)).toEqual([
+          [first!.id, 'DECLINED'],
+          [second!.id, 'EXPIRED'],
+        ]);
+        expect(await toolAnswers(store, paused.turn.id)).toEqual([
+          [callNamed(paused, 'edit_1').id, toolText.declined('edit_1', 'use a copy')],
+          [callNamed(paused, 'edit_2').id, toolText.expired('edit_2')],
+        ]);
+      });
+    });
+
+    describe('reading threads, turns and messages', () => {
+      beforeEach(seedAgents);
+
+      it("reads are scoped to the owner: another owner's thread, turn and elicitation read null", async () => {
+        const paused = await pausedTurn(store);
+        const elicitation = paused.elicitations[0]!;
+        expect(await store.getThread(paused.thread.id, ANN)).toEqual(paused.thread);
+        expect(await store.getTurn(paused.turn.id, ANN)).toEqual(paused.turn);
+        expect(await store.getElicitation(elicitation.id, ANN)).toEqual(elicitation);
+        expect(await store.getThread(paused.thread.id, BOB)).toBeNull();
+        expect(await store.getTurn(paused.turn.id, BOB)).toBeNull();
+        expect(await store.getElicitation(elicitation.id, BOB)).toBeNull();
+        expect(await store.getThread('thread-none', ANN)).toBeNull();
+        expect(await store.getTurn('turn-none', ANN)).toBeNull();
+        expect(await store.loadTurn('turn-none')).toBeNull();
+        expect(await store.getElicitation('elc-none', ANN)).toBeNull();
+      });
+
+      it('listThreads pages the owner’s threads in creation order, with cursors, of one agent or all', async () => {
+        const threads: ThreadRecord[] = [];
+        for (let i = 0; i < 5; i++) {
+          const agentId = i === 1 || i === 3 ? SIDE_AGENT : AGENT;
+          threads.push((await runningTurn(store, { agentId, now: at(i) })).thread);
+        }
+        await runningTurn(store, { ownerId: BOB, now: at(9) });
+
+        const page1 = await store.listThreads(ANN, null, 2, null);
+        expect(page1.items).toEqual(threads.slice(0, 2));
+        expect(page1.cursors).toHaveLength(2);
+        expect(page1.endCursor).toBe(page1.cursors[1]);
+        expect(page1.hasNextPage).toBe(true);
+        const page2 = await store.listThreads(ANN, null, 2, page1.endCursor);
+        expect(page2.items).toEqual(threads.slice(2, 4));
+        expect(page2.hasNextPage).toBe(true);
+        const page3 = await store.listThreads(ANN, null, 2, page2.endCursor);
+        expect(page3.items).toEqual(threads.slice(4));
+        expect(page3.hasNextPage).toBe(false);
+        expect(page3.endCursor).toBe(page3.cursors[0]);
+
+        // Any item's cursor starts the next page after it.
+        expect(ids((await store.listThreads(ANN, null, 10, page1.cursors[0]!)).items)).toEqual(ids(threads.slice(1)));
+        expect(await store.listThreads(ANN, null, 5, null)).toMatchObject({ hasNextPage: false });
+
+        const side = await store.listThreads(ANN, SIDE_AGENT, 10, null);
+        expect(side.items).toEqual([threads[1], threads[3]]);
+        expect(side.hasNextPage).toBe(false);
+        const sidePage = await store.listThreads(ANN, SIDE_AGENT, 1, null);
+        expect(sidePage.items).toEqual([threads[1]]);
+        expect(sidePage.hasNextPage).toBe(true);
+        expect((await store.listThreads(ANN, SIDE_AGENT, 1, sidePage.endCursor)).items).toEqual([threads[3]]);
+
+        expect(ids((await store.listThreads(BOB, null, 10, null)).items)).toHaveLength(1);
+        expect(await store.listThreads('user-nobody', null, 10, null)).toEqual({
+          items: [],
+          cursors: [],
+          hasNextPage: false,
+          endCursor: null,
+        });
+      });
+
+      it('listTurns lists a thread’s turns oldest first, with their state', async () => {
+        const first = await runningTurn(store, { now: at(0) });
+        await store.finishTurn(first.turn.id, 'FAILED', { error: 'model down' }, at(1));
+        const second = await runningTurn(store, { threadId: first.thread.id, now: at(2) });
+        await store.finishTurn(second.turn.id, 'COMPLETED', { text: 'ok' }, at(3));
+        const third = await runningTurn(store, { threadId: first.thread.id, now: at(4) });
+        await runningTurn(store, { now: at(5) }); // another thread
+        const turns = await store.listTurns(first.thread.id);
+        expect(turns.map((t) => [t.id, t.status])).toEqual([
+          [first.turn.id, 'FAILED'],
+          [second.turn.id, 'COMPLETED'],
+          [third.turn.id, 'RUNNING'],
+        ]);
+        expect(turns[2]).toEqual(third.turn);
+        expect(await store.listTurns('thread-none')).toEqual([]);
+      });
+
+      it('messages read back in the order written, per thread and per turn, tool calls and ids intact', async () => {
+        const { thread, turn } = await runningTurn(store, { now: at(0) });
+        const calls = [
+          toolCall('edit_note', { id: 'n1', patch: { title: 'Größe ✓', tags: ['a', 'b'], pinned: true, n: 1.5 } }),
+          toolCall('read_graph'),
+        ];
+        const assistant = await store.appendAssistantMessage(turn.id, assistantMessage('Let me look.', calls), at(1));
+        expect(assistant).toEqual({
+          id: expect.any(String),
+          threadId: thread.id,
+          turnId: turn.id,
+          role: 'ASSISTANT',
+          text: 'Let me look.',
+          toolCalls: calls,
+          toolCallId: null,
+          createdAt: at(1),
+        });
+        await store.appendToolMessages(
+          turn.id,
+          [
+            { toolCallId: calls[0]!.id, text: 'edited' },
+            { toolCallId: calls[1]!.id, text: '{"nodes":[]}' },
+          ],
+          at(1),
+        );
+        await store.appendAssistantMessage(turn.id, assistantMessage('Done.'), at(2));
+        await store.finishTurn(turn.id, 'COMPLETED', { text: 'Done.' }, at(2));
+        const next = await runningTurn(store, { threadId: thread.id, now: at(3), message: 'Thanks' });
+
+        const turnMessages = await store.listTurnMessages(turn.id);
+        expect(turnMessages.map((m) => [m.role, m.text, m.toolCallId])).toEqual([
+          ['USER', 'Tidy my notes.', null],
+          ['ASSISTANT', 'Let me look.', null],
+          ['TOOL', 'edited', calls[0]!.id],
+          ['TOOL', '{"nodes":[]}', calls[1]!.id],
+          ['ASSISTANT', 'Done.', null],
+        ]);
+        expect(turnMessages[1]).toEqual(assistant);
+        expect(turnMessages[2]).toMatchObject({ toolCalls: [], turnId: turn.id, threadId: thread.id });
+        expect(turnMessages[4]!.toolCalls).toEqual([]);
+        expect(new Set(ids(turnMessages)).size).toBe(5);
+
+        const threadMessages = await store.listThreadMessages(thread.id);
+        expect(threadMessages.slice(0, 5)).toEqual(turnMessages);
+        expect(threadMessages.slice(5).map((m) => [m.role, m.text, m.turnId])).toEqual([
+          ['USER', 'Thanks', next.turn.id],
+        ]);
+        expect(await store.listTurnMessages('turn-none')).toEqual([]);
+        expect(await store.listThreadMessages('thread-none')).toEqual([]);
+      });
+    });
+
+    // ---- 3. the loop's writes ----------------------------------------------------------------------------------
+
+    describe("the loop's writes", () => {
+      beforeEach(seedAgents);
+
+      it('appendAssistantMessage sets the iteration count with the message, or leaves it when not given', async () => {
+        const { turn } = await runningTurn(store);
+        await store.appendAssistantMessage(turn.id, assistantMessage('one'), at(1), 1);
+        expect(await store.loadTurn(turn.id)).toMatchObject({ iterations: 1 });
+        await store.appendAssistantMessage(turn.id, assistantMessage('two'), at(2));
+        expect(await store.loadTurn(turn.id)).toMatchObject({ iterations: 1 });
+        await store.setIterations(turn.id, 4, at(3));
+        expect(await store.loadTurn(turn.id)).toMatchObject({ iterations: 4, updatedAt: at(3) });
+      });
+
+      it('markToolStarted is true once per call, then false; finishTool appends its TOOL message and journals it finished', async () => {
+        const { turn } = await runningTurn(store);
+        const [a, b] = [toolCall('edit_note'), toolCall('read_graph')];
+        await store.appendAssistantMessage(turn.id, assistantMessage(null, [a, b]), at(1), 1);
+        expect(await store.markToolStarted(turn.id, a.id, at(1))).toBe(true);
+        expect(await store.markToolStarted(turn.id, a.id, at(2))).toBe(false);
+        expect(await store.markToolStarted(turn.id, b.id, at(2))).toBe(true);
+        expect(sorted(await store.listUnfinishedToolCalls(turn.id))).toEqual(sorted([a.id, b.id]));
+
+        const after = await store.finishTool(turn.id, { toolCallId: a.id, text: 'edited' }, at(3));
+        expect(after).toMatchObject({ id: turn.id, status: 'RUNNING', iterations: 1 });
+        expect(await store.listUnfinishedToolCalls(turn.id)).toEqual([b.id]);
+        expect(await toolAnswers(store, turn.id)).toEqual([[a.id, 'edited']]);
+        expect(await store.markToolStarted(turn.id, a.id, at(4))).toBe(false); // finished is still started
+        expect(await store.listUnfinishedToolCalls('turn-none')).toEqual([]);
+      });
+
+      it('a call gets one TOOL message: a second one for the same call is dropped, whichever write brings it', async () => {
+        const { turn } = await runningTurn(store);
+        const [a, b] = [toolCall('edit_note'), toolCall('read_graph')];
+        await store.appendAssistantMessage(turn.id, assistantMessage(null, [a, b]), at(1), 1);
+        await store.markToolStarted(turn.id, a.id, at(1));
+        await store.finishTool(turn.id, { toolCallId: a.id, text: 'first' }, at(2));
+        await store.finishTool(turn.id, { toolCallId: a.id, text: 'late result' }, at(3));
+        await store.appendToolMessages(
+          turn.id,
+          [
+            { toolCallId: a.id, text: 'synthetic' },
+            { toolCallId: b.id, text: 'b once' },
+            { toolCallId: b.id, text: 'b twice' },
+          ],
+          at(4),
+        );
+        expect(await toolAnswers(store, turn.id)).toEqual([
+          [a.id, 'first'],
+          [b.id, 'b once'],
+        ]);
+        expect(await store.listUnfinishedToolCalls(turn.id)).toEqual([]);
+      });
+
+      it('the same tool call id in two turns is two calls: each gets its TOOL message', async () => {
+        const first = await runningTurn(store, { now: at(0) });
+        const second = await runningTurn(store, { now: at(0) });
+        for (const { turn } of [first, second]) {
+          await store.appendToolMessages(turn.id, [{ toolCallId: 'call_0', text: `for ${turn.id}` }], at(1));
+          expect(await store.markToolStarted(turn.id, 'call_0', at(1))).toBe(true);
+        }
+        expect(await toolAnswers(store, first.turn.id)).toEqual([['call_0', `for ${first.turn.id}`]]);
+        expect(await toolAnswers(store, second.turn.id)).toEqual([['call_0', `for ${second.turn.id}`]]);
+      });
+
+      it('pauseTurn stores the step, text and expiry with PENDING elicitations, and returns both as stored', async () => {
+        const { turn, thread } = await runningTurn(store, { now: at(0) });
+        const call = toolCall('edit_note', { id: 'n1' });
+        const step: PendingStep = {
+          version: 1,
+          calls: [{ toolCall: call, outcome: { kind: 'confirm', elicitationId: 'elc-1' } }],
+        };
+        await store.appendAssistantMessage(turn.id, assistantMessage(null, [call]), at(1), 1);
+        const paused = await store.pauseTurn(turn.id, step, [draftFor(call, 'elc-1')], 'May I edit n1?', at(61), at(1));
+        expect(paused.turn).toEqual({
+          ...turn,
+          status: 'PAUSED',
+          text: 'May I edit n1?',
+          iterations: 1,
+          step,
+          updatedAt: at(1),
+          expiresAt: at(61),
+        });
+        expect(paused.elicitations).toEqual([
+          {
+            ...draftFor(call, 'elc-1'),
+            turnId: turn.id,
+            threadId: thread.id,
+            agentId: AGENT,
+            ownerId: ANN,
+            status: 'PENDING',
+            response: null,
+            resolvedBy: null,
+            resolvedAt: null,
+            createdAt: at(1),
+            expiresAt: at(61),
+          },
+        ]);
+        expect(await store.loadTurn(turn.id)).toEqual(paused.turn);
+        expect(await store.listTurnElicitations(turn.id)).toEqual(paused.elicitations);
+        expect(await store.getElicitation('elc-1', ANN)).toEqual(paused.elicitations[0]);
+        expect(await store.listRunningTurns()).toEqual([]);
+      });
+
+      it('listTurnElicitations lists a turn’s elicitations in the order created, and only its own', async () => {
+        const paused = await pausedTurn(store, { elicitations: 3 });
+        await pausedTurn(store, { elicitations: 1 });
+        expect(ids(await store.listTurnElicitations(paused.turn.id))).toEqual(ids(paused.elicitations));
+        expect(await store.listTurnElicitations('turn-none')).toEqual([]);
+      });
+
+      it.each([
+        ['COMPLETED', { text: 'All done.' }, { text: 'All done.', error: null }],
+        ['FAILED', { error: 'The model failed.' }, { text: null, error: 'The model failed.' }],
+        ['CANCELLED', {}, { text: null, error: null }],
+      ] as const)('finishTurn ends a RUNNING turn %s with its fields', async (status, fields, expected) => {
+        const { turn } = await runningTurn(store, { lease: lease('host:1:a') });
+        const finished = await store.finishTurn(turn.id, status, fields, at(7));
+        expect(finished).toEqual({ ...turn, status, ...expected, step: null, expiresAt: null, updatedAt: at(7) });
+        expect(await store.loadTurn(turn.id)).toEqual(finished);
+        expect(await store.listRunningTurns()).toEqual([]);
+        expect(await store.holdsLease(turn.id, 'host:1:a')).toBe(false);
+      });
+
+      describe('with leaseOwner: only while that process holds the lease, else LeaseLostError and nothing written', () => {
+        type Write = (s: Store, turnId: string, owner: string) => Promise<unknown>;
+        const CALL = 'call-journal';
+        const writes: [string, Write][] = [
+          ['appendAssistantMessage', (s, t, o) => s.appendAssistantMessage(t, assistantMessage('late'), at(9), 5, o)],
+          ['appendToolMessages', (s, t, o) => s.appendToolMessages(t, [{ toolCallId: 'call-x', text: 'x' }], at(9), o)],
+          ['markToolStarted', (s, t, o) => s.markToolStarted(t, 'call-y', at(9), o)],
+          ['finishTool', (s, t, o) => s.finishTool(t, { toolCallId: CALL, text: 'result' }, at(9), o)],
+          [
+            'pauseTurn',
+            (s, t, o) => {
+              const call = { ...toolCall('edit_note'), id: 'call-z' };
+              const step: PendingStep = {
+                version: 1,
+                calls: [{ toolCall: call, outcome: { kind: 'confirm', elicitationId: 'elc-z' } }],
+              };
+              return s.pauseTurn(t, step, [draftFor(call, 'elc-z')], 'May I?', at(99), at(9), o);
+            },
+          ],
+          ['finishTurn', (s, t, o) => s.finishTurn(t, 'COMPLETED', { text: 'late' }, at(9), o)],
+          ['setIterations', (s, t, o) => s.setIterations(t, 7, at(9), o)],
+        ];
+
+        /** A RUNNING turn held by host:1:a, with one call journaled as started (for finishTool). */
+        async function heldTurn(): Promise<string> {
+          const { turn } = await runningTurn(store, { lease: lease('host:1:a') });
+          await store.markToolStarted(turn.id, CALL, at(1), 'host:1:a');
+          return turn.id;
+        }
+
+        it.each(writes)('%s by the holder is written', async (_name, write) => {
+          const turnId = await heldTurn();
+          const before = await stateOf(store, turnId);
+          await write(store, turnId, 'host:1:a');
+          expect(await stateOf(store, turnId)).not.toEqual(before);
+        });
+
+        it.each(writes)('%s by a process whose lease was taken over', async (_name, write) => {
+          const turnId = await heldTurn();
+          expect(await store.claimTurn(turnId, 'host:1:a', lease('host:2:b'), at(5))).not.toBeNull();
+          const before = await stateOf(store, turnId);
+          const error = await rejection(write(store, turnId, 'host:1:a'));
+          expect(error).toBeInstanceOf(LeaseLostError);
+          expect((error as LeaseLostError).turnId).toBe(turnId);
+          expect(await stateOf(store, turnId)).toEqual(before);
+        });
+
+        it.each(writes)('%s to a turn that has no lease', async (_name, write) => {
+          const { turn } = await runningTurn(store);
+          const before = await stateOf(store, turn.id);
+          expect(await rejection(write(store, turn.id, 'host:1:a'))).toBeInstanceOf(LeaseLostError);
+          expect(await stateOf(store, turn.id)).toEqual(before);
+        });
+
+        it.each(writes)('%s to a turn that is no longer RUNNING (paused)', async (_name, write) => {
+          const paused = await pausedTurn(store, { lease: lease('host:1:a') });
+          const before = await stateOf(store, paused.turn.id);
+          expect(await rejection(write(store, paused.turn.id, 'host:1:a'))).toBeInstanceOf(LeaseLostError);
+          expect(await stateOf(store, paused.turn.id)).toEqual(before);
+        });
+      });
+    });
+
+    // ---- 8. the paused step --------------------------------------------------------------------------------------
+
+    describe('the PendingStep', () => {
+      beforeEach(seedAgents);
+
+      it('reads back equal to the step given to pauseTurn, every outcome and argument intact', async () => {
+        const { turn } = await runningTurn(store);
+        const calls = {
+          run: toolCall('read_graph', { depth: 2, filter: null, names: ['a', 'b'], nested: { deep: { ok: true } } }),
+          vetoed: toolCall('wipe', { all: true }),
+          rejected: toolCall('nope', { 'key.with.dots': 'v', unicode: 'naïve ✓ 日本', empty: {}, list: [] }),
+          confirm: toolCall('delete_entities', { names: ['x'], count: 12345678, ratio: 0.25, negative: -3 }),
+        };
+        const step: PendingStep = {
+          version: 1,
+          calls: [
+            { toolCall: calls.run, outcome: { kind: 'run' } },
+            { toolCall: calls.vetoed, outcome: { kind: 'vetoed', reason: 'destructive tools are off "today"' } },
+            { toolCall: calls.rejected, outcome: { kind: 'rejected', text: toolText.unknownTool('nope') } },
+            { toolCall: calls.confirm, outcome: { kind: 'confirm', elicitationId: 'elc-step' } },
+          ],
+        };
+        const paused = await store.pauseTurn(
+          turn.id,
+          structuredClone(step),
+          [draftFor(calls.confirm, 'elc-step')],
+          'Allow delete_entities?',
+          at(60),
+          at(1),
+        );
+        expect(paused.turn.step).toEqual(step);
+        expect((await store.loadTurn(turn.id))!.step).toEqual(step);
+        expect((await store.getTurn(turn.id, ANN))!.step).toEqual(step);
+        const resumed = await answer(store, 'elc-step', ACCEPT, { now: at(2) });
+        expect(resumed.kind).toBe('resume');
+        expect(resumed.kind === 'resume' && resumed.turn.step).toEqual(step);
+      });
+    });
+
+    // ---- 4. answers --------------------------------------------------------------------------------------------
+
+    describe('answers (resolveElicitation)', () => {
+      beforeEach(seedAgents);
+
+      it('ACCEPT of the only elicitation resumes: the turn RUNNING with the step, held by the given lease', async () => {
+        const paused = await pausedTurn(store, { lease: lease('host:1:old') });
+        const content = { instructions: 'only the title' };
+        const result = await answer(
+          store,
+          paused.elicitations[0]!.id,
+          { action: 'ACCEPT', content },
+          {
+            now: at(10),
+            lease: lease('host:2:new', at(40)),
+          },
+        );
+        expect(result).toEqual({
+          kind: 'resume',
+          elicitation: {
+            ...paused.elicitations[0],
+            status: 'ACCEPTED',
+            response: { action: 'ACCEPT', content },
+            resolvedBy: ANN,
+            resolvedAt: at(10),
+          },
+          turn: { ...paused.turn, status: 'RUNNING', text: null, expiresAt: null, updatedAt: at(10) },
+        });
+        if (result.kind !== 'resume') return;
+        expect(await store.loadTurn(paused.turn.id)).toEqual(result.turn);
+        expect(await store.getElicitation(result.elicitation.id, ANN)).toEqual(result.elicitation);
+        expect(await store.holdsLease(paused.turn.id, 'host:2:new')).toBe(true);
+        expect(await store.holdsLease(paused.turn.id, 'host:1:old')).toBe(false);
+        expect(await store.listRunningLeases()).toEqual([
+          { turnId: paused.turn.id, owner: 'host:2:new', expiresAt: at(40), recoveries: 0 },
+        ]);
+        expect(ids(await store.listRunningTurns())).toEqual([paused.turn.id]);
+      });
+
+      it('DECLINE of the last elicitation resumes too (the step runs and answers it with the decline)', async () => {
+        const paused = await pausedTurn(store);
+        const result = await answer(store, paused.elicitations[0]!.id, DECLINE);
+        expect(result.kind).toBe('resume');
+        expect(result.kind === 'resume' && result.elicitation.status).toBe('DECLINED');
+        expect(await toolAnswers(store, paused.turn.id)).toEqual([]);
+      });
+
+      it('with two elicitations: the first answer is recorded (turn still PAUSED), the second resumes', async () => {
+        const paused = await pausedTurn(store, { elicitations: 2 });
+        const [first, second] = paused.elicitations;
+        const recorded = await answer(store, first!.id, DECLINE, { now: at(10) });
+        expect(recorded.kind).toBe('recorded');
+        if (recorded.kind !== 'recorded') return;
+        expect(recorded.elicitation).toMatchObject({ id: first!.id, status: 'DECLINED', response: DECLINE });
+        const stillPaused = { ...paused.turn, updatedAt: expect.any(String) };
+        expect(recorded.turn).toEqual(stillPaused);
+        expect(await store.loadTurn(paused.turn.id)).toEqual(stillPaused);
+
+        const resumed = await answer(store, second!.id, ACCEPT, { now: at(11), lease: lease('host:1:a') });
+        expect(resumed.kind).toBe('resume');
+        expect(resumed.kind === 'resume' && resumed.turn).toMatchObject({ status: 'RUNNING', updatedAt: at(11) });
+        expect(await statusesOf(store, paused.turn.id)).toEqual([
+          [first!.id, 'DECLINED'],
+          [second!.id, 'ACCEPTED'],
+        ]);
+        expect(await store.holdsLease(paused.turn.id, 'host:1:a')).toBe(true);
+      });
+
+      it('the same answer again is a duplicate (content compared as JSON) and changes nothing, not even the lease', async () => {
+        const paused = await pausedTurn(store);
+        const id = paused.elicitations[0]!.id;
+        const given = { action: 'ACCEPT', content: { instructions: 'carefully', extra: { a: 1, b: [1, 2] } } } as const;
+        const first = await answer(store, id, given, { now: at(10), lease: lease('host:1:a') });
+        expect(first.kind).toBe('resume');
+        const state = await stateOf(store, paused.turn.id);
+        const again = await answer(
+          store,
+          id,
+          { action: 'ACCEPT', content: { extra: { b: [1, 2], a: 1 }, instructions: 'carefully' } },
+          { now: at(20), lease: lease('host:2:b') },
+        );
+        expect(again.kind).toBe('duplicate');
+        expect(again.kind === 'duplicate' && again.elicitation).toEqual(first.kind === 'resume' && first.elicitation);
+        expect(again.kind === 'duplicate' && again.turn.status).toBe('RUNNING');
+        expect(await stateOf(store, paused.turn.id)).toEqual(state);
+        expect(await store.holdsLease(paused.turn.id, 'host:1:a')).toBe(true);
+      });
+
+      it('a different answer after the first is already_resolved: the first answer stands', async () => {
+        const paused = await pausedTurn(store, { elicitations: 2 });
+        const id = paused.elicitations[0]!.id;
+        await answer(store, id, { action: 'ACCEPT', content: { instructions: 'x' } });
+        const state = await stateOf(store, paused.turn.id);
+        for (const different of [
+          DECLINE,
+          CANCEL,
+          ACCEPT,
+          { action: 'ACCEPT', content: { instructions: 'y' } },
+        ] satisfies ElicitationAnswer[]) {
+          const result = await answer(store, id, different, { now: at(20) });
+          expect(result.kind).toBe('already_resolved');
+          expect(result.kind === 'already_resolved' && result.elicitation.response).toEqual({
+            action: 'ACCEPT',
+            content: { instructions: 'x' },
+          });
+        }
+        expect(await stateOf(store, paused.turn.id)).toEqual(state);
+      });
+
+      it('CANCEL cancels the turn: its other elicitations closed, answers given kept, one TOOL message per call', async () => {
+        const paused = await pausedTurn(store, { elicitations: 3, mixed: true });
+        const [e1, e2, e3] = paused.elicitations;
+        const declined: ElicitationAnswer = { action: 'DECLINE', content: { instructions: 'not that one' } };
+        expect((await answer(store, e1!.id, declined, { now: at(10) })).kind).toBe('recorded');
+        const result = await answer(store, e2!.id, CANCEL, { now: at(11) });
+        expect(result.kind).toBe('cancelled');
+        if (result.kind !== 'cancelled') return;
+        expect(result.turn).toMatchObject({ id: paused.turn.id, status: 'CANCELLED', step: null, updatedAt: at(11) });
+        expect(result.elicitation).toMatchObject({
+          id: e2!.id,
+          status: 'CANCELLED',
+          response: CANCEL,
+          resolvedBy: ANN,
+        });
+        expect(await store.loadTurn(paused.turn.id)).toEqual(result.turn);
+        expect(await statusesOf(store, paused.turn.id)).toEqual([
+          [e1!.id, 'DECLINED'],
+          [e2!.id, 'CANCELLED'],
+          [e3!.id, 'CANCELLED'],
+        ]);
+        const expected = closing(paused.step, 'cancelled', { [e1!.id]: declined, [e2!.id]: CANCEL });
+        expect(await toolAnswers(store, paused.turn.id)).toEqual(expected);
+        expect(expected.map(([, text]) => text)).toEqual([
+          toolText.cancelledByUser('lookup'),
+          toolText.denied('wipe', 'policy says no'),
+          toolText.declined('edit_1', 'not that one'),
+          toolText.cancelledByUser('edit_2'),
+          toolText.cancelledByUser('edit_3'),
+        ]);
+        expect(await store.listRunningTurns()).toEqual([]);
+
+        expect((await answer(store, e2!.id, CANCEL, { now: at(12) })).kind).toBe('duplicate');
+        expect((await answer(store, e3!.id, ACCEPT, { now: at(12) })).kind).toBe('already_resolved');
+        expect(await toolAnswers(store, paused.turn.id)).toHaveLength(5);
+      });
+
+      it('an answer at or after expiresAt is expired: it expires the turn once (changed), then reports it (unchanged)', async () => {
+        const paused = await pausedTurn(store, { elicitations: 2, expiresAt: at(60) });
+        const [e1, e2] = paused.elicitations;
+        const first = await answer(store, e1!.id, ACCEPT, { now: at(60), lease: lease('host:1:a') });
+        expect(first).toMatchObject({ kind: 'expired', changed: true });
+        if (first.kind !== 'expired') return;
+        expect(first.turn).toMatchObject({ id: paused.turn.id, status: 'EXPIRED', step: null });
+        expect(first.elicitation).toMatchObject({ id: e1!.id, status: 'EXPIRED', response: null });
+        expect(await statusesOf(store, paused.turn.id)).toEqual([
+          [e1!.id, 'EXPIRED'],
+          [e2!.id, 'EXPIRED'],
+        ]);
+        expect(await toolAnswers(store, paused.turn.id)).toEqual(closing(paused.step, 'expired'));
+        expect(await store.holdsLease(paused.turn.id, 'host:1:a')).toBe(false);
+
+        const state = await stateOf(store, paused.turn.id);
+        const later = await answer(store, e2!.id, DECLINE, { now: at(61) });
+        expect(later).toMatchObject({ kind: 'expired', changed: false, turn: { status: 'EXPIRED' } });
+        const again = await answer(store, e1!.id, ACCEPT, { now: at(62) });
+        expect(again).toMatchObject({ kind: 'expired', changed: false });
+        expect(await stateOf(store, paused.turn.id)).toEqual(state);
+      });
+
+      it('an answer just before expiresAt counts', async () => {
+        const paused = await pausedTurn(store, { expiresAt: at(60) });
+        const result = await answer(store, paused.elicitations[0]!.id, ACCEPT, {
+          now: new Date(Date.parse(at(60)) - 1).toISOString(),
+        });
+        expect(result.kind).toBe('resume');
+      });
+
+      it("another owner's answer and an unknown id are not_found, and change nothing", async () => {
+        const paused = await pausedTurn(store);
+        const state = await stateOf(store, paused.turn.id);
+        expect(await answer(store, paused.elicitations[0]!.id, ACCEPT, { ownerId: BOB })).toEqual({
+          kind: 'not_found',
+        });
+        expect(await answer(store, paused.elicitations[0]!.id, CANCEL, { ownerId: BOB })).toEqual({
+          kind: 'not_found',
+        });
+        expect(await answer(store, 'elc-unknown', ACCEPT)).toEqual({ kind: 'not_found' });
+        expect(await stateOf(store, paused.turn.id)).toEqual(state);
+      });
+    });
+
+    // ---- 5. reading elicitations ---------------------------------------------------------------------------------
+
+    describe('reading elicitations', () => {
+      beforeEach(seedAgents);
+
+      it('listPendingElicitations: the owner’s PENDING ones not yet expired, oldest first, filtered, counted and paged', async () => {
+        const main = await pausedTurn(store, { elicitations: 2, now: at(0) }); // e1, e2
+        const side = await pausedTurn(store, { agentId: SIDE_AGENT, now: at(1) }); // e3
+        const soon = await pausedTurn(store, { expiresAt: at(100), now: at(2) }); // e4: expired from at(100)
+        const bob = await pausedTurn(store, { ownerId: BOB, now: at(3) }); // e5
+        const answered = await pausedTurn(store, { now: at(4) });
+        await answer(store, answered.elicitations[0]!.id, ACCEPT, { now: at(5) });
+        const [e1, e2] = ids(main.elicitations);
+        const [e3, e4, e5] = [side, soon, bob].map((p) => p.elicitations[0]!.id);
+
+        const all = await store.listPendingElicitations(ANN, {}, at(100), 10, null);
+        expect(ids(all.items)).toEqual([e1, e2, e3]);
+        expect(all).toMatchObject({ totalCount: 3, hasNextPage: false });
+        expect(all.items[0]).toEqual(main.elicitations[0]);
+        expect(ids((await store.listPendingElicitations(ANN, {}, at(99), 10, null)).items)).toEqual([e1, e2, e3, e4]);
+        expect(ids((await store.listPendingElicitations(BOB, {}, at(100), 10, null)).items)).toEqual([e5]);
+
+        const byThread = await store.listPendingElicitations(ANN, { threadId: main.thread.id }, at(100), 10, null);
+        expect(ids(byThread.items)).toEqual([e1, e2]);
+        expect(byThread.totalCount).toBe(2);
+        const byAgent = await store.listPendingElicitations(ANN, { agentId: SIDE_AGENT }, at(100), 10, null);
+        expect(ids(byAgent.items)).toEqual([e3]);
+        const both = await store.listPendingElicitations(
+          ANN,
+          { threadId: main.thread.id, agentId: SIDE_AGENT },
+          at(100),
+          10,
+          null,
+        );
+        expect(both).toMatchObject({ items: [], totalCount: 0, hasNextPage: false });
+        const nulls = await store.listPendingElicitations(ANN, { threadId: null, agentId: null }, at(100), 10, null);
+        expect(ids(nulls.items)).toEqual([e1, e2, e3]);
+
+        const page1 = await store.listPendingElicitations(ANN, {}, at(100), 2, null);
+        expect(ids(page1.items)).toEqual([e1, e2]);
+        expect(page1).toMatchObject({ hasNextPage: true, totalCount: 3, endCursor: page1.cursors[1] });
+        const page2 = await store.listPendingElicitations(ANN, {}, at(100), 2, page1.endCursor);
+        expect(ids(page2.items)).toEqual([e3]);
+        expect(page2).toMatchObject({ hasNextPage: false, totalCount: 3 });
+        const exact = await store.listPendingElicitations(ANN, {}, at(100), 3, null);
+        expect(exact).toMatchObject({ hasNextPage: false, totalCount: 3 });
+      });
+
+      it('countPendingElicitations counts every owner’s PENDING elicitations not yet expired at `now`', async () => {
+        expect(await store.countPendingElicitations(at(0))).toBe(0);
+        await pausedTurn(store, { elicitations: 2 });
+        await pausedTurn(store, { ownerId: BOB, expiresAt: at(100) });
+        const answered = await pausedTurn(store);
+        await answer(store, answered.elicitations[0]!.id, DECLINE);
+        expect(await store.countPendingElicitations(at(99))).toBe(3);
+        expect(await store.countPendingElicitations(at(100))).toBe(2);
+      });
+
+      it('listElicitations: every status, oldest first, statuses as read at `now` (PENDING past expiry is EXPIRED)', async () => {
+        const partly = await pausedTurn(store, { elicitations: 2 }); // e1 ACCEPTED, e2 PENDING
+        await answer(store, partly.elicitations[0]!.id, ACCEPT, { now: at(10) });
+        const declined = await pausedTurn(store); // e3 DECLINED
+        await answer(store, declined.elicitations[0]!.id, DECLINE, { now: at(10) });
+        const cancelled = await pausedTurn(store, { elicitations: 2 }); // e4, e5 CANCELLED
+        await answer(store, cancelled.elicitations[0]!.id, CANCEL, { now: at(10) });
+        const swept = await pausedTurn(store, { expiresAt: at(100) }); // e6 EXPIRED, as stored
+        expect(ids(await store.expireDueTurns(at(150), 10, closeStep))).toEqual([swept.turn.id]);
+        const lapsed = await pausedTurn(store, { expiresAt: at(300) }); // e7 PENDING, past expiry from at(300)
+        const bob = await pausedTurn(store, { ownerId: BOB }); // e8
+        const side = await pausedTurn(store, { agentId: SIDE_AGENT }); // e9 PENDING
+        const [e1, e2] = ids(partly.elicitations);
+        const [e4, e5] = ids(cancelled.elicitations);
+        const [e3, e6, e7, e8, e9] = [declined, swept, lapsed, bob, side].map((p) => p.elicitations[0]!.id);
+
+        const list = async (
+          filter: { threadId?: string | null; agentId?: string | null; statuses?: ElicitationStatus[] | null },
+          now = at(500),
+        ) => {
+          const page = await store.listElicitations(ANN, filter, now, 50, null);
+          expect(page.totalCount).toBe(page.items.length);
+          return ids(page.items);
+        };
+        expect(await list({})).toEqual([e1, e2, e3, e4, e5, e6, e7, e9]);
+        expect(await list({ statuses: null })).toEqual([e1, e2, e3, e4, e5, e6, e7, e9]);
+        expect(await list({ statuses: ['PENDING'] })).toEqual([e2, e9]);
+        expect(await list({ statuses: ['EXPIRED'] })).toEqual([e6, e7]);
+        expect(await list({ statuses: ['PENDING'] }, at(200))).toEqual([e2, e7, e9]);
+        expect(await list({ statuses: ['EXPIRED'] }, at(200))).toEqual([e6]);
+        expect(await list({ statuses: ['ACCEPTED', 'DECLINED'] })).toEqual([e1, e3]);
+        expect(await list({ statuses: ['DECLINED', 'ACCEPTED', 'DECLINED'] })).toEqual([e1, e3]);
+        expect(await list({ statuses: ['CANCELLED'] })).toEqual([e4, e5]);
+        expect(await list({ statuses: [] })).toEqual([]);
+        expect(await list({ threadId: cancelled.thread.id })).toEqual([e4, e5]);
+        expect(await list({ threadId: partly.thread.id, statuses: ['PENDING'] })).toEqual([e2]);
+        expect(await list({ agentId: SIDE_AGENT })).toEqual([e9]);
+        expect(await list({ agentId: SIDE_AGENT, statuses: ['ACCEPTED'] })).toEqual([]);
+        expect(ids((await store.listElicitations(BOB, {}, at(500), 50, null)).items)).toEqual([e8]);
+
+        const records = (await store.listElicitations(ANN, { statuses: ['ACCEPTED'] }, at(500), 50, null)).items;
+        expect(records).toEqual([await store.getElicitation(e1!, ANN)]);
+        expect(records[0]).toMatchObject({ status: 'ACCEPTED', response: ACCEPT, resolvedBy: ANN, resolvedAt: at(10) });
+
+        // Paged: the pages add up to the whole list, each page counting all of it.
+        const seen: string[] = [];
+        let after: string | null = null;
+        for (let pages = 0; pages < 5; pages++) {
+          const page: Awaited<ReturnType<Store['listElicitations']>> = await store.listElicitations(
+            ANN,
+            {},
+            at(500),
+            3,
+            after,
+          );
+          expect(page.totalCount).toBe(8);
+          seen.push(...ids(page.items));
+          if (!page.hasNextPage) break;
+          after = page.endCursor;
+        }
+        expect(seen).toEqual([e1, e2, e3, e4, e5, e6, e7, e9]);
+        const expiredPage = await store.listElicitations(ANN, { statuses: ['EXPIRED'] }, at(500), 1, null);
+        expect(ids(expiredPage.items)).toEqual([e6]);
+        expect(expiredPage).toMatchObject({ hasNextPage: true, totalCount: 2 });
+        const expiredNext = await store.listElicitations(
+          ANN,
+          { statuses: ['EXPIRED'] },
+          at(500),
+          1,
+          expiredPage.endCursor,
+        );
+        expect(ids(expiredNext.items)).toEqual([e7]);
+        expect(expiredNext).toMatchObject({ hasNextPage: false, totalCount: 2 });
+      });
+    });
+
+    // ---- 6. expiry and retention -----------------------------------------------------------------------------------
+
+    describe('expiry and retention', () => {
+      beforeEach(seedAgents);
+
+      it('expireDueTurns expires the PAUSED turns due at `now`, closing their elicitations and answering their calls', async () => {
+        const due = [
+          await pausedTurn(store, { expiresAt: at(10), elicitations: 2, mixed: true }),
+          await pausedTurn(store, { expiresAt: at(30) }),
+        ];
+        const later = await pausedTurn(store, { expiresAt: at(31) });
+        const running = await runningTurn(store);
+        const done = await runningTurn(store);
+        await store.finishTurn(done.turn.id, 'COMPLETED', { text: 'ok' }, at(1));
+        const declined: ElicitationAnswer = { action: 'DECLINE', content: { instructions: 'skip it' } };
+        await answer(store, due[0]!.elicitations[1]!.id, declined, { now: at(5) });
+
+        const expired = await store.expireDueTurns(at(30), 10, closeStep);
+        expect(sorted(ids(expired))).toEqual(sorted(ids(due.map((p) => p.turn))));
+        for (const turn of expired) {
+          expect(turn).toMatchObject({ status: 'EXPIRED', step: null, updatedAt: at(30) });
+          expect(await store.loadTurn(turn.id)).toEqual(turn);
+        }
+        const [first] = due;
+        expect(await statusesOf(store, first!.turn.id)).toEqual([
+          [first!.elicitations[0]!.id, 'EXPIRED'],
+          [first!.elicitations[1]!.id, 'DECLINED'],
+        ]);
+        expect(await toolAnswers(store, first!.turn.id)).toEqual(
+          closing(first!.step, 'expired', { [first!.elicitations[1]!.id]: declined }),
+        );
+        expect((await toolAnswers(store, first!.turn.id)).map(([, text]) => text)).toEqual([
+          toolText.expired('lookup'),
+          toolText.denied('wipe', 'policy says no'),
+          toolText.expired('edit_1'),
+          toolText.declined('edit_2', 'skip it'),
+        ]);
+        expect(await store.loadTurn(later.turn.id)).toEqual(later.turn);
+        expect(await store.loadTurn(running.turn.id)).toMatchObject({ status: 'RUNNING' });
+        expect(await store.loadTurn(done.turn.id)).toMatchObject({ status: 'COMPLETED' });
+
+        expect(await store.expireDueTurns(at(30), 10, closeStep)).toEqual([]);
+        expect(await toolAnswers(store, first!.turn.id)).toHaveLength(4);
+        expect(ids(await store.expireDueTurns(at(31), 10, closeStep))).toEqual([later.turn.id]);
+      });
+
+      it('expireDueTurns expires at most `limit` turns per call; the next calls take the rest', async () => {
+        const due: string[] = [];
+        for (let i = 0; i < 5; i++) due.push((await pausedTurn(store, { expiresAt: at(10 + i) })).turn.id);
+        const first = await store.expireDueTurns(at(100), 2, closeStep);
+        const second = await store.expireDueTurns(at(100), 2, closeStep);
+        const third = await store.expireDueTurns(at(100), 2, closeStep);
+        expect([first.length, second.length, third.length]).toEqual([2, 2, 1]);
+        expect(sorted(ids([...first, ...second, ...third]))).toEqual(sorted(due));
+        expect(await store.expireDueTurns(at(100), 2, closeStep)).toEqual([]);
+        for (const turnId of due) expect(await toolAnswers(store, turnId)).toHaveLength(1);
+      });
+
+      it('deleteExpiredElicitations deletes at most `limit` EXPIRED ones that expired before `before`, nothing else', async () => {
+        const expiring = [
+          await pausedTurn(store, { expiresAt: at(10) }),
+          await pausedTurn(store, { expiresAt: at(20) }),
+          await pausedTurn(store, { expiresAt: at(30) }),
+        ];
+        const accepted = await pausedTurn(store, { expiresAt: at(15) });
+        await answer(store, accepted.elicitations[0]!.id, ACCEPT, { now: at(5) });
+        expect(await store.expireDueTurns(at(35), 10, closeStep)).toHaveLength(3);
+        const lapsed = await pausedTurn(store, { expiresAt: at(40) }); // PENDING as stored, past expiry by at(100)
+        const remaining = async () =>
+          (await Promise.all([...expiring, accepted, lapsed].map((p) => store.listTurnElicitations(p.turn.id)))).map(
+            (list) => list.length,
+          );
+
+        expect(await store.deleteExpiredElicitations(at(20), 10)).toBe(1); // expired before at(20): at(10) only
+        expect(await remaining()).toEqual([0, 1, 1, 1, 1]);
+        expect(await store.deleteExpiredElicitations(at(100), 1)).toBe(1);
+        expect(await store.deleteExpiredElicitations(at(100), 1)).toBe(1);
+        expect(await store.deleteExpiredElicitations(at(100), 1)).toBe(0);
+        expect(await remaining()).toEqual([0, 0, 0, 1, 1]);
+        expect(await store.getElicitation(lapsed.elicitations[0]!.id, ANN)).toMatchObject({ status: 'PENDING' });
+        expect(await store.loadTurn(expiring[0]!.turn.id)).toMatchObject({ status: 'EXPIRED' });
+      });
+    });
+
+    // ---- 7. leases ---------------------------------------------------------------------------------------------
+
+    describe('leases', () => {
+      beforeEach(seedAgents);
+
+      it('listRunningTurns and listRunningLeases read the RUNNING turns only, with their leases', async () => {
+        const held = await runningTurn(store, { lease: lease('host:1:a', at(30)) });
+        const unheld = await runningTurn(store);
+        await pausedTurn(store, { lease: lease('host:1:a') });
+        const done = await runningTurn(store, { lease: lease('host:1:a') });
+        await store.finishTurn(done.turn.id, 'COMPLETED', {}, at(1));
+
+        const running = await store.listRunningTurns();
+        expect(sorted(ids(running))).toEqual(sorted([held.turn.id, unheld.turn.id]));
+        expect(running.find((t) => t.id === held.turn.id)).toEqual(held.turn);
+        const leases = await store.listRunningLeases();
+        expect([...leases].sort((a, b) => a.turnId.localeCompare(b.turnId))).toEqual(
+          [
+            { turnId: held.turn.id, owner: 'host:1:a', expiresAt: at(30), recoveries: 0 },
+            { turnId: unheld.turn.id, owner: null, expiresAt: null, recoveries: 0 },
+          ].sort((a, b) => a.turnId.localeCompare(b.turnId)),
+        );
+      });
+
+      it('claimTurn is compare-and-swap on the holder: the expected one gets the turn and a recovery, another gets null', async () => {
+        const { turn } = await runningTurn(store, { lease: lease('host:1:dead', at(30)) });
+        expect(await store.claimTurn(turn.id, 'host:9:wrong', lease('host:2:b'), at(40))).toBeNull();
+        expect(await store.claimTurn(turn.id, null, lease('host:2:b'), at(40))).toBeNull();
+        expect(await store.holdsLease(turn.id, 'host:1:dead')).toBe(true);
+
+        const claimed = await store.claimTurn(turn.id, 'host:1:dead', lease('host:2:b', at(70)), at(40));
+        expect(claimed).toEqual({ turn: { ...turn, updatedAt: at(40) }, recoveries: 1 });
+        expect(await store.holdsLease(turn.id, 'host:2:b')).toBe(true);
+        expect(await store.holdsLease(turn.id, 'host:1:dead')).toBe(false);
+        expect(await store.listRunningLeases()).toEqual([
+          { turnId: turn.id, owner: 'host:2:b', expiresAt: at(70), recoveries: 1 },
+        ]);
+        expect(await store.claimTurn(turn.id, 'host:1:dead', lease('host:3:c'), at(41))).toBeNull();
+        const again = await store.claimTurn(turn.id, 'host:2:b', lease('host:3:c', at(90)), at(60));
+        expect(again?.recoveries).toBe(2);
+        expect(await store.listRunningLeases()).toEqual([
+          { turnId: turn.id, owner: 'host:3:c', expiresAt: at(90), recoveries: 2 },
+        ]);
+      });
+
+      it('claimTurn takes a turn without a lease with expectedOwner null; a turn not RUNNING or unknown is nobody’s', async () => {
+        const { turn } = await runningTurn(store);
+        expect(await store.claimTurn(turn.id, null, lease('host:2:b'), at(5))).toMatchObject({ recoveries: 1 });
+        expect(await store.holdsLease(turn.id, 'host:2:b')).toBe(true);
+        const paused = await pausedTurn(store, { lease: lease('host:1:a') });
+        expect(await store.claimTurn(paused.turn.id, 'host:1:a', lease('host:2:b'), at(5))).toBeNull();
+        expect(await store.claimTurn(paused.turn.id, null, lease('host:2:b'), at(5))).toBeNull();
+        expect(await store.loadTurn(paused.turn.id)).toEqual(paused.turn);
+        expect(await store.claimTurn('turn-none', null, lease('host:2:b'), at(5))).toBeNull();
+      });
+
+      it("renewLeases extends every RUNNING turn's lease the owner holds, and counts them", async () => {
+        const mine = [
+          await runningTurn(store, { lease: lease('host:1:a', at(30)) }),
+          await runningTurn(store, { lease: lease('host:1:a', at(30)) }),
+        ];
+        const theirs = await runningTurn(store, { lease: lease('host:2:b', at(30)) });
+        await pausedTurn(store, { lease: lease('host:1:a', at(30)) });
+        expect(await store.renewLeases('host:1:a', at(60), at(20))).toBe(2);
+        expect(await store.renewLeases('host:9:none', at(60), at(20))).toBe(0);
+        const leases = new Map((await store.listRunningLeases()).map((l) => [l.turnId, l]));
+        for (const { turn } of mine)
+          expect(leases.get(turn.id)).toMatchObject({ owner: 'host:1:a', expiresAt: at(60) });
+        expect(leases.get(theirs.turn.id)).toMatchObject({ owner: 'host:2:b', expiresAt: at(30) });
+      });
+
+      it('holdsLease: true for the holder of a RUNNING turn only', async () => {
+        const { turn } = await runningTurn(store, { lease: lease('host:1:a') });
+        expect(await store.holdsLease(turn.id, 'host:1:a')).toBe(true);
+        expect(await store.holdsLease(turn.id, 'host:2:b')).toBe(false);
+        expect(await store.holdsLease('turn-none', 'host:1:a')).toBe(false);
+        const paused = await pausedTurn(store, { lease: lease('host:1:a') });
+        expect(await store.holdsLease(paused.turn.id, 'host:1:a')).toBe(false);
+      });
+    });
+
+    // ---- 9. health ---------------------------------------------------------------------------------------------
+
+    describe('batched reads (the API loaders)', () => {
+      it('loads turns and threads of many ids in one call, missing ids left out, any owner', async () => {
+        const a = await pausedTurn(store);
+        const b = await runningTurn(store, { ownerId: BOB });
+        const turns = await store.loadTurns([a.turn.id, 'turn-missing', b.turn.id]);
+        expect(sorted(ids(turns))).toEqual(sorted([a.turn.id, b.turn.id]));
+        expect(turns.find((t) => t.id === a.turn.id)).toEqual(await store.loadTurn(a.turn.id));
+        const threads = await store.loadThreads([b.thread.id, a.thread.id, 'thread-missing']);
+        expect(sorted(ids(threads))).toEqual(sorted([a.thread.id, b.thread.id]));
+        expect(threads.find((t) => t.id === b.thread.id)).toEqual(await store.getThread(b.thread.id, BOB));
+        expect(await store.loadTurns([])).toEqual([]);
+      });
+
+      it('lists the messages, turns and elicitations of several parents at once, each in its own order', async () => {
+        const a = await pausedTurn(store, { elicitations: 2 });
+        const b = await pausedTurn(store);
+        const next = await runningTurn(store, { threadId: b.thread.id, now: at(5) });
+        const byTurn = await store.listMessagesOfTurns([a.turn.id, b.turn.id]);
+        expect(byTurn.filter((m) => m.turnId === a.turn.id)).toEqual(await store.listTurnMessages(a.turn.id));
+        expect(byTurn.filter((m) => m.turnId === b.turn.id)).toEqual(await store.listTurnMessages(b.turn.id));
+        const byThread = await store.listMessagesOfThreads([b.thread.id, a.thread.id]);
+        expect(byThread.filter((m) => m.threadId === b.thread.id)).toEqual(await store.listThreadMessages(b.thread.id));
+        expect(byThread).toHaveLength(
+          (await store.listThreadMessages(a.thread.id)).length + (await store.listThreadMessages(b.thread.id)).length,
+        );
+        const turnsOf = await store.listTurnsOfThreads([a.thread.id, b.thread.id]);
+        expect(ids(turnsOf.filter((t) => t.threadId === b.thread.id))).toEqual([b.turn.id, next.turn.id]);
+        expect(turnsOf.filter((t) => t.threadId === b.thread.id)).toEqual(await store.listTurns(b.thread.id));
+        const elicitationsOf = await store.listElicitationsOfTurns([b.turn.id, a.turn.id, 'turn-missing']);
+        expect(elicitationsOf.filter((e) => e.turnId === a.turn.id)).toEqual(
+          await store.listTurnElicitations(a.turn.id),
+        );
+        expect(elicitationsOf).toHaveLength(3);
+      });
+    });
+
+    describe('health and durability', () => {
+      it('ping() is null on a migrated database; flush() resolves', async () => {
+        expect(await store.ping()).toBeNull();
+        await store.syncAgent(agentConfig(AGENT), at(0));
+        await expect(store.flush()).resolves.toBeUndefined();
+        await expect(store.flush()).resolves.toBeUndefined();
+      });
+
+      it('ping() throws once the store is closed', async () => {
+        await close(store);
+        await expect(store.ping()).rejects.toThrow();
+      });
+
+      it("second() is another view of the same database: each reads the other's commits", async () => {
+        await seedAgents();
+        const other = await second();
+        expect(await other.ping()).toBeNull();
+        const { turn } = await runningTurn(store, { lease: lease('host:1:a') });
+        expect(await other.loadTurn(turn.id)).toEqual(turn);
+        await other.finishTurn(turn.id, 'COMPLETED', { text: 'by the other' }, at(1), 'host:1:a');
+        expect(await store.loadTurn(turn.id)).toMatchObject({ status: 'COMPLETED', text: 'by the other' });
+        expect(await other.listAgents()).toHaveLength(2);
+      });
+    });
+
+    // ---- 10. concurrency ---------------------------------------------------------------------------------------
+
+    describe('concurrency: two stores on one database', () => {
+      beforeEach(seedAgents);
+
+      it('(a) the two elicitations of a turn answered at the same instant from two stores: exactly one resumes', async () => {
+        const other = await second();
+        const paused = await pausedTurn(store, { elicitations: 2 });
+        const [e1, e2] = paused.elicitations;
+        const results = await Promise.all([
+          answer(store, e1!.id, ACCEPT, { now: at(10), lease: lease('host:1:a') }),
+          answer(other, e2!.id, ACCEPT, { now: at(10), lease: lease('host:2:b') }),
+        ]);
+        expect(results.map((r) => r.kind).sort()).toEqual(['recorded', 'resume']);
+        const winner = results[0]!.kind === 'resume' ? 'host:1:a' : 'host:2:b';
+        expect(await store.loadTurn(paused.turn.id)).toMatchObject({ status: 'RUNNING' });
+        expect(await statusesOf(store, paused.turn.id)).toEqual([
+          [e1!.id, 'ACCEPTED'],
+          [e2!.id, 'ACCEPTED'],
+        ]);
+        expect(await store.listRunningLeases()).toEqual([
+          { turnId: paused.turn.id, owner: winner, expiresAt: at(600), recoveries: 0 },
+        ]);
+      });
+
+      it('(b) the same elicitation ACCEPTed 10 times at once across both stores: one resume, never two', async () => {
+        const other = await second();
+        const paused = await pausedTurn(store);
+        const id = paused.elicitations[0]!.id;
+        const results = await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            answer(i % 2 ? other : store, id, ACCEPT, { now: at(10), lease: lease(`host:${i}:x`) }),
+          ),
+        );
+        const resumes = results.flatMap((r, i) => (r.kind === 'resume' ? [i] : []));
+        expect(resumes).toHaveLength(1);
+        for (const r of results) expect(['resume', 'duplicate', 'recorded']).toContain(r.kind);
+        expect(await store.holdsLease(paused.turn.id, `host:${resumes[0]}:x`)).toBe(true);
+        expect(await store.listRunningLeases()).toHaveLength(1);
+        expect(await store.getElicitation(id, ANN)).toMatchObject({ status: 'ACCEPTED', response: ACCEPT });
+      });
+
+      it('(c) two turns started at once on a thread with no active turn: one starts, the other is THREAD_BUSY', async () => {
+        const other = await second();
+        const { thread, turn } = await runningTurn(store);
+        await store.finishTurn(turn.id, 'COMPLETED', {}, at(1));
+        const results = await Promise.all([
+          store.startTurn(startInput({ threadId: thread.id, turnId: 'turn-a', now: at(5) }), closeStep),
+          other.startTurn(startInput({ threadId: thread.id, turnId: 'turn-b', now: at(5) }), closeStep),
+        ]);
+        const started = results.filter((r) => r.ok);
+        expect(started).toHaveLength(1);
+        expect(results.filter((r) => !r.ok)).toEqual([{ ok: false, code: 'THREAD_BUSY' }]);
+        const turns = await store.listTurns(thread.id);
+        expect(turns.filter((t) => t.status === 'RUNNING' || t.status === 'PAUSED')).toHaveLength(1);
+        expect(turns).toHaveLength(2);
+        const users = (await store.listThreadMessages(thread.id)).filter((m) => m.role === 'USER');
+        expect(users).toHaveLength(2);
+      });
+
+      it('(c′) two turns started at once on a thread with a PAUSED turn: one supersedes it, once', async () => {
+        const other = await second();
+        const paused = await pausedTurn(store, { elicitations: 2, mixed: true });
+        const results = await Promise.all([
+          store.startTurn(startInput({ threadId: paused.thread.id, turnId: 'turn-a', now: at(5) }), closeStep),
+          other.startTurn(startInput({ threadId: paused.thread.id, turnId: 'turn-b', now: at(5) }), closeStep),
+        ]);
+        const started = results.filter((r) => r.ok);
+        expect(started).toHaveLength(1);
+        expect(started[0]!.ok && started[0]!.superseded).toMatchObject({ id: paused.turn.id, status: 'CANCELLED' });
+        expect(results.filter((r) => !r.ok)).toEqual([{ ok: false, code: 'THREAD_BUSY' }]);
+        expect(await toolAnswers(store, paused.turn.id)).toEqual(closing(paused.step, 'superseded'));
+        const active = (await store.listTurns(paused.thread.id)).filter((t) => t.status === 'RUNNING');
+        expect(active).toHaveLength(1);
+      });
+
+      it('(d) two stores expiring the same due turns at once: each turn expired exactly once', async () => {
+        const other = await second();
+        const due: Paused[] = [];
+        for (let i = 0; i < 6; i++)
+          due.push(await pausedTurn(store, { elicitations: 2, mixed: i % 2 === 0, expiresAt: at(10) }));
+        const [mine, theirs] = await Promise.all([
+          store.expireDueTurns(at(20), 100, closeStep),
+          other.expireDueTurns(at(20), 100, closeStep),
+        ]);
+        const expired = ids([...mine, ...theirs]);
+        expect(expired).toHaveLength(due.length);
+        expect(sorted(expired)).toEqual(sorted(ids(due.map((p) => p.turn))));
+        for (const p of due) {
+          expect(await store.loadTurn(p.turn.id)).toMatchObject({ status: 'EXPIRED' });
+          expect(await toolAnswers(store, p.turn.id)).toEqual(closing(p.step, 'expired'));
+          expect(await statusesOf(store, p.turn.id)).toEqual(p.elicitations.map((e) => [e.id, 'EXPIRED']));
+        }
+      });
+
+      it('(e) claimTurn from both stores with the same expected owner at once: exactly one wins', async () => {
+        const other = await second();
+        const { turn } = await runningTurn(store, { lease: lease('host:1:dead') });
+        const claims = await Promise.all([
+          store.claimTurn(turn.id, 'host:1:dead', lease('host:2:a'), at(40)),
+          other.claimTurn(turn.id, 'host:1:dead', lease('host:3:b'), at(40)),
+          store.claimTurn(turn.id, 'host:1:dead', lease('host:4:c'), at(40)),
+          other.claimTurn(turn.id, 'host:1:dead', lease('host:5:d'), at(40)),
+        ]);
+        const winners = claims.flatMap((c, i) => (c ? [i] : []));
+        expect(winners).toHaveLength(1);
+        expect(claims[winners[0]!]!.recoveries).toBe(1);
+        const owner = `host:${winners[0]! + 2}:${'abcd'[winners[0]!]}`;
+        expect(await store.listRunningLeases()).toEqual([
+          { turnId: turn.id, owner, expiresAt: at(600), recoveries: 1 },
+        ]);
+      });
+
+      describe.each([
+        ['the takeover is asked for first', true],
+        ['the old holder writes first', false],
+      ])('(f) a lease taken over while its old holder writes (%s)', (_title, claimFirst) => {
+        it('each old write committed before the takeover, or threw LeaseLostError and stored nothing; none after it', async () => {
+          const other = await second();
+          const { turn } = await runningTurn(store, { lease: lease('host:1:a') });
+          // A writes one step after another, each setting the iteration count to its number: the turn the claim
+          // returns (as of its commit) tells how many of A's writes committed before the takeover.
+          const outcomes: boolean[] = [];
+          const writesOfA = async () => {
+            for (let i = 1; i <= 4; i++) {
+              try {
+                await store.appendAssistantMessage(turn.id, assistantMessage(`A${i}`), at(10), i, 'host:1:a');
+                outcomes.push(true);
+              } catch (error) {
+                expect(error).toBeInstanceOf(LeaseLostError);
+                outcomes.push(false);
+              }
+            }
+          };
+          const claim = () => other.claimTurn(turn.id, 'host:1:a', lease('host:2:b'), at(10));
+          let claimed: Awaited<ReturnType<typeof claim>>;
+          if (claimFirst) [claimed] = await Promise.all([claim(), writesOfA()]);
+          else [, claimed] = await Promise.all([writesOfA(), claim()]);
+
+          expect(claimed).toMatchObject({ recoveries: 1 });
+          const before = claimed!.turn.iterations;
+          expect(outcomes).toEqual([1, 2, 3, 4].map((i) => i <= before));
+          expect(await store.loadTurn(turn.id)).toMatchObject({ status: 'RUNNING', iterations: before });
+
+          // After the takeover: the new holder writes, the old one cannot.
+          await other.appendAssistantMessage(turn.id, assistantMessage('B'), at(11), 10, 'host:2:b');
+          expect(await rejection(store.setIterations(turn.id, 99, at(12), 'host:1:a'))).toBeInstanceOf(LeaseLostError);
+          const texts = (await store.listTurnMessages(turn.id))
+            .filter((m) => m.role === 'ASSISTANT')
+            .map((m) => m.text);
+          expect(texts).toEqual([...outcomes.flatMap((ok, i) => (ok ? [`A${i + 1}`] : [])), 'B']);
+          expect(await store.loadTurn(turn.id)).toMatchObject({ iterations: 10 });
+          expect(await store.holdsLease(turn.id, 'host:2:b')).toBe(true);
+        });
+      });
+
+      it('(g) a CANCEL and the sweeper racing on one turn: it closes once, CANCELLED or EXPIRED', async () => {
+        const other = await second();
+        const paused = await pausedTurn(store, { elicitations: 2, expiresAt: at(60) });
+        const [answered, swept] = await Promise.all([
+          answer(store, paused.elicitations[0]!.id, CANCEL, { now: at(59) }),
+          other.expireDueTurns(at(61), 10, closeStep),
+        ]);
+        const turn = await store.loadTurn(paused.turn.id);
+        if (answered.kind === 'cancelled') {
+          expect(swept).toEqual([]);
+          expect(turn).toMatchObject({ status: 'CANCELLED' });
+          expect(await toolAnswers(store, paused.turn.id)).toEqual(
+            closing(paused.step, 'cancelled', { [paused.elicitations[0]!.id]: CANCEL }),
+          );
+        } else {
+          expect(answered).toMatchObject({ kind: 'expired', changed: false });
+          expect(ids(swept)).toEqual([paused.turn.id]);
+          expect(turn).toMatchObject({ status: 'EXPIRED' });
+          expect(await toolAnswers(store, paused.turn.id)).toEqual(closing(paused.step, 'expired'));
+        }
+      });
+
+      it('(h) the last answer and a new message racing on one thread: the turn resumes or is superseded, not both', async () => {
+        const other = await second();
+        const paused = await pausedTurn(store);
+        const [answered, started] = await Promise.all([
+          answer(store, paused.elicitations[0]!.id, ACCEPT, { now: at(10), lease: lease('host:1:a') }),
+          other.startTurn(startInput({ threadId: paused.thread.id, turnId: 'turn-new', now: at(10) }), closeStep),
+        ]);
+        if (answered.kind === 'resume') {
+          expect(started).toEqual({ ok: false, code: 'THREAD_BUSY' });
+          expect(await store.loadTurn('turn-new')).toBeNull();
+          expect(await toolAnswers(store, paused.turn.id)).toEqual([]);
+        } else {
+          expect(answered.kind).toBe('already_resolved');
+          expect(started).toMatchObject({ ok: true, superseded: { id: paused.turn.id, status: 'CANCELLED' } });
+          expect(await toolAnswers(store, paused.turn.id)).toEqual(closing(paused.step, 'superseded'));
+        }
+        const active = (await store.listTurns(paused.thread.id)).filter((t) => t.status === 'RUNNING');
+        expect(active).toHaveLength(1);
+      });
+    });
+  });
+}

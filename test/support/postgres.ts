@@ -1,0 +1,50 @@
+// PostgreSQL for tests: a fresh database per call on the machine's server (TOOLGATE_TEST_POSTGRES, default the local
+// one with trust auth), dropped again by `drop()`. Tests that need PostgreSQL fail when it does not answer:
+// `.ci/run` says so before the suite starts.
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+
+export const TEST_POSTGRES = process.env.TOOLGATE_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export interface TestDatabase {
+  /** The connection string of the new database. */
+  url: string;
+  drop(): Promise<void>;
+}
+
+async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: TEST_POSTGRES });
+  await client.connect().catch((error: unknown) => {
+    throw new Error(
+      `PostgreSQL for the tests (TOOLGATE_TEST_POSTGRES=${TEST_POSTGRES}) does not answer: ${(error as Error).message}`,
+    );
+  });
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function freshPostgresDatabase(): Promise<TestDatabase> {
+  const name = `toolgate_t_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+  await admin((client) => client.query(`CREATE DATABASE ${name}`));
+  const url = new URL(TEST_POSTGRES);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => {}),
+  };
+}
+
+/** Drops every database freshPostgresDatabase created (their names start with toolgate_t_). */
+export async function dropTestDatabases(): Promise<void> {
+  await admin(async (client) => {
+    const { rows } = await client.query<{ datname: string }>(
+      "SELECT datname FROM pg_database WHERE datname LIKE 'toolgate\\_t\\_%'",
+    );
+    for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+  }).catch(() => {
+    /* PostgreSQL not there: the tests that needed it have failed and said so */
+  });
+}
