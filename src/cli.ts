@@ -2,7 +2,7 @@
 // Entry point: reads the environment, starts the server, stops it cleanly on SIGINT/SIGTERM.
 import './node-env.js'; // first: modules are evaluated in import order
 import { ConfigError, loadConfigFile } from './config/load.js';
-import { openStorage, storageTarget } from './db/open-storage.js';
+import { openStorage, storageTarget } from './storage.js';
 import { openPubSub } from './events/index.js';
 import { isLoopbackHost } from './http/auth.js';
 import { createLogger, type Logger } from './observability/logger.js';

@@ -11,7 +11,7 @@ import type { Agent } from './domain/records.js';
 import { demoConfig } from './config/demo.js';
 import { loadPlugins } from './config/plugins.js';
 import type { ToolgateConfig } from './config/schema.js';
-import { openStorage, type Storage } from './db/open-storage.js';
+import { openStorage, type Storage } from './storage.js';
 import type { SyncFile } from './db/wal-sync.js';
 import { openPubSub, type ToolgatePubSub } from './events/index.js';
 import type { GraphQLContext } from './graphql/builder.js';
@@ -50,7 +50,7 @@ export interface ServerOptions {
    * database). Ignored when `storage` is given.
    */
   database?: string;
-  /** A store opened by the caller (openStorage, src/db/open-storage.ts); the server closes it. */
+  /** A store opened by the caller (openStorage, src/storage.ts); the server closes it. */
   storage?: Storage;
   /** Listeners from code, beside those of plugin modules and the confirmation listener. */
   listeners?: ToolPreExecuteListener[];

@@ -5,6 +5,7 @@ import { newId } from '../domain/ids.js';
 import { PENDING_STEP_VERSION } from '../domain/pending-step.js';
 import type {
   Agent,
+  ChatMessage,
   ElicitationAnswer,
   ElicitationDraft,
   ElicitationRecord,
@@ -68,12 +69,30 @@ export interface RunnerOptions {
 export type Checkpoint = 'modelAnswered' | 'stepSaved' | 'answerRecorded' | 'toolStarting' | 'toolReturned';
 
 export type StartTurnOutcome =
-  | { ok: true; thread: ThreadRecord; turn: TurnRecord }
+  | {
+      ok: true;
+      thread: ThreadRecord;
+      turn: TurnRecord;
+      /** When `turn` is the pause this call stopped at: its elicitations as created (no need to read them back). */
+      pausedWith: ElicitationRecord[] | null;
+    }
   | { ok: false; code: 'NOT_FOUND' | 'THREAD_BUSY'; message: string; field: string[] };
 
 export type ResolveOutcome =
-  | { ok: true; elicitation: ElicitationRecord; turn: TurnRecord }
+  | { ok: true; elicitation: ElicitationRecord; turn: TurnRecord; pausedWith: ElicitationRecord[] | null }
   | { ok: false; code: 'NOT_FOUND' | 'EXPIRED' | 'ALREADY_RESOLVED'; message: string };
+
+/** What a caller already holds of a turn it hands to the loop, so that the loop need not read it again. */
+interface KnownState {
+  /** The turn as this process just committed it RUNNING. */
+  turn?: TurnRecord;
+  /** The agent as read in the same transaction. */
+  agent?: Agent;
+  /** The whole transcript (a new thread's: its first message). */
+  transcript?: MessageRecord[];
+  /** Just resumed by this process: the step's elicitations with their answers; none of its calls has run. */
+  resumedWith?: ElicitationRecord[];
+}
 
 export class AgentRunner {
   readonly #store: Store;
@@ -81,6 +100,8 @@ export class AgentRunner {
   /** Turns this process is running now; a restart recovers the rest. */
   readonly #inFlight = new Map<string, Promise<TurnRecord>>();
   readonly #leases: TurnLeases;
+  /** The elicitations of each pause this process made, by the paused turn's record (for the caller's response). */
+  readonly #pausedWith = new WeakMap<TurnRecord, ElicitationRecord[]>();
 
   constructor(private readonly options: RunnerOptions) {
     this.#store = options.store;
@@ -99,7 +120,7 @@ export class AgentRunner {
 
   /** Appends the user message and runs the turn; with `background`, returns at once with it RUNNING. */
   async startTurn(input: {
-    agent: Agent;
+    agentId: string;
     threadId: string | null;
     ownerId: string;
     message: string;
@@ -110,7 +131,7 @@ export class AgentRunner {
         turnId: newId('trn'),
         newThreadId: newId('thr'),
         threadId: input.threadId,
-        agentId: input.agent.id,
+        agentId: input.agentId,
         ownerId: input.ownerId,
         message: input.message,
         now: this.#now(),
@@ -118,6 +139,9 @@ export class AgentRunner {
       },
       closeStep,
     );
+    if (!result.ok && result.code === 'AGENT_NOT_FOUND') {
+      return { ok: false, code: 'NOT_FOUND', message: 'No agent with this id.', field: ['input', 'agentId'] };
+    }
     if (!result.ok) {
       const message =
         result.code === 'THREAD_BUSY'
@@ -140,14 +164,19 @@ export class AgentRunner {
     }
     this.#emitTurn(result.turn);
     this.#observe({ type: 'turnStarted', turn: result.turn });
-    // The turn as just written: #run need not read it again. (The agent it reads again: a gating change committed
-    // between the caller's read and this turn's commit must apply to the turn.)
-    const running = this.#continue(result.turn.id, { turn: result.turn });
+    // The turn, its agent (read in the same transaction: a gating change committed before it applies) and, on a new
+    // thread, the whole transcript, as just written: #run need not read them again.
+    const running = this.#continue(result.turn.id, {
+      turn: result.turn,
+      agent: result.agent,
+      transcript: input.threadId === null ? [result.message] : undefined,
+    });
     if (input.background) {
       running.catch(() => {}); // #continue reports its own faults
-      return { ok: true, thread: result.thread, turn: result.turn };
+      return { ok: true, thread: result.thread, turn: result.turn, pausedWith: null };
     }
-    return { ok: true, thread: result.thread, turn: await running };
+    const turn = await running;
+    return { ok: true, thread: result.thread, turn, pausedWith: this.#pausedWith.get(turn) ?? null };
   }
 
   /** Records an answer; the last answer of a step resumes the turn and returns where it stopped next. */
@@ -185,22 +214,21 @@ export class AgentRunner {
           ok: true,
           elicitation: result.elicitation,
           turn: (await this.#inFlight.get(result.turn.id)) ?? result.turn,
+          pausedWith: null,
         };
       case 'recorded':
       case 'cancelled':
         this.#emitTurn(result.turn);
         this.#observeAnswer(result.elicitation, input.answer);
         if (result.kind === 'cancelled') this.#observe({ type: 'turnEnded', turn: result.turn });
-        return { ok: true, elicitation: result.elicitation, turn: result.turn };
-      case 'resume':
+        return { ok: true, elicitation: result.elicitation, turn: result.turn, pausedWith: null };
+      case 'resume': {
         this.#emitTurn(result.turn);
         this.#observeAnswer(result.elicitation, input.answer);
         await this.options.checkpoint?.('answerRecorded', { turnId: result.turn.id });
-        return {
-          ok: true,
-          elicitation: result.elicitation,
-          turn: await this.#continue(result.turn.id, { turn: result.turn }),
-        };
+        const turn = await this.#continue(result.turn.id, { turn: result.turn, resumedWith: result.elicitations });
+        return { ok: true, elicitation: result.elicitation, turn, pausedWith: this.#pausedWith.get(turn) ?? null };
+      }
     }
   }
 
@@ -245,8 +273,8 @@ export class AgentRunner {
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()]);
   }
 
-  /** `known`: the turn as this process just committed it RUNNING, instead of reading it again. */
-  #continue(turnId: string, known: { turn?: TurnRecord } = {}): Promise<TurnRecord> {
+  /** `known`: what the caller holds of the turn (KnownState), instead of reading it again. */
+  #continue(turnId: string, known: KnownState = {}): Promise<TurnRecord> {
     return this.#track(turnId, () => this.#run(turnId, known));
   }
 
@@ -263,11 +291,12 @@ export class AgentRunner {
     return run;
   }
 
-  async #run(turnId: string, known: { turn?: TurnRecord }): Promise<TurnRecord> {
+  async #run(turnId: string, known: KnownState): Promise<TurnRecord> {
     const store = this.#store;
     let turn = known.turn ?? (await this.#loadTurn(turnId))!;
+    let knownTranscript = known.transcript;
     try {
-      const agent = await store.getAgent(turn.agentId);
+      const agent = known.agent ?? (await store.getAgent(turn.agentId));
       // A recovered turn may have open calls: #fail gives each its TOOL message, so the thread stays usable.
       if (!agent) return await this.#fail(turn, `The agent ${turn.agentId} no longer exists.`);
       const model = this.options.models(agent.modelId);
@@ -277,10 +306,11 @@ export class AgentRunner {
       const byId = new Map(tools.map((tool) => [tool.id, tool]));
 
       // A resumed turn first runs the execute phase of its step.
-      if (turn.step) await this.#executeStep(turn, turn.step, byId);
+      if (turn.step) await this.#executeStep(turn, turn.step, byId, known.resumedWith);
 
       for (;;) {
-        const transcript = await store.listThreadMessages(turn.threadId);
+        const transcript = knownTranscript ?? (await store.listThreadMessages(turn.threadId));
+        knownTranscript = undefined;
         const open = openToolCalls(transcript, turn.id);
         if (open.length > 0) {
           // A step whose assistant message was saved but whose gate did not finish (a crash): gate it now.
@@ -324,17 +354,18 @@ export class AgentRunner {
           return { id, name: byId.get(toolId)?.name ?? call.name, toolId, arguments: call.arguments };
         });
         await this.options.checkpoint?.('modelAnswered', { turnId: turn.id });
-        // The answer and the iteration count commit together: a step is saved whole or not at all.
+        // The answer and the iteration count commit together: a step is saved whole or not at all. A final answer
+        // (no tool calls) commits with the end of the turn.
         turn = { ...turn, iterations: turn.iterations + 1 };
-        await store.appendAssistantMessage(
-          turn.id,
-          { role: 'ASSISTANT', text: response.text, toolCalls: calls, toolCallId: null },
-          this.#now(),
-          turn.iterations,
-          this.#leases.owner,
-        );
+        const assistant = { role: 'ASSISTANT' as const, text: response.text, toolCalls: calls, toolCallId: null };
+        if (calls.length === 0) {
+          return await this.#finish(turn.id, 'COMPLETED', {
+            text: response.text ?? '',
+            answer: { message: assistant, iterations: turn.iterations },
+          });
+        }
+        await store.appendAssistantMessage(turn.id, assistant, this.#now(), turn.iterations, this.#leases.owner);
         await this.options.checkpoint?.('stepSaved', { turnId: turn.id });
-        if (calls.length === 0) return await this.#finish(turn.id, 'COMPLETED', { text: response.text ?? '' });
         this.#emitTurn(turn);
         const paused = await this.#gateAndRun(turn, agent, calls, byId);
         if (paused) return paused;
@@ -428,6 +459,7 @@ export class AgentRunner {
         this.#now(),
         this.#leases.owner,
       );
+      this.#pausedWith.set(paused.turn, paused.elicitations);
       this.options.events?.elicitationsCreated(paused.elicitations);
       this.#emitTurn(paused.turn);
       this.#observe({ type: 'turnPaused', turn: paused.turn, elicitations: paused.elicitations });
@@ -437,13 +469,26 @@ export class AgentRunner {
     return null;
   }
 
-  /** Execute phase: the step's calls in their original order, each answered by exactly one TOOL message. */
-  async #executeStep(turn: TurnRecord, step: PendingStep, tools: Map<string, Tool>): Promise<void> {
+  /**
+   * Execute phase: the step's calls in their original order, each answered by exactly one TOOL message.
+   * `resumedWith`: the step was just resumed by this process, with these elicitations: none of its calls ran yet.
+   */
+  async #executeStep(
+    turn: TurnRecord,
+    step: PendingStep,
+    tools: Map<string, Tool>,
+    resumedWith?: ElicitationRecord[],
+  ): Promise<void> {
     const store = this.#store;
+    // Calls answered before a crash (a recovered turn) are skipped: never twice.
     const answered = new Set(
-      (await store.listTurnMessages(turn.id)).filter((m) => m.role === 'TOOL').map((m) => m.toolCallId),
+      resumedWith
+        ? []
+        : (await store.listTurnMessages(turn.id)).filter((m) => m.role === 'TOOL').map((m) => m.toolCallId),
     );
-    const answers = new Map((await store.listTurnElicitations(turn.id)).map((e) => [e.id, e.response]));
+    const answers = new Map(
+      (resumedWith ?? (await store.listTurnElicitations(turn.id))).map((e) => [e.id, e.response]),
+    );
     for (const { toolCall, outcome } of step.calls) {
       if (answered.has(toolCall.id)) continue; // answered before a crash: never twice
       // Each TOOL message is published as it is written (turnUpdated follows the step call by call).
@@ -501,14 +546,13 @@ export class AgentRunner {
       toolName: toolCall.name,
     });
     if (!(await store.markToolStarted(turn.id, toolCall.id, this.#now(), this.#leases.owner))) {
-      this.#emitTurn(
-        await store.finishTool(
-          turn.id,
-          { toolCallId: toolCall.id, text: toolText.interrupted(toolCall.name) },
-          this.#now(),
-          this.#leases.owner,
-        ),
+      await store.finishTool(
+        turn.id,
+        { toolCallId: toolCall.id, text: toolText.interrupted(toolCall.name) },
+        this.#now(),
+        this.#leases.owner,
       );
+      this.#emitChanged(turn);
       this.#observe({ type: 'toolFinished', turn, toolCall, outcome: 'interrupted', durationMs: 0 });
       return;
     }
@@ -536,14 +580,15 @@ export class AgentRunner {
       toolName: toolCall.name,
     });
     if (instructions) text = `${text}\n\n${toolText.acceptedInstructions(toolCall.name, instructions)}`;
-    this.#emitTurn(await store.finishTool(turn.id, { toolCallId: toolCall.id, text }, this.#now(), this.#leases.owner));
+    await store.finishTool(turn.id, { toolCallId: toolCall.id, text }, this.#now(), this.#leases.owner);
+    this.#emitChanged(turn);
     this.#observe({ type: 'toolFinished', turn, toolCall, outcome, durationMs });
   }
 
   async #finish(
     turnId: string,
     status: 'COMPLETED' | 'FAILED',
-    fields: { text?: string | null; error?: string | null },
+    fields: { text?: string | null; error?: string | null; answer?: { message: ChatMessage; iterations: number } },
   ): Promise<TurnRecord> {
     const turn = await this.#store.finishTurn(turnId, status, fields, this.#now(), this.#leases.owner);
     this.#emitTurn(turn);
@@ -558,6 +603,14 @@ export class AgentRunner {
 
   #emitTurn(turn: TurnRecord): void {
     this.options.events?.turnChanged(turn);
+  }
+
+  /**
+   * The turn changed in what it holds (a TOOL message), not in its own fields: published as a new record, so that
+   * subscribers read its messages anew (reads are shared per record, src/graphql/shared-reads.ts).
+   */
+  #emitChanged(turn: TurnRecord): void {
+    this.#emitTurn({ ...turn, updatedAt: this.#now() });
   }
 
   /** Tells the observer; one that throws is reported and ignored (it never changes what the turn does). */

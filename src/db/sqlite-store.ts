@@ -134,14 +134,28 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * A write of the loop to a RUNNING turn: with `leaseOwner`, only while that process holds the turn's lease,
-   * checked in the same transaction (else LeaseLostError), so no other process can take the turn in between.
+   * The first statement of a loop write: bumps the turn's `updated_at` (and `iterations`, when given) only while
+   * `leaseOwner` holds its lease, and returns its thread; else LeaseLostError, and the transaction writes nothing.
    */
-  #writeFor<T>(turnId: string, leaseOwner: string | undefined, work: () => T): Promise<T> {
-    return this.#write(() => {
-      if (leaseOwner !== undefined && !this.#holdsLease(turnId, leaseOwner)) throw new LeaseLostError(turnId);
-      return work();
-    });
+  #touchTurn(turnId: string, leaseOwner: string | undefined, now: string, iterations?: number): string {
+    const row = this.#q.touchTurn.get({
+      id: turnId,
+      now,
+      iterations: iterations ?? null,
+      owner: leaseOwner ?? null,
+    }) as { threadId: string } | undefined;
+    if (!row) throw this.#lostOrMissing(turnId, leaseOwner);
+    return row.threadId;
+  }
+
+  /** With `leaseOwner`: LeaseLostError unless it holds the turn's lease. */
+  #checkLease(turnId: string, leaseOwner: string | undefined): void {
+    if (leaseOwner !== undefined && !this.#holdsLease(turnId, leaseOwner)) throw new LeaseLostError(turnId);
+  }
+
+  /** Why a loop write matched no row: the lease is not (or no longer) this process's, or there is no such turn. */
+  #lostOrMissing(turnId: string, leaseOwner: string | undefined): Error {
+    return leaseOwner !== undefined ? new LeaseLostError(turnId) : new Error(`No turn ${turnId}.`);
   }
 
   /** Commits, the writes they held, and WAL fsyncs since the store opened: how much group commit shares. */
@@ -190,6 +204,10 @@ export class SqliteStore implements Store {
   }
 
   async getAgent(id: string): Promise<Agent | null> {
+    return this.#readAgent(id);
+  }
+
+  #readAgent(id: string): Agent | null {
     // One statement for the agent and its overrides: every turn reads its agent.
     const row = this.#q.agentWithOverrides.get({ id }) as (Record<string, unknown> & { overrides: string }) | undefined;
     if (!row) return null;
@@ -373,6 +391,9 @@ export class SqliteStore implements Store {
   ): Promise<StartTurnResult> {
     return this.#write((): StartTurnResult => {
       const { now } = input;
+      // The agent as committed now: the turn runs with it (a gating change committed before this applies).
+      const agent = this.#readAgent(input.agentId);
+      if (!agent) return { ok: false, code: 'AGENT_NOT_FOUND' };
       let thread: ThreadRecord;
       let superseded: TurnRecord | null = null;
       const found = input.threadId
@@ -401,15 +422,34 @@ export class SqliteStore implements Store {
         leaseOwner: input.lease?.owner ?? null,
         leaseUntil: input.lease?.until ?? null,
       });
-      this.#appendMessage(
+      const message = this.#appendMessage(
         input.turnId,
         thread.id,
         { role: 'USER', text: input.message, toolCalls: [], toolCallId: null },
         now,
       );
-      return { ok: true, thread, turn: turnRecord(this.#q.turn.get({ id: input.turnId })!), superseded };
+      // What the row now holds, without reading it back.
+      const turn: TurnRecord = {
+        id: input.turnId,
+        threadId: thread.id,
+        agentId: input.agentId,
+        ownerId: input.ownerId,
+        status: 'RUNNING',
+        text: null,
+        error: null,
+        iterations: 0,
+        step: null,
+        createdAt: now,
+        updatedAt: now,
+        expiresAt: null,
+      };
+      return { ok: true, thread, turn, superseded, agent, message };
     });
   }
+
+  // The loop's writes below take the lease check into their first statement (an UPDATE … WHERE lease_owner = … whose
+  // row count, or RETURNING row, says whether it held), so that a step of the loop costs as few statements as it
+  // writes. Without `leaseOwner` (tests, admin paths) the same statements run unconditioned.
 
   async appendAssistantMessage(
     turnId: string,
@@ -418,11 +458,9 @@ export class SqliteStore implements Store {
     iterations?: number,
     leaseOwner?: string,
   ): Promise<MessageRecord> {
-    return this.#writeFor(turnId, leaseOwner, () => {
-      const turn = this.#q.turn.get({ id: turnId })!;
-      const record = this.#appendMessage(turnId, turn.threadId, message, now);
-      if (iterations !== undefined) this.#q.setIterations.run({ id: turnId, iterations, now });
-      return record;
+    return this.#write(() => {
+      const threadId = this.#touchTurn(turnId, leaseOwner, now, iterations);
+      return this.#appendMessage(turnId, threadId, message, now);
     });
   }
 
@@ -433,15 +471,18 @@ export class SqliteStore implements Store {
     leaseOwner?: string,
   ): Promise<void> {
     if (drafts.length === 0) return;
-    await this.#writeFor(turnId, leaseOwner, () => {
-      const turn = this.#q.turn.get({ id: turnId })!;
-      for (const draft of drafts) this.#appendToolMessage(turnId, turn.threadId, draft, now);
+    await this.#write(() => {
+      const threadId = this.#touchTurn(turnId, leaseOwner, now);
+      for (const draft of drafts) this.#appendToolMessage(turnId, threadId, draft, now);
     });
   }
 
   async markToolStarted(turnId: string, toolCallId: string, now: string, leaseOwner?: string): Promise<boolean> {
-    const started = await this.#writeFor(turnId, leaseOwner, () => {
-      return this.#q.startTool.run({ turnId, toolCallId, now }).changes === 1;
+    const started = await this.#write(() => {
+      if (this.#q.startTool.run({ turnId, toolCallId, now, owner: leaseOwner ?? null }).changes === 1) return true;
+      // Nothing inserted: started before, or the lease is gone (then nothing may be written at all).
+      this.#checkLease(turnId, leaseOwner);
+      return false;
     });
     // The started row must be on disk before the tool's effect happens, whatever `synchronous` says; the same
     // fsync makes every earlier commit durable too (the answer that allowed the call).
@@ -449,12 +490,17 @@ export class SqliteStore implements Store {
     return started;
   }
 
-  async finishTool(turnId: string, draft: ToolMessageDraft, now: string, leaseOwner?: string): Promise<TurnRecord> {
-    return this.#writeFor(turnId, leaseOwner, () => {
-      const turn = this.#q.turn.get({ id: turnId })!;
-      this.#appendToolMessage(turnId, turn.threadId, draft, now);
-      this.#q.finishTool.run({ turnId, toolCallId: draft.toolCallId, now });
-      return turnRecord(turn);
+  async finishTool(turnId: string, draft: ToolMessageDraft, now: string, leaseOwner?: string): Promise<void> {
+    await this.#write(() => {
+      const finished = this.#q.finishTool.run({ turnId, toolCallId: draft.toolCallId, now, owner: leaseOwner ?? null });
+      if (finished.changes === 0) this.#checkLease(turnId, leaseOwner);
+      this.#q.insertToolMessageOfTurn.run({
+        id: newId('msg'),
+        turnId,
+        text: draft.text,
+        toolCallId: draft.toolCallId,
+        now,
+      });
     });
   }
 
@@ -467,8 +513,17 @@ export class SqliteStore implements Store {
     now: string,
     leaseOwner?: string,
   ): Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }> {
-    return this.#writeFor(turnId, leaseOwner, () => {
-      const turn = this.#q.turn.get({ id: turnId })!;
+    return this.#write(() => {
+      const row = this.#q.pauseTurn.get({
+        id: turnId,
+        step: JSON.stringify(step),
+        text,
+        expiresAt,
+        now,
+        owner: leaseOwner ?? null,
+      }) as Record<string, unknown> | undefined;
+      if (!row) throw this.#lostOrMissing(turnId, leaseOwner);
+      const turn = turnRecord(turnColumns.fromRaw(row));
       for (const draft of drafts) {
         this.#q.insertElicitation.run({
           id: draft.id,
@@ -483,8 +538,6 @@ export class SqliteStore implements Store {
           expiresAt,
         });
       }
-      this.#q.pauseTurn.run({ id: turnId, step: JSON.stringify(step), text, expiresAt, now });
-      const paused = turnRecord(this.#q.turn.get({ id: turnId })!);
       // What the rows now hold, without reading them back: a PENDING request of the turn's owner.
       const elicitations = drafts.map((draft): ElicitationRecord => ({
         id: draft.id,
@@ -502,26 +555,37 @@ export class SqliteStore implements Store {
         createdAt: now,
         expiresAt,
       }));
-      return { turn: paused, elicitations };
+      return { turn, elicitations };
     });
   }
 
   async finishTurn(
     turnId: string,
     status: 'COMPLETED' | 'FAILED' | 'CANCELLED',
-    fields: { text?: string | null; error?: string | null },
+    fields: { text?: string | null; error?: string | null; answer?: { message: ChatMessage; iterations: number } },
     now: string,
     leaseOwner?: string,
   ): Promise<TurnRecord> {
-    return this.#writeFor(turnId, leaseOwner, () => {
-      this.#q.finishTurn.run({ id: turnId, status, text: fields.text ?? null, error: fields.error ?? null, now });
-      return turnRecord(this.#q.turn.get({ id: turnId })!);
+    return this.#write(() => {
+      const row = this.#q.finishTurn.get({
+        id: turnId,
+        status,
+        text: fields.text ?? null,
+        error: fields.error ?? null,
+        iterations: fields.answer?.iterations ?? null,
+        now,
+        owner: leaseOwner ?? null,
+      }) as Record<string, unknown> | undefined;
+      if (!row) throw this.#lostOrMissing(turnId, leaseOwner);
+      const turn = turnRecord(turnColumns.fromRaw(row));
+      if (fields.answer) this.#appendMessage(turnId, turn.threadId, fields.answer.message, now);
+      return turn;
     });
   }
 
   async setIterations(turnId: string, iterations: number, now: string, leaseOwner?: string): Promise<void> {
-    await this.#writeFor(turnId, leaseOwner, () => {
-      this.#q.setIterations.run({ id: turnId, iterations, now });
+    await this.#write(() => {
+      this.#touchTurn(turnId, leaseOwner, now, iterations);
     });
   }
 
@@ -531,46 +595,53 @@ export class SqliteStore implements Store {
   ): Promise<ResolveResult> {
     return this.#write((): ResolveResult => {
       const { now, answer } = input;
-      const row = this.#q.ownedElicitation.get({ id: input.elicitationId, ownerId: input.ownerId });
-      const decision = decideAnswer(row ? elicitationRecord(row) : null, answer, now);
-      if (decision.kind === 'not_found' || !row) return { kind: 'not_found' };
-      const turnRow = this.#q.turn.get({ id: row.turnId })!;
+      // Every elicitation of the answered one's turn (owner-scoped): the answered one, and whether others still wait.
+      const ofTurn = this.#q.elicitationsWithSibling
+        .all({ id: input.elicitationId, ownerId: input.ownerId })
+        .map(elicitationRecord);
+      const found = ofTurn.find((e) => e.id === input.elicitationId) ?? null;
+      const decision = decideAnswer(found, answer, now);
+      if (decision.kind === 'not_found' || !found) return { kind: 'not_found' };
+      // The turn as it is now, read only where the answer needs it (the usual last answer gets it from the claim).
+      const turnNow = () => turnRecord(this.#q.turn.get({ id: found.turnId })!);
       const current = () => ({
-        elicitation: elicitationRecord(this.#q.elicitation.get({ id: row.id })!),
-        turn: turnRecord(this.#q.turn.get({ id: row.turnId })!),
+        elicitation: elicitationRecord(this.#q.elicitation.get({ id: found.id })!),
+        turn: turnNow(),
       });
       switch (decision.kind) {
         case 'duplicate':
         case 'already_resolved':
-          return { kind: decision.kind, ...current() };
+          return { kind: decision.kind, elicitation: found, turn: turnNow() };
         case 'expired':
-          if (decision.expireTurn) this.#closePausedTurn(turnRecord(turnRow), 'expired', closeStep, now);
+          if (decision.expireTurn) this.#closePausedTurn(turnNow(), 'expired', closeStep, now);
           return { kind: 'expired', ...current(), changed: decision.expireTurn };
       }
-      this.#q.answer.run({
-        id: row.id,
+      const answered = this.#q.answer.get({
+        id: found.id,
         status: decision.status,
         action: answer.action,
         content: answer.content === null ? null : JSON.stringify(answer.content),
         by: input.ownerId,
         now,
-      });
+      }) as Record<string, unknown>;
+      const elicitation = elicitationRecord(elicitationColumns.fromRaw(answered));
       if (decision.then === 'cancel_turn') {
-        this.#closePausedTurn(turnRecord(turnRow), 'cancelled', closeStep, now);
+        this.#closePausedTurn(turnNow(), 'cancelled', closeStep, now);
         return { kind: 'cancelled', ...current() };
       }
-      if (!resumesTurn(this.#q.pendingOfTurn.get({ turnId: row.turnId }) !== undefined)) {
-        return { kind: 'recorded', ...current() };
+      const elicitations = ofTurn.map((e) => (e.id === elicitation.id ? elicitation : e));
+      if (!resumesTurn(elicitations.some((e) => e.status === 'PENDING'))) {
+        return { kind: 'recorded', elicitation, turn: turnNow() };
       }
       // The claim: only one caller can move the turn from PAUSED to RUNNING.
-      const claimed =
-        this.#q.resumeTurn.run({
-          id: row.turnId,
-          now,
-          leaseOwner: input.lease?.owner ?? null,
-          leaseUntil: input.lease?.until ?? null,
-        }).changes === 1;
-      return { kind: claimed ? 'resume' : 'recorded', ...current() };
+      const resumed = this.#q.resumeTurn.get({
+        id: found.turnId,
+        now,
+        leaseOwner: input.lease?.owner ?? null,
+        leaseUntil: input.lease?.until ?? null,
+      }) as Record<string, unknown> | undefined;
+      if (!resumed) return { kind: 'recorded', elicitation, turn: turnNow() };
+      return { kind: 'resume', elicitation, turn: turnRecord(turnColumns.fromRaw(resumed)), elicitations };
     });
   }
 
@@ -655,8 +726,7 @@ export class SqliteStore implements Store {
     const closing = closePausedTurn(turn, elicitationRows, reason, closeStep);
     for (const id of closing.closeElicitations) this.#q.closeElicitation.run({ id, status: closing.status, now });
     for (const draft of closing.toolMessages) this.#appendToolMessage(turn.id, turn.threadId, draft, now);
-    this.#q.closeTurn.run({ id: turn.id, status: closing.status, now });
-    return turnRecord(this.#q.turn.get({ id: turn.id })!);
+    return turnRecord(turnColumns.fromRaw(this.#q.closeTurn.get({ id: turn.id, status: closing.status, now })));
   }
 
   /** A call's one TOOL message; a second one for the same call (two processes racing on a turn) is dropped. */
@@ -901,9 +971,12 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
     insertThread: raw(
       'INSERT INTO threads (id, agent_id, owner_id, created_at) VALUES (@id, @agentId, @ownerId, @now)',
     ),
-    finishTurn:
-      raw(`UPDATE turns SET status = @status, text = @text, error = @error, step = NULL, expires_at = NULL, updated_at = @now
-      WHERE id = @id`),
+    // The loop's writes: with @owner, only while that process holds the lease (RETURNING nothing otherwise).
+    finishTurn: raw(`UPDATE turns SET status = @status, text = @text, error = @error, step = NULL, expires_at = NULL,
+      iterations = coalesce(@iterations, iterations), updated_at = @now
+      WHERE id = @id AND (@owner IS NULL OR (status = 'RUNNING' AND lease_owner = @owner)) RETURNING ${turnColumns.select}`),
+    touchTurn: raw(`UPDATE turns SET iterations = coalesce(@iterations, iterations), updated_at = @now
+      WHERE id = @id AND (@owner IS NULL OR (status = 'RUNNING' AND lease_owner = @owner)) RETURNING thread_id AS threadId`),
     insertTurn:
       raw(`INSERT INTO turns (id, thread_id, agent_id, owner_id, status, iterations, created_at, updated_at, lease_owner, lease_expires_at)
       VALUES (@id, @threadId, @agentId, @ownerId, 'RUNNING', 0, @now, @now, @leaseOwner, @leaseUntil)`),
@@ -912,11 +985,12 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
     insertElicitation:
       raw(`INSERT INTO elicitations (id, turn_id, thread_id, agent_id, owner_id, tool_call_id, status, request, tool_call, created_at, expires_at)
       VALUES (@id, @turnId, @threadId, @agentId, @ownerId, @toolCallId, 'PENDING', @request, @toolCall, @now, @expiresAt)`),
-    pauseTurn: raw(
-      `UPDATE turns SET status = 'PAUSED', step = @step, text = @text, expires_at = @expiresAt, updated_at = @now WHERE id = @id`,
-    ),
+    pauseTurn:
+      raw(`UPDATE turns SET status = 'PAUSED', step = @step, text = @text, expires_at = @expiresAt, updated_at = @now
+      WHERE id = @id AND (@owner IS NULL OR (status = 'RUNNING' AND lease_owner = @owner)) RETURNING ${turnColumns.select}`),
     resumeTurn: raw(`UPDATE turns SET status = 'RUNNING', text = NULL, expires_at = NULL, updated_at = @now,
-      lease_owner = @leaseOwner, lease_expires_at = @leaseUntil WHERE id = @id AND status = 'PAUSED'`),
+      lease_owner = @leaseOwner, lease_expires_at = @leaseUntil WHERE id = @id AND status = 'PAUSED'
+      RETURNING ${turnColumns.select}`),
     insertToolMessage:
       raw(`INSERT OR IGNORE INTO messages (id, thread_id, turn_id, role, text, tool_calls, tool_call_id, created_at)
       VALUES (@id, @threadId, @turnId, 'TOOL', @text, NULL, @toolCallId, @now)`),
@@ -930,17 +1004,34 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
     closeElicitation: raw(
       `UPDATE elicitations SET status = @status, resolved_at = @now WHERE id = @id AND status = 'PENDING'`,
     ),
-    closeTurn: raw('UPDATE turns SET status = @status, step = NULL, updated_at = @now WHERE id = @id'),
+    closeTurn: raw(
+      `UPDATE turns SET status = @status, step = NULL, updated_at = @now WHERE id = @id RETURNING ${turnColumns.select}`,
+    ),
     setIterations: raw('UPDATE turns SET iterations = @iterations, updated_at = @now WHERE id = @id'),
     answer:
       raw(`UPDATE elicitations SET status = @status, response_action = @action, response_content = @content, resolved_by = @by,
-      resolved_at = @now WHERE id = @id AND status = 'PENDING'`),
-    startTool: raw(
-      'INSERT OR IGNORE INTO tool_executions (turn_id, tool_call_id, started_at) VALUES (@turnId, @toolCallId, @now)',
-    ),
-    finishTool: raw(
-      'UPDATE tool_executions SET finished_at = @now WHERE turn_id = @turnId AND tool_call_id = @toolCallId',
-    ),
+      resolved_at = @now WHERE id = @id AND status = 'PENDING' RETURNING ${elicitationColumns.select}`),
+    // The elicitations of the turn of one of them (owner-scoped), oldest first: what an answer decides on.
+    elicitationsWithSibling: db
+      .select()
+      .from(elicitations)
+      .where(
+        eq(
+          elicitations.turnId,
+          sql`(SELECT turn_id FROM elicitations WHERE id = ${p('id')} AND owner_id = ${p('ownerId')})`,
+        ),
+      )
+      .orderBy(asc(elicitations.seq))
+      .prepare(),
+    startTool: raw(`INSERT OR IGNORE INTO tool_executions (turn_id, tool_call_id, started_at)
+      SELECT @turnId, @toolCallId, @now WHERE @owner IS NULL
+        OR EXISTS (SELECT 1 FROM turns WHERE id = @turnId AND status = 'RUNNING' AND lease_owner = @owner)`),
+    finishTool:
+      raw(`UPDATE tool_executions SET finished_at = @now WHERE turn_id = @turnId AND tool_call_id = @toolCallId
+      AND (@owner IS NULL OR EXISTS (SELECT 1 FROM turns WHERE id = @turnId AND status = 'RUNNING' AND lease_owner = @owner))`),
+    insertToolMessageOfTurn:
+      raw(`INSERT OR IGNORE INTO messages (id, thread_id, turn_id, role, text, tool_calls, tool_call_id, created_at)
+      SELECT @id, thread_id, @turnId, 'TOOL', @text, NULL, @toolCallId, @now FROM turns WHERE id = @turnId`),
   };
 }
 
@@ -1013,6 +1104,7 @@ function rawColumns<T extends Table>(table: T) {
 
 const elicitationColumns = rawColumns(elicitations);
 const agentColumns = rawColumns(agents);
+const turnColumns = rawColumns(turns);
 
 function elicitationRecord(row: ElicitationRow): ElicitationRecord {
   return {

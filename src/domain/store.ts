@@ -19,14 +19,29 @@ import type {
 import type { CloseStep, StartRefusal } from './turn-rules.js';
 
 export type StartTurnResult =
-  | { ok: true; thread: ThreadRecord; turn: TurnRecord; superseded: TurnRecord | null }
-  | { ok: false; code: StartRefusal };
+  | {
+      ok: true;
+      thread: ThreadRecord;
+      turn: TurnRecord;
+      superseded: TurnRecord | null;
+      /** The agent as read in the transaction: a gating change committed before the turn applies to it. */
+      agent: Agent;
+      /** The USER message as stored. */
+      message: MessageRecord;
+    }
+  | { ok: false; code: StartRefusal | 'AGENT_NOT_FOUND' };
 
 export type ResolveResult =
   /** Answer recorded; other elicitations of the turn still wait. */
   | { kind: 'recorded'; elicitation: ElicitationRecord; turn: TurnRecord }
   /** Answer recorded and it was the last: this caller now owns the RUNNING turn and must continue it. */
-  | { kind: 'resume'; elicitation: ElicitationRecord; turn: TurnRecord }
+  | {
+      kind: 'resume';
+      elicitation: ElicitationRecord;
+      turn: TurnRecord;
+      /** Every elicitation of the turn's step with its answer, as committed: what the execute phase runs on. */
+      elicitations: ElicitationRecord[];
+    }
   /** CANCEL: the turn is CANCELLED, the step's open calls closed. */
   | { kind: 'cancelled'; elicitation: ElicitationRecord; turn: TurnRecord }
   /** The same answer again: nothing changed. */
@@ -155,8 +170,8 @@ export interface Store {
   appendToolMessages(turnId: string, messages: ToolMessageDraft[], now: string, leaseOwner?: string): Promise<void>;
   /** Journals the call as started, committed, before it runs. False if it was started before: do not run it. */
   markToolStarted(turnId: string, toolCallId: string, now: string, leaseOwner?: string): Promise<boolean>;
-  /** Appends the call's TOOL message and journals it finished, in one transaction; returns the turn as it is then. */
-  finishTool(turnId: string, message: ToolMessageDraft, now: string, leaseOwner?: string): Promise<TurnRecord>;
+  /** Appends the call's TOOL message and journals it finished, in one transaction. */
+  finishTool(turnId: string, message: ToolMessageDraft, now: string, leaseOwner?: string): Promise<void>;
   /** Persist the step, create its elicitations, turn PAUSED: writes proportional to what is new. Returns both as stored. */
   pauseTurn(
     turnId: string,
@@ -167,11 +182,14 @@ export interface Store {
     now: string,
     leaseOwner?: string,
   ): Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }>;
-  /** RUNNING turn to a final state. */
+  /**
+   * RUNNING turn to a final state. `fields.answer`: the model's final answer (an ASSISTANT message without tool
+   * calls) and the turn's iteration count, appended in the same transaction, so the answer and the end commit together.
+   */
   finishTurn(
     turnId: string,
     status: 'COMPLETED' | 'FAILED' | 'CANCELLED',
-    fields: { text?: string | null; error?: string | null },
+    fields: { text?: string | null; error?: string | null; answer?: { message: ChatMessage; iterations: number } },
     now: string,
     leaseOwner?: string,
   ): Promise<TurnRecord>;

@@ -16,3 +16,10 @@ export function readOnce<T>(record: object, what: string, read: () => Promise<T>
   }
   return pending;
 }
+
+/** Records what a read of `record` would return, already known (as just written): resolvers then need not read it. */
+export function knownRead<T>(record: object, what: string, value: T): void {
+  let ofRecord = reads.get(record);
+  if (!ofRecord) reads.set(record, (ofRecord = new Map()));
+  ofRecord.set(what, Promise.resolve(value));
+}

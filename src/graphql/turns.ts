@@ -4,7 +4,7 @@ import type { ThreadRecord, TurnRecord } from '../domain/records.js';
 import { builder, type GraphQLContext } from './builder.js';
 import { ElicitationRef } from './elicitations.js';
 import { startWith } from './live.js';
-import { readOnce } from './shared-reads.js';
+import { knownRead, readOnce } from './shared-reads.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../domain/text.js';
 import { NodeRef } from './node.js';
 import { MessageRef, ThreadRef } from './threads.js';
@@ -128,16 +128,15 @@ builder.mutationField('startTurn', (t) =>
           ]),
         );
       }
-      const agent = await services.store.getAgent(String(input.agentId));
-      if (!agent) return fail(userError('NOT_FOUND', 'No agent with this id.', ['input', 'agentId']));
       const result = await services.runner.startTurn({
-        agent,
+        agentId: String(input.agentId),
         ownerId: viewer.id,
         threadId: input.threadId ? String(input.threadId) : null,
         message: input.message,
         background: input.background ?? false,
       });
       if (!result.ok) return fail(userError(result.code, result.message, result.field));
+      if (result.pausedWith) knownRead(result.turn, 'elicitations', result.pausedWith);
       return { turn: result.turn, thread: result.thread, userErrors: [] };
     },
   }),

@@ -1,19 +1,6 @@
+import type { DemoEntities } from '../domain/demo-entities.js';
 import type { JsonObject } from '../domain/records.js';
 import type { Tool, ToolSource, ToolSourceHealth } from './tool.js';
-
-/**
- * The demo's entities, kept in the server's own database (src/db/sqlite/demo-entities.ts,
- * src/db/postgres/demo-entities.ts): seeded with five names the first time, never again.
- */
-export interface DemoEntities {
-  list(): Promise<{ id: number; name: string }[]>;
-  /** Returns the new entity's id. */
-  create(name: string): Promise<number>;
-  /** Deletes those that exist, in one transaction; returns their ids. */
-  delete(ids: number[]): Promise<number[]>;
-}
-
-export const DEMO_SEED = ['alpha', 'bravo', 'charlie', 'delta', 'echo'];
 
 /**
  * The builtin `demo` source: a small entity store in the server's database, with a read-only list,

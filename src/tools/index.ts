@@ -1,7 +1,8 @@
 import { dirname } from 'node:path';
 import { ConfigError } from '../config/load.js';
 import type { ToolgateConfig, ToolSourceConfig } from '../config/schema.js';
-import { DemoToolSource, type DemoEntities } from './demo.js';
+import type { DemoEntities } from '../domain/demo-entities.js';
+import { DemoToolSource } from './demo.js';
 import { McpToolSource } from './mcp.js';
 import type { ToolSource } from './tool.js';
 

@@ -132,6 +132,7 @@ interface Started {
   thread: ThreadRecord;
   turn: TurnRecord;
   superseded: TurnRecord | null;
+  agent: Agent;
 }
 
 /** A RUNNING turn (startTurn that must succeed). */
@@ -427,7 +428,19 @@ export function describeStore(factory: StoreFactory): void {
             expiresAt: null,
           },
           superseded: null,
+          agent: agentConfig(AGENT),
+          message: {
+            id: expect.any(String),
+            threadId: 'thread-a',
+            turnId: 'turn-a',
+            role: 'USER',
+            text: 'Hello there',
+            toolCalls: [],
+            toolCallId: null,
+            createdAt: at(5),
+          },
         });
+        expect(await store.listThreadMessages('thread-a')).toEqual([result.ok && result.message]);
         expect(await store.getThread('thread-a', ANN)).toEqual({
           id: 'thread-a',
           agentId: AGENT,
@@ -485,6 +498,36 @@ export function describeStore(factory: StoreFactory): void {
         expect(ids(await store.listTurns(thread.id))).toEqual([turn.id]);
         expect(await store.listThreadMessages(thread.id)).toHaveLength(1);
         expect((await store.listThreads(BOB, null, 10, null)).items).toEqual([]);
+      });
+
+      it('refuses an unknown agent as AGENT_NOT_FOUND, writing nothing, even on an existing thread', async () => {
+        const { thread } = await runningTurn(store);
+        expect(await store.startTurn(startInput({ agentId: 'agent-none', turnId: 'turn-none' }), closeStep)).toEqual({
+          ok: false,
+          code: 'AGENT_NOT_FOUND',
+        });
+        expect(
+          await store.startTurn(
+            startInput({ agentId: 'agent-none', threadId: thread.id, turnId: 'turn-none-2' }),
+            closeStep,
+          ),
+        ).toEqual({ ok: false, code: 'AGENT_NOT_FOUND' });
+        expect(await store.loadTurn('turn-none')).toBeNull();
+        expect(await store.loadTurn('turn-none-2')).toBeNull();
+        expect((await store.listThreads(ANN, null, 10, null)).items).toHaveLength(1);
+      });
+
+      it('returns the agent as committed when the turn starts: a gating change before it applies', async () => {
+        await store.updateAgentGating(
+          AGENT,
+          { requireToolConfirmation: false, toolConfirmation: { 'demo:x': 'NEVER' } },
+          at(1),
+        );
+        const started = await runningTurn(store, { now: at(2) });
+        expect(started.agent).toMatchObject({
+          requireToolConfirmation: false,
+          toolConfirmation: { 'demo:x': 'NEVER' },
+        });
       });
 
       it('refuses a thread whose turn is RUNNING with THREAD_BUSY, writing nothing', async () => {
@@ -706,8 +749,8 @@ export function describeStore(factory: StoreFactory): void {
         expect(await store.markToolStarted(turn.id, b.id, at(2))).toBe(true);
         expect(sorted(await store.listUnfinishedToolCalls(turn.id))).toEqual(sorted([a.id, b.id]));
 
-        const after = await store.finishTool(turn.id, { toolCallId: a.id, text: 'edited' }, at(3));
-        expect(after).toMatchObject({ id: turn.id, status: 'RUNNING', iterations: 1 });
+        await store.finishTool(turn.id, { toolCallId: a.id, text: 'edited' }, at(3));
+        expect(await store.loadTurn(turn.id)).toMatchObject({ id: turn.id, status: 'RUNNING', iterations: 1 });
         expect(await store.listUnfinishedToolCalls(turn.id)).toEqual([b.id]);
         expect(await toolAnswers(store, turn.id)).toEqual([[a.id, 'edited']]);
         expect(await store.markToolStarted(turn.id, a.id, at(4))).toBe(false); // finished is still started
@@ -805,6 +848,38 @@ export function describeStore(factory: StoreFactory): void {
         expect(await store.loadTurn(turn.id)).toEqual(finished);
         expect(await store.listRunningTurns()).toEqual([]);
         expect(await store.holdsLease(turn.id, 'host:1:a')).toBe(false);
+      });
+
+      it('finishTurn with the final answer: the ASSISTANT message and the iteration count commit with the end', async () => {
+        const { turn, thread } = await runningTurn(store, { lease: lease('host:1:a') });
+        const finished = await store.finishTurn(
+          turn.id,
+          'COMPLETED',
+          { text: 'All done.', answer: { message: assistantMessage('All done.'), iterations: 3 } },
+          at(7),
+          'host:1:a',
+        );
+        expect(finished).toMatchObject({ status: 'COMPLETED', text: 'All done.', iterations: 3, updatedAt: at(7) });
+        expect((await store.listThreadMessages(thread.id)).map((m) => [m.role, m.text, m.turnId, m.createdAt])).toEqual(
+          [
+            ['USER', 'Tidy my notes.', turn.id, at(0)],
+            ['ASSISTANT', 'All done.', turn.id, at(7)],
+          ],
+        );
+        // Held by another process: neither the end nor the answer is written.
+        const other = await runningTurn(store, { lease: lease('host:1:a') });
+        const lost = await rejection(
+          store.finishTurn(
+            other.turn.id,
+            'COMPLETED',
+            { text: 'x', answer: { message: assistantMessage('x'), iterations: 1 } },
+            at(8),
+            'host:2:b',
+          ),
+        );
+        expect(lost).toBeInstanceOf(LeaseLostError);
+        expect(await store.loadTurn(other.turn.id)).toMatchObject({ status: 'RUNNING', iterations: 0 });
+        expect(await store.listThreadMessages(other.thread.id)).toHaveLength(1);
       });
 
       describe('with leaseOwner: only while that process holds the lease, else LeaseLostError and nothing written', () => {
@@ -936,8 +1011,10 @@ export function describeStore(factory: StoreFactory): void {
             resolvedAt: at(10),
           },
           turn: { ...paused.turn, status: 'RUNNING', text: null, expiresAt: null, updatedAt: at(10) },
+          elicitations: [expect.objectContaining({ id: paused.elicitations[0]!.id, status: 'ACCEPTED' })],
         });
         if (result.kind !== 'resume') return;
+        expect(result.elicitations).toEqual([result.elicitation]);
         expect(await store.loadTurn(paused.turn.id)).toEqual(result.turn);
         expect(await store.getElicitation(result.elicitation.id, ANN)).toEqual(result.elicitation);
         expect(await store.holdsLease(paused.turn.id, 'host:2:new')).toBe(true);
@@ -1402,6 +1479,8 @@ export function describeStore(factory: StoreFactory): void {
     // ---- 9. health ---------------------------------------------------------------------------------------------
 
     describe('batched reads (the API loaders)', () => {
+      beforeEach(seedAgents);
+
       it('loads turns and threads of many ids in one call, missing ids left out, any owner', async () => {
         const a = await pausedTurn(store);
         const b = await runningTurn(store, { ownerId: BOB });

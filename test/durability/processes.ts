@@ -175,3 +175,15 @@ export async function runUntilCrash(
     }),
   );
 }
+
+/**
+ * Every line of the runs file, in file order, split into words: the journal tool's, the fixture's `logLifecycle`
+ * lines ("expired", "interrupted", "sweep", "swept") and any marker a test appended.
+ */
+export function readLog(file: string): string[][] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((text) => text.split(' '));
+}

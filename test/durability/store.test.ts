@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeStep } from '../../src/agent/closing.js';
 import { TurnLeases } from '../../src/agent/lease.js';
 import { openDatabase, SqliteStore } from '../../src/db/sqlite-store.js';
+import type { Agent } from '../../src/domain/records.js';
 import type { TurnLease } from '../../src/domain/store.js';
 
 let dir: string;
@@ -16,10 +17,25 @@ let store: SqliteStore;
 let now: Date;
 const clock = () => now;
 
-beforeEach(() => {
+/** The agent the turns here belong to: a turn starts only for an agent that exists. */
+const AGENT: Agent = {
+  id: 'a',
+  name: 'A',
+  description: null,
+  modelId: 'm',
+  systemPrompt: 's',
+  toolIds: ['s:*'],
+  requireToolConfirmation: true,
+  toolConfirmation: {},
+  pauseTtlSeconds: 60,
+  maxIterations: 5,
+};
+
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'toolgate-store-'));
   store = new SqliteStore(openDatabase({ path: join(dir, 'toolgate.db') }));
   now = new Date('2026-01-01T00:00:00.000Z');
+  await store.syncAgent(AGENT, now.toISOString());
 });
 
 afterEach(() => {
@@ -76,8 +92,27 @@ describe('what is synced to disk, and when', () => {
     return { store: recorded, synced };
   }
 
+  /** Turn t1, RUNNING, in a recording store (its writes are not synced until something asks). */
+  async function withTurn(recorded: SqliteStore): Promise<void> {
+    await recorded.syncAgent(AGENT, now.toISOString());
+    const started = await recorded.startTurn(
+      {
+        turnId: 't1',
+        newThreadId: 'thr_t1',
+        threadId: null,
+        agentId: 'a',
+        ownerId: 'u',
+        message: 'hi',
+        now: now.toISOString(),
+      },
+      closeStep,
+    );
+    expect(started.ok).toBe(true);
+  }
+
   it('FULL (default): flush() fsyncs the WAL file (and its directory, once) after a commit, and not again without one', async () => {
     const { store: full, synced } = recordingStore();
+    await withTurn(full);
     await full.markToolStarted('t1', 'c1', now.toISOString());
     expect(synced).toEqual([join(dir, 'default.db-wal'), dir]);
     await full.flush();
@@ -90,6 +125,7 @@ describe('what is synced to disk, and when', () => {
 
   it('NORMAL: flush() syncs nothing, but markToolStarted still returns only after the WAL fsync', async () => {
     const { store: relaxed, synced } = recordingStore('NORMAL');
+    await withTurn(relaxed);
     await relaxed.setIterations('t1', 1, now.toISOString());
     await relaxed.flush();
     expect(synced).toEqual([]);

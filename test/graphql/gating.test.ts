@@ -220,7 +220,7 @@ describe('a gating change and a turn started at the same moment', () => {
       // Queued first, so it commits ahead of the turn (in the same batch): by the turn's first step it is the agent's gating.
       const update = store.updateAgentGating(AGENT_ID, { requireToolConfirmation: true }, new Date().toISOString());
       const started = await runner.startTurn({
-        agent: before,
+        agentId: before.id,
         threadId: null,
         ownerId: 'someone',
         message: 'rw',

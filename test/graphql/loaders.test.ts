@@ -2,7 +2,7 @@
 // messages, threads and the threads' turns costs one store read per field, not one per item (on PostgreSQL each read
 // is a network round trip). Runs on SQLite and, in `npm run test:postgres`, on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStorage } from '../../src/db/open-storage.js';
+import { openStorage } from '../../src/storage.js';
 import type { Store } from '../../src/domain/store.js';
 import { dataOf, TEST_BACKEND } from '../support/harness.js';
 import { freshPostgresDatabase } from '../support/postgres.js';

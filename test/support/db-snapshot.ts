@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { isPostgresUrl } from '../../src/db/open-storage.js';
+import { isPostgresUrl } from '../../src/storage.js';
 
 export interface DbSnapshot {
   /** Rows per table. */

@@ -26,8 +26,18 @@ async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * This test run's mark in database names (set by the global setup before the test processes start), so that the
+ * teardown drops this run's databases and not those of another run on the same server.
+ */
+const RUN = /^[a-z0-9]{1,12}$/.test(process.env.TOOLGATE_TEST_RUN ?? '') ? process.env.TOOLGATE_TEST_RUN! : 'norun';
+
+export function newTestRun(): string {
+  return randomUUID().replaceAll('-', '').slice(0, 8);
+}
+
 export async function freshPostgresDatabase(): Promise<TestDatabase> {
-  const name = `toolgate_t_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+  const name = `toolgate_t_${RUN}_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
   await admin((client) => client.query(`CREATE DATABASE ${name}`));
   const url = new URL(TEST_POSTGRES);
   url.pathname = `/${name}`;
@@ -37,12 +47,12 @@ export async function freshPostgresDatabase(): Promise<TestDatabase> {
   };
 }
 
-/** Drops every database freshPostgresDatabase created (their names start with toolgate_t_). */
-export async function dropTestDatabases(): Promise<void> {
+/** Drops every database freshPostgresDatabase created in test run `run`. */
+export async function dropTestDatabases(run: string): Promise<void> {
   await admin(async (client) => {
-    const { rows } = await client.query<{ datname: string }>(
-      "SELECT datname FROM pg_database WHERE datname LIKE 'toolgate\\_t\\_%'",
-    );
+    const { rows } = await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [
+      `toolgate\\_t\\_${run}\\_%`,
+    ]);
     for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
   }).catch(() => {
     /* PostgreSQL not there: the tests that needed it have failed and said so */

@@ -1,7 +1,7 @@
 // The demo tool source's entities in the PostgreSQL database (their own table, outside the store's migrations),
 // shared by every instance.
 import type pg from 'pg';
-import { DEMO_SEED, type DemoEntities } from '../../tools/demo.js';
+import { DEMO_SEED, type DemoEntities } from '../../domain/demo-entities.js';
 
 export async function postgresDemoEntities(pool: pg.Pool): Promise<DemoEntities> {
   const client = await pool.connect();

@@ -85,7 +85,13 @@ export class PostgresStore implements Store {
    * transaction under an advisory lock taken here) and returns the store. Rejects when the database cannot be reached.
    */
   static async open(connectionString: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
-    const pool = new pg.Pool({ connectionString, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000 });
+    const pool = new pg.Pool({
+      connectionString,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 5_000,
+      // Every commit durable when it returns (the tool-start journal above all), whatever the server's default.
+      options: '-c synchronous_commit=on',
+    });
     // A connection dropped while idle (a database restart) is an event on the pool, not a crash: the next query
     // opens a new one.
     pool.on('error', () => {});
@@ -143,27 +149,9 @@ export class PostgresStore implements Store {
     }
   }
 
-  /**
-   * A write of the loop to a RUNNING turn. With `leaseOwner`, the transaction's first statement is an UPDATE that
-   * locks the turn's row only if that process holds its lease (row count checked: else LeaseLostError, nothing
-   * written); a takeover (claimTurn) then waits for this transaction, so no write lands after another took the turn.
-   */
-  #writeFor<T>(
-    turnId: string,
-    leaseOwner: string | undefined,
-    work: (client: pg.PoolClient, turn: Row) => Promise<T>,
-  ): Promise<T> {
-    return this.#transaction(async (client) => {
-      const { rows } =
-        leaseOwner === undefined
-          ? await run(client, Q.lockTurn, [turnId])
-          : await run(client, Q.lockTurnForHolder, [turnId, leaseOwner]);
-      if (!rows[0]) {
-        if (leaseOwner !== undefined) throw new LeaseLostError(turnId);
-        throw new Error(`No turn ${turnId}.`);
-      }
-      return work(client, rows[0]);
-    });
+  /** Why a loop write matched no row: the lease is not (or no longer) this process's, or there is no such turn. */
+  #lostOrMissing(turnId: string, leaseOwner: string | undefined): Error {
+    return leaseOwner !== undefined ? new LeaseLostError(turnId) : new Error(`No turn ${turnId}.`);
   }
 
   async flush(): Promise<void> {
@@ -394,6 +382,9 @@ export class PostgresStore implements Store {
     try {
       return await this.#transaction(async (client): Promise<StartTurnResult> => {
         const { now } = input;
+        // The agent as committed now: the turn runs with it (a gating change committed before this applies).
+        const agentRow = (await run(client, Q.agent, [input.agentId])).rows[0];
+        if (!agentRow) return { ok: false, code: 'AGENT_NOT_FOUND' };
         let thread: ThreadRecord;
         let superseded: TurnRecord | null = null;
         // The thread's row lock: two turns started on one thread at once go one after the other, and the second
@@ -426,14 +417,14 @@ export class PostgresStore implements Store {
             input.lease?.until ?? null,
           ])
         ).rows[0]!;
-        await this.#appendMessage(
+        const message = await this.#appendMessage(
           client,
           input.turnId,
           thread.id,
           { role: 'USER', text: input.message, toolCalls: [], toolCallId: null },
           now,
         );
-        return { ok: true, thread, turn: turnRecord(turn), superseded };
+        return { ok: true, thread, turn: turnRecord(turn), superseded, agent: agentRecord(agentRow), message };
       });
     } catch (error) {
       // The partial unique index: another instance started a turn on this thread in between.
@@ -444,6 +435,11 @@ export class PostgresStore implements Store {
     }
   }
 
+  // The loop's writes: each is ONE statement (data-modifying CTEs), atomic without BEGIN/COMMIT, so a step of the loop
+  // costs one round trip. Each first locks the turn's row only while `leaseOwner` holds the lease (the lease check is
+  // in the WHERE of that first part; no row: LeaseLostError, nothing written), so a takeover (claimTurn) waits for it
+  // and no write lands after another process took the turn. Without `leaseOwner` the same statements run unconditioned.
+
   async appendAssistantMessage(
     turnId: string,
     message: ChatMessage,
@@ -451,11 +447,20 @@ export class PostgresStore implements Store {
     iterations?: number,
     leaseOwner?: string,
   ): Promise<MessageRecord> {
-    return this.#writeFor(turnId, leaseOwner, async (client, turn) => {
-      const record = await this.#appendMessage(client, turnId, String(turn.thread_id), message, now);
-      if (iterations !== undefined) await run(client, Q.setIterations, [turnId, iterations, now]);
-      return record;
-    });
+    const id = newId('msg');
+    const { rows } = await run(this.pool, Q.appendAssistant, [
+      turnId,
+      leaseOwner ?? null,
+      iterations ?? null,
+      now,
+      id,
+      message.role,
+      message.text,
+      message.toolCalls.length ? json(message.toolCalls) : null,
+      message.toolCallId,
+    ]);
+    if (!rows[0]) throw this.#lostOrMissing(turnId, leaseOwner);
+    return { ...message, id, threadId: String(rows[0].thread_id), turnId, createdAt: now };
   }
 
   async appendToolMessages(
@@ -465,25 +470,34 @@ export class PostgresStore implements Store {
     leaseOwner?: string,
   ): Promise<void> {
     if (drafts.length === 0) return;
-    await this.#writeFor(turnId, leaseOwner, (client, turn) =>
-      this.#appendToolMessages(client, turnId, String(turn.thread_id), drafts, now),
-    );
+    const { rows } = await run(this.pool, Q.appendToolMessages, [
+      turnId,
+      leaseOwner ?? null,
+      now,
+      drafts.map(() => newId('msg')),
+      drafts.map((d) => d.text),
+      drafts.map((d) => d.toolCallId),
+    ]);
+    if (!rows[0]) throw this.#lostOrMissing(turnId, leaseOwner);
   }
 
   async markToolStarted(turnId: string, toolCallId: string, now: string, leaseOwner?: string): Promise<boolean> {
-    return this.#writeFor(turnId, leaseOwner, async (client) => {
-      // The journal row must be durable before the tool's effect happens, whatever the server's default says.
-      await client.query('SET LOCAL synchronous_commit = on');
-      return (await run(client, Q.startTool, [turnId, toolCallId, now])).rowCount === 1;
-    });
+    // Durable when it returns: every connection runs with synchronous_commit = on (PostgresStore.open).
+    const { rows } = await run(this.pool, Q.startTool, [turnId, leaseOwner ?? null, toolCallId, now]);
+    if (!rows[0]) throw this.#lostOrMissing(turnId, leaseOwner);
+    return Number(rows[0].started) === 1;
   }
 
-  async finishTool(turnId: string, draft: ToolMessageDraft, now: string, leaseOwner?: string): Promise<TurnRecord> {
-    return this.#writeFor(turnId, leaseOwner, async (client, turn) => {
-      await this.#appendToolMessages(client, turnId, String(turn.thread_id), [draft], now);
-      await run(client, Q.finishTool, [turnId, draft.toolCallId, now]);
-      return turnRecord(turn);
-    });
+  async finishTool(turnId: string, draft: ToolMessageDraft, now: string, leaseOwner?: string): Promise<void> {
+    const { rows } = await run(this.pool, Q.finishTool, [
+      turnId,
+      leaseOwner ?? null,
+      draft.toolCallId,
+      now,
+      newId('msg'),
+      draft.text,
+    ]);
+    if (!rows[0]) throw this.#lostOrMissing(turnId, leaseOwner);
   }
 
   async pauseTurn(
@@ -495,69 +509,67 @@ export class PostgresStore implements Store {
     now: string,
     leaseOwner?: string,
   ): Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }> {
-    return this.#writeFor(turnId, leaseOwner, async (client, turn) => {
-      const threadId = String(turn.thread_id);
-      const agentId = String(turn.agent_id);
-      const ownerId = String(turn.owner_id);
-      if (drafts.length) {
-        await run(client, Q.insertElicitations, [
-          drafts.map((d) => d.id),
-          turnId,
-          threadId,
-          agentId,
-          ownerId,
-          drafts.map((d) => d.toolCallId),
-          drafts.map((d) => json(d.request)),
-          drafts.map((d) => json(d.toolCall)),
-          now,
-          expiresAt,
-        ]);
-      }
-      const paused = (await run(client, Q.pauseTurn, [turnId, json(step), text, expiresAt, now])).rows[0]!;
-      // What the rows now hold, without reading them back: a PENDING request of the turn's owner.
-      const elicitations = drafts.map((draft): ElicitationRecord => ({
-        id: draft.id,
-        turnId,
-        threadId,
-        agentId,
-        ownerId,
-        toolCallId: draft.toolCallId,
-        status: 'PENDING',
-        request: draft.request,
-        toolCall: draft.toolCall,
-        response: null,
-        resolvedBy: null,
-        resolvedAt: null,
-        createdAt: now,
-        expiresAt,
-      }));
-      return { turn: turnRecord(paused), elicitations };
-    });
+    const { rows } = await run(this.pool, Q.pauseTurn, [
+      turnId,
+      leaseOwner ?? null,
+      json(step),
+      text,
+      expiresAt,
+      now,
+      drafts.map((d) => d.id),
+      drafts.map((d) => d.toolCallId),
+      drafts.map((d) => json(d.request)),
+      drafts.map((d) => json(d.toolCall)),
+    ]);
+    if (!rows[0]) throw this.#lostOrMissing(turnId, leaseOwner);
+    const turn = turnRecord(rows[0]);
+    // What the rows now hold, without reading them back: a PENDING request of the turn's owner.
+    const elicitations = drafts.map((draft): ElicitationRecord => ({
+      id: draft.id,
+      turnId,
+      threadId: turn.threadId,
+      agentId: turn.agentId,
+      ownerId: turn.ownerId,
+      toolCallId: draft.toolCallId,
+      status: 'PENDING',
+      request: draft.request,
+      toolCall: draft.toolCall,
+      response: null,
+      resolvedBy: null,
+      resolvedAt: null,
+      createdAt: now,
+      expiresAt,
+    }));
+    return { turn, elicitations };
   }
 
   async finishTurn(
     turnId: string,
     status: 'COMPLETED' | 'FAILED' | 'CANCELLED',
-    fields: { text?: string | null; error?: string | null },
+    fields: { text?: string | null; error?: string | null; answer?: { message: ChatMessage; iterations: number } },
     now: string,
     leaseOwner?: string,
   ): Promise<TurnRecord> {
-    return this.#writeFor(turnId, leaseOwner, async (client) => {
-      const { rows } = await run(client, Q.finishTurn, [
-        turnId,
-        status,
-        fields.text ?? null,
-        fields.error ?? null,
-        now,
-      ]);
-      return turnRecord(rows[0]!);
-    });
+    const answer = fields.answer;
+    const { rows } = await run(this.pool, Q.finishTurn, [
+      turnId,
+      leaseOwner ?? null,
+      status,
+      fields.text ?? null,
+      fields.error ?? null,
+      now,
+      answer?.iterations ?? null,
+      answer ? newId('msg') : null,
+      answer?.message.text ?? null,
+      answer?.message.toolCalls.length ? json(answer.message.toolCalls) : null,
+    ]);
+    if (!rows[0]) throw this.#lostOrMissing(turnId, leaseOwner);
+    return turnRecord(rows[0]);
   }
 
   async setIterations(turnId: string, iterations: number, now: string, leaseOwner?: string): Promise<void> {
-    await this.#writeFor(turnId, leaseOwner, async (client) => {
-      await run(client, Q.setIterations, [turnId, iterations, now]);
-    });
+    const { rows } = await run(this.pool, Q.touchTurn, [turnId, leaseOwner ?? null, iterations, now]);
+    if (!rows[0]) throw this.#lostOrMissing(turnId, leaseOwner);
   }
 
   async resolveElicitation(
@@ -566,44 +578,51 @@ export class PostgresStore implements Store {
   ): Promise<ResolveResult> {
     return this.#transaction(async (client): Promise<ResolveResult> => {
       const { now, answer } = input;
-      // Lock the turn first, then read the request: answers to one turn (from any instance), the sweeper and a
-      // new message on its thread all wait for each other here, and each sees what the one before it committed.
+      // Lock the turn first, then read its requests: answers to one turn (from any instance), the sweeper and a new
+      // message on its thread all wait for each other here, and each sees what the one before it committed.
       const turnRow = (await run(client, Q.lockTurnOfElicitation, [input.elicitationId, input.ownerId])).rows[0];
-      const row = turnRow && (await run(client, Q.ownedElicitation, [input.elicitationId, input.ownerId])).rows[0];
-      const decision = decideAnswer(row ? elicitationRecord(row) : null, answer, now);
-      if (decision.kind === 'not_found' || !row || !turnRow) return { kind: 'not_found' };
-      const turnId = String(row.turn_id);
+      const ofTurn = turnRow ? (await run(client, Q.turnElicitations, [turnRow.id])).rows.map(elicitationRecord) : [];
+      const found = ofTurn.find((e) => e.id === input.elicitationId && e.ownerId === input.ownerId) ?? null;
+      const decision = decideAnswer(found, answer, now);
+      if (decision.kind === 'not_found' || !found || !turnRow) return { kind: 'not_found' };
+      const turn = turnRecord(turnRow);
       const current = async () => ({
-        elicitation: elicitationRecord((await run(client, Q.elicitation, [input.elicitationId])).rows[0]!),
-        turn: turnRecord((await run(client, Q.turn, [turnId])).rows[0]!),
+        elicitation: elicitationRecord((await run(client, Q.elicitation, [found.id])).rows[0]!),
+        turn: turnRecord((await run(client, Q.turn, [turn.id])).rows[0]!),
       });
       switch (decision.kind) {
         case 'duplicate':
         case 'already_resolved':
-          return { kind: decision.kind, ...(await current()) };
+          return { kind: decision.kind, elicitation: found, turn };
         case 'expired':
-          if (decision.expireTurn) await this.#closePausedTurn(client, turnRecord(turnRow), 'expired', closeStep, now);
+          if (decision.expireTurn) await this.#closePausedTurn(client, turn, 'expired', closeStep, now);
           return { kind: 'expired', ...(await current()), changed: decision.expireTurn };
       }
-      await run(client, Q.answer, [
-        input.elicitationId,
-        decision.status,
-        answer.action,
-        answer.content === null ? null : json(answer.content),
-        input.ownerId,
-        now,
-      ]);
+      const answered = (
+        await run(client, Q.answer, [
+          found.id,
+          decision.status,
+          answer.action,
+          answer.content === null ? null : json(answer.content),
+          input.ownerId,
+          now,
+        ])
+      ).rows[0]!;
+      const elicitation = elicitationRecord(answered);
       if (decision.then === 'cancel_turn') {
-        await this.#closePausedTurn(client, turnRecord(turnRow), 'cancelled', closeStep, now);
+        await this.#closePausedTurn(client, turn, 'cancelled', closeStep, now);
         return { kind: 'cancelled', ...(await current()) };
       }
-      const stillPending = (await run(client, Q.pendingOfTurn, [turnId])).rows.length > 0;
-      if (!resumesTurn(stillPending)) return { kind: 'recorded', ...(await current()) };
+      const elicitations = ofTurn.map((e) => (e.id === elicitation.id ? elicitation : e));
+      if (!resumesTurn(elicitations.some((e) => e.status === 'PENDING'))) {
+        return { kind: 'recorded', elicitation, turn };
+      }
       // The claim: only one caller moves the turn from PAUSED to RUNNING (the row is locked; the WHERE re-checks).
-      const claimed =
-        (await run(client, Q.resumeTurn, [turnId, now, input.lease?.owner ?? null, input.lease?.until ?? null]))
-          .rowCount === 1;
-      return { kind: claimed ? 'resume' : 'recorded', ...(await current()) };
+      const resumed = (
+        await run(client, Q.resumeTurn, [turn.id, now, input.lease?.owner ?? null, input.lease?.until ?? null])
+      ).rows[0];
+      if (!resumed) return { kind: 'recorded', elicitation, turn };
+      return { kind: 'resume', elicitation, turn: turnRecord(resumed), elicitations };
     });
   }
 
@@ -814,10 +833,89 @@ const Q = {
     'SELECT * FROM elicitations WHERE turn_id = ANY($1::text[]) ORDER BY seq',
   ),
   ownedTurn: statement('owned_turn', 'SELECT * FROM turns WHERE id = $1 AND owner_id = $2'),
-  lockTurn: statement('lock_turn', 'SELECT * FROM turns WHERE id = $1 FOR UPDATE'),
-  lockTurnForHolder: statement(
-    'lock_turn_for_holder',
-    `UPDATE turns SET lease_owner = lease_owner WHERE id = $1 AND status = 'RUNNING' AND lease_owner = $2 RETURNING *`,
+  // The loop's writes, one statement each: `held` locks the turn's row only while $2 (the lease owner; null: anyone)
+  // holds its lease; the other parts write only if it did, and no row comes back if it did not.
+  touchTurn: statement(
+    'touch_turn',
+    `UPDATE turns SET iterations = coalesce($3, iterations), updated_at = $4
+     WHERE id = $1 AND ($2::text IS NULL OR (status = 'RUNNING' AND lease_owner = $2)) RETURNING thread_id`,
+  ),
+  appendAssistant: statement(
+    'append_assistant',
+    `WITH held AS (
+       UPDATE turns SET iterations = coalesce($3, iterations), updated_at = $4
+       WHERE id = $1 AND ($2::text IS NULL OR (status = 'RUNNING' AND lease_owner = $2)) RETURNING thread_id
+     ), inserted AS (
+       INSERT INTO messages (id, thread_id, turn_id, role, text, tool_calls, tool_call_id, created_at)
+       SELECT $5, thread_id, $1, $6, $7, $8, $9, $4 FROM held
+     )
+     SELECT thread_id FROM held`,
+  ),
+  appendToolMessages: statement(
+    'append_tool_messages',
+    `WITH held AS (
+       UPDATE turns SET updated_at = $3
+       WHERE id = $1 AND ($2::text IS NULL OR (status = 'RUNNING' AND lease_owner = $2)) RETURNING thread_id
+     ), inserted AS (
+       INSERT INTO messages (id, thread_id, turn_id, role, text, tool_call_id, created_at)
+       SELECT m.id, held.thread_id, $1, 'TOOL', m.text, m.tool_call_id, $3
+         FROM held, unnest($4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS m(id, text, tool_call_id, n)
+         ORDER BY m.n
+       ON CONFLICT (turn_id, tool_call_id) WHERE role = 'TOOL' DO NOTHING
+     )
+     SELECT thread_id FROM held`,
+  ),
+  startTool: statement(
+    'start_tool',
+    `WITH held AS (
+       SELECT id FROM turns WHERE id = $1 AND ($2::text IS NULL OR (status = 'RUNNING' AND lease_owner = $2)) FOR UPDATE
+     ), started AS (
+       INSERT INTO tool_executions (turn_id, tool_call_id, started_at) SELECT $1, $3, $4 FROM held
+       ON CONFLICT DO NOTHING RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM started) AS started FROM held`,
+  ),
+  finishTool: statement(
+    'finish_tool',
+    `WITH held AS (
+       SELECT thread_id FROM turns WHERE id = $1 AND ($2::text IS NULL OR (status = 'RUNNING' AND lease_owner = $2))
+       FOR UPDATE
+     ), finished AS (
+       UPDATE tool_executions SET finished_at = $4 WHERE turn_id = $1 AND tool_call_id = $3 AND EXISTS (SELECT 1 FROM held)
+     ), inserted AS (
+       INSERT INTO messages (id, thread_id, turn_id, role, text, tool_call_id, created_at)
+       SELECT $5, thread_id, $1, 'TOOL', $6, $3, $4 FROM held
+       ON CONFLICT (turn_id, tool_call_id) WHERE role = 'TOOL' DO NOTHING
+     )
+     SELECT thread_id FROM held`,
+  ),
+  pauseTurn: statement(
+    'pause_turn',
+    `WITH held AS (
+       UPDATE turns SET status = 'PAUSED', step = $3, text = $4, expires_at = $5, updated_at = $6
+       WHERE id = $1 AND ($2::text IS NULL OR (status = 'RUNNING' AND lease_owner = $2)) RETURNING *
+     ), inserted AS (
+       INSERT INTO elicitations (id, turn_id, thread_id, agent_id, owner_id, tool_call_id, status, request, tool_call,
+         created_at, expires_at)
+       SELECT e.id, held.id, held.thread_id, held.agent_id, held.owner_id, e.tool_call_id, 'PENDING', e.request::jsonb,
+         e.tool_call::jsonb, $6, $5
+       FROM held, unnest($7::text[], $8::text[], $9::text[], $10::text[]) WITH ORDINALITY
+         AS e(id, tool_call_id, request, tool_call, n)
+       ORDER BY e.n
+     )
+     SELECT * FROM held`,
+  ),
+  finishTurn: statement(
+    'finish_turn',
+    `WITH held AS (
+       UPDATE turns SET status = $3, text = $4, error = $5, step = NULL, expires_at = NULL, updated_at = $6,
+         iterations = coalesce($7, iterations)
+       WHERE id = $1 AND ($2::text IS NULL OR (status = 'RUNNING' AND lease_owner = $2)) RETURNING *
+     ), answer AS (
+       INSERT INTO messages (id, thread_id, turn_id, role, text, tool_calls, created_at)
+       SELECT $8, thread_id, $1, 'ASSISTANT', $9, $10, $6 FROM held WHERE $8::text IS NOT NULL
+     )
+     SELECT * FROM held`,
   ),
   lockTurnOfElicitation: statement(
     'lock_turn_of_elicitation',
@@ -834,21 +932,10 @@ const Q = {
     `INSERT INTO turns (id, thread_id, agent_id, owner_id, status, iterations, created_at, updated_at, lease_owner,
        lease_expires_at) VALUES ($1, $2, $3, $4, 'RUNNING', 0, $5, $5, $6, $7) RETURNING *`,
   ),
-  setIterations: statement('set_iterations', 'UPDATE turns SET iterations = $2, updated_at = $3 WHERE id = $1'),
-  pauseTurn: statement(
-    'pause_turn',
-    `UPDATE turns SET status = 'PAUSED', step = $2, text = $3, expires_at = $4, updated_at = $5 WHERE id = $1
-     RETURNING *`,
-  ),
-  finishTurn: statement(
-    'finish_turn',
-    `UPDATE turns SET status = $2, text = $3, error = $4, step = NULL, expires_at = NULL, updated_at = $5
-     WHERE id = $1 RETURNING *`,
-  ),
   resumeTurn: statement(
     'resume_turn',
     `UPDATE turns SET status = 'RUNNING', text = NULL, expires_at = NULL, updated_at = $2, lease_owner = $3,
-       lease_expires_at = $4 WHERE id = $1 AND status = 'PAUSED'`,
+       lease_expires_at = $4 WHERE id = $1 AND status = 'PAUSED' RETURNING *`,
   ),
   closeTurn: statement(
     'close_turn',
@@ -891,22 +978,10 @@ const Q = {
   elicitation: statement('elicitation', 'SELECT * FROM elicitations WHERE id = $1'),
   ownedElicitation: statement('owned_elicitation', 'SELECT * FROM elicitations WHERE id = $1 AND owner_id = $2'),
   turnElicitations: statement('turn_elicitations', 'SELECT * FROM elicitations WHERE turn_id = $1 ORDER BY seq'),
-  pendingOfTurn: statement(
-    'pending_of_turn',
-    `SELECT id FROM elicitations WHERE turn_id = $1 AND status = 'PENDING' LIMIT 1`,
-  ),
-  insertElicitations: statement(
-    'insert_elicitations',
-    `INSERT INTO elicitations (id, turn_id, thread_id, agent_id, owner_id, tool_call_id, status, request, tool_call,
-       created_at, expires_at)
-     SELECT id, $2, $3, $4, $5, tool_call_id, 'PENDING', request::jsonb, tool_call::jsonb, $9, $10
-       FROM unnest($1::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS e(id, tool_call_id, request, tool_call, n)
-       ORDER BY n`,
-  ),
   answer: statement(
     'answer',
     `UPDATE elicitations SET status = $2, response_action = $3, response_content = $4, resolved_by = $5,
-       resolved_at = $6 WHERE id = $1 AND status = 'PENDING'`,
+       resolved_at = $6 WHERE id = $1 AND status = 'PENDING' RETURNING *`,
   ),
   closeElicitations: statement(
     'close_elicitations',
@@ -932,14 +1007,6 @@ const Q = {
     'delete_expired_elicitations',
     `DELETE FROM elicitations WHERE seq IN (SELECT seq FROM elicitations WHERE status = 'EXPIRED' AND expires_at < $1
        LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-  ),
-  startTool: statement(
-    'start_tool',
-    `INSERT INTO tool_executions (turn_id, tool_call_id, started_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-  ),
-  finishTool: statement(
-    'finish_tool',
-    'UPDATE tool_executions SET finished_at = $3 WHERE turn_id = $1 AND tool_call_id = $2',
   ),
   unfinishedToolCalls: statement(
     'unfinished_tool_calls',

@@ -1,6 +1,6 @@
 // The demo tool source's entities in the server's SQLite file (its own table, outside the store's migrations).
 import type Database from 'better-sqlite3';
-import { DEMO_SEED, type DemoEntities } from '../../tools/demo.js';
+import { DEMO_SEED, type DemoEntities } from '../../domain/demo-entities.js';
 
 export function sqliteDemoEntities(db: Database.Database): DemoEntities {
   db.exec(`CREATE TABLE IF NOT EXISTS demo_entities (

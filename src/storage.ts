@@ -1,14 +1,14 @@
 // Which store a server uses, from TOOLGATE_DB or the config's `database` section: the only place outside the stores
 // that knows there is more than one. A postgres:// URL is PostgreSQL (several instances on one database); anything
 // else is an SQLite file (the embedded default).
-import { ConfigError } from '../config/load.js';
-import type { DatabaseConfig } from '../config/schema.js';
-import type { Store } from '../domain/store.js';
-import type { DemoEntities } from '../tools/demo.js';
-import { postgresDemoEntities } from './postgres/demo-entities.js';
-import { PostgresStore } from './postgres/postgres-store.js';
-import { sqliteDemoEntities } from './sqlite/demo-entities.js';
-import { openDatabase, SqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
+import { ConfigError } from './config/load.js';
+import type { DatabaseConfig } from './config/schema.js';
+import type { DemoEntities } from './domain/demo-entities.js';
+import type { Store } from './domain/store.js';
+import { postgresDemoEntities } from './db/postgres/demo-entities.js';
+import { PostgresStore } from './db/postgres/postgres-store.js';
+import { sqliteDemoEntities } from './db/sqlite/demo-entities.js';
+import { openDatabase, SqliteStore, type SqliteStoreOptions } from './db/sqlite-store.js';
 
 export const DEFAULT_SQLITE_PATH = './data/toolgate.db';
 
