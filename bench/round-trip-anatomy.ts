@@ -6,7 +6,7 @@
 // that what is left is the server's own work. Two passes over the same load:
 //   1. CPU time per round trip (process.cpuUsage), and the SQLite part of it measured around the calls: reads
 //      outside a transaction (each takes and drops SQLite's WAL read lock), reads inside one, and the write
-//      batches (src/db/write-batch.ts: the writes' own statements, then BEGIN/SAVEPOINT/COMMIT and the WAL frames);
+//      batches (src/db/sqlite/write-batch.ts: the writes' own statements, then BEGIN/SAVEPOINT/COMMIT and the WAL frames);
 //   2. a V8 CPU profile (node:inspector) of the main thread, its samples summed by who the running code belongs to.
 // For scale, the same passes for `{ __typename }` and for a turn that answers without a tool ("hello").
 import '../src/node-env.js'; // first, as in src/cli.ts: the server runs as `npm start` runs it
@@ -15,7 +15,7 @@ import { Session, type Profiler } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { WriteBatcher } from '../src/db/write-batch.js';
+import { WriteBatcher } from '../src/db/sqlite/write-batch.js';
 import { createServer } from '../src/server.js';
 import { RESOLVE, startTurnBody, TRIVIAL } from './lib/operations.js';
 

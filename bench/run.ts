@@ -14,6 +14,7 @@ import { benchGateOverhead } from './parts/gate-overhead.js';
 import { benchPauseBytes } from './parts/pause-bytes.js';
 import { benchPending } from './parts/pending.js';
 import { benchPush } from './parts/push.js';
+import { benchRoundTripBackends } from './parts/round-trip-backends.js';
 import { benchRoundTrips } from './parts/round-trip.js';
 import { benchRss } from './parts/rss.js';
 
@@ -25,6 +26,7 @@ const PARTS: Record<number, { title: string; run: (plan: ReturnType<typeof makeP
   5: { title: 'Gate overhead (confirmation off vs on with NEVER)', run: benchGateOverhead },
   6: { title: 'Server memory with 10,000 paused turns', run: benchRss },
   7: { title: 'toolgate vs bare graphql-yoga, `{ __typename }`', run: benchBareYoga },
+  8: { title: 'HITL round trips on SQLite, PostgreSQL, and two PostgreSQL instances', run: benchRoundTripBackends },
 };
 
 async function main(): Promise<void> {
@@ -42,7 +44,7 @@ async function main(): Promise<void> {
 
   const started = performance.now();
   const results: PartResult[] = [];
-  for (const part of [...plan.parts].sort()) {
+  for (const part of [...plan.parts].sort((a, b) => a - b)) {
     const entry = PARTS[part];
     if (!entry) continue;
     const t0 = performance.now();

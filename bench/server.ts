@@ -1,22 +1,34 @@
 // Child process of `npm run bench`: one toolgate server (createServer, the built-in demo config: scripted model,
-// builtin demo tools, confirmation on) on 127.0.0.1, on the SQLite file BENCH_DB. bench/run.ts drives it over
-// HTTP and WebSocket from its own process; IPC only carries what the wire cannot tell.
+// builtin demo tools, confirmation on) on 127.0.0.1, on BENCH_DB: an SQLite file, or a postgres:// URL (part 8).
+// bench/run.ts drives it over HTTP and WebSocket from its own process; IPC only carries what the wire cannot tell.
+// Part 8 only: BENCH_REDIS (and BENCH_REDIS_PREFIX) give the config a `pubsub` section (several instances on one
+// PostgreSQL database), and BENCH_COUNT_SQL=1 counts the SQL it executes (bench/lib/sql-count.ts).
 import '../src/node-env.js'; // first, as in src/cli.ts: the server under test runs as `npm start` runs it
 import { writeHeapSnapshot } from 'node:v8';
-import type { SqliteStore } from '../src/db/sqlite-store.js';
+import { demoConfig } from '../src/config/demo.js';
+import type { SqliteStore } from '../src/db/sqlite/sqlite-store.js';
 import type { ElicitationRecord } from '../src/domain/records.js';
 import { createServer } from '../src/server.js';
 import type { CallMessage, ReplyMessage } from './lib/processes.js';
+import { installSqlCounters, type SqlCounts } from './lib/sql-count.js';
 import { wallNow } from './lib/stats.js';
 
 const database = process.env.BENCH_DB;
 if (!database || !process.send) throw new Error('bench/server.ts is started by bench/run.ts (BENCH_DB, IPC)');
+// Before createServer, so that nothing the server runs escapes them.
+const sqlCounts: (() => SqlCounts) | null = process.env.BENCH_COUNT_SQL === '1' ? installSqlCounters() : null;
+const redis = process.env.BENCH_REDIS;
 
 // BENCH_SERVER_SYNCHRONOUS=NORMAL (set by startToolgate for one comparison only): the server's `synchronous: 'NORMAL'`
 // option, under which responses and events do not wait for the WAL fsync (the tool start still does). Every other
 // figure is the default, FULL.
 const synchronous = process.env.BENCH_SERVER_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : undefined;
-const server = await createServer({ database, synchronous, onError: (error) => console.error('bench server:', error) });
+const server = await createServer({
+  database,
+  synchronous,
+  ...(redis && { config: { ...demoConfig, pubsub: { redis, prefix: process.env.BENCH_REDIS_PREFIX || undefined } } }),
+  onError: (error) => console.error('bench server:', error),
+});
 
 // When each elicitation was published (wall clock, comparable with the subscribers' process): push latency.
 // Only while the push part runs (`stamp` on), so that the other parts measure the server without this map.
@@ -31,7 +43,12 @@ pubsub.publish = ((...args: Parameters<typeof publish>) => {
   return publish(...args);
 }) as typeof pubsub.publish;
 
-const sqlite = (server.services.store as SqliteStore).sqlite;
+/** The SQLite store, or null on PostgreSQL. */
+const sqliteStore = 'sqlite' in server.services.store ? (server.services.store as SqliteStore) : null;
+const sqliteOnly = (): SqliteStore => {
+  if (!sqliteStore) throw new Error('not an SQLite server');
+  return sqliteStore;
+};
 const commands: Record<string, (args: Record<string, unknown>) => unknown> = {
   clock: () => wallNow(),
   gc: () => {
@@ -40,9 +57,11 @@ const commands: Record<string, (args: Record<string, unknown>) => unknown> = {
     return process.memoryUsage();
   },
   /** Rows inserted, updated or deleted by the server's connection since it opened. */
-  changes: () => (sqlite.prepare('SELECT total_changes() AS n').get() as { n: number }).n,
-  /** Commits, writes and WAL fsyncs of the store so far (group commit). */
-  writeStats: () => (server.services.store as SqliteStore).writeStats,
+  changes: () => (sqliteOnly().sqlite.prepare('SELECT total_changes() AS n').get() as { n: number }).n,
+  /** Commits, writes and WAL fsyncs of the store so far (group commit); null on PostgreSQL. */
+  writeStats: () => sqliteStore?.writeStats ?? null,
+  /** SQL statements, PostgreSQL queries and Redis commands so far (BENCH_COUNT_SQL=1; else null). */
+  sqlCounts: () => sqlCounts?.() ?? null,
   stamp: (args) => {
     stamping = args.on === true;
     publishedAt.clear();

@@ -1,7 +1,7 @@
 // The audit list's and the sweeper's store calls, timed in one process on an in-memory database (no HTTP): what
 // preparing their statements and the audit indexes changed (docs/bench.md, Findings). Not part of `npm run bench`.
 //   npx tsx bench/store-reads.ts [users]    (100,000 elicitations of `users` users; default 1,000)
-import { openDatabase, SqliteStore } from '../src/db/sqlite-store.js';
+import { openDatabase, SqliteStore } from '../src/db/sqlite/sqlite-store.js';
 import { seedElicitations } from './lib/seed.js';
 import { median } from './lib/stats.js';
 

@@ -12,7 +12,7 @@ import { demoConfig } from './config/demo.js';
 import { loadPlugins } from './config/plugins.js';
 import type { ToolgateConfig } from './config/schema.js';
 import { openStorage, type Storage } from './storage.js';
-import type { SyncFile } from './db/wal-sync.js';
+import type { SyncFile } from './db/sqlite/wal-sync.js';
 import { openPubSub, type ToolgatePubSub } from './events/index.js';
 import type { GraphQLContext } from './graphql/builder.js';
 import { createAuthenticator, isLoopbackHost, viewerOrThrow, type Authenticator } from './http/auth.js';

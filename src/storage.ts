@@ -8,7 +8,7 @@ import type { Store } from './domain/store.js';
 import { postgresDemoEntities } from './db/postgres/demo-entities.js';
 import { PostgresStore } from './db/postgres/postgres-store.js';
 import { sqliteDemoEntities } from './db/sqlite/demo-entities.js';
-import { openDatabase, SqliteStore, type SqliteStoreOptions } from './db/sqlite-store.js';
+import { openDatabase, SqliteStore, type SqliteStoreOptions } from './db/sqlite/sqlite-store.js';
 
 export const DEFAULT_SQLITE_PATH = './data/toolgate.db';
 

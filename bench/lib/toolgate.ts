@@ -11,19 +11,32 @@ export interface ToolgateUnderTest extends ServerChild {
 }
 
 /**
- * Starts bench/server.ts on `database` (default: a new file in a new temp directory). `synchronous: 'NORMAL'`
- * starts it with that option (responses do not wait for the WAL fsync) and `nodeFlags` are given to node: both
- * only for figures marked "for comparison" (what the fsync before each response, or V8's default young generation, costs).
+ * Starts bench/server.ts on `database` (default: a new file in a new temp directory; a postgres:// URL is
+ * PostgreSQL). `synchronous: 'NORMAL'` starts it with that option (responses do not wait for the WAL fsync) and
+ * `nodeFlags` are given to node: both only for figures marked "for comparison" (what the fsync before each response,
+ * or V8's default young generation, costs). Part 8: `redis` is the config's `pubsub` section, `countSql` counts the
+ * server's SQL (IPC `sqlCounts`).
  */
 export async function startToolgate(
   database?: string,
-  options: { synchronous?: 'NORMAL'; nodeFlags?: string[] } = {},
+  options: {
+    synchronous?: 'NORMAL';
+    nodeFlags?: string[];
+    redis?: { url: string; prefix: string };
+    countSql?: boolean;
+  } = {},
 ): Promise<ToolgateUnderTest> {
   const dir = database ? null : mkdtempSync(join(tmpdir(), 'toolgate-bench-'));
   const file = database ?? join(dir!, 'toolgate.db');
   const child = await startChild(
     'server.ts',
-    { BENCH_DB: file, BENCH_SERVER_SYNCHRONOUS: options.synchronous ?? '' },
+    {
+      BENCH_DB: file,
+      BENCH_SERVER_SYNCHRONOUS: options.synchronous ?? '',
+      BENCH_REDIS: options.redis?.url ?? '',
+      BENCH_REDIS_PREFIX: options.redis?.prefix ?? '',
+      BENCH_COUNT_SQL: options.countSql ? '1' : '',
+    },
     options.nodeFlags,
   );
   return {

@@ -2,7 +2,7 @@
 // of them (the viewer `local`), one request at a time, so latency is service time, not queueing.
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { SqliteStore, openDatabase } from '../../src/db/sqlite-store.js';
+import { SqliteStore, openDatabase } from '../../src/db/sqlite/sqlite-store.js';
 import { gql, runLoad, type LoadResult } from '../lib/load.js';
 import { PENDING } from '../lib/operations.js';
 import type { Plan } from '../lib/plan.js';

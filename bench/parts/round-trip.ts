@@ -224,8 +224,8 @@ export async function benchRoundTrips(plan: Plan): Promise<PartResult> {
     notes: [
       'Server CPU time (from /proc) per operation is shown because it is far less disturbed by other load on the machine than ' +
         "rates are; it includes the fsyncs' system time on libuv's thread pool.",
-      'Writes of concurrent requests commit together (src/db/write-batch.ts) and responses wait for one shared WAL fsync ' +
-        '(src/db/wal-sync.ts), so commits and fsyncs per round trip fall as the load rises; alone, a round trip commits once per write.',
+      'Writes of concurrent requests commit together (src/db/sqlite/write-batch.ts) and responses wait for one shared WAL fsync ' +
+        '(src/db/sqlite/wal-sync.ts), so commits and fsyncs per round trip fall as the load rises; alone, a round trip commits once per write.',
       `The target (1/3 of ${perSecond(trivial)}) leaves ${ms(3000 / trivial)} of server time per round trip, i.e. ${ms(1500 / trivial)} per request ` +
         `against ${ms(1000 / trivial)} for \`{ __typename }\`: the two model calls, the gate, the tool run and ${writes.commits} durable ` +
         "writes would have to fit in half of one trivial request's cost.",

@@ -1,4 +1,4 @@
-// The storage interface the rest of toolgate uses: the SQLite store (src/db/sqlite-store.ts) and the PostgreSQL store
+// The storage interface the rest of toolgate uses: the SQLite store (src/db/sqlite/sqlite-store.ts) and the PostgreSQL store
 // (src/db/postgres/) implement it. Every method that changes state is one atomic transaction, committed when its
 // promise resolves.
 import type {

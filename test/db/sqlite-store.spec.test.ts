@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, SqliteStore } from '../../src/db/sqlite-store.js';
+import { openDatabase, SqliteStore } from '../../src/db/sqlite/sqlite-store.js';
 import { describeStore } from './store-spec.js';
 
 describeStore({

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, SqliteStore } from '../../src/db/sqlite-store.js';
+import { openDatabase, SqliteStore } from '../../src/db/sqlite/sqlite-store.js';
 import { StoredStepError } from '../../src/domain/pending-step.js';
 import { dataOf, RESOLVE, START_TURN, startHarness } from '../support/harness.js';
 

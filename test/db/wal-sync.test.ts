@@ -1,7 +1,7 @@
 // Group commit: a sync covers every commit made before it started; requests waiting at the same time share one
 // fsync; one that commits while an fsync runs waits for the next; nothing to sync costs nothing.
 import { describe, expect, it } from 'vitest';
-import { WalSync } from '../../src/db/wal-sync.js';
+import { WalSync } from '../../src/db/sqlite/wal-sync.js';
 
 /** A syncFile whose fsyncs finish when the test says. */
 function heldSyncs() {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WriteBatcher } from '../../src/db/write-batch.js';
+import { WriteBatcher } from '../../src/db/sqlite/write-batch.js';
 
 let dir: string;
 let db: Database.Database;

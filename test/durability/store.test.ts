@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeStep } from '../../src/agent/closing.js';
 import { TurnLeases } from '../../src/agent/lease.js';
-import { openDatabase, SqliteStore } from '../../src/db/sqlite-store.js';
+import { openDatabase, SqliteStore } from '../../src/db/sqlite/sqlite-store.js';
 import type { Agent } from '../../src/domain/records.js';
 import type { TurnLease } from '../../src/domain/store.js';
 

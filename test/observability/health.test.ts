@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { demoConfig } from '../../src/config/demo.js';
 import type { ToolgateConfig } from '../../src/config/schema.js';
 import { PostgresStore } from '../../src/db/postgres/postgres-store.js';
-import type { SqliteStore } from '../../src/db/sqlite-store.js';
+import type { SqliteStore } from '../../src/db/sqlite/sqlite-store.js';
 import type { McpToolSource } from '../../src/tools/mcp.js';
 import { startHarness, tempDir, type Harness } from '../support/harness.js';
 import { GatedModel } from '../support/live.js';

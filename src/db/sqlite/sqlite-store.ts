@@ -38,12 +38,12 @@ import type {
   ToolConfirmationMode,
   ToolMessageDraft,
   TurnRecord,
-} from '../domain/records.js';
-import { decideAnswer, resumesTurn } from '../domain/answer-rules.js';
-import { storedConditionsFor } from '../domain/expiry.js';
-import { newId } from '../domain/ids.js';
-import { buildPage, decodeCursor, totalCount } from '../domain/pagination.js';
-import { loadPendingStep } from '../domain/pending-step.js';
+} from '../../domain/records.js';
+import { decideAnswer, resumesTurn } from '../../domain/answer-rules.js';
+import { storedConditionsFor } from '../../domain/expiry.js';
+import { newId } from '../../domain/ids.js';
+import { buildPage, decodeCursor, totalCount } from '../../domain/pagination.js';
+import { loadPendingStep } from '../../domain/pending-step.js';
 import {
   LeaseLostError,
   type AgentGatingPatch,
@@ -52,14 +52,14 @@ import {
   type StartTurnResult,
   type Store,
   type TurnLease,
-} from '../domain/store.js';
-import { closePausedTurn, decideActiveTurn, decideThread, type CloseStep } from '../domain/turn-rules.js';
+} from '../../domain/store.js';
+import { closePausedTurn, decideActiveTurn, decideThread, type CloseStep } from '../../domain/turn-rules.js';
 import * as schema from './schema.js';
 import { WalSync, type SyncFile } from './wal-sync.js';
 import { WriteBatcher } from './write-batch.js';
 
 const { agents, agentToolOverrides, threads, turns, messages, elicitations, toolExecutions } = schema;
-const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'drizzle', 'sqlite');
+const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'drizzle', 'sqlite');
 const p = sql.placeholder;
 
 export interface DatabaseOptions {
