@@ -3,6 +3,7 @@
 // continue a turn from where the last one stopped.
 import { newId } from '../domain/ids.js';
 import { PENDING_STEP_VERSION } from '../domain/pending-step.js';
+import { toStorableJson, toStorableText } from '../domain/text.js';
 import type {
   Agent,
   ChatMessage,
@@ -347,20 +348,25 @@ export class AgentRunner {
         // Call ids key the TOOL messages and the at-most-once journal, so they must be unique in the thread; some
         // models reuse or omit them ("call_0", ""): such a call gets an id of ours, which the model then sees.
         const usedIds = new Set(transcript.flatMap((m) => m.toolCalls.map((call) => call.id)));
+        // What the model wrote is kept as every store can hold it (src/domain/text.ts: no NUL, no unpaired
+        // surrogate), before anything is decided on it: the gate, the confirmation request and the tool see what is stored.
         const calls: ToolCall[] = response.toolCalls.map((call) => {
           const toolId = names.toolId(call.name) ?? `unknown:${call.name}`;
-          const id = call.id && !usedIds.has(call.id) ? call.id : newId('call');
+          const given = call.id ? toStorableText(call.id) : '';
+          const id = given && !usedIds.has(given) ? given : newId('call');
           usedIds.add(id);
-          return { id, name: byId.get(toolId)?.name ?? call.name, toolId, arguments: call.arguments };
+          const name = byId.get(toolId)?.name ?? toStorableText(call.name);
+          return { id, name, toolId: toStorableText(toolId), arguments: toStorableJson(call.arguments) };
         });
+        const answerText = response.text === null ? null : toStorableText(response.text);
         await this.options.checkpoint?.('modelAnswered', { turnId: turn.id });
         // The answer and the iteration count commit together: a step is saved whole or not at all. A final answer
         // (no tool calls) commits with the end of the turn.
         turn = { ...turn, iterations: turn.iterations + 1 };
-        const assistant = { role: 'ASSISTANT' as const, text: response.text, toolCalls: calls, toolCallId: null };
+        const assistant = { role: 'ASSISTANT' as const, text: answerText, toolCalls: calls, toolCallId: null };
         if (calls.length === 0) {
           return await this.#finish(turn.id, 'COMPLETED', {
-            text: response.text ?? '',
+            text: answerText ?? '',
             answer: { message: assistant, iterations: turn.iterations },
           });
         }
@@ -568,10 +574,10 @@ export class AgentRunner {
         toolCallId: toolCall.id,
       });
       if (result.isError) outcome = 'error';
-      text = result.isError ? toolText.failed(toolCall.name, result.text) : result.text;
+      text = toStorableText(result.isError ? toolText.failed(toolCall.name, result.text) : result.text);
     } catch (error) {
       outcome = 'error';
-      text = toolText.failed(toolCall.name, errorMessage(error));
+      text = toStorableText(toolText.failed(toolCall.name, errorMessage(error)));
     }
     const durationMs = performance.now() - toolStarted;
     await this.options.checkpoint?.('toolReturned', {
@@ -610,7 +616,7 @@ export class AgentRunner {
    * subscribers read its messages anew (reads are shared per record, src/graphql/shared-reads.ts).
    */
   #emitChanged(turn: TurnRecord): void {
-    this.#emitTurn({ ...turn, updatedAt: this.#now() });
+    this.#emitTurn({ ...turn });
   }
 
   /** Tells the observer; one that throws is reported and ignored (it never changes what the turn does). */

@@ -7,7 +7,7 @@ import { startWith } from './live.js';
 import { clampFirst, NodeRef, PageInfoRef } from './node.js';
 import { connection } from './threads.js';
 import { knownRead } from './shared-reads.js';
-import { TurnRef } from './turns.js';
+import { PAUSED_WITH, TurnRef } from './turns.js';
 import { userError, UserErrorRef, type UserError } from './user-errors.js';
 
 const ElicitationStatusEnum = builder.enumType('ElicitationStatus', {
@@ -276,7 +276,7 @@ builder.mutationField('resolveElicitation', (t) =>
         answer: { action: input.action, content: content as JsonObject | null },
       });
       if (!result.ok) return fail(userError(result.code, result.message, ['input', 'elicitationId']));
-      if (result.pausedWith) knownRead(result.turn, 'elicitations', result.pausedWith);
+      if (result.pausedWith) knownRead(result.turn, PAUSED_WITH, result.pausedWith);
       return { elicitation: result.elicitation, turn: result.turn, userErrors: [] };
     },
   }),

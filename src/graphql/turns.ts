@@ -41,7 +41,9 @@ TurnRef.implement({
       resolve: async (turn, _args, ctx) => {
         if (turn.status !== 'PAUSED') return [];
         const now = ctx.services.clock().toISOString();
-        return (await turnElicitations(turn, ctx)).filter((e) => elicitationStatusAt(e, now) === 'PENDING');
+        // The pause's own requests when the mutation that paused it primed them (PAUSED_WITH), else all the turn's.
+        const candidates = await readOnce(turn, PAUSED_WITH, () => turnElicitations(turn, ctx));
+        return candidates.filter((e) => elicitationStatusAt(e, now) === 'PENDING');
       },
     }),
     elicitations: t.field({ type: [ElicitationRef], resolve: (turn, _args, ctx) => turnElicitations(turn, ctx) }),
@@ -62,6 +64,12 @@ TurnRef.implement({
     }),
   }),
 });
+
+/**
+ * Key of a PAUSED turn's record under which a mutation that paused it leaves the pause's elicitations as just created
+ * (knownRead): `pendingElicitations` then need not read them. Only that field: `elicitations` lists every pause's.
+ */
+export const PAUSED_WITH = 'pausedWith';
 
 function turnElicitations(turn: TurnRecord, ctx: GraphQLContext) {
   return readOnce(turn, 'elicitations', () => ctx.loaders.turnElicitations(turn.id));
@@ -136,7 +144,7 @@ builder.mutationField('startTurn', (t) =>
         background: input.background ?? false,
       });
       if (!result.ok) return fail(userError(result.code, result.message, result.field));
-      if (result.pausedWith) knownRead(result.turn, 'elicitations', result.pausedWith);
+      if (result.pausedWith) knownRead(result.turn, PAUSED_WITH, result.pausedWith);
       return { turn: result.turn, thread: result.thread, userErrors: [] };
     },
   }),

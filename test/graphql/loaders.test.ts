@@ -6,7 +6,7 @@ import { openStorage } from '../../src/storage.js';
 import type { Store } from '../../src/domain/store.js';
 import { dataOf, TEST_BACKEND } from '../support/harness.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
-import { call, callStep, startScenario, type Scenario } from '../support/scenario.js';
+import { call, callStep, startScenario, textStep, TURN_QUERY, type Scenario } from '../support/scenario.js';
 
 const PAGE = `query {
   pendingElicitations(first: 50) {
@@ -70,5 +70,51 @@ describe('batched reads', () => {
       listTurnsOfThreads: 1,
       listMessagesOfThreads: 1,
     });
+  });
+});
+
+describe('what a mutation that pauses hands to its own response', () => {
+  it("a turn that pauses twice: the answer's response lists both pauses' requests in elicitations, the new one as pending", async () => {
+    const own = await startScenario({
+      tools: [{ name: 'wipe' }],
+      script: [callStep(call('wipe', { n: 1 })), callStep(call('wipe', { n: 2 })), textStep('done')],
+    });
+    try {
+      const { turn } = await own.start('wipe twice');
+      const first = turn.pendingElicitations[0].id;
+      const answered = await own.resolve(first, 'ACCEPT');
+      expect(answered.turn.status).toBe('PAUSED');
+      const second = answered.turn.pendingElicitations.map((e: any) => e.id);
+      expect(second).toHaveLength(1);
+      expect(second[0]).not.toBe(first);
+      expect(answered.turn.elicitations.map((e: any) => [e.id, e.status])).toEqual([
+        [first, 'ACCEPTED'],
+        [second[0], 'PENDING'],
+      ]);
+      expect(dataOf(await own.h.gql(TURN_QUERY, { id: turn.id })).turn.elicitations).toEqual(
+        answered.turn.elicitations,
+      );
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('arguments the model wrote with a NUL or an unpaired surrogate: shown, stored and run the same, as storable text', async () => {
+    const own = await startScenario({
+      tools: [{ name: 'wipe' }],
+      script: [callStep(call('wipe', { path: 'a\u0000b', label: 'x\ud800' })), textStep('done')],
+    });
+    try {
+      const { turn } = await own.start('wipe the odd path');
+      const shown = turn.pendingElicitations[0].toolCall.arguments;
+      expect(shown).toEqual({ path: 'a\uFFFDb', label: 'x\uFFFD' });
+      const stored = dataOf(await own.h.gql(TURN_QUERY, { id: turn.id })).turn;
+      expect(stored.pendingElicitations[0].toolCall.arguments).toEqual(shown);
+      expect(stored.messages.find((m: any) => m.role === 'ASSISTANT').toolCalls[0].arguments).toEqual(shown);
+      expect((await own.resolve(turn.pendingElicitations[0].id, 'ACCEPT')).turn.status).toBe('COMPLETED');
+      expect(own.tools.runs.get('wipe')).toEqual([shown]);
+    } finally {
+      await own.close();
+    }
   });
 });

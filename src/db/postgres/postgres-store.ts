@@ -89,8 +89,11 @@ export class PostgresStore implements Store {
       connectionString,
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: 5_000,
-      // Every commit durable when it returns (the tool-start journal above all), whatever the server's default.
-      options: '-c synchronous_commit=on',
+    });
+    // Every commit durable when it returns (the tool-start journal above all), whatever the server's, the database's
+    // or the URL's setting: set on each new connection, ahead of anything it runs (pg queues a client's queries in order).
+    pool.on('connect', (client) => {
+      client.query('SET synchronous_commit = on').catch(() => {});
     });
     // A connection dropped while idle (a database restart) is an event on the pool, not a crash: the next query
     // opens a new one.
@@ -118,10 +121,16 @@ export class PostgresStore implements Store {
    * expiry times on one clock, the database's, rather than on hosts' clocks that may disagree.
    */
   async clockOffsetMs(): Promise<number> {
-    const before = Date.now();
-    const { rows } = await this.pool.query<{ now: Date }>(Q.now);
-    const after = Date.now();
-    return rows[0]!.now.getTime() - (before + after) / 2;
+    // A connection first: time spent waiting for one is not part of the round trip being timed.
+    const client = await this.pool.connect();
+    try {
+      const before = Date.now();
+      const { rows } = await run(client, Q.now, []);
+      const after = Date.now();
+      return (rows[0]!.now as Date).getTime() - (before + after) / 2;
+    } finally {
+      client.release();
+    }
   }
 
   /**
@@ -532,8 +541,9 @@ export class PostgresStore implements Store {
       ownerId: turn.ownerId,
       toolCallId: draft.toolCallId,
       status: 'PENDING',
-      request: draft.request,
-      toolCall: draft.toolCall,
+      // As stored (json() made them storable).
+      request: toStorableJson(draft.request),
+      toolCall: toStorableJson(draft.toolCall),
       response: null,
       resolvedBy: null,
       resolvedAt: null,

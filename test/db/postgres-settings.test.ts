@@ -1,0 +1,52 @@
+// What the PostgreSQL store makes sure of on every connection, whatever the server, the database or the URL say:
+// commits durable when they return (the tool-start journal), and a clock offset not skewed by a busy pool.
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PostgresStore } from '../../src/db/postgres/postgres-store.js';
+import { freshPostgresDatabase, type TestDatabase } from '../support/postgres.js';
+
+let database: TestDatabase | undefined;
+let store: PostgresStore | undefined;
+afterEach(async () => {
+  await store?.close();
+  await database?.drop();
+  store = database = undefined;
+});
+
+describe('the PostgreSQL store on every connection', () => {
+  it('runs with synchronous_commit on though the database defaults to off and the URL sets other options', async () => {
+    database = await freshPostgresDatabase();
+    const name = new URL(database.url).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    await admin.query(`ALTER DATABASE ${name} SET synchronous_commit = off`);
+    await admin.end();
+    const url = new URL(database.url);
+    url.searchParams.set('options', '-c statement_timeout=30000');
+    store = await PostgresStore.open(url.toString(), { poolSize: 3 });
+    // Every connection of the pool, not just the first.
+    const clients = await Promise.all([0, 1, 2].map(() => store!.pool.connect()));
+    try {
+      for (const client of clients) {
+        const { rows } = await client.query<{ setting: string; timeout: string }>(
+          "SELECT current_setting('synchronous_commit') AS setting, current_setting('statement_timeout') AS timeout",
+        );
+        expect(rows[0]).toEqual({ setting: 'on', timeout: '30s' });
+      }
+    } finally {
+      for (const client of clients) client.release();
+    }
+    expect(await store.ping()).toBeNull();
+  });
+
+  it("measures the database clock's offset without the time spent waiting for a free connection", async () => {
+    database = await freshPostgresDatabase();
+    store = await PostgresStore.open(database.url, { poolSize: 1 });
+    const busy = await store.pool.connect();
+    const offset = store.clockOffsetMs();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    busy.release();
+    // Same host, same clock: the offset is the measurement's own error, far below the 500 ms the pool made it wait.
+    expect(Math.abs(await offset)).toBeLessThan(100);
+  });
+});
