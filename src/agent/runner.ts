@@ -101,6 +101,11 @@ export class AgentRunner {
   /** Turns this process is running now; a restart recovers the rest. */
   readonly #inFlight = new Map<string, Promise<TurnRecord>>();
   readonly #leases: TurnLeases;
+  /**
+   * RUNNING turns this process holds but stopped running: a store write failed and so did ending the turn (the
+   * database was away). The next recovery (every sweep) takes each over again, like a dead process's.
+   */
+  readonly #stranded = new Set<string>();
   /** The elicitations of each pause this process made, by the paused turn's record (for the caller's response). */
   readonly #pausedWith = new WeakMap<TurnRecord, ElicitationRecord[]>();
 
@@ -241,10 +246,14 @@ export class AgentRunner {
    */
   async recover(): Promise<string[]> {
     const taken: string[] = [];
-    for (const orphan of await this.#leases.orphans()) {
+    // This process's own turns it stopped running on a store error come first: nobody else would take them while
+    // this process renews its leases.
+    const stranded = [...this.#stranded].map((turnId) => ({ turnId, owner: this.#leases.owner }));
+    for (const orphan of [...stranded, ...(await this.#leases.orphans())]) {
       if (this.#inFlight.has(orphan.turnId)) continue;
       const claimed = await this.#store.claimTurn(orphan.turnId, orphan.owner, this.#leases.next(), this.#now());
-      if (!claimed) continue; // another process was quicker
+      this.#stranded.delete(orphan.turnId); // a claim that threw (the store still away) leaves it for the next sweep
+      if (!claimed) continue; // another process was quicker, or the turn is no longer RUNNING
       taken.push(orphan.turnId);
       const maxRecoveries = this.options.maxRecoveries ?? 3;
       const run =
@@ -384,6 +393,8 @@ export class AgentRunner {
         if (!(await this.#leases.holds(turn.id))) return (await this.#loadTurn(turn.id)) ?? turn;
         return await this.#fail(turn, 'The turn failed because of an internal error.');
       } catch {
+        // The store is not answering: the turn stays RUNNING under this process's lease; the next sweep retries it.
+        this.#stranded.add(turn.id);
         return turn;
       }
     }
