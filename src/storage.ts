@@ -61,7 +61,7 @@ export async function openStorage(target: string, where: string, selection: Stor
     const store = new SqliteStore(sqlite, selection.sqlite);
     return {
       store,
-      demoEntities: sqliteDemoEntities(sqlite),
+      demoEntities: sqliteDemoEntities(sqlite, (work) => store.transaction(work)),
       shown: target,
       clock: () => new Date(),
       close: () => store.close(),

@@ -2,7 +2,11 @@
 import type Database from 'better-sqlite3';
 import { DEMO_SEED, type DemoEntities } from '../../domain/demo-entities.js';
 
-export function sqliteDemoEntities(db: Database.Database): DemoEntities {
+/**
+ * `write`: runs a synchronous write transaction in the store's group commit (SqliteStore.transaction), so that a demo
+ * tool's change commits with the server's own writes instead of in a commit of its own.
+ */
+export function sqliteDemoEntities(db: Database.Database, write: <T>(work: () => T) => Promise<T>): DemoEntities {
   db.exec(`CREATE TABLE IF NOT EXISTS demo_entities (
     id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, created_at TEXT NOT NULL)`);
   const count = db.prepare('SELECT count(*) AS n FROM demo_entities').get() as { n: number };
@@ -15,7 +19,7 @@ export function sqliteDemoEntities(db: Database.Database): DemoEntities {
   const remove = db.prepare('DELETE FROM demo_entities WHERE id = ?');
   return {
     list: async () => list.all() as { id: number; name: string }[],
-    create: async (name) => Number(insert.run(name, new Date().toISOString()).lastInsertRowid),
-    delete: async (ids) => db.transaction(() => ids.filter((id) => remove.run(id).changes > 0))(),
+    create: (name) => write(() => Number(insert.run(name, new Date().toISOString()).lastInsertRowid)),
+    delete: (ids) => write(() => ids.filter((id) => remove.run(id).changes > 0)),
   };
 }

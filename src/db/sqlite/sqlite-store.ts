@@ -158,6 +158,14 @@ export class SqliteStore implements Store {
     return leaseOwner !== undefined ? new LeaseLostError(turnId) : new Error(`No turn ${turnId}.`);
   }
 
+  /**
+   * A write transaction of a neighbour in the same file (the demo tool source's entities), committed in the same group
+   * commit as the store's own writes. `work` is synchronous; the promise resolves once it is committed.
+   */
+  transaction<T>(work: () => T): Promise<T> {
+    return this.#write(work);
+  }
+
   /** Commits, the writes they held, and WAL fsyncs since the store opened: how much group commit shares. */
   get writeStats(): { commits: number; writes: number; fsyncs: number } {
     return { commits: this.#writes.commits, writes: this.#writes.writes, fsyncs: this.#wal.fsyncs };
