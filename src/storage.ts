@@ -1,6 +1,7 @@
 // Which store a server uses, from TOOLGATE_DB or the config's `database` section: the only place outside the stores
 // that knows there is more than one. A postgres:// URL is PostgreSQL (several instances on one database); anything
 // else is an SQLite file (the embedded default).
+import { firstLine, socketFailure } from './config/connection-errors.js';
 import { ConfigError } from './config/load.js';
 import type { DatabaseConfig } from './config/schema.js';
 import type { DemoEntities } from './domain/demo-entities.js';
@@ -110,13 +111,11 @@ function showPostgres(url: string, where: string): string {
 
 /** Why a connection or the migration failed, in words. */
 function describe(error: unknown): string {
-  const code = (error as { code?: string }).code;
-  const message = error instanceof Error ? error.message : String(error);
-  if (code === 'ECONNREFUSED') return 'connection refused';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
-  if (code === 'ETIMEDOUT' || /timeout/i.test(message)) return 'connection timed out';
-  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'host unreachable';
-  if (code === '28P01') return 'authentication failed';
-  // PostgreSQL's own words for the rest (role or database missing, ...): they name no secret.
-  return message.split('\n')[0]!;
+  const socket = socketFailure(error);
+  if (socket) return socket;
+  const message = firstLine(error);
+  if (/timeout/i.test(message)) return 'connection timed out';
+  if ((error as { code?: unknown }).code === '28P01') return 'authentication failed';
+  // PostgreSQL's own words for the rest (role or database missing, ...).
+  return message;
 }

@@ -82,6 +82,14 @@ export class LeaseLostError extends Error {
   }
 }
 
+/**
+ * What a loop write that matched no turn row throws: with `leaseOwner`, the lease is not (or no longer) that
+ * process's (LeaseLostError, nothing written); without, there is no such turn.
+ */
+export function loopWriteRefused(turnId: string, leaseOwner: string | undefined): Error {
+  return leaseOwner !== undefined ? new LeaseLostError(turnId) : new Error(`No turn ${turnId}.`);
+}
+
 export interface Store {
   // Agents
   /** Create the agent from the config, or update it: gating is kept once updateAgent changed it. */

@@ -5,6 +5,7 @@ import { isPastExpiry } from './expiry.js';
 import type {
   CloseReason,
   ElicitationAnswer,
+  ElicitationDraft,
   ElicitationRecord,
   PendingStep,
   ThreadRecord,
@@ -94,4 +95,32 @@ export function closePausedTurn(
     closeElicitations: elicitations.filter((e) => e.status === 'PENDING').map((e) => e.id),
     toolMessages: turn.step ? closeStep(turn.step, reason, answers) : [],
   };
+}
+
+/**
+ * The elicitations a pause creates, as their rows hold them once written (PENDING, of the turn's owner): what a store
+ * returns from pauseTurn without reading them back.
+ */
+export function pausedElicitations(
+  turn: Pick<TurnRecord, 'id' | 'threadId' | 'agentId' | 'ownerId'>,
+  drafts: readonly ElicitationDraft[],
+  now: string,
+  expiresAt: string,
+): ElicitationRecord[] {
+  return drafts.map((draft) => ({
+    id: draft.id,
+    turnId: turn.id,
+    threadId: turn.threadId,
+    agentId: turn.agentId,
+    ownerId: turn.ownerId,
+    toolCallId: draft.toolCallId,
+    status: 'PENDING',
+    request: draft.request,
+    toolCall: draft.toolCall,
+    response: null,
+    resolvedBy: null,
+    resolvedAt: null,
+    createdAt: now,
+    expiresAt,
+  }));
 }

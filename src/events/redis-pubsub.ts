@@ -4,6 +4,7 @@
 // channel gets the same record object (shared reads and shared event execution rely on that, as in process).
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { Redis, type RedisOptions } from 'ioredis';
+import { firstLine, socketFailure } from '../config/connection-errors.js';
 import { ConfigError } from '../config/load.js';
 import type { Logger } from '../observability/logger.js';
 import { createToolgatePubSub, type ToolgatePubSub } from './pubsub.js';
@@ -156,13 +157,9 @@ function parseRedisUrl(url: string, where: string): { shown: string } {
 
 /** Why a connection failed, in words. */
 function describe(error: Error): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  const message = error.message;
-  if (code === 'ECONNREFUSED') return 'connection refused';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
-  if (code === 'ETIMEDOUT' || /ETIMEDOUT/.test(message)) return 'connection timed out';
-  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'host unreachable';
-  if (code === 'ECONNRESET') return 'connection reset';
-  if (/WRONGPASS|NOAUTH|invalid username-password/i.test(message)) return 'authentication failed';
-  return message.split('\n')[0]!;
+  const socket = socketFailure(error);
+  if (socket) return socket;
+  if (/ETIMEDOUT/.test(error.message)) return 'connection timed out';
+  if (/WRONGPASS|NOAUTH|invalid username-password/i.test(error.message)) return 'authentication failed';
+  return firstLine(error);
 }

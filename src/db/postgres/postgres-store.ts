@@ -33,7 +33,7 @@ import type {
   TurnRecord,
 } from '../../domain/records.js';
 import {
-  LeaseLostError,
+  loopWriteRefused,
   type AgentGatingPatch,
   type ResolveResult,
   type RunningTurnLease,
@@ -41,7 +41,13 @@ import {
   type Store,
   type TurnLease,
 } from '../../domain/store.js';
-import { closePausedTurn, decideActiveTurn, decideThread, type CloseStep } from '../../domain/turn-rules.js';
+import {
+  closePausedTurn,
+  decideActiveTurn,
+  decideThread,
+  pausedElicitations,
+  type CloseStep,
+} from '../../domain/turn-rules.js';
 import * as schema from './schema.js';
 
 const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'drizzle', 'postgres');
@@ -156,11 +162,6 @@ export class PostgresStore implements Store {
         client.release(broken);
       }
     }
-  }
-
-  /** Why a loop write matched no row: the lease is not (or no longer) this process's, or there is no such turn. */
-  #lostOrMissing(turnId: string, leaseOwner: string | undefined): Error {
-    return leaseOwner !== undefined ? new LeaseLostError(turnId) : new Error(`No turn ${turnId}.`);
   }
 
   async flush(): Promise<void> {
@@ -468,7 +469,7 @@ export class PostgresStore implements Store {
       message.toolCalls.length ? json(message.toolCalls) : null,
       message.toolCallId,
     ]);
-    if (!rows[0]) throw this.#lostOrMissing(turnId, leaseOwner);
+    if (!rows[0]) throw loopWriteRefused(turnId, leaseOwner);
     return { ...message, id, threadId: String(rows[0].thread_id), turnId, createdAt: now };
   }
 
@@ -487,13 +488,13 @@ export class PostgresStore implements Store {
       drafts.map((d) => d.text),
       drafts.map((d) => d.toolCallId),
     ]);
-    if (!rows[0]) throw this.#lostOrMissing(turnId, leaseOwner);
+    if (!rows[0]) throw loopWriteRefused(turnId, leaseOwner);
   }
 
   async markToolStarted(turnId: string, toolCallId: string, now: string, leaseOwner?: string): Promise<boolean> {
     // Durable when it returns: every connection runs with synchronous_commit = on (PostgresStore.open).
     const { rows } = await run(this.pool, Q.startTool, [turnId, leaseOwner ?? null, toolCallId, now]);
-    if (!rows[0]) throw this.#lostOrMissing(turnId, leaseOwner);
+    if (!rows[0]) throw loopWriteRefused(turnId, leaseOwner);
     return Number(rows[0].started) === 1;
   }
 
@@ -506,7 +507,7 @@ export class PostgresStore implements Store {
       newId('msg'),
       draft.text,
     ]);
-    if (!rows[0]) throw this.#lostOrMissing(turnId, leaseOwner);
+    if (!rows[0]) throw loopWriteRefused(turnId, leaseOwner);
   }
 
   async pauseTurn(
@@ -530,27 +531,15 @@ export class PostgresStore implements Store {
       drafts.map((d) => json(d.request)),
       drafts.map((d) => json(d.toolCall)),
     ]);
-    if (!rows[0]) throw this.#lostOrMissing(turnId, leaseOwner);
+    if (!rows[0]) throw loopWriteRefused(turnId, leaseOwner);
     const turn = turnRecord(rows[0]);
-    // What the rows now hold, without reading them back: a PENDING request of the turn's owner.
-    const elicitations = drafts.map((draft): ElicitationRecord => ({
-      id: draft.id,
-      turnId,
-      threadId: turn.threadId,
-      agentId: turn.agentId,
-      ownerId: turn.ownerId,
-      toolCallId: draft.toolCallId,
-      status: 'PENDING',
-      // As stored (json() made them storable).
-      request: toStorableJson(draft.request),
-      toolCall: toStorableJson(draft.toolCall),
-      response: null,
-      resolvedBy: null,
-      resolvedAt: null,
-      createdAt: now,
-      expiresAt,
+    // As stored: json() made them storable.
+    const stored = drafts.map((d) => ({
+      ...d,
+      request: toStorableJson(d.request),
+      toolCall: toStorableJson(d.toolCall),
     }));
-    return { turn, elicitations };
+    return { turn, elicitations: pausedElicitations(turn, stored, now, expiresAt) };
   }
 
   async finishTurn(
@@ -573,13 +562,13 @@ export class PostgresStore implements Store {
       answer?.message.text ?? null,
       answer?.message.toolCalls.length ? json(answer.message.toolCalls) : null,
     ]);
-    if (!rows[0]) throw this.#lostOrMissing(turnId, leaseOwner);
+    if (!rows[0]) throw loopWriteRefused(turnId, leaseOwner);
     return turnRecord(rows[0]);
   }
 
   async setIterations(turnId: string, iterations: number, now: string, leaseOwner?: string): Promise<void> {
     const { rows } = await run(this.pool, Q.touchTurn, [turnId, leaseOwner ?? null, iterations, now]);
-    if (!rows[0]) throw this.#lostOrMissing(turnId, leaseOwner);
+    if (!rows[0]) throw loopWriteRefused(turnId, leaseOwner);
   }
 
   async resolveElicitation(

@@ -46,6 +46,7 @@ import { buildPage, decodeCursor, totalCount } from '../../domain/pagination.js'
 import { loadPendingStep } from '../../domain/pending-step.js';
 import {
   LeaseLostError,
+  loopWriteRefused,
   type AgentGatingPatch,
   type ResolveResult,
   type RunningTurnLease,
@@ -53,7 +54,13 @@ import {
   type Store,
   type TurnLease,
 } from '../../domain/store.js';
-import { closePausedTurn, decideActiveTurn, decideThread, type CloseStep } from '../../domain/turn-rules.js';
+import {
+  closePausedTurn,
+  decideActiveTurn,
+  decideThread,
+  pausedElicitations,
+  type CloseStep,
+} from '../../domain/turn-rules.js';
 import * as schema from './schema.js';
 import { WalSync, type SyncFile } from './wal-sync.js';
 import { WriteBatcher } from './write-batch.js';
@@ -144,18 +151,13 @@ export class SqliteStore implements Store {
       iterations: iterations ?? null,
       owner: leaseOwner ?? null,
     }) as { threadId: string } | undefined;
-    if (!row) throw this.#lostOrMissing(turnId, leaseOwner);
+    if (!row) throw loopWriteRefused(turnId, leaseOwner);
     return row.threadId;
   }
 
   /** With `leaseOwner`: LeaseLostError unless it holds the turn's lease. */
   #checkLease(turnId: string, leaseOwner: string | undefined): void {
     if (leaseOwner !== undefined && !this.#holdsLease(turnId, leaseOwner)) throw new LeaseLostError(turnId);
-  }
-
-  /** Why a loop write matched no row: the lease is not (or no longer) this process's, or there is no such turn. */
-  #lostOrMissing(turnId: string, leaseOwner: string | undefined): Error {
-    return leaseOwner !== undefined ? new LeaseLostError(turnId) : new Error(`No turn ${turnId}.`);
   }
 
   /**
@@ -530,7 +532,7 @@ export class SqliteStore implements Store {
         now,
         owner: leaseOwner ?? null,
       }) as Record<string, unknown> | undefined;
-      if (!row) throw this.#lostOrMissing(turnId, leaseOwner);
+      if (!row) throw loopWriteRefused(turnId, leaseOwner);
       const turn = turnRecord(turnColumns.fromRaw(row));
       for (const draft of drafts) {
         this.#q.insertElicitation.run({
@@ -546,24 +548,7 @@ export class SqliteStore implements Store {
           expiresAt,
         });
       }
-      // What the rows now hold, without reading them back: a PENDING request of the turn's owner.
-      const elicitations = drafts.map((draft): ElicitationRecord => ({
-        id: draft.id,
-        turnId,
-        threadId: turn.threadId,
-        agentId: turn.agentId,
-        ownerId: turn.ownerId,
-        toolCallId: draft.toolCallId,
-        status: 'PENDING',
-        request: draft.request,
-        toolCall: draft.toolCall,
-        response: null,
-        resolvedBy: null,
-        resolvedAt: null,
-        createdAt: now,
-        expiresAt,
-      }));
-      return { turn, elicitations };
+      return { turn, elicitations: pausedElicitations(turn, drafts, now, expiresAt) };
     });
   }
 
@@ -584,7 +569,7 @@ export class SqliteStore implements Store {
         now,
         owner: leaseOwner ?? null,
       }) as Record<string, unknown> | undefined;
-      if (!row) throw this.#lostOrMissing(turnId, leaseOwner);
+      if (!row) throw loopWriteRefused(turnId, leaseOwner);
       const turn = turnRecord(turnColumns.fromRaw(row));
       if (fields.answer) this.#appendMessage(turnId, turn.threadId, fields.answer.message, now);
       return turn;
@@ -809,6 +794,9 @@ function prepareAuditQueries(db: Db, statuses: ElicitationStatus[] | null, byThr
 }
 type AuditQueries = ReturnType<typeof prepareAuditQueries>;
 
+/** The `ids` parameter, a JSON array bound as one string, as a set for `inArray` (the API's batched reads). */
+const idsParam = sql`(SELECT value FROM json_each(${p('ids')}))`;
+
 /** Statements of the hot paths, prepared once. JSON columns are bound as strings the columns already hold. */
 function prepareQueries(db: Db, sqlite: Database.Database) {
   const raw = (statement: string) => sqlite.prepare(statement);
@@ -844,38 +832,30 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
       .where(eq(turns.id, p('id')))
       .prepare(),
     // The API's batched reads (loaders): the ids come as one JSON array.
-    turnsByIds: db
-      .select()
-      .from(turns)
-      .where(inArray(turns.id, sql`(SELECT value FROM json_each(${p('ids')}))`))
-      .prepare(),
-    threadsByIds: db
-      .select()
-      .from(threads)
-      .where(inArray(threads.id, sql`(SELECT value FROM json_each(${p('ids')}))`))
-      .prepare(),
+    turnsByIds: db.select().from(turns).where(inArray(turns.id, idsParam)).prepare(),
+    threadsByIds: db.select().from(threads).where(inArray(threads.id, idsParam)).prepare(),
     turnsOfThreads: db
       .select()
       .from(turns)
-      .where(inArray(turns.threadId, sql`(SELECT value FROM json_each(${p('ids')}))`))
+      .where(inArray(turns.threadId, idsParam))
       .orderBy(asc(turns.createdAt), asc(sql`rowid`))
       .prepare(),
     messagesOfTurns: db
       .select()
       .from(messages)
-      .where(inArray(messages.turnId, sql`(SELECT value FROM json_each(${p('ids')}))`))
+      .where(inArray(messages.turnId, idsParam))
       .orderBy(asc(messages.seq))
       .prepare(),
     messagesOfThreads: db
       .select()
       .from(messages)
-      .where(inArray(messages.threadId, sql`(SELECT value FROM json_each(${p('ids')}))`))
+      .where(inArray(messages.threadId, idsParam))
       .orderBy(asc(messages.seq))
       .prepare(),
     elicitationsOfTurns: db
       .select()
       .from(elicitations)
-      .where(inArray(elicitations.turnId, sql`(SELECT value FROM json_each(${p('ids')}))`))
+      .where(inArray(elicitations.turnId, idsParam))
       .orderBy(asc(elicitations.seq))
       .prepare(),
     threadTurns: db

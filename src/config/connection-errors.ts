@@ -1,0 +1,18 @@
+// Why a service named in the config (PostgreSQL, Redis) could not be reached at start, in words for the one-line
+// start error: the socket-level causes every client reports the same way, by Node's error code.
+
+/** The socket-level cause, or null when the error is the service's own (its caller words those). */
+export function socketFailure(error: unknown): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
+  if (code === 'ETIMEDOUT') return 'connection timed out';
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'host unreachable';
+  if (code === 'ECONNRESET') return 'connection reset';
+  return null;
+}
+
+/** The first line of an error's message: a service's own words, which name no secret. */
+export function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+}
