@@ -37,6 +37,8 @@ export const agents = pgTable('agents', {
   maxIterations: integer('max_iterations').notNull(),
   /** Once updateAgent changed gating, later config syncs keep it. */
   gatingSetByApi: boolean('gating_set_by_api').notNull().default(false),
+  /** May a user edit a call's arguments when accepting it (per tool: agent_tool_overrides.allow_edit). */
+  allowEdit: boolean('allow_edit').notNull().default(true),
   createdAt: time('created_at').notNull(),
   updatedAt: time('updated_at').notNull(),
 });
@@ -49,6 +51,10 @@ export const agentToolOverrides = pgTable(
       .references(() => agents.id, { onDelete: 'cascade' }),
     toolId: text('tool_id').notNull(),
     mode: text('mode', { enum: ['ALWAYS', 'NEVER', 'BY_ANNOTATION'] }).notNull(),
+    /** Argument rules (ArgumentRule[]), evaluated in order before `mode`; null: none. */
+    rules: jsonb('rules').$type<unknown[]>(),
+    /** Overrides the agent's allow_edit for this tool; null: the agent's. */
+    allowEdit: boolean('allow_edit'),
   },
   (t) => [primaryKey({ columns: [t.agentId, t.toolId] })],
 );
@@ -145,6 +151,10 @@ export const elicitations = pgTable(
     toolCall: jsonb('tool_call').notNull(),
     responseAction: text('response_action', { enum: ['ACCEPT', 'DECLINE', 'CANCEL'] }),
     responseContent: jsonb('response_content'),
+    /** ACCEPT with edited arguments: what runs instead of tool_call.arguments (kept for the audit). */
+    responseArguments: jsonb('response_arguments'),
+    /** ACCEPT with remember: the grant it recorded ({scope, ttlSeconds, grantId}). */
+    responseRemember: jsonb('response_remember'),
     resolvedBy: text('resolved_by'),
     resolvedAt: time('resolved_at'),
     createdAt: time('created_at').notNull(),
@@ -169,6 +179,58 @@ export const toolExecutions = pgTable(
     toolCallId: text('tool_call_id').notNull(),
     startedAt: time('started_at').notNull(),
     finishedAt: time('finished_at'),
+    /** The remembered approval that let this call run unasked, if one did. */
+    grantId: text('grant_id'),
   },
-  (t) => [primaryKey({ columns: [t.turnId, t.toolCallId] })],
+  (t) => [primaryKey({ columns: [t.turnId, t.toolCallId] }), index('tool_executions_grant').on(t.grantId)],
+);
+
+/** Remembered approvals: a user's ACCEPT that lets later calls of one tool run unasked (docs/approvals.md). */
+export const approvalGrants = pgTable(
+  'approval_grants',
+  {
+    seq: seq('seq').primaryKey(),
+    id: text('id').notNull().unique(),
+    ownerId: text('owner_id').notNull(),
+    agentId: text('agent_id').notNull(),
+    scope: text('scope', { enum: ['THREAD', 'AGENT'] }).notNull(),
+    /** THREAD scope: the thread it holds in; null for AGENT scope. */
+    threadId: text('thread_id'),
+    toolId: text('tool_id').notNull(),
+    /** Hash of the tool's trusted definition when granted: a changed tool takes no grant. */
+    definitionHash: text('definition_hash').notNull(),
+    /** The answer that recorded it. */
+    elicitationId: text('elicitation_id').notNull(),
+    createdAt: time('created_at').notNull(),
+    expiresAt: time('expires_at').notNull(),
+    revokedAt: time('revoked_at'),
+  },
+  (t) => [
+    index('approval_grants_lookup').on(t.ownerId, t.agentId, t.toolId),
+    index('approval_grants_owner_seq').on(t.ownerId, t.seq),
+  ],
+);
+
+/** The webhook outbox: one row per event and endpoint, written in the transaction of the change (docs/webhooks.md). */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    seq: seq('seq').primaryKey(),
+    /** The `webhook-id`: stable across retries, for receivers to deduplicate on. */
+    id: text('id').notNull().unique(),
+    endpoint: text('endpoint').notNull(),
+    eventType: text('event_type').notNull(),
+    payload: jsonb('payload').notNull(),
+    status: text('status', { enum: ['PENDING', 'DELIVERED', 'FAILED'] }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: time('next_attempt_at').notNull(),
+    /** The process delivering it now, and until when (another takes it over after). */
+    lockedBy: text('locked_by'),
+    lockedUntil: time('locked_until'),
+    lastError: text('last_error'),
+    lastStatusCode: integer('last_status_code'),
+    createdAt: time('created_at').notNull(),
+    finishedAt: time('finished_at'),
+  },
+  (t) => [index('webhook_deliveries_due').on(t.status, t.nextAttemptAt)],
 );

@@ -17,6 +17,8 @@ export const agents = sqliteTable('agents', {
   maxIterations: integer('max_iterations').notNull(),
   /** Once updateAgent changed gating, later config syncs keep it. */
   gatingSetByApi: integer('gating_set_by_api', { mode: 'boolean' }).notNull().default(false),
+  /** May a user edit a call's arguments when accepting it (per tool: agent_tool_overrides.allow_edit). */
+  allowEdit: integer('allow_edit', { mode: 'boolean' }).notNull().default(true),
   createdAt: text('created_at').notNull(),
   updatedAt: text('updated_at').notNull(),
 });
@@ -29,6 +31,10 @@ export const agentToolOverrides = sqliteTable(
       .references(() => agents.id, { onDelete: 'cascade' }),
     toolId: text('tool_id').notNull(),
     mode: text('mode', { enum: ['ALWAYS', 'NEVER', 'BY_ANNOTATION'] }).notNull(),
+    /** Argument rules (ArgumentRule[]), evaluated in order before `mode`; null: none. */
+    rules: json<unknown[]>('rules'),
+    /** Overrides the agent's allow_edit for this tool; null: the agent's. */
+    allowEdit: integer('allow_edit', { mode: 'boolean' }),
   },
   (t) => [primaryKey({ columns: [t.agentId, t.toolId] })],
 );
@@ -108,6 +114,10 @@ export const elicitations = sqliteTable(
     toolCall: text('tool_call', { mode: 'json' }).notNull(),
     responseAction: text('response_action', { enum: ['ACCEPT', 'DECLINE', 'CANCEL'] }),
     responseContent: text('response_content', { mode: 'json' }),
+    /** ACCEPT with edited arguments: what runs instead of tool_call.arguments (kept for the audit). */
+    responseArguments: text('response_arguments', { mode: 'json' }),
+    /** ACCEPT with remember: the grant it recorded ({scope, ttlSeconds, grantId}). */
+    responseRemember: text('response_remember', { mode: 'json' }),
     resolvedBy: text('resolved_by'),
     resolvedAt: text('resolved_at'),
     createdAt: text('created_at').notNull(),
@@ -133,6 +143,58 @@ export const toolExecutions = sqliteTable(
     toolCallId: text('tool_call_id').notNull(),
     startedAt: text('started_at').notNull(),
     finishedAt: text('finished_at'),
+    /** The remembered approval that let this call run unasked, if one did. */
+    grantId: text('grant_id'),
   },
-  (t) => [primaryKey({ columns: [t.turnId, t.toolCallId] })],
+  (t) => [primaryKey({ columns: [t.turnId, t.toolCallId] }), index('tool_executions_grant').on(t.grantId)],
+);
+
+/** Remembered approvals: a user's ACCEPT that lets later calls of one tool run unasked (docs/approvals.md). */
+export const approvalGrants = sqliteTable(
+  'approval_grants',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull().unique(),
+    ownerId: text('owner_id').notNull(),
+    agentId: text('agent_id').notNull(),
+    scope: text('scope', { enum: ['THREAD', 'AGENT'] }).notNull(),
+    /** THREAD scope: the thread it holds in; null for AGENT scope. */
+    threadId: text('thread_id'),
+    toolId: text('tool_id').notNull(),
+    /** Hash of the tool's trusted definition when granted: a changed tool takes no grant. */
+    definitionHash: text('definition_hash').notNull(),
+    /** The answer that recorded it. */
+    elicitationId: text('elicitation_id').notNull(),
+    createdAt: text('created_at').notNull(),
+    expiresAt: text('expires_at').notNull(),
+    revokedAt: text('revoked_at'),
+  },
+  (t) => [
+    index('approval_grants_lookup').on(t.ownerId, t.agentId, t.toolId),
+    index('approval_grants_owner_seq').on(t.ownerId, t.seq),
+  ],
+);
+
+/** The webhook outbox: one row per event and endpoint, written in the transaction of the change (docs/webhooks.md). */
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    /** The `webhook-id`: stable across retries, for receivers to deduplicate on. */
+    id: text('id').notNull().unique(),
+    endpoint: text('endpoint').notNull(),
+    eventType: text('event_type').notNull(),
+    payload: text('payload', { mode: 'json' }).notNull(),
+    status: text('status', { enum: ['PENDING', 'DELIVERED', 'FAILED'] }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: text('next_attempt_at').notNull(),
+    /** The process delivering it now, and until when (another takes it over after). */
+    lockedBy: text('locked_by'),
+    lockedUntil: text('locked_until'),
+    lastError: text('last_error'),
+    lastStatusCode: integer('last_status_code'),
+    createdAt: text('created_at').notNull(),
+    finishedAt: text('finished_at'),
+  },
+  (t) => [index('webhook_deliveries_due').on(t.status, t.nextAttemptAt)],
 );
