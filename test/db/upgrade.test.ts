@@ -39,18 +39,28 @@ const MIGRATION_0002 = (
 ).entries.find((entry) => entry.tag === '0002_audit_order')!.when;
 
 /**
- * Puts a database back to how the release with migrations 0000-0001 left it: its indexes, its migration log. Only
- * for a database migrated up to 0002: a later migration would need undoing too (the row count says so).
+ * Puts a database back to how the release with migrations 0000-0001 left it: its tables, columns and indexes, its
+ * migration log. Undoes 0003 (approvals, webhooks) and 0002; a later migration would need undoing too (the row count
+ * says so).
  */
 function asBeforeMigration0002(database: string): void {
   const db = new Database(database);
   try {
+    db.exec(`DROP TABLE approval_grants;
+      DROP TABLE webhook_deliveries;
+      DROP INDEX tool_executions_grant;
+      ALTER TABLE tool_executions DROP COLUMN grant_id;
+      ALTER TABLE elicitations DROP COLUMN response_arguments;
+      ALTER TABLE elicitations DROP COLUMN response_remember;
+      ALTER TABLE agents DROP COLUMN allow_edit;
+      ALTER TABLE agent_tool_overrides DROP COLUMN rules;
+      ALTER TABLE agent_tool_overrides DROP COLUMN allow_edit;`);
     db.exec(`DROP INDEX elicitations_owner_seq;
       DROP INDEX elicitations_owner_status_seq;
       CREATE INDEX elicitations_owner_status_seq ON elicitations (owner_id, status, seq);`);
     const undone = db.prepare('DELETE FROM __drizzle_migrations WHERE created_at >= ?').run(MIGRATION_0002).changes;
-    if (undone !== 1)
-      throw new Error(`expected to undo migration 0002 only, undid ${undone}: undo the later migrations here too`);
+    if (undone !== 2)
+      throw new Error(`expected to undo migrations 0002 and 0003 only, undid ${undone}: undo the later ones here too`);
   } finally {
     db.close();
   }
