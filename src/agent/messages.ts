@@ -12,6 +12,10 @@ export const toolText = {
   interrupted: (name: string) => `Execution of ${name} was interrupted; its outcome is unknown.`,
   failed: (name: string, error: string) => `Execution of ${name} failed: ${error}`,
   unknownTool: (name: string) => `Execution of ${name} failed: no such tool is available to this agent.`,
+  edited: (name: string, args: JsonObject) =>
+    `The user changed the arguments of ${name} before accepting; it ran with these arguments instead: ${JSON.stringify(args)}`,
+  grantLapsed: (name: string) =>
+    `Execution of ${name} did not run: the user's remembered approval of it was revoked or expired before it started. Call it again to ask the user.`,
 };
 
 /** The instructions of an answer (ACCEPT or DECLINE), when given and not blank. */

@@ -1,6 +1,7 @@
 // The agent loop, in one place: model call, gate phase, execute phase, until the turn answers, pauses or stops.
 // Its state is what the store holds (the transcript and a paused turn's PendingStep), so any process can
 // continue a turn from where the last one stopped.
+import { coveringGrant, definitionHash } from '../domain/grants.js';
 import { newId } from '../domain/ids.js';
 import { PENDING_STEP_VERSION } from '../domain/pending-step.js';
 import { toStorableJson, toStorableText } from '../domain/text.js';
@@ -16,7 +17,7 @@ import type {
   ToolCall,
   TurnRecord,
 } from '../domain/records.js';
-import { LeaseLostError, type Store } from '../domain/store.js';
+import { GrantLapsedError, LeaseLostError, type Store } from '../domain/store.js';
 import type { Model, ModelMessage } from '../models/model.js';
 import type { Tool } from '../tools/tool.js';
 import { closeStep } from './closing.js';
@@ -185,14 +186,22 @@ export class AgentRunner {
     return { ok: true, thread: result.thread, turn, pausedWith: this.#pausedWith.get(turn) ?? null };
   }
 
-  /** Records an answer; the last answer of a step resumes the turn and returns where it stopped next. */
+  /**
+   * Records an answer; the last answer of a step resumes the turn and returns where it stopped next. The caller has
+   * validated it (src/graphql/elicitations.ts): edited arguments against the tool's schema, remember against the gating.
+   */
   async resolveElicitation(input: {
     elicitationId: string;
     ownerId: string;
     answer: ElicitationAnswer;
   }): Promise<ResolveOutcome> {
     const result = await this.#store.resolveElicitation(
-      { ...input, now: this.#now(), lease: this.#leases.next() },
+      {
+        ...input,
+        now: this.#now(),
+        lease: this.#leases.next(),
+        ...(input.answer.remember && { grantId: newId('grt') }),
+      },
       closeStep,
     );
     switch (result.kind) {
@@ -316,7 +325,7 @@ export class AgentRunner {
       const byId = new Map(tools.map((tool) => [tool.id, tool]));
 
       // A resumed turn first runs the execute phase of its step.
-      if (turn.step) await this.#executeStep(turn, turn.step, byId, known.resumedWith);
+      if (turn.step) await this.#executeStep(turn, agent, turn.step, byId, known.resumedWith);
 
       for (;;) {
         const transcript = knownTranscript ?? (await store.listThreadMessages(turn.threadId));
@@ -446,7 +455,12 @@ export class AgentRunner {
       const request = event.getElicitationRequest();
       if (event.isVetoed()) {
         step.calls.push({ toolCall, outcome: { kind: 'vetoed', reason: event.getVetoReason() ?? 'vetoed' } });
-      } else if (request) {
+        continue;
+      }
+      // A call that would ask runs unasked when the user remembered an approval of this tool, as defined now.
+      const hash = request ? definitionHash(tool) : '';
+      const grant = request ? await this.#coveringGrant(turn, agent, tool, hash) : null;
+      if (request && !grant) {
         const elicitationId = newId('elc');
         step.calls.push({ toolCall, outcome: { kind: 'confirm', elicitationId } });
         drafts.push({
@@ -458,11 +472,12 @@ export class AgentRunner {
             toolId: toolCall.toolId,
             arguments: toolCall.arguments,
             annotations: tool.annotations,
+            definitionHash: hash,
           },
         });
         asked.push(tool);
       } else {
-        step.calls.push({ toolCall, outcome: { kind: 'run' } });
+        step.calls.push({ toolCall, outcome: grant ? { kind: 'run', grantId: grant.id } : { kind: 'run' } });
       }
     }
     if (drafts.length > 0) {
@@ -482,8 +497,20 @@ export class AgentRunner {
       this.#observe({ type: 'turnPaused', turn: paused.turn, elicitations: paused.elicitations });
       return paused.turn;
     }
-    await this.#executeStep(turn, step, tools);
+    await this.#executeStep(turn, agent, step, tools);
     return null;
+  }
+
+  /**
+   * The user's remembered approval that lets this call run unasked, if any. A tool set to ALWAYS asks every time: no
+   * grant applies to it.
+   */
+  async #coveringGrant(turn: TurnRecord, agent: Agent, tool: Tool, hash: string) {
+    if (agent.toolConfirmation[tool.id] === 'ALWAYS') return null;
+    const candidates = await this.#store.listGrantCandidates(turn.ownerId, agent.id, tool.id);
+    if (candidates.length === 0) return null;
+    const call = { ownerId: turn.ownerId, agentId: agent.id, threadId: turn.threadId, toolId: tool.id };
+    return coveringGrant(candidates, { ...call, definitionHash: hash }, this.#now());
   }
 
   /**
@@ -492,6 +519,7 @@ export class AgentRunner {
    */
   async #executeStep(
     turn: TurnRecord,
+    agent: Agent,
     step: PendingStep,
     tools: Map<string, Tool>,
     resumedWith?: ElicitationRecord[],
@@ -521,30 +549,57 @@ export class AgentRunner {
         await say(outcome.text);
         continue;
       }
-      let instructions: string | null = null;
-      if (outcome.kind === 'confirm') {
-        const answer = answers.get(outcome.elicitationId);
-        instructions = answerInstructions(answer);
-        if (answer?.action !== 'ACCEPT') {
-          // Only an ACCEPT runs a confirmed call; anything else (DECLINE, or no answer at all) does not.
-          await say(
-            answer?.action === 'DECLINE'
-              ? toolText.declined(toolCall.name, instructions)
-              : toolText.cancelledByUser(toolCall.name),
-          );
+      const tool = tools.get(toolCall.toolId);
+      if (outcome.kind === 'run') {
+        await this.#runTool(turn, toolCall, tool, { grantId: outcome.grantId });
+        continue;
+      }
+      const answer = answers.get(outcome.elicitationId);
+      const instructions = answerInstructions(answer);
+      if (answer?.action !== 'ACCEPT') {
+        // Only an ACCEPT runs a confirmed call; anything else (DECLINE, or no answer at all) does not.
+        await say(
+          answer?.action === 'DECLINE'
+            ? toolText.declined(toolCall.name, instructions)
+            : toolText.cancelledByUser(toolCall.name),
+        );
+        continue;
+      }
+      if (!answer.arguments) {
+        await this.#runTool(turn, toolCall, tool, { instructions });
+        continue;
+      }
+      // Edited, then accepted: the user's arguments run. They pass the listeners again, so an edit cannot slip past a
+      // policy: a veto still wins; a confirmation asked for counts as given, for exactly these arguments.
+      const edited: ToolCall = { ...toolCall, arguments: answer.arguments };
+      if (tool) {
+        const event = new ToolPreExecuteEvent(
+          agent,
+          turn.threadId,
+          turn.id,
+          definitionOf(tool),
+          structuredClone(edited),
+        );
+        await this.options.listeners.dispatch(event);
+        if (event.isVetoed()) {
+          await say(toolText.denied(toolCall.name, event.getVetoReason() ?? 'vetoed'));
           continue;
         }
       }
-      await this.#runTool(turn, toolCall, tools.get(toolCall.toolId), instructions);
+      await this.#runTool(turn, edited, tool, { instructions, edited: true });
     }
   }
 
-  /** At most once: journaled as started (committed) before it runs; a call started before is never run again. */
+  /**
+   * At most once: journaled as started (committed) before it runs; a call started before is never run again.
+   * `how`: the instructions of the ACCEPT that allowed it; `edited`: it runs with the user's arguments; `grantId`: a
+   * remembered approval let it run unasked (recorded with it, and checked again as it starts).
+   */
   async #runTool(
     turn: TurnRecord,
     toolCall: ToolCall,
     tool: Tool | undefined,
-    instructions: string | null,
+    how: { instructions?: string | null; edited?: boolean; grantId?: string } = {},
   ): Promise<void> {
     const store = this.#store;
     if (!tool) {
@@ -562,7 +617,22 @@ export class AgentRunner {
       toolCallId: toolCall.id,
       toolName: toolCall.name,
     });
-    if (!(await store.markToolStarted(turn.id, toolCall.id, this.#now(), this.#leases.owner))) {
+    let started: boolean;
+    try {
+      started = await store.markToolStarted(turn.id, toolCall.id, this.#now(), this.#leases.owner, how.grantId);
+    } catch (error) {
+      if (!(error instanceof GrantLapsedError)) throw error;
+      // Revoked (or expired) between the gate and now: it does not run; the model may call it again, which asks.
+      await store.appendToolMessages(
+        turn.id,
+        [{ toolCallId: toolCall.id, text: toolText.grantLapsed(toolCall.name) }],
+        this.#now(),
+        this.#leases.owner,
+      );
+      await this.#emitLatest(turn.id);
+      return;
+    }
+    if (!started) {
       await store.finishTool(
         turn.id,
         { toolCallId: toolCall.id, text: toolText.interrupted(toolCall.name) },
@@ -596,7 +666,8 @@ export class AgentRunner {
       toolCallId: toolCall.id,
       toolName: toolCall.name,
     });
-    if (instructions) text = `${text}\n\n${toolText.acceptedInstructions(toolCall.name, instructions)}`;
+    if (how.edited) text = `${toolText.edited(toolCall.name, toolCall.arguments)}\n\n${text}`;
+    if (how.instructions) text = `${text}\n\n${toolText.acceptedInstructions(toolCall.name, how.instructions)}`;
     await store.finishTool(turn.id, { toolCallId: toolCall.id, text }, this.#now(), this.#leases.owner);
     this.#emitChanged(turn);
     this.#observe({ type: 'toolFinished', turn, toolCall, outcome, durationMs });

@@ -31,7 +31,7 @@ export function answeredStatus(action: ElicitationAction): AnsweredStatus {
 
 /**
  * What `answer`, given at `now`, does to `elicitation` (null: not found for this user). Answers are idempotent: the
- * same one again is a duplicate; content is compared as JSON values, so key order does not matter. Never fail open:
+ * same one again is a duplicate (sameAnswer); content is compared as JSON values, so key order does not matter. Never fail open:
  * at or after `expiresAt` nothing is recorded, whether or not the sweeper got there first.
  */
 export function decideAnswer(
@@ -42,13 +42,24 @@ export function decideAnswer(
   if (!elicitation) return { kind: 'not_found' };
   if (elicitation.status !== 'PENDING') {
     if (elicitation.status === 'EXPIRED') return { kind: 'expired', expireTurn: false };
-    const recorded = elicitation.response;
-    const same = recorded?.action === answer.action && sameJson(recorded.content ?? null, answer.content);
-    return { kind: same ? 'duplicate' : 'already_resolved' };
+    return { kind: sameAnswer(elicitation.response, answer) ? 'duplicate' : 'already_resolved' };
   }
   if (isPastExpiry(elicitation.expiresAt, now)) return { kind: 'expired', expireTurn: true };
   const then = answer.action === 'CANCEL' ? 'cancel_turn' : 'resume_if_last';
   return { kind: 'record', status: answeredStatus(answer.action), then };
+}
+
+/**
+ * The same answer: same action, content, edited arguments and remember choice, compared as JSON values (absent and
+ * null alike). Edited arguments that differ are another answer: ALREADY_RESOLVED, the first one stands.
+ */
+export function sameAnswer(recorded: ElicitationAnswer | null, answer: ElicitationAnswer): boolean {
+  return (
+    recorded?.action === answer.action &&
+    sameJson(recorded.content ?? null, answer.content ?? null) &&
+    sameJson(recorded.arguments ?? null, answer.arguments ?? null) &&
+    sameJson(recorded.remember ?? null, answer.remember ?? null)
+  );
 }
 
 /**

@@ -78,7 +78,8 @@ export interface ElicitationRequest {
 
 /** What the gate decided for one call of a step; persisted with a paused turn. */
 export type GateOutcome =
-  | { kind: 'run' }
+  /** Runs; `grantId`: unasked, because this remembered approval covered it (checked again when it starts). */
+  | { kind: 'run'; grantId?: string }
   | { kind: 'vetoed'; reason: string }
   /** Cannot run at all (unknown tool, invalid arguments): `text` is its TOOL message. */
   | { kind: 'rejected'; text: string }
@@ -101,6 +102,18 @@ export interface PendingStep {
 export interface ElicitationAnswer {
   action: ElicitationAction;
   content: JsonObject | null;
+  /** ACCEPT only: the user's arguments, which run instead of the model's (edit, then accept). */
+  arguments?: JsonObject | null;
+  /** ACCEPT only: remember the approval for later calls of the tool (docs/approvals.md). */
+  remember?: RememberChoice | null;
+}
+
+export type GrantScope = 'THREAD' | 'AGENT';
+
+/** What an ACCEPT asks to remember: where later calls of the tool run unasked, and for how long. */
+export interface RememberChoice {
+  scope: GrantScope;
+  ttlSeconds: number;
 }
 
 /** A TOOL message to append: the one answer a tool call gets. */
@@ -148,6 +161,11 @@ export interface ElicitationToolCall {
   toolId: string;
   arguments: JsonObject;
   annotations: ToolAnnotations;
+  /**
+   * The hash of the tool's trusted definition when it asked (src/domain/grants.ts): what a remembered approval of
+   * this answer is bound to. Absent on requests made before approvals could be remembered.
+   */
+  definitionHash?: string;
 }
 
 export interface ElicitationRecord {
@@ -161,6 +179,8 @@ export interface ElicitationRecord {
   request: ElicitationRequest;
   toolCall: ElicitationToolCall;
   response: ElicitationAnswer | null;
+  /** The remembered approval its ACCEPT recorded, if it asked for one. */
+  grantId: string | null;
   resolvedBy: string | null;
   resolvedAt: string | null;
   createdAt: string;
@@ -181,4 +201,31 @@ export interface Page<T> {
   hasNextPage: boolean;
   /** Opaque cursor of the last item. */
   endCursor: string | null;
+}
+
+/**
+ * A remembered approval: while it holds, calls of `toolId` by `agentId` for `ownerId` (in `threadId` with THREAD
+ * scope) run without asking, as long as the tool's definition still hashes to `definitionHash`.
+ */
+export interface ApprovalGrantRecord {
+  id: string;
+  ownerId: string;
+  agentId: string;
+  scope: GrantScope;
+  threadId: string | null;
+  toolId: string;
+  definitionHash: string;
+  /** The ACCEPT that recorded it. */
+  elicitationId: string;
+  createdAt: string;
+  expiresAt: string;
+  revokedAt: string | null;
+}
+
+/** A call a remembered approval let run unasked, as the at-most-once journal recorded it. */
+export interface GrantUseRecord {
+  grantId: string;
+  turnId: string;
+  toolCallId: string;
+  startedAt: string;
 }

@@ -3,11 +3,13 @@
 // promise resolves.
 import type {
   Agent,
+  ApprovalGrantRecord,
   ChatMessage,
   ElicitationAnswer,
   ElicitationDraft,
   ElicitationRecord,
   ElicitationStatus,
+  GrantUseRecord,
   MessageRecord,
   Page,
   PendingStep,
@@ -79,6 +81,16 @@ export interface AgentGatingPatch {
 export class LeaseLostError extends Error {
   constructor(readonly turnId: string) {
     super(`This process no longer holds the lease of turn ${turnId}.`);
+  }
+}
+
+/**
+ * markToolStarted was told a remembered approval let the call run, and that approval no longer holds (revoked or
+ * expired since the gate): nothing was written, the call must not run.
+ */
+export class GrantLapsedError extends Error {
+  constructor(readonly grantId: string) {
+    super(`The remembered approval ${grantId} no longer holds.`);
   }
 }
 
@@ -176,8 +188,19 @@ export interface Store {
   ): Promise<MessageRecord>;
   /** Appends TOOL messages (synthetic answers) for calls that do not run. */
   appendToolMessages(turnId: string, messages: ToolMessageDraft[], now: string, leaseOwner?: string): Promise<void>;
-  /** Journals the call as started, committed, before it runs. False if it was started before: do not run it. */
-  markToolStarted(turnId: string, toolCallId: string, now: string, leaseOwner?: string): Promise<boolean>;
+  /**
+   * Journals the call as started, committed, before it runs. False if it was started before: do not run it.
+   * `grantId`: the remembered approval that let it run unasked, recorded with it; checked in the same transaction (an
+   * approval revoked or expired since the gate throws GrantLapsedError and writes nothing), so a revoke either
+   * precedes the start and the call does not run, or follows it.
+   */
+  markToolStarted(
+    turnId: string,
+    toolCallId: string,
+    now: string,
+    leaseOwner?: string,
+    grantId?: string,
+  ): Promise<boolean>;
   /** Appends the call's TOOL message and journals it finished, in one transaction. */
   finishTool(turnId: string, message: ToolMessageDraft, now: string, leaseOwner?: string): Promise<void>;
   /** Persist the step, create its elicitations, turn PAUSED: writes proportional to what is new. Returns both as stored. */
@@ -211,6 +234,8 @@ export interface Store {
       now: string;
       /** The process that will continue the turn when this answer resumes it (taken in the same transaction). */
       lease?: TurnLease;
+      /** The id of the grant an ACCEPT with `remember` records (grantFromAnswer), in the same transaction. */
+      grantId?: string;
     },
     closeStep: CloseStep,
   ): Promise<ResolveResult>;
@@ -240,6 +265,24 @@ export interface Store {
   deleteExpiredElicitations(before: string, limit: number): Promise<number>;
   /** Every owner's elicitations PENDING and not yet expired at `now` (the metrics gauge, read at scrape time). */
   countPendingElicitations(now: string): Promise<number>;
+
+  // Remembered approvals (docs/approvals.md); src/domain/grants.ts decides which grant covers a call.
+  /** The owner's grants of one agent's tool that are not revoked, oldest first: what coveringGrant chooses from. */
+  listGrantCandidates(ownerId: string, agentId: string, toolId: string): Promise<ApprovalGrantRecord[]>;
+  getApprovalGrant(id: string, ownerId: string): Promise<ApprovalGrantRecord | null>;
+  /** The owner's grants, oldest first; with `activeOnly`, those ACTIVE at `now` (grantStateAt) alone. */
+  listApprovalGrants(
+    ownerId: string,
+    filter: { agentId?: string | null; threadId?: string | null; activeOnly: boolean },
+    now: string,
+    first: number,
+    after: string | null,
+  ): Promise<Page<ApprovalGrantRecord>>;
+  /** Revokes the owner's grant (the first revoke's time stands); null when the owner has no such grant. */
+  revokeApprovalGrant(id: string, ownerId: string, now: string): Promise<ApprovalGrantRecord | null>;
+  /** The calls these grants let run unasked, in the order they started. */
+  listGrantUses(grantIds: readonly string[]): Promise<GrantUseRecord[]>;
+
   /**
    * Readiness: null when the database answers a query and every migration this build knows is applied; else a
    * short reason (no paths, no data). Throws when the database does not answer at all (closed, unreadable).

@@ -118,6 +118,7 @@ export function pausedElicitations(
     request: draft.request,
     toolCall: draft.toolCall,
     response: null,
+    grantId: null,
     resolvedBy: null,
     resolvedAt: null,
     createdAt: now,

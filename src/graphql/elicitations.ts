@@ -1,6 +1,15 @@
+import { validateArguments } from '../agent/arguments.js';
 import { contentBytes, validateContent } from '../agent/content.js';
+import { MAX_GRANT_TTL_SECONDS } from '../domain/grants.js';
 import { elicitationStatusAt } from '../domain/expiry.js';
-import type { ElicitationAction, ElicitationRecord, JsonObject, TurnRecord } from '../domain/records.js';
+import type {
+  ElicitationAnswer,
+  ElicitationRecord,
+  JsonObject,
+  RememberChoice,
+  TurnRecord,
+} from '../domain/records.js';
+import type { GraphQLContext } from './builder.js';
 import { ToolAnnotationsRef } from './agents.js';
 import { builder } from './builder.js';
 import { startWith } from './live.js';
@@ -54,26 +63,54 @@ const ElicitationToolCallRef = builder.objectRef<ElicitationRecord['toolCall']>(
     toolId: t.exposeID('toolId'),
     arguments: t.field({
       type: 'JSON',
-      description: 'Exactly the arguments that will run on ACCEPT.',
+      description:
+        "The model's arguments: exactly what runs on a plain ACCEPT (an ACCEPT with `arguments` runs those instead).",
       resolve: (c) => c.arguments,
     }),
     annotations: t.field({ type: ToolAnnotationsRef, resolve: (c) => c.annotations }),
   }),
 });
 
-const ElicitationResponseRef = builder
-  .objectRef<{ action: ElicitationAction; content: JsonObject | null }>('ElicitationResponse')
-  .implement({
-    fields: (t) => ({
-      action: t.field({ type: ElicitationActionEnum, resolve: (r) => r.action }),
-      content: t.field({
-        type: 'JSON',
-        nullable: true,
-        description: 'Present with ACCEPT and DECLINE when given; matches requestedSchema.',
-        resolve: (r) => r.content,
-      }),
+export const ApprovalGrantScopeEnum = builder.enumType('ApprovalGrantScope', {
+  description: 'Where a remembered approval lets later calls of the tool run unasked.',
+  values: {
+    THREAD: { description: 'In the thread of the accepted call only.' },
+    AGENT: { description: 'In every thread of the user with this agent.' },
+  } as const,
+});
+
+const RememberedApprovalRef = builder.objectRef<RememberChoice>('RememberedApproval').implement({
+  description: 'What an ACCEPT asked to remember (see Elicitation.grant for the grant it recorded).',
+  fields: (t) => ({
+    scope: t.field({ type: ApprovalGrantScopeEnum, resolve: (r) => r.scope }),
+    ttlSeconds: t.exposeInt('ttlSeconds'),
+  }),
+});
+
+const ElicitationResponseRef = builder.objectRef<ElicitationAnswer>('ElicitationResponse').implement({
+  fields: (t) => ({
+    action: t.field({ type: ElicitationActionEnum, resolve: (r) => r.action }),
+    content: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: 'Present with ACCEPT and DECLINE when given; matches requestedSchema.',
+      resolve: (r) => r.content,
     }),
-  });
+    arguments: t.field({
+      type: 'JSON',
+      nullable: true,
+      description:
+        "ACCEPT with edited arguments: what ran instead of the model's (toolCall.arguments keeps those); null otherwise.",
+      resolve: (r) => r.arguments ?? null,
+    }),
+    remember: t.field({
+      type: RememberedApprovalRef,
+      nullable: true,
+      description: 'ACCEPT that asked to remember the approval; null otherwise.',
+      resolve: (r) => r.remember ?? null,
+    }),
+  }),
+});
 
 export const ElicitationRef = builder.objectRef<ElicitationRecord>('Elicitation');
 
@@ -213,8 +250,25 @@ builder.queryFields((t) => ({
   }),
 }));
 
+const RememberApprovalInput = builder.inputType('RememberApprovalInput', {
+  description:
+    'Remember this ACCEPT: later calls of the same tool (while its definition stays the same) run without asking, in ' +
+    'this scope, for ttlSeconds, until revoked. Per user; a tool set to ALWAYS cannot be remembered.',
+  fields: (t) => ({
+    scope: t.field({ type: ApprovalGrantScopeEnum, required: true }),
+    ttlSeconds: t.int({ required: true, description: `1 to ${MAX_GRANT_TTL_SECONDS} (30 days).` }),
+  }),
+});
+
 const ResolveElicitationInput = builder.inputType('ResolveElicitationInput', {
   fields: (t) => ({
+    arguments: t.field({
+      type: 'JSON',
+      description:
+        "With ACCEPT: run the call with these arguments instead of the model's (edit, then accept). Validated against " +
+        "the tool's inputSchema; the pre-execute listeners see the edited call again (a veto still wins).",
+    }),
+    remember: t.field({ type: RememberApprovalInput, description: 'With ACCEPT: remember the approval.' }),
     elicitationId: t.id({ required: true }),
     action: t.field({ type: ElicitationActionEnum, required: true }),
     content: t.field({
@@ -270,17 +324,77 @@ builder.mutationField('resolveElicitation', (t) =>
       if (!existing) return fail(userError('NOT_FOUND', 'No elicitation with this id.', ['input', 'elicitationId']));
       const problem = validateContent(existing.request.requestedSchema, input.action, content);
       if (problem) return fail(userError('INVALID_CONTENT', problem.message, ['input', 'content', ...problem.path]));
-      const result = await services.runner.resolveElicitation({
-        elicitationId,
-        ownerId: viewer.id,
-        answer: { action: input.action, content: content as JsonObject | null },
-      });
+      const answer: ElicitationAnswer = { action: input.action, content: content as JsonObject | null };
+      if (input.arguments != null) answer.arguments = input.arguments as JsonObject;
+      if (input.remember != null)
+        answer.remember = { scope: input.remember.scope, ttlSeconds: input.remember.ttlSeconds };
+      const refusal = await checkEditAndRemember(existing, answer, ctx);
+      if (refusal) return fail(refusal);
+      const result = await services.runner.resolveElicitation({ elicitationId, ownerId: viewer.id, answer });
       if (!result.ok) return fail(userError(result.code, result.message, ['input', 'elicitationId']));
       if (result.pausedWith) knownRead(result.turn, PAUSED_WITH, result.pausedWith);
       return { elicitation: result.elicitation, turn: result.turn, userErrors: [] };
     },
   }),
 );
+
+/**
+ * Edited arguments and remember, checked before anything is recorded: only with ACCEPT; edits only where the agent
+ * allows them and only as the tool's inputSchema accepts; remember only for a tool that does not ask every time.
+ */
+async function checkEditAndRemember(
+  elicitation: ElicitationRecord,
+  answer: ElicitationAnswer,
+  ctx: GraphQLContext,
+): Promise<UserError | null> {
+  const { arguments: edited, remember } = answer;
+  if (edited == null && remember == null) return null;
+  const field = edited != null ? 'arguments' : 'remember';
+  if (answer.action !== 'ACCEPT') {
+    return userError('INVALID_INPUT', `${field} can only be given with ACCEPT.`, ['input', field]);
+  }
+  const { toolId, name } = elicitation.toolCall;
+  const agent = await ctx.services.store.getAgent(elicitation.agentId);
+  const tool = agent && (await ctx.services.tools.toolsFor(agent)).find((candidate) => candidate.id === toolId);
+  if (edited != null) {
+    if (!tool) {
+      return userError('INVALID_INPUT', `The tool ${toolId} is no longer available to this agent.`, [
+        'input',
+        'arguments',
+      ]);
+    }
+    const problem = validateArguments(tool.inputSchema, edited);
+    if (problem) return userError('INVALID_CONTENT', problem.message, ['input', 'arguments', ...problem.path]);
+  }
+  if (remember != null) {
+    if (
+      !Number.isInteger(remember.ttlSeconds) ||
+      remember.ttlSeconds < 1 ||
+      remember.ttlSeconds > MAX_GRANT_TTL_SECONDS
+    ) {
+      return userError('INVALID_INPUT', `ttlSeconds must be between 1 and ${MAX_GRANT_TTL_SECONDS}.`, [
+        'input',
+        'remember',
+        'ttlSeconds',
+      ]);
+    }
+    if (!elicitation.toolCall.definitionHash) {
+      return userError(
+        'INVALID_INPUT',
+        'This request was made before approvals could be remembered; accept it without remember.',
+        ['input', 'remember'],
+      );
+    }
+    if (agent?.toolConfirmation[toolId] === 'ALWAYS') {
+      return userError(
+        'INVALID_INPUT',
+        `${name} is set to ALWAYS: it asks every time, so its approval cannot be remembered.`,
+        ['input', 'remember'],
+      );
+    }
+  }
+  return null;
+}
 
 builder.subscriptionField('elicitationRequested', (t) =>
   t.field({

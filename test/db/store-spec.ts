@@ -818,6 +818,7 @@ export function describeStore(factory: StoreFactory): void {
             ownerId: ANN,
             status: 'PENDING',
             response: null,
+            grantId: null,
             resolvedBy: null,
             resolvedAt: null,
             createdAt: at(1),

@@ -79,6 +79,7 @@ const elicitation = (id: string, ownerId: string): ElicitationRecord => ({
     annotations: { destructiveHint: true },
   },
   response: null,
+  grantId: null,
   resolvedBy: null,
   resolvedAt: null,
   createdAt: '2026-01-01T00:00:00.000Z',

@@ -12,18 +12,21 @@ import { readMigrationFiles } from 'drizzle-orm/migrator';
 import pg from 'pg';
 import { decideAnswer, resumesTurn } from '../../domain/answer-rules.js';
 import { storedConditionsFor } from '../../domain/expiry.js';
+import { grantFromAnswer, grantStateAt } from '../../domain/grants.js';
 import { newId } from '../../domain/ids.js';
 import { buildPage, decodeCursor, pageHoldsAll } from '../../domain/pagination.js';
 import { loadPendingStep } from '../../domain/pending-step.js';
 import { toStorableJson, toStorableText } from '../../domain/text.js';
 import type {
   Agent,
+  ApprovalGrantRecord,
   ChatMessage,
   CloseReason,
   ElicitationAnswer,
   ElicitationDraft,
   ElicitationRecord,
   ElicitationStatus,
+  GrantUseRecord,
   MessageRecord,
   Page,
   PendingStep,
@@ -33,6 +36,7 @@ import type {
   TurnRecord,
 } from '../../domain/records.js';
 import {
+  GrantLapsedError,
   loopWriteRefused,
   type AgentGatingPatch,
   type ResolveResult,
@@ -491,11 +495,27 @@ export class PostgresStore implements Store {
     if (!rows[0]) throw loopWriteRefused(turnId, leaseOwner);
   }
 
-  async markToolStarted(turnId: string, toolCallId: string, now: string, leaseOwner?: string): Promise<boolean> {
+  async markToolStarted(
+    turnId: string,
+    toolCallId: string,
+    now: string,
+    leaseOwner?: string,
+    grantId?: string,
+  ): Promise<boolean> {
     // Durable when it returns: every connection runs with synchronous_commit = on (PostgresStore.open).
-    const { rows } = await run(this.pool, Q.startTool, [turnId, leaseOwner ?? null, toolCallId, now]);
-    if (!rows[0]) throw loopWriteRefused(turnId, leaseOwner);
-    return Number(rows[0].started) === 1;
+    const start = async (client: Client) => {
+      const { rows } = await run(client, Q.startTool, [turnId, leaseOwner ?? null, toolCallId, now, grantId ?? null]);
+      if (!rows[0]) throw loopWriteRefused(turnId, leaseOwner);
+      return Number(rows[0].started) === 1;
+    };
+    if (grantId === undefined) return start(this.pool);
+    return this.#transaction(async (client) => {
+      // FOR SHARE: a revoke (an UPDATE of the row) waits for this start to commit, or this waits for the revoke and
+      // then reads it revoked. Either way the call starts only under a grant that held when it started.
+      const row = (await run(client, Q.lockGrant, [grantId])).rows[0];
+      if (!row || grantStateAt(grantRecord(row), now) !== 'ACTIVE') throw new GrantLapsedError(grantId);
+      return start(client);
+    });
   }
 
   async finishTool(turnId: string, draft: ToolMessageDraft, now: string, leaseOwner?: string): Promise<void> {
@@ -572,7 +592,14 @@ export class PostgresStore implements Store {
   }
 
   async resolveElicitation(
-    input: { elicitationId: string; ownerId: string; answer: ElicitationAnswer; now: string; lease?: TurnLease },
+    input: {
+      elicitationId: string;
+      ownerId: string;
+      answer: ElicitationAnswer;
+      now: string;
+      lease?: TurnLease;
+      grantId?: string;
+    },
     closeStep: CloseStep,
   ): Promise<ResolveResult> {
     return this.#transaction(async (client): Promise<ResolveResult> => {
@@ -597,6 +624,12 @@ export class PostgresStore implements Store {
           if (decision.expireTurn) await this.#closePausedTurn(client, turn, 'expired', closeStep, now);
           return { kind: 'expired', ...(await current()), changed: decision.expireTurn };
       }
+      // An ACCEPT that asks to remember records its grant in the same transaction as the answer.
+      const grant =
+        answer.action === 'ACCEPT' && answer.remember && input.grantId
+          ? grantFromAnswer(found, answer.remember, input.grantId, now)
+          : null;
+      if (grant) await run(client, Q.insertGrant, grantValues(grant));
       const answered = (
         await run(client, Q.answer, [
           found.id,
@@ -605,6 +638,8 @@ export class PostgresStore implements Store {
           answer.content === null ? null : json(answer.content),
           input.ownerId,
           now,
+          answer.arguments ? json(answer.arguments) : null,
+          answer.remember ? json({ ...answer.remember, grantId: grant?.id ?? null }) : null,
         ])
       ).rows[0]!;
       const elicitation = elicitationRecord(answered);
@@ -680,6 +715,51 @@ export class PostgresStore implements Store {
 
   async countPendingElicitations(now: string): Promise<number> {
     return Number((await run(this.pool, Q.allPendingCount, [now])).rows[0]!.count);
+  }
+
+  // ---- remembered approvals ---------------------------------------------------------------------------------
+
+  async listGrantCandidates(ownerId: string, agentId: string, toolId: string): Promise<ApprovalGrantRecord[]> {
+    return (await run(this.pool, Q.grantCandidates, [ownerId, agentId, toolId])).rows.map(grantRecord);
+  }
+
+  async getApprovalGrant(id: string, ownerId: string): Promise<ApprovalGrantRecord | null> {
+    const row = (await run(this.pool, Q.grant, [id, ownerId])).rows[0];
+    return row ? grantRecord(row) : null;
+  }
+
+  async listApprovalGrants(
+    ownerId: string,
+    filter: { agentId?: string | null; threadId?: string | null; activeOnly: boolean },
+    now: string,
+    first: number,
+    after: string | null,
+  ): Promise<Page<ApprovalGrantRecord>> {
+    const { rows } = await run(this.pool, Q.grantPage, [
+      ownerId,
+      decodeCursor(after),
+      filter.agentId ?? null,
+      filter.threadId ?? null,
+      filter.activeOnly,
+      now,
+      first + 1,
+    ]);
+    return buildPage(rows.map(withSeq), first, grantRecord);
+  }
+
+  async revokeApprovalGrant(id: string, ownerId: string, now: string): Promise<ApprovalGrantRecord | null> {
+    const row = (await run(this.pool, Q.revokeGrant, [id, ownerId, now])).rows[0];
+    return row ? grantRecord(row) : null;
+  }
+
+  async listGrantUses(grantIds: readonly string[]): Promise<GrantUseRecord[]> {
+    if (grantIds.length === 0) return [];
+    return (await run(this.pool, Q.grantUses, [grantIds])).rows.map((row) => ({
+      grantId: String(row.grant_id),
+      turnId: String(row.turn_id),
+      toolCallId: String(row.tool_call_id),
+      startedAt: iso(row.started_at)!,
+    }));
   }
 
   async ping(): Promise<string | null> {
@@ -869,7 +949,7 @@ const Q = {
     `WITH held AS (
        SELECT id FROM turns WHERE id = $1 AND ($2::text IS NULL OR (status = 'RUNNING' AND lease_owner = $2)) FOR UPDATE
      ), started AS (
-       INSERT INTO tool_executions (turn_id, tool_call_id, started_at) SELECT $1, $3, $4 FROM held
+       INSERT INTO tool_executions (turn_id, tool_call_id, started_at, grant_id) SELECT $1, $3, $4, $5 FROM held
        ON CONFLICT DO NOTHING RETURNING 1
      )
      SELECT (SELECT count(*) FROM started) AS started FROM held`,
@@ -980,7 +1060,37 @@ const Q = {
   answer: statement(
     'answer',
     `UPDATE elicitations SET status = $2, response_action = $3, response_content = $4, resolved_by = $5,
-       resolved_at = $6 WHERE id = $1 AND status = 'PENDING' RETURNING *`,
+       resolved_at = $6, response_arguments = $7, response_remember = $8 WHERE id = $1 AND status = 'PENDING'
+     RETURNING *`,
+  ),
+  lockGrant: statement('lock_grant', 'SELECT * FROM approval_grants WHERE id = $1 FOR SHARE'),
+  insertGrant: statement(
+    'insert_grant',
+    `INSERT INTO approval_grants (id, owner_id, agent_id, scope, thread_id, tool_id, definition_hash, elicitation_id,
+       created_at, expires_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+  ),
+  grant: statement('grant', 'SELECT * FROM approval_grants WHERE id = $1 AND owner_id = $2'),
+  // Asked for every gated call that would ask: the owner's unrevoked grants of the tool (approval_grants_lookup).
+  grantCandidates: statement(
+    'grant_candidates',
+    `SELECT * FROM approval_grants WHERE owner_id = $1 AND agent_id = $2 AND tool_id = $3 AND revoked_at IS NULL
+     ORDER BY seq`,
+  ),
+  // $5: only ACTIVE ones, as grantStateAt reads them at $6 (not revoked, not yet expired).
+  grantPage: statement(
+    'grant_page',
+    `SELECT * FROM approval_grants WHERE owner_id = $1 AND seq > $2 AND ($3::text IS NULL OR agent_id = $3)
+       AND ($4::text IS NULL OR thread_id = $4) AND (NOT $5::boolean OR (revoked_at IS NULL AND expires_at > $6))
+     ORDER BY seq LIMIT $7`,
+  ),
+  revokeGrant: statement(
+    'revoke_grant',
+    `UPDATE approval_grants SET revoked_at = COALESCE(revoked_at, $3) WHERE id = $1 AND owner_id = $2 RETURNING *`,
+  ),
+  grantUses: statement(
+    'grant_uses',
+    `SELECT grant_id, turn_id, tool_call_id, started_at FROM tool_executions WHERE grant_id = ANY($1::text[])
+     ORDER BY started_at`,
   ),
   closeElicitations: statement(
     'close_elicitations',
@@ -1092,15 +1202,58 @@ function elicitationRecord(row: Row): ElicitationRecord {
     status: row.status as ElicitationStatus,
     request: row.request as ElicitationRecord['request'],
     toolCall: row.tool_call as ElicitationRecord['toolCall'],
-    response: row.response_action
-      ? {
-          action: row.response_action as ElicitationAnswer['action'],
-          content: (row.response_content as ElicitationAnswer['content']) ?? null,
-        }
-      : null,
+    response: row.response_action ? answerOf(row) : null,
+    grantId: (row.response_remember as StoredRemember | null)?.grantId ?? null,
     resolvedBy: (row.resolved_by as string | null) ?? null,
     resolvedAt: iso(row.resolved_at),
     createdAt: iso(row.created_at)!,
     expiresAt: iso(row.expires_at)!,
   };
+}
+
+/** How an ACCEPT's remember choice is stored: the choice and the grant it recorded. */
+type StoredRemember = NonNullable<ElicitationAnswer['remember']> & { grantId: string | null };
+
+/** The answer as given: edited arguments and the remember choice only when there were some. */
+function answerOf(row: Row): ElicitationAnswer {
+  const remember = row.response_remember as StoredRemember | null;
+  const edited = row.response_arguments as ElicitationAnswer['arguments'] | null;
+  return {
+    action: row.response_action as ElicitationAnswer['action'],
+    content: (row.response_content as ElicitationAnswer['content']) ?? null,
+    ...(edited != null && { arguments: edited }),
+    ...(remember && { remember: { scope: remember.scope, ttlSeconds: remember.ttlSeconds } }),
+  };
+}
+
+function grantRecord(row: Row): ApprovalGrantRecord {
+  return {
+    id: String(row.id),
+    ownerId: String(row.owner_id),
+    agentId: String(row.agent_id),
+    scope: row.scope as ApprovalGrantRecord['scope'],
+    threadId: (row.thread_id as string | null) ?? null,
+    toolId: String(row.tool_id),
+    definitionHash: String(row.definition_hash),
+    elicitationId: String(row.elicitation_id),
+    createdAt: iso(row.created_at)!,
+    expiresAt: iso(row.expires_at)!,
+    revokedAt: iso(row.revoked_at),
+  };
+}
+
+function grantValues(grant: ApprovalGrantRecord): unknown[] {
+  return [
+    grant.id,
+    grant.ownerId,
+    grant.agentId,
+    grant.scope,
+    grant.threadId,
+    grant.toolId,
+    grant.definitionHash,
+    grant.elicitationId,
+    grant.createdAt,
+    grant.expiresAt,
+    grant.revokedAt,
+  ];
 }

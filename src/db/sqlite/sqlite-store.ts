@@ -25,12 +25,14 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import type {
   Agent,
+  ApprovalGrantRecord,
   ChatMessage,
   CloseReason,
   ElicitationAnswer,
   ElicitationDraft,
   ElicitationRecord,
   ElicitationStatus,
+  GrantUseRecord,
   MessageRecord,
   Page,
   PendingStep,
@@ -41,10 +43,12 @@ import type {
 } from '../../domain/records.js';
 import { decideAnswer, resumesTurn } from '../../domain/answer-rules.js';
 import { storedConditionsFor } from '../../domain/expiry.js';
+import { grantFromAnswer, grantStateAt } from '../../domain/grants.js';
 import { newId } from '../../domain/ids.js';
 import { buildPage, decodeCursor, totalCount } from '../../domain/pagination.js';
 import { loadPendingStep } from '../../domain/pending-step.js';
 import {
+  GrantLapsedError,
   LeaseLostError,
   loopWriteRefused,
   type AgentGatingPatch,
@@ -65,7 +69,7 @@ import * as schema from './schema.js';
 import { WalSync, type SyncFile } from './wal-sync.js';
 import { WriteBatcher } from './write-batch.js';
 
-const { agents, agentToolOverrides, threads, turns, messages, elicitations, toolExecutions } = schema;
+const { agents, agentToolOverrides, threads, turns, messages, elicitations, toolExecutions, approvalGrants } = schema;
 const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'drizzle', 'sqlite');
 const p = sql.placeholder;
 
@@ -90,6 +94,7 @@ type TurnRow = typeof turns.$inferSelect;
 type MessageRow = typeof messages.$inferSelect;
 type ElicitationRow = typeof elicitations.$inferSelect;
 type ThreadRow = typeof threads.$inferSelect;
+type GrantRow = typeof approvalGrants.$inferSelect;
 
 export function openDatabase(options: DatabaseOptions): Database.Database {
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
@@ -487,9 +492,21 @@ export class SqliteStore implements Store {
     });
   }
 
-  async markToolStarted(turnId: string, toolCallId: string, now: string, leaseOwner?: string): Promise<boolean> {
+  async markToolStarted(
+    turnId: string,
+    toolCallId: string,
+    now: string,
+    leaseOwner?: string,
+    grantId?: string,
+  ): Promise<boolean> {
     const started = await this.#write(() => {
-      if (this.#q.startTool.run({ turnId, toolCallId, now, owner: leaseOwner ?? null }).changes === 1) return true;
+      if (grantId !== undefined) {
+        // One writer at a time: a revoke commits wholly before or wholly after this check and the start.
+        const grant = this.#q.grant.get({ id: grantId });
+        if (!grant || grantStateAt(grant, now) !== 'ACTIVE') throw new GrantLapsedError(grantId);
+      }
+      const params = { turnId, toolCallId, now, owner: leaseOwner ?? null, grantId: grantId ?? null };
+      if (this.#q.startTool.run(params).changes === 1) return true;
       // Nothing inserted: started before, or the lease is gone (then nothing may be written at all).
       this.#checkLease(turnId, leaseOwner);
       return false;
@@ -583,7 +600,14 @@ export class SqliteStore implements Store {
   }
 
   async resolveElicitation(
-    input: { elicitationId: string; ownerId: string; answer: ElicitationAnswer; now: string; lease?: TurnLease },
+    input: {
+      elicitationId: string;
+      ownerId: string;
+      answer: ElicitationAnswer;
+      now: string;
+      lease?: TurnLease;
+      grantId?: string;
+    },
     closeStep: CloseStep,
   ): Promise<ResolveResult> {
     return this.#write((): ResolveResult => {
@@ -609,11 +633,19 @@ export class SqliteStore implements Store {
           if (decision.expireTurn) this.#closePausedTurn(turnNow(), 'expired', closeStep, now);
           return { kind: 'expired', ...current(), changed: decision.expireTurn };
       }
+      // An ACCEPT that asks to remember records its grant in the same transaction as the answer.
+      const grant =
+        answer.action === 'ACCEPT' && answer.remember && input.grantId
+          ? grantFromAnswer(found, answer.remember, input.grantId, now)
+          : null;
+      if (grant) this.db.insert(approvalGrants).values(grant).run();
       const answered = this.#q.answer.get({
         id: found.id,
         status: decision.status,
         action: answer.action,
         content: answer.content === null ? null : JSON.stringify(answer.content),
+        arguments: answer.arguments ? JSON.stringify(answer.arguments) : null,
+        remember: answer.remember ? JSON.stringify({ ...answer.remember, grantId: grant?.id ?? null }) : null,
         by: input.ownerId,
         now,
       }) as Record<string, unknown>;
@@ -691,6 +723,70 @@ export class SqliteStore implements Store {
 
   async countPendingElicitations(now: string): Promise<number> {
     return (this.#q.allPendingCount.get({ now }) as { count: number }).count;
+  }
+
+  // ---- remembered approvals ---------------------------------------------------------------------------------
+
+  async listGrantCandidates(ownerId: string, agentId: string, toolId: string): Promise<ApprovalGrantRecord[]> {
+    return this.#q.grantCandidates.all({ ownerId, agentId, toolId }).map(grantRecord);
+  }
+
+  async getApprovalGrant(id: string, ownerId: string): Promise<ApprovalGrantRecord | null> {
+    const row = this.#q.grant.get({ id });
+    return row && row.ownerId === ownerId ? grantRecord(row) : null;
+  }
+
+  async listApprovalGrants(
+    ownerId: string,
+    filter: { agentId?: string | null; threadId?: string | null; activeOnly: boolean },
+    now: string,
+    first: number,
+    after: string | null,
+  ): Promise<Page<ApprovalGrantRecord>> {
+    const rows = this.db
+      .select()
+      .from(approvalGrants)
+      .where(
+        and(
+          eq(approvalGrants.ownerId, ownerId),
+          gt(approvalGrants.seq, decodeCursor(after)),
+          filter.agentId ? eq(approvalGrants.agentId, filter.agentId) : undefined,
+          filter.threadId ? eq(approvalGrants.threadId, filter.threadId) : undefined,
+          // ACTIVE as grantStateAt reads it: not revoked, not yet expired.
+          filter.activeOnly ? and(isNull(approvalGrants.revokedAt), gt(approvalGrants.expiresAt, now)) : undefined,
+        ),
+      )
+      .orderBy(asc(approvalGrants.seq))
+      .limit(first + 1)
+      .all();
+    return buildPage(rows, first, grantRecord);
+  }
+
+  async revokeApprovalGrant(id: string, ownerId: string, now: string): Promise<ApprovalGrantRecord | null> {
+    return this.#write(() => {
+      const [row] = this.db
+        .update(approvalGrants)
+        .set({ revokedAt: sql`coalesce(${approvalGrants.revokedAt}, ${now})` })
+        .where(and(eq(approvalGrants.id, id), eq(approvalGrants.ownerId, ownerId)))
+        .returning()
+        .all();
+      return row ? grantRecord(row) : null;
+    });
+  }
+
+  async listGrantUses(grantIds: readonly string[]): Promise<GrantUseRecord[]> {
+    if (grantIds.length === 0) return [];
+    return this.db
+      .select({
+        grantId: sql<string>`${toolExecutions.grantId}`,
+        turnId: toolExecutions.turnId,
+        toolCallId: toolExecutions.toolCallId,
+        startedAt: toolExecutions.startedAt,
+      })
+      .from(toolExecutions)
+      .where(inArray(toolExecutions.grantId, [...grantIds]))
+      .orderBy(asc(toolExecutions.startedAt))
+      .all();
   }
 
   async ping(): Promise<string | null> {
@@ -996,9 +1092,28 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
       `UPDATE turns SET status = @status, step = NULL, updated_at = @now WHERE id = @id RETURNING ${turnColumns.select}`,
     ),
     setIterations: raw('UPDATE turns SET iterations = @iterations, updated_at = @now WHERE id = @id'),
-    answer:
-      raw(`UPDATE elicitations SET status = @status, response_action = @action, response_content = @content, resolved_by = @by,
-      resolved_at = @now WHERE id = @id AND status = 'PENDING' RETURNING ${elicitationColumns.select}`),
+    answer: raw(`UPDATE elicitations SET status = @status, response_action = @action, response_content = @content,
+      response_arguments = @arguments, response_remember = @remember, resolved_by = @by, resolved_at = @now
+      WHERE id = @id AND status = 'PENDING' RETURNING ${elicitationColumns.select}`),
+    grant: db
+      .select()
+      .from(approvalGrants)
+      .where(eq(approvalGrants.id, p('id')))
+      .prepare(),
+    // Asked for every gated call that would ask: the owner's unrevoked grants of the tool (approval_grants_lookup).
+    grantCandidates: db
+      .select()
+      .from(approvalGrants)
+      .where(
+        and(
+          eq(approvalGrants.ownerId, p('ownerId')),
+          eq(approvalGrants.agentId, p('agentId')),
+          eq(approvalGrants.toolId, p('toolId')),
+          isNull(approvalGrants.revokedAt),
+        ),
+      )
+      .orderBy(asc(approvalGrants.seq))
+      .prepare(),
     // The elicitations of the turn of one of them (owner-scoped), oldest first: what an answer decides on.
     elicitationsWithSibling: db
       .select()
@@ -1011,8 +1126,8 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
       )
       .orderBy(asc(elicitations.seq))
       .prepare(),
-    startTool: raw(`INSERT OR IGNORE INTO tool_executions (turn_id, tool_call_id, started_at)
-      SELECT @turnId, @toolCallId, @now WHERE @owner IS NULL
+    startTool: raw(`INSERT OR IGNORE INTO tool_executions (turn_id, tool_call_id, started_at, grant_id)
+      SELECT @turnId, @toolCallId, @now, @grantId WHERE @owner IS NULL
         OR EXISTS (SELECT 1 FROM turns WHERE id = @turnId AND status = 'RUNNING' AND lease_owner = @owner)`),
     finishTool:
       raw(`UPDATE tool_executions SET finished_at = @now WHERE turn_id = @turnId AND tool_call_id = @toolCallId
@@ -1105,12 +1220,30 @@ function elicitationRecord(row: ElicitationRow): ElicitationRecord {
     status: row.status,
     request: row.request as ElicitationRecord['request'],
     toolCall: row.toolCall as ElicitationRecord['toolCall'],
-    response: row.responseAction
-      ? { action: row.responseAction, content: (row.responseContent as ElicitationAnswer['content']) ?? null }
-      : null,
+    response: row.responseAction ? answerOf(row) : null,
+    grantId: (row.responseRemember as StoredRemember | null)?.grantId ?? null,
     resolvedBy: row.resolvedBy,
     resolvedAt: row.resolvedAt,
     createdAt: row.createdAt,
     expiresAt: row.expiresAt,
   };
+}
+
+/** How an ACCEPT's remember choice is stored: the choice and the grant it recorded. */
+type StoredRemember = NonNullable<ElicitationAnswer['remember']> & { grantId: string | null };
+
+/** The answer as given: edited arguments and the remember choice only when there were some. */
+function answerOf(row: ElicitationRow): ElicitationAnswer {
+  const remember = row.responseRemember as StoredRemember | null;
+  return {
+    action: row.responseAction!,
+    content: (row.responseContent as ElicitationAnswer['content']) ?? null,
+    ...(row.responseArguments !== null && { arguments: row.responseArguments as ElicitationAnswer['arguments'] }),
+    ...(remember && { remember: { scope: remember.scope, ttlSeconds: remember.ttlSeconds } }),
+  };
+}
+
+function grantRecord(row: GrantRow): ApprovalGrantRecord {
+  const { seq: _seq, ...grant } = row;
+  return grant;
 }
