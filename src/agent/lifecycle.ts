@@ -17,8 +17,11 @@ export type LifecycleEvent =
   | { type: 'elicitationAnswered'; elicitation: ElicitationRecord; action: ElicitationAction; waitedMs: number }
   /** Elicitations closed unanswered because their turn expired. */
   | { type: 'elicitationsExpired'; turn: TurnRecord; count: number }
-  /** A call was journaled started and is about to run. */
-  | { type: 'toolStarted'; turn: TurnRecord; toolCall: ToolCall }
+  /**
+   * A call was journaled started and is about to run; `grantId`: a remembered approval let it run unasked; `edited`:
+   * with the arguments the user edited before accepting.
+   */
+  | { type: 'toolStarted'; turn: TurnRecord; toolCall: ToolCall; grantId?: string; edited?: boolean }
   /** A call's result was saved; `durationMs` is the tool's own run time (0 for an interrupted one). */
   | { type: 'toolFinished'; turn: TurnRecord; toolCall: ToolCall; outcome: ToolRunOutcome; durationMs: number }
   /** One model call (iteration) returned or failed. */

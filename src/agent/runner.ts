@@ -643,7 +643,7 @@ export class AgentRunner {
       this.#observe({ type: 'toolFinished', turn, toolCall, outcome: 'interrupted', durationMs: 0 });
       return;
     }
-    this.#observe({ type: 'toolStarted', turn, toolCall });
+    this.#observe({ type: 'toolStarted', turn, toolCall, grantId: how.grantId, edited: how.edited });
     const toolStarted = performance.now();
     let outcome: 'ok' | 'error' = 'ok';
     let text: string;

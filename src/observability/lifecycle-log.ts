@@ -64,7 +64,14 @@ export function lifecycleLogger(logger: Logger): LifecycleObserver {
           return;
         case 'toolStarted':
           logger.info(
-            { event: event.type, turnId: event.turn.id, toolCallId: event.toolCall.id, toolId: event.toolCall.toolId },
+            {
+              event: event.type,
+              turnId: event.turn.id,
+              toolCallId: event.toolCall.id,
+              toolId: event.toolCall.toolId,
+              ...(event.grantId && { grantId: event.grantId }),
+              ...(event.edited && { edited: true }),
+            },
             'tool started',
           );
           return;
