@@ -74,6 +74,9 @@ function agentConfig(id: string, changes: Partial<Agent> = {}): Agent {
     toolConfirmation: {},
     pauseTtlSeconds: 3600,
     maxIterations: 8,
+    allowEdit: true,
+    toolRules: {},
+    toolAllowEdit: {},
     ...changes,
   };
 }
