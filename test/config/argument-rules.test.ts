@@ -1,12 +1,14 @@
 // Argument rules and allowEdit in the config file: the object form of toolConfirmation, and the one-line errors for
 // rules that cannot be used (file, path of the rule, problem). The server refuses them too when the config is given
 // in code, before it opens anything.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { gateDecision } from '../../src/agent/gating.js';
 import { gatingFromConfig } from '../../src/config/agent-gating.js';
 import { ConfigError, loadConfigFile } from '../../src/config/load.js';
 import { createServer } from '../../src/server.js';
+import { tool } from '../support/definitions.js';
 import { tempDir } from '../support/harness.js';
 import { testConfig } from '../support/scenario.js';
 
@@ -157,6 +159,25 @@ describe('the config file', () => {
     expect(errorOf(configWith({}, { allowEdit: 'yes' }))).toBe(
       `${join(dir, 'toolgate.json')}: agents[0].allowEdit: Invalid input: expected boolean, received string`,
     );
+  });
+});
+
+describe("the README's example", () => {
+  it('loads, and gates as the README says: /tmp/ runs, /etc/ is denied, the rest asks', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('## Argument rules'));
+    const block = /```json\n([\s\S]*?)```/.exec(section)![1]!;
+    const config = load(configWith(JSON.parse(`{${block}}`).toolConfirmation, { requireToolConfirmation: true }));
+    const agent = { ...gatingFromConfig(config.agents[0]!), requireToolConfirmation: true };
+    expect(agent.toolAllowEdit).toEqual({ 'fs:write_file': false });
+    const writeFile = tool('write_file', {}, { id: 'fs:write_file' });
+    expect(gateDecision(agent, writeFile, { path: '/tmp/out.txt' }).action).toBe('run');
+    expect(gateDecision(agent, writeFile, { path: '/tmp/../etc/passwd' }).action).toBe('ask');
+    expect(gateDecision(agent, writeFile, { path: '/etc/hosts' })).toMatchObject({
+      action: 'deny',
+      reason: 'system files are off limits',
+    });
+    expect(gateDecision(agent, writeFile, { path: '/home/me/x' }).action).toBe('ask');
   });
 });
 
