@@ -31,6 +31,7 @@ import { ConfigError } from './config/load.js';
 import { useDurableResponses } from './http/durable-responses.js';
 import { defaultLimits, type Limits, type Services } from './services.js';
 import { checkAgentTools } from './config/tool-ids.js';
+import { argumentRuleConfigProblems, gatingFromConfig } from './config/agent-gating.js';
 import { createToolSources } from './tools/index.js';
 import { lifecycleLogger } from './observability/lifecycle-log.js';
 import { defaultServerLogger, type Logger } from './observability/logger.js';
@@ -125,6 +126,10 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
 
   // Tokens first: a missing env:NAME stops the start before anything is opened or spawned.
   const auth: Authenticator = options.authenticator ?? createAuthenticator(config, where);
+
+  // Argument rules compile before anything opens: the loader checked a file's already, a config given in code not.
+  const ruleProblems = argumentRuleConfigProblems(config.agents, where);
+  if (ruleProblems.length > 0) throw new ConfigError(ruleProblems.join('\n'));
 
   const storage =
     options.storage ??
@@ -351,8 +356,9 @@ function agentFromConfig(agent: ToolgateConfig['agents'][number]): Agent {
     systemPrompt: agent.systemPrompt,
     toolIds: agent.tools,
     requireToolConfirmation: agent.requireToolConfirmation,
-    toolConfirmation: agent.toolConfirmation,
     pauseTtlSeconds: agent.pauseTtlSeconds,
     maxIterations: agent.maxIterations,
+    // toolConfirmation, and issue 15's argument rules and allowEdit
+    ...gatingFromConfig(agent),
   };
 }

@@ -21,6 +21,7 @@ import { GrantLapsedError, LeaseLostError, type Store } from '../domain/store.js
 import type { Model, ModelMessage } from '../models/model.js';
 import type { Tool } from '../tools/tool.js';
 import { closeStep } from './closing.js';
+import { gateDecision } from './gating.js';
 import { ListenerRegistry, ToolPreExecuteEvent } from './event.js';
 import type { LifecycleEvent, LifecycleObserver } from './lifecycle.js';
 import { TurnLeases, type LeaseOptions } from './lease.js';
@@ -459,7 +460,7 @@ export class AgentRunner {
       }
       // A call that would ask runs unasked when the user remembered an approval of this tool, as defined now.
       const hash = request ? definitionHash(tool) : '';
-      const grant = request ? await this.#coveringGrant(turn, agent, tool, hash) : null;
+      const grant = request ? await this.#coveringGrant(turn, agent, tool, toolCall, hash) : null;
       if (request && !grant) {
         const elicitationId = newId('elc');
         step.calls.push({ toolCall, outcome: { kind: 'confirm', elicitationId } });
@@ -502,11 +503,12 @@ export class AgentRunner {
   }
 
   /**
-   * The user's remembered approval that lets this call run unasked, if any. A tool set to ALWAYS asks every time: no
-   * grant applies to it.
+   * The user's remembered approval that lets this call run unasked, if any. A call that asks every time (its tool set
+   * to ALWAYS, or an ALWAYS argument rule matching it) takes no grant.
    */
-  async #coveringGrant(turn: TurnRecord, agent: Agent, tool: Tool, hash: string) {
-    if (agent.toolConfirmation[tool.id] === 'ALWAYS') return null;
+  async #coveringGrant(turn: TurnRecord, agent: Agent, tool: Tool, toolCall: ToolCall, hash: string) {
+    const decision = gateDecision(agent, tool, toolCall.arguments);
+    if (decision.action === 'ask' && !decision.grantable) return null;
     const candidates = await this.#store.listGrantCandidates(turn.ownerId, agent.id, tool.id);
     if (candidates.length === 0) return null;
     const call = { ownerId: turn.ownerId, agentId: agent.id, threadId: turn.threadId, toolId: tool.id };

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { z } from 'zod';
+import { argumentRuleConfigProblems } from './agent-gating.js';
 import { configSchema, type ToolgateConfig } from './schema.js';
 
 /** A config problem: one line naming the file, the path inside it and what is wrong. */
@@ -61,12 +62,27 @@ export function parseConfig(data: unknown, file = '<config>'): ToolgateConfig {
         problems.push(`${file}: agents[${i}].toolConfirmation.${tool}: an override names one tool id, not a pattern`);
     }
   });
+  problems.push(...argumentRuleConfigProblems(config.agents, file));
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return config;
 }
 
 function formatIssues(file: string, issues: z.core.$ZodIssue[]): string {
-  return issues.map((issue) => `${file}: ${formatPath(issue.path)}: ${issue.message}`).join('\n');
+  return issues
+    .flatMap(unionBranchIssues)
+    .map((issue) => `${file}: ${formatPath(issue.path)}: ${issue.message}`)
+    .join('\n');
+}
+
+/**
+ * A union zod left at "Invalid input", where the value has the shape of exactly one option (every other option fails
+ * at the value itself), is reported as that option's own problems, e.g. `…toolConfirmation.x.rules[0].mode: …`.
+ */
+function unionBranchIssues(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
+  if (issue.code !== 'invalid_union' || issue.message !== 'Invalid input') return [issue];
+  const shaped = issue.errors.filter((branch) => branch.every((inner) => inner.path.length > 0));
+  if (shaped.length !== 1) return [issue];
+  return shaped[0]!.flatMap((inner) => unionBranchIssues({ ...inner, path: [...issue.path, ...inner.path] }));
 }
 
 function formatPath(path: PropertyKey[]): string {

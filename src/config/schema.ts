@@ -90,6 +90,56 @@ export const toolSourceConfig = z.union([builtinSource, mcpStdioSource, mcpHttpS
 
 const toolId = z.string().regex(/^[A-Za-z0-9_.-]+:(\*|[^\s]+)$/, 'a tool id "<source>:<name>" or "<source>:*"');
 
+// ---- argument rules and editing (issue 15; README "Argument rules") ----
+
+const toolConfirmationMode = z.enum(['ALWAYS', 'NEVER', 'BY_ANNOTATION']);
+
+export const argumentRuleConfig = z
+  .object({
+    match: z
+      .record(z.string(), z.unknown())
+      .describe("A JSON Schema (2020-12) for the call's arguments; the rule applies to the calls it accepts"),
+    mode: z
+      .enum(['ALWAYS', 'NEVER', 'DENY'])
+      .describe('ALWAYS: ask (every time), NEVER: run unasked, DENY: refuse the call with "reason"'),
+    reason: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Why; required for DENY: the model is told "Execution of <tool> was denied: <reason>"'),
+  })
+  .strict();
+
+const toolGatingConfig = z
+  .object({
+    mode: toolConfirmationMode
+      .optional()
+      .describe('When no rule matches, as a plain mode value (default BY_ANNOTATION)'),
+    rules: z
+      .array(argumentRuleConfig)
+      .optional()
+      .describe('Evaluated in order before "mode": the first whose "match" accepts the arguments decides'),
+    allowEdit: z
+      .boolean()
+      .optional()
+      .describe("May a user edit this tool's arguments when accepting a call; default: the agent's allowEdit"),
+  })
+  .strict();
+
+/** A mode, or the object form with argument rules and allowEdit. */
+const toolConfirmationValue = z.union([toolConfirmationMode, toolGatingConfig], {
+  // zod's own message for a union is "Invalid input"; an object's own problems are reported by the loader.
+  error: (issue) => {
+    if (issue.code !== 'invalid_union') return undefined;
+    const input = issue.input;
+    if (typeof input !== 'object' || input === null || Array.isArray(input))
+      return '"ALWAYS", "NEVER", "BY_ANNOTATION", or an object {"mode", "rules", "allowEdit"}';
+    return undefined;
+  },
+});
+
+// ---- end of argument rules and editing ----
+
 export const agentConfig = z
   .object({
     id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, "_" or "-", at most 64'),
@@ -108,9 +158,17 @@ export const agentConfig = z
         'Ask a human before tools run (per the annotations and overrides); updateAgent changes persist over this',
       ),
     toolConfirmation: z
-      .record(toolId, z.enum(['ALWAYS', 'NEVER', 'BY_ANNOTATION']))
+      .record(toolId, toolConfirmationValue)
       .default({})
-      .describe('Per-tool overrides by exact tool id'),
+      .describe(
+        'Per-tool overrides by exact tool id: a mode, or {"mode", "rules", "allowEdit"} (README "Argument rules")',
+      ),
+    allowEdit: z
+      .boolean()
+      .optional()
+      .describe(
+        "May a user edit a call's arguments when accepting it (default true); a tool's own allowEdit wins; updateAgent changes persist over this",
+      ),
     pauseTtlSeconds: z
       .number()
       .int()
@@ -257,5 +315,6 @@ export type ToolgateConfig = z.infer<typeof configSchema>;
 export type ModelConfig = z.infer<typeof modelConfig>;
 export type ToolSourceConfig = z.infer<typeof toolSourceConfig>;
 export type AgentConfig = z.infer<typeof agentConfig>;
+export type ArgumentRuleConfig = z.infer<typeof argumentRuleConfig>;
 export type PubSubConfig = z.infer<typeof pubsubConfig>;
 export type DatabaseConfig = z.infer<typeof databaseConfig>;

@@ -45,6 +45,30 @@ export interface Agent {
   toolConfirmation: Record<string, ToolConfirmationMode>;
   pauseTtlSeconds: number;
   maxIterations: number;
+  // ---- argument rules and editing (issue 15) ----
+  /** May a user edit a call's arguments when accepting it; a tool's own setting (toolAllowEdit) wins. */
+  allowEdit: boolean;
+  /**
+   * Per-tool argument rules, evaluated in order before the tool's mode (src/agent/gating.ts); a tool not named has
+   * none. A stored tool with rules or an allowEdit of its own also has a toolConfirmation entry (BY_ANNOTATION).
+   */
+  toolRules: Record<string, ArgumentRule[]>;
+  /** Per-tool allowEdit; a tool not named follows the agent's. */
+  toolAllowEdit: Record<string, boolean>;
+}
+
+// ---- argument rules (issue 15) ----------------------------------------------------------------------------
+
+export type ArgumentRuleMode = 'ALWAYS' | 'NEVER' | 'DENY';
+
+/** One argument rule of a tool: the first whose `match` accepts a call's arguments decides how the call is gated. */
+export interface ArgumentRule {
+  /** A JSON Schema (2020-12) the call's arguments are validated against; valid = the rule matches. */
+  match: JsonObject;
+  /** ALWAYS: ask (no remembered approval satisfies it); NEVER: run unasked; DENY: veto with `reason`. */
+  mode: ArgumentRuleMode;
+  /** Why: the veto's reason for DENY (required there), an explanation otherwise. */
+  reason?: string;
 }
 
 export type MessageRole = 'SYSTEM' | 'USER' | 'ASSISTANT' | 'TOOL';

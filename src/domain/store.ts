@@ -4,6 +4,7 @@
 import type {
   Agent,
   ApprovalGrantRecord,
+  ArgumentRule,
   ChatMessage,
   ElicitationAnswer,
   ElicitationDraft,
@@ -75,6 +76,12 @@ export interface AgentGatingPatch {
   requireToolConfirmation?: boolean;
   pauseTtlSeconds?: number;
   toolConfirmation?: Record<string, ToolConfirmationMode>;
+  // ---- argument rules and editing (issue 15) ----
+  allowEdit?: boolean;
+  /** Replaces the rules of each tool named; [] clears them. */
+  toolRules?: Record<string, ArgumentRule[]>;
+  /** Sets each named tool's allowEdit; null clears it (the agent's applies again). */
+  toolAllowEdit?: Record<string, boolean | null>;
 }
 
 /** A write made on behalf of a lease holder found the lease held by another process (or the turn no longer RUNNING). */

@@ -1,5 +1,7 @@
-import { requiresConfirmation } from '../agent/gating.js';
-import type { Agent, ToolAnnotations, ToolConfirmationMode } from '../domain/records.js';
+import { GraphQLError } from 'graphql';
+import { argumentRuleProblems } from '../agent/argument-rules.js';
+import { editAllowed, gateDecision, requiresConfirmation, type GateDecision } from '../agent/gating.js';
+import type { Agent, ArgumentRule, JsonObject, ToolAnnotations, ToolConfirmationMode } from '../domain/records.js';
 import type { Tool } from '../tools/tool.js';
 import { builder } from './builder.js';
 import { NodeRef } from './node.js';
@@ -20,6 +22,73 @@ export const ToolAnnotationsRef = builder.objectRef<ToolAnnotations>('ToolAnnota
   }),
 });
 
+// ---- argument rules and editing (issue 15; README "Argument rules") ----
+
+export const ArgumentRuleModeEnum = builder.enumType('ArgumentRuleMode', {
+  description: 'What an argument rule does with the calls it matches.',
+  values: {
+    ALWAYS: { description: 'Ask for confirmation, every time (a remembered approval does not stand in).' },
+    NEVER: { description: 'Run without asking.' },
+    DENY: { description: "Refuse the call; the model is told the rule's reason." },
+  },
+});
+
+const ArgumentRuleRef = builder.objectRef<ArgumentRule>('ArgumentRule').implement({
+  description:
+    "One of a tool's argument rules: evaluated in order, the first whose `match` accepts a call's arguments decides.",
+  fields: (t) => ({
+    match: t.field({
+      type: 'JSON',
+      description: "A JSON Schema (2020-12) validated against the call's arguments.",
+      resolve: (rule) => rule.match,
+    }),
+    mode: t.field({ type: ArgumentRuleModeEnum, resolve: (rule) => rule.mode }),
+    reason: t.string({
+      nullable: true,
+      description: 'For DENY, what the model is told; otherwise an explanation.',
+      resolve: (rule) => rule.reason ?? null,
+    }),
+  }),
+});
+
+const GATE_ACTIONS = { run: 'RUN', ask: 'ASK', deny: 'DENY' } as const;
+
+const ToolGateActionEnum = builder.enumType('ToolGateAction', {
+  values: {
+    RUN: { description: 'The call runs without asking.' },
+    ASK: { description: 'The turn pauses and asks for confirmation.' },
+    DENY: { description: 'The call is vetoed; the model is told the reason.' },
+  },
+});
+
+const ToolGateDecisionRef = builder.objectRef<GateDecision>('ToolGateDecision').implement({
+  description: "What toolgate's own gate decides for a call (listeners of plugins may still veto or ask).",
+  fields: (t) => ({
+    action: t.field({
+      type: ToolGateActionEnum,
+      resolve: (d) => GATE_ACTIONS[d.action],
+    }),
+    ruleIndex: t.int({
+      nullable: true,
+      description:
+        "The index of the tool's rule that decided; null when none matched (the mode and annotations decided).",
+      resolve: (d) => d.ruleIndex,
+    }),
+    reason: t.string({
+      nullable: true,
+      description: 'The veto reason (DENY).',
+      resolve: (d) => (d.action === 'deny' ? d.reason : null),
+    }),
+    grantable: t.boolean({
+      description:
+        'ASK only: whether a remembered approval may stand in for asking (not when the mode or rule is ALWAYS).',
+      resolve: (d) => d.action === 'ask' && d.grantable,
+    }),
+  }),
+});
+
+// ---- end of argument rules and editing ----
+
 const AgentToolRef = builder.objectRef<{ agent: Agent; tool: Tool }>('AgentTool').implement({
   fields: (t) => ({
     toolId: t.id({ description: '<source>:<tool name>, e.g. demo:delete_entities', resolve: ({ tool }) => tool.id }),
@@ -37,8 +106,39 @@ const AgentToolRef = builder.objectRef<{ agent: Agent; tool: Tool }>('AgentTool'
       resolve: ({ agent, tool }) => agent.toolConfirmation[tool.id] ?? 'BY_ANNOTATION',
     }),
     requiresConfirmation: t.boolean({
-      description: 'The effective decision from the agent toggle, the override and the annotations.',
+      description:
+        "The effective decision from the agent toggle, the override and the annotations: what a call gets when none of the tool's argument rules matches (see `gate` for given arguments).",
       resolve: ({ agent, tool }) => requiresConfirmation(agent, tool),
+    }),
+    // ---- argument rules and editing (issue 15) ----
+    rules: t.field({
+      type: [ArgumentRuleRef],
+      description: "The tool's argument rules, in the order they are evaluated; empty when it has none.",
+      resolve: ({ agent, tool }) => agent.toolRules[tool.id] ?? [],
+    }),
+    allowEdit: t.boolean({
+      description:
+        "Whether a user may edit this tool's arguments when accepting a call: allowEditOverride, else the agent's allowEdit.",
+      resolve: ({ agent, tool }) => editAllowed(agent, tool.id),
+    }),
+    allowEditOverride: t.boolean({
+      nullable: true,
+      description: "This tool's own allowEdit; null: the agent's applies.",
+      resolve: ({ agent, tool }) => agent.toolAllowEdit[tool.id] ?? null,
+    }),
+    gate: t.field({
+      type: ToolGateDecisionRef,
+      description:
+        "What the gate would decide for a call of this tool with these arguments, now: the argument rules, then the mode and annotations. The tool's inputSchema is not checked.",
+      args: { arguments: t.arg({ type: 'JSON', required: true }) },
+      resolve: ({ agent, tool }, args) => {
+        const callArguments = args.arguments;
+        if (typeof callArguments !== 'object' || callArguments === null || Array.isArray(callArguments))
+          throw new GraphQLError('arguments must be a JSON object, as a tool call has.', {
+            extensions: { code: 'BAD_USER_INPUT' },
+          });
+        return gateDecision(agent, tool, callArguments as JsonObject);
+      },
     }),
   }),
 });
@@ -56,6 +156,10 @@ export const AgentRef = builder.objectRef<Agent>('Agent').implement({
       description: 'How long a paused turn and its elicitations stay answerable.',
     }),
     maxIterations: t.exposeInt('maxIterations', { description: 'Model calls a turn may make before it stops FAILED.' }),
+    allowEdit: t.exposeBoolean('allowEdit', {
+      description:
+        "Whether a user may edit a call's arguments when accepting it; a tool's own setting wins (AgentTool.allowEdit).",
+    }),
     tools: t.field({
       type: [AgentToolRef],
       resolve: async (agent, _args, ctx) => (await ctx.services.tools.toolsFor(agent)).map((tool) => ({ agent, tool })),
@@ -77,10 +181,32 @@ builder.queryFields((t) => ({
   }),
 }));
 
+const ArgumentRuleInput = builder.inputType('ArgumentRuleInput', {
+  fields: (t) => ({
+    match: t.field({
+      type: 'JSON',
+      required: true,
+      description: "A JSON Schema (2020-12) object for the call's arguments; {} matches every call.",
+    }),
+    mode: t.field({ type: ArgumentRuleModeEnum, required: true }),
+    reason: t.string({ description: 'Required for DENY: the model is told it.' }),
+  }),
+});
+
 const ToolConfirmationInput = builder.inputType('ToolConfirmationInput', {
   fields: (t) => ({
     toolId: t.id({ required: true }),
-    mode: t.field({ type: ToolConfirmationModeEnum, required: true }),
+    mode: t.field({
+      type: ToolConfirmationModeEnum,
+      description: 'The mode to set; absent or null keeps the current one.',
+    }),
+    rules: t.field({
+      type: [ArgumentRuleInput],
+      description: "Replaces the tool's argument rules (in order); [] removes them; absent or null keeps them.",
+    }),
+    allowEdit: t.boolean({
+      description: "The tool's own allowEdit; null removes it (the agent's applies); absent keeps it.",
+    }),
   }),
 });
 
@@ -89,6 +215,7 @@ const UpdateAgentInput = builder.inputType('UpdateAgentInput', {
     agentId: t.id({ required: true }),
     requireToolConfirmation: t.boolean(),
     pauseTtlSeconds: t.int(),
+    allowEdit: t.boolean({ description: "Whether a user may edit a call's arguments when accepting it." }),
     toolConfirmation: t.field({
       type: [ToolConfirmationInput],
       description: 'Per-tool overrides to set; tools not named keep theirs.',
@@ -110,7 +237,8 @@ const MAX_PAUSE_TTL = 30 * 24 * 3600;
 builder.mutationField('updateAgent', (t) =>
   t.field({
     type: UpdateAgentPayload,
-    description: "Administrators only: the agent's tool-confirmation gating and pause expiry.",
+    description:
+      "Administrators only: the agent's tool-confirmation gating (modes, argument rules, allowEdit) and pause expiry.",
     args: { input: t.arg({ type: UpdateAgentInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const fail = (error: UserError) => ({ agent: null, userErrors: [error] });
@@ -128,6 +256,8 @@ builder.mutationField('updateAgent', (t) =>
       }
       const known = new Set((await ctx.services.tools.toolsFor(agent)).map((tool) => tool.id));
       const overrides: Record<string, ToolConfirmationMode> = {};
+      const toolRules: Record<string, ArgumentRule[]> = {};
+      const toolAllowEdit: Record<string, boolean | null> = {};
       for (const [i, entry] of (input.toolConfirmation ?? []).entries()) {
         const toolId = String(entry.toolId);
         if (!known.has(toolId)) {
@@ -140,7 +270,30 @@ builder.mutationField('updateAgent', (t) =>
             ]),
           );
         }
-        overrides[toolId] = entry.mode;
+        if (entry.mode != null) overrides[toolId] = entry.mode;
+        // ---- argument rules and editing (issue 15) ----
+        if (entry.rules != null) {
+          const rules = entry.rules.map((rule): ArgumentRule => ({
+            match: rule.match as JsonObject,
+            mode: rule.mode,
+            ...(rule.reason != null && { reason: rule.reason }),
+          }));
+          const problem = argumentRuleProblems(rules)[0];
+          if (problem) {
+            const at = problem.path.length > 0 ? `Rule ${problem.path[0]} of ${toolId}` : `The rules of ${toolId}`;
+            return fail(
+              userError('INVALID_INPUT', `${at}: ${problem.message}.`, [
+                'input',
+                'toolConfirmation',
+                String(i),
+                'rules',
+                ...problem.path.map(String),
+              ]),
+            );
+          }
+          toolRules[toolId] = rules;
+        }
+        if (entry.allowEdit !== undefined) toolAllowEdit[toolId] = entry.allowEdit;
       }
       const updated = await ctx.services.store.updateAgentGating(
         agent.id,
@@ -148,6 +301,9 @@ builder.mutationField('updateAgent', (t) =>
           ...(input.requireToolConfirmation != null && { requireToolConfirmation: input.requireToolConfirmation }),
           ...(ttl != null && { pauseTtlSeconds: ttl }),
           toolConfirmation: overrides,
+          ...(input.allowEdit != null && { allowEdit: input.allowEdit }),
+          toolRules,
+          toolAllowEdit,
         },
         ctx.services.clock().toISOString(),
       );

@@ -1,5 +1,6 @@
 import { validateArguments } from '../agent/arguments.js';
 import { contentBytes, validateContent } from '../agent/content.js';
+import { editAllowed, gateDecision } from '../agent/gating.js';
 import { MAX_GRANT_TTL_SECONDS } from '../domain/grants.js';
 import { elicitationStatusAt } from '../domain/expiry.js';
 import type {
@@ -155,6 +156,24 @@ ElicitationRef.implement({
       }),
     }),
     response: t.field({ type: ElicitationResponseRef, nullable: true, resolve: (e) => e.response }),
+    canEdit: t.boolean({
+      description: "Whether an ACCEPT may carry edited arguments: the agent's allowEdit for this tool, as of now.",
+      resolve: async (e, _args, ctx) => {
+        const agent = await ctx.services.store.getAgent(e.agentId);
+        return agent !== null && editAllowed(agent, e.toolCall.toolId);
+      },
+    }),
+    canRemember: t.boolean({
+      description: 'Whether an ACCEPT may carry remember: false for a call that asks every time (ALWAYS).',
+      resolve: async (e, _args, ctx) => {
+        if (!e.toolCall.definitionHash) return false;
+        const agent = await ctx.services.store.getAgent(e.agentId);
+        const tool = agent && (await ctx.services.tools.toolsFor(agent)).find((t) => t.id === e.toolCall.toolId);
+        if (!agent || !tool) return false;
+        const decision = gateDecision(agent, tool, e.toolCall.arguments);
+        return !(decision.action === 'ask' && !decision.grantable);
+      },
+    }),
     resolvedBy: t.exposeString('resolvedBy', {
       nullable: true,
       description:
@@ -357,6 +376,12 @@ async function checkEditAndRemember(
   const agent = await ctx.services.store.getAgent(elicitation.agentId);
   const tool = agent && (await ctx.services.tools.toolsFor(agent)).find((candidate) => candidate.id === toolId);
   if (edited != null) {
+    if (agent && !editAllowed(agent, toolId)) {
+      return userError('FORBIDDEN', `Editing the arguments of ${name} is turned off for this agent (allowEdit).`, [
+        'input',
+        'arguments',
+      ]);
+    }
     if (!tool) {
       return userError('INVALID_INPUT', `The tool ${toolId} is no longer available to this agent.`, [
         'input',
@@ -385,12 +410,12 @@ async function checkEditAndRemember(
         ['input', 'remember'],
       );
     }
-    if (agent?.toolConfirmation[toolId] === 'ALWAYS') {
-      return userError(
-        'INVALID_INPUT',
-        `${name} is set to ALWAYS: it asks every time, so its approval cannot be remembered.`,
-        ['input', 'remember'],
-      );
+    const decision = agent && tool && gateDecision(agent, tool, elicitation.toolCall.arguments);
+    if (decision && decision.action === 'ask' && !decision.grantable) {
+      return userError('INVALID_INPUT', `${name} asks every time (ALWAYS), so its approval cannot be remembered.`, [
+        'input',
+        'remember',
+      ]);
     }
   }
   return null;

@@ -7,6 +7,7 @@ import { closeStep } from '../../src/agent/closing.js';
 import { toolText } from '../../src/agent/messages.js';
 import type {
   Agent,
+  ArgumentRule,
   ChatMessage,
   CloseReason,
   ElicitationAnswer,
@@ -74,6 +75,9 @@ function agentConfig(id: string, changes: Partial<Agent> = {}): Agent {
     toolConfirmation: {},
     pauseTtlSeconds: 3600,
     maxIterations: 8,
+    allowEdit: true,
+    toolRules: {},
+    toolAllowEdit: {},
     ...changes,
   };
 }
@@ -388,6 +392,144 @@ export function describeStore(factory: StoreFactory): void {
           agentConfig('bravo'),
           agentConfig('charlie'),
         ]);
+      });
+    });
+
+    // ---- 1b. argument rules and allowEdit (issue 15) ------------------------------------------------------------
+
+    describe('agents: argument rules and allowEdit', () => {
+      const TMP: ArgumentRule = {
+        match: { properties: { path: { type: 'string', pattern: '^/tmp/' } }, required: ['path'] },
+        mode: 'NEVER',
+      };
+      const ETC: ArgumentRule = {
+        match: { properties: { path: { pattern: '^/etc/' } } },
+        mode: 'DENY',
+        reason: 'system files are off limits',
+      };
+      const ANY: ArgumentRule = { match: {}, mode: 'ALWAYS' };
+
+      it('syncAgent stores rules in order, the agent allowEdit and per-tool allowEdit; every read returns them', async () => {
+        const config = agentConfig('files', {
+          allowEdit: false,
+          toolConfirmation: { 'fs:write': 'BY_ANNOTATION', 'fs:delete': 'ALWAYS', 'fs:read': 'NEVER' },
+          toolRules: { 'fs:write': [ETC, TMP, ANY], 'fs:delete': [TMP] },
+          toolAllowEdit: { 'fs:write': true, 'fs:delete': false },
+        });
+        expect(await store.syncAgent(config, at(0))).toEqual(config);
+        expect(await store.getAgent('files')).toEqual(config);
+        expect(await store.listAgents()).toEqual([config]);
+        // The agent as a turn reads it in its transaction.
+        const started = await store.startTurn(startInput({ agentId: 'files', now: at(1) }), closeStep);
+        expect(started.ok && started.agent).toEqual(config);
+      });
+
+      it('an agent without any keeps the defaults: allowEdit true, no rules, no per-tool allowEdit', async () => {
+        await store.syncAgent(agentConfig('plain', { toolConfirmation: { 'fs:read': 'NEVER' } }), at(0));
+        expect(await store.getAgent('plain')).toMatchObject({ allowEdit: true, toolRules: {}, toolAllowEdit: {} });
+      });
+
+      it('syncAgent replaces rules and allowEdit from the config while updateAgent has not changed gating', async () => {
+        await store.syncAgent(
+          agentConfig('files', {
+            toolConfirmation: { 'fs:write': 'BY_ANNOTATION' },
+            toolRules: { 'fs:write': [ETC, TMP] },
+            toolAllowEdit: { 'fs:write': false },
+          }),
+          at(0),
+        );
+        const changed = agentConfig('files', {
+          allowEdit: false,
+          toolConfirmation: { 'fs:delete': 'ALWAYS' },
+          toolRules: { 'fs:delete': [ANY] },
+        });
+        expect(await store.syncAgent(changed, at(1))).toEqual(changed);
+      });
+
+      it('updateAgentGating replaces the rules of the tools it names, [] clears them, null clears a tool allowEdit', async () => {
+        await store.syncAgent(
+          agentConfig('files', {
+            toolConfirmation: { 'fs:write': 'ALWAYS', 'fs:delete': 'ALWAYS' },
+            toolRules: { 'fs:write': [ETC, TMP], 'fs:delete': [ANY] },
+            toolAllowEdit: { 'fs:write': false, 'fs:delete': false },
+          }),
+          at(0),
+        );
+        const updated = await store.updateAgentGating(
+          'files',
+          {
+            allowEdit: false,
+            toolRules: { 'fs:write': [TMP], 'fs:delete': [], 'fs:new': [ETC] },
+            toolAllowEdit: { 'fs:write': null, 'fs:other': true },
+          },
+          at(1),
+        );
+        const expected = agentConfig('files', {
+          allowEdit: false,
+          // The modes stay; a tool named for the first time gets BY_ANNOTATION.
+          toolConfirmation: {
+            'fs:write': 'ALWAYS',
+            'fs:delete': 'ALWAYS',
+            'fs:new': 'BY_ANNOTATION',
+            'fs:other': 'BY_ANNOTATION',
+          },
+          toolRules: { 'fs:write': [TMP], 'fs:new': [ETC] },
+          toolAllowEdit: { 'fs:delete': false, 'fs:other': true },
+        });
+        expect(updated).toEqual(expected);
+        expect(await store.getAgent('files')).toEqual(expected);
+
+        // A mode alone leaves the tool's rules and allowEdit as they are.
+        const modeOnly = await store.updateAgentGating('files', { toolConfirmation: { 'fs:new': 'NEVER' } }, at(2));
+        expect(modeOnly).toEqual({
+          ...expected,
+          toolConfirmation: { ...expected.toolConfirmation, 'fs:new': 'NEVER' },
+        });
+      });
+
+      it('once updateAgentGating changed them, syncAgent keeps rules and allowEdit as the API left them', async () => {
+        await store.syncAgent(
+          agentConfig('files', { toolConfirmation: { 'fs:write': 'BY_ANNOTATION' }, toolRules: { 'fs:write': [TMP] } }),
+          at(0),
+        );
+        const updated = await store.updateAgentGating(
+          'files',
+          { allowEdit: false, toolRules: { 'fs:write': [ETC] }, toolAllowEdit: { 'fs:write': true } },
+          at(1),
+        );
+        const synced = await store.syncAgent(
+          agentConfig('files', {
+            name: 'Files v2',
+            allowEdit: true,
+            toolConfirmation: { 'fs:write': 'NEVER' },
+            toolRules: { 'fs:write': [ANY] },
+            toolAllowEdit: { 'fs:write': false },
+          }),
+          at(2),
+        );
+        expect(synced).toEqual({ ...updated, name: 'Files v2' });
+        expect(synced).toMatchObject({
+          allowEdit: false,
+          toolRules: { 'fs:write': [ETC] },
+          toolAllowEdit: { 'fs:write': true },
+        });
+      });
+
+      it('an allowEdit-only change also counts as a gating change that later syncs keep', async () => {
+        await store.syncAgent(agentConfig('files'), at(0));
+        await store.updateAgentGating('files', { allowEdit: false }, at(1));
+        expect((await store.syncAgent(agentConfig('files', { allowEdit: true }), at(2))).allowEdit).toBe(false);
+      });
+
+      it('a second store instance reads what the first wrote', async () => {
+        const config = agentConfig('files', {
+          toolConfirmation: { 'fs:write': 'BY_ANNOTATION' },
+          toolRules: { 'fs:write': [ETC, TMP] },
+          toolAllowEdit: { 'fs:write': false },
+        });
+        await store.syncAgent(config, at(0));
+        const other = await second();
+        expect(await other.getAgent('files')).toEqual(config);
       });
     });
 

@@ -29,6 +29,9 @@ const AGENT: Agent = {
   toolConfirmation: {},
   pauseTtlSeconds: 60,
   maxIterations: 5,
+  allowEdit: true,
+  toolRules: {},
+  toolAllowEdit: {},
 };
 
 beforeEach(async () => {

@@ -13,6 +13,9 @@ export function agent(overrides: Partial<Agent> = {}): Agent {
     toolConfirmation: {},
     pauseTtlSeconds: 60,
     maxIterations: 5,
+    allowEdit: true,
+    toolRules: {},
+    toolAllowEdit: {},
     ...overrides,
   };
 }

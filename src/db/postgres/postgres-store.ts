@@ -13,6 +13,7 @@ import pg from 'pg';
 import { decideAnswer, resumesTurn } from '../../domain/answer-rules.js';
 import { storedConditionsFor } from '../../domain/expiry.js';
 import { grantFromAnswer, grantStateAt } from '../../domain/grants.js';
+import { argumentRulesFromRows, overrideChanges, overrideRows } from '../../domain/agent-overrides.js';
 import { newId } from '../../domain/ids.js';
 import { buildPage, decodeCursor, pageHoldsAll } from '../../domain/pagination.js';
 import { loadPendingStep } from '../../domain/pending-step.js';
@@ -20,6 +21,7 @@ import { toStorableJson, toStorableText } from '../../domain/text.js';
 import type {
   Agent,
   ApprovalGrantRecord,
+  ArgumentRule,
   ChatMessage,
   CloseReason,
   ElicitationAnswer,
@@ -189,23 +191,32 @@ export class PostgresStore implements Store {
       // Instances starting at once each sync the config: the row lock makes them one after the other.
       const { rows } = await client.query<{ gating_set_by_api: boolean }>(
         `INSERT INTO agents (id, name, description, model_id, system_prompt, tool_ids, max_iterations, updated_at,
-           created_at, require_tool_confirmation, pause_ttl_seconds)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10)
+           created_at, require_tool_confirmation, pause_ttl_seconds, allow_edit)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, $11)
          ON CONFLICT (id) DO UPDATE SET name = $2, description = $3, model_id = $4, system_prompt = $5,
            tool_ids = $6, max_iterations = $7, updated_at = $8,
            require_tool_confirmation = CASE WHEN agents.gating_set_by_api THEN agents.require_tool_confirmation ELSE $9 END,
-           pause_ttl_seconds = CASE WHEN agents.gating_set_by_api THEN agents.pause_ttl_seconds ELSE $10 END
+           pause_ttl_seconds = CASE WHEN agents.gating_set_by_api THEN agents.pause_ttl_seconds ELSE $10 END,
+           allow_edit = CASE WHEN agents.gating_set_by_api THEN agents.allow_edit ELSE $11 END
          RETURNING gating_set_by_api`,
-        [...definition, agent.requireToolConfirmation, agent.pauseTtlSeconds],
+        [...definition, agent.requireToolConfirmation, agent.pauseTtlSeconds, agent.allowEdit],
       );
       if (rows[0]!.gating_set_by_api) return;
       await client.query('DELETE FROM agent_tool_overrides WHERE agent_id = $1', [agent.id]);
-      const overrides = Object.entries(agent.toolConfirmation);
+      const overrides = overrideRows(agent);
       if (overrides.length) {
+        // Rules travel as JSON text (NULL for none) in a text[]: jsonb[] would need each element quoted as an array literal.
         await client.query(
-          `INSERT INTO agent_tool_overrides (agent_id, tool_id, mode)
-           SELECT $1, tool_id, mode FROM unnest($2::text[], $3::text[]) AS o(tool_id, mode)`,
-          [agent.id, overrides.map(([toolId]) => toolId), overrides.map(([, mode]) => mode)],
+          `INSERT INTO agent_tool_overrides (agent_id, tool_id, mode, rules, allow_edit)
+           SELECT $1, tool_id, mode, rules::jsonb, allow_edit
+           FROM unnest($2::text[], $3::text[], $4::text[], $5::boolean[]) AS o(tool_id, mode, rules, allow_edit)`,
+          [
+            agent.id,
+            overrides.map((o) => o.toolId),
+            overrides.map((o) => o.mode),
+            overrides.map((o) => (o.rules === null ? null : json(o.rules))),
+            overrides.map((o) => o.allowEdit),
+          ],
         );
       }
     });
@@ -226,18 +237,20 @@ export class PostgresStore implements Store {
     const found = await this.#transaction(async (client) => {
       const { rowCount } = await client.query(
         `UPDATE agents SET require_tool_confirmation = COALESCE($2, require_tool_confirmation),
-           pause_ttl_seconds = COALESCE($3, pause_ttl_seconds), gating_set_by_api = true, updated_at = $4
+           pause_ttl_seconds = COALESCE($3, pause_ttl_seconds), allow_edit = COALESCE($5, allow_edit),
+           gating_set_by_api = true, updated_at = $4
          WHERE id = $1`,
-        [id, patch.requireToolConfirmation ?? null, patch.pauseTtlSeconds ?? null, now],
+        [id, patch.requireToolConfirmation ?? null, patch.pauseTtlSeconds ?? null, now, patch.allowEdit ?? null],
       );
       if (rowCount !== 1) return false;
-      const overrides = Object.entries(patch.toolConfirmation ?? {});
-      if (overrides.length) {
+      // One statement per tool named (an admin's change, rare): each sets only what the patch names for it.
+      for (const { toolId, set } of overrideChanges(patch)) {
+        const columns = Object.keys(set).map((key) => OVERRIDE_COLUMNS[key as keyof typeof set]);
         await client.query(
-          `INSERT INTO agent_tool_overrides (agent_id, tool_id, mode)
-           SELECT $1, tool_id, mode FROM unnest($2::text[], $3::text[]) AS o(tool_id, mode)
-           ON CONFLICT (agent_id, tool_id) DO UPDATE SET mode = excluded.mode`,
-          [id, overrides.map(([toolId]) => toolId), overrides.map(([, mode]) => mode)],
+          `INSERT INTO agent_tool_overrides (agent_id, tool_id, mode, rules, allow_edit)
+           VALUES ($1, $2, COALESCE($3, 'BY_ANNOTATION'), $4::jsonb, $5)
+           ON CONFLICT (agent_id, tool_id) DO UPDATE SET ${columns.map((c) => `${c} = excluded.${c}`).join(', ')}`,
+          [id, toolId, set.mode ?? null, set.rules ? json(set.rules) : null, set.allowEdit ?? null],
         );
       }
       return true;
@@ -851,6 +864,9 @@ function storableParameter(value: unknown): unknown {
   return value;
 }
 
+/** agent_tool_overrides columns by ToolOverrideRow key, for the updates that set only some of them. */
+const OVERRIDE_COLUMNS = { mode: 'mode', rules: 'rules', allowEdit: 'allow_edit' } as const;
+
 /** JSON for a jsonb parameter: JSON.stringify writes NUL and unpaired surrogates as \u escapes, which jsonb refuses. */
 function json(value: unknown): string {
   return JSON.stringify(toStorableJson(value));
@@ -875,13 +891,13 @@ const Q = {
   ),
   agent: statement(
     'agent',
-    `SELECT a.*, COALESCE((SELECT json_agg(json_build_array(o.tool_id, o.mode)) FROM agent_tool_overrides o
-       WHERE o.agent_id = a.id), '[]') AS overrides FROM agents a WHERE a.id = $1`,
+    `SELECT a.*, COALESCE((SELECT json_agg(json_build_array(o.tool_id, o.mode, o.rules, o.allow_edit))
+       FROM agent_tool_overrides o WHERE o.agent_id = a.id), '[]') AS overrides FROM agents a WHERE a.id = $1`,
   ),
   agents: statement(
     'agents',
-    `SELECT a.*, COALESCE((SELECT json_agg(json_build_array(o.tool_id, o.mode)) FROM agent_tool_overrides o
-       WHERE o.agent_id = a.id), '[]') AS overrides FROM agents a ORDER BY a.id`,
+    `SELECT a.*, COALESCE((SELECT json_agg(json_build_array(o.tool_id, o.mode, o.rules, o.allow_edit))
+       FROM agent_tool_overrides o WHERE o.agent_id = a.id), '[]') AS overrides FROM agents a ORDER BY a.id`,
   ),
   ownedThread: statement('owned_thread', 'SELECT * FROM threads WHERE id = $1 AND owner_id = $2'),
   lockOwnedThread: statement('lock_owned_thread', 'SELECT * FROM threads WHERE id = $1 AND owner_id = $2 FOR UPDATE'),
@@ -1136,7 +1152,12 @@ function withSeq(row: Row): Row & { seq: number } {
 }
 
 function agentRecord(row: Row): Agent {
-  const overrides = row.overrides as [toolId: string, mode: ToolConfirmationMode][];
+  const overrides = row.overrides as [
+    toolId: string,
+    mode: ToolConfirmationMode,
+    rules: ArgumentRule[] | null,
+    allowEdit: boolean | null,
+  ][];
   return {
     id: String(row.id),
     name: String(row.name),
@@ -1145,9 +1166,13 @@ function agentRecord(row: Row): Agent {
     systemPrompt: String(row.system_prompt),
     toolIds: row.tool_ids as string[],
     requireToolConfirmation: Boolean(row.require_tool_confirmation),
-    toolConfirmation: Object.fromEntries(overrides),
+    toolConfirmation: Object.fromEntries(overrides.map(([toolId, mode]) => [toolId, mode])),
     pauseTtlSeconds: Number(row.pause_ttl_seconds),
     maxIterations: Number(row.max_iterations),
+    ...argumentRulesFromRows(
+      Boolean(row.allow_edit),
+      overrides.map(([toolId, , rules, allowEdit]) => ({ toolId, rules, allowEdit })),
+    ),
   };
 }
 

@@ -26,6 +26,7 @@ import { readMigrationFiles } from 'drizzle-orm/migrator';
 import type {
   Agent,
   ApprovalGrantRecord,
+  ArgumentRule,
   ChatMessage,
   CloseReason,
   ElicitationAnswer,
@@ -41,6 +42,7 @@ import type {
   ToolMessageDraft,
   TurnRecord,
 } from '../../domain/records.js';
+import { argumentRulesFromRows, overrideChanges, overrideRows } from '../../domain/agent-overrides.js';
 import { decideAnswer, resumesTurn } from '../../domain/answer-rules.js';
 import { storedConditionsFor } from '../../domain/expiry.js';
 import { grantFromAnswer, grantStateAt } from '../../domain/grants.js';
@@ -196,7 +198,11 @@ export class SqliteStore implements Store {
         maxIterations: agent.maxIterations,
         updatedAt: now,
       };
-      const gating = { requireToolConfirmation: agent.requireToolConfirmation, pauseTtlSeconds: agent.pauseTtlSeconds };
+      const gating = {
+        requireToolConfirmation: agent.requireToolConfirmation,
+        pauseTtlSeconds: agent.pauseTtlSeconds,
+        allowEdit: agent.allowEdit,
+      };
       if (!existing) {
         this.db
           .insert(agents)
@@ -211,8 +217,11 @@ export class SqliteStore implements Store {
         if (existing.gatingSetByApi) return;
         this.db.delete(agentToolOverrides).where(eq(agentToolOverrides.agentId, agent.id)).run();
       }
-      for (const [toolId, mode] of Object.entries(agent.toolConfirmation)) {
-        this.db.insert(agentToolOverrides).values({ agentId: agent.id, toolId, mode }).run();
+      for (const override of overrideRows(agent)) {
+        this.db
+          .insert(agentToolOverrides)
+          .values({ agentId: agent.id, ...override })
+          .run();
       }
     });
     return (await this.getAgent(agent.id))!;
@@ -226,10 +235,20 @@ export class SqliteStore implements Store {
     // One statement for the agent and its overrides: every turn reads its agent.
     const row = this.#q.agentWithOverrides.get({ id }) as (Record<string, unknown> & { overrides: string }) | undefined;
     if (!row) return null;
-    const overrides = JSON.parse(row.overrides) as [toolId: string, mode: ToolConfirmationMode][];
+    const overrides = JSON.parse(row.overrides) as [
+      toolId: string,
+      mode: ToolConfirmationMode,
+      rules: ArgumentRule[] | null,
+      allowEdit: 0 | 1 | null,
+    ][];
     return agentFromRow(
       agentColumns.fromRaw(row),
-      overrides.map(([toolId, mode]) => ({ toolId, mode })),
+      overrides.map(([toolId, mode, rules, allowEdit]) => ({
+        toolId,
+        mode,
+        rules,
+        allowEdit: allowEdit === null ? null : allowEdit === 1,
+      })),
     );
   }
 
@@ -253,16 +272,25 @@ export class SqliteStore implements Store {
             requireToolConfirmation: patch.requireToolConfirmation,
           }),
           ...(patch.pauseTtlSeconds !== undefined && { pauseTtlSeconds: patch.pauseTtlSeconds }),
+          ...(patch.allowEdit !== undefined && { allowEdit: patch.allowEdit }),
           gatingSetByApi: true,
           updatedAt: now,
         })
         .where(eq(agents.id, id))
         .run();
-      for (const [toolId, mode] of Object.entries(patch.toolConfirmation ?? {})) {
+      // Each tool's row gets what the patch names; a new row takes the defaults for the rest.
+      for (const change of overrideChanges(patch)) {
         this.db
           .insert(agentToolOverrides)
-          .values({ agentId: id, toolId, mode })
-          .onConflictDoUpdate({ target: [agentToolOverrides.agentId, agentToolOverrides.toolId], set: { mode } })
+          .values({
+            agentId: id,
+            toolId: change.toolId,
+            mode: 'BY_ANNOTATION',
+            rules: null,
+            allowEdit: null,
+            ...change.set,
+          })
+          .onConflictDoUpdate({ target: [agentToolOverrides.agentId, agentToolOverrides.toolId], set: change.set })
           .run();
       }
       return true;
@@ -910,7 +938,8 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
     allPendingCount: raw("SELECT count(*) AS count FROM elicitations WHERE status = 'PENDING' AND expires_at > @now"),
     newestMigration: raw('SELECT max(created_at) AS applied FROM __drizzle_migrations'),
     agentWithOverrides: raw(`SELECT ${agentColumns.select},
-      (SELECT json_group_array(json_array(tool_id, mode)) FROM agent_tool_overrides WHERE agent_id = agents.id) AS overrides
+      (SELECT json_group_array(json_array(tool_id, mode, json(rules), allow_edit)) FROM agent_tool_overrides
+        WHERE agent_id = agents.id) AS overrides
       FROM agents WHERE id = @id`),
     overrides: db
       .select()
@@ -1138,7 +1167,10 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
   };
 }
 
-function agentFromRow(row: typeof agents.$inferSelect, overrides: { toolId: string; mode: string }[]): Agent {
+function agentFromRow(
+  row: typeof agents.$inferSelect,
+  overrides: { toolId: string; mode: string; rules: unknown[] | null; allowEdit: boolean | null }[],
+): Agent {
   return {
     id: row.id,
     name: row.name,
@@ -1150,6 +1182,7 @@ function agentFromRow(row: typeof agents.$inferSelect, overrides: { toolId: stri
     toolConfirmation: Object.fromEntries(overrides.map((o) => [o.toolId, o.mode as ToolConfirmationMode])),
     pauseTtlSeconds: row.pauseTtlSeconds,
     maxIterations: row.maxIterations,
+    ...argumentRulesFromRows(row.allowEdit, overrides),
   };
 }
 
