@@ -9,10 +9,12 @@ import { TurnRef } from './turns.js';
 
 const TurnTextDeltaRef = builder.objectRef<TurnTextDelta>('TurnTextDelta').implement({
   description:
-    'A piece of the text of one model call of a turn, as the model generates it (models configured with `stream: true`). ' +
-    'Not durable: deltas are not stored, not replayed after a reconnect, and may be missed (a slow subscriber, a ' +
-    'crash, another instance joined mid-answer). The text of the ASSISTANT message saved when the call answered is ' +
-    'authoritative: it equals the deltas put together when none was missed.',
+    'A piece of the text of one model call of a turn, as the model generates it (an `openai-compatible` model with ' +
+    '`stream: true`; the scripted demo model sends each answer as one piece). Not durable: deltas are not stored, ' +
+    'not replayed after a reconnect, and may be missed (a slow subscriber, a crash, a subscriber on another instance ' +
+    'joining mid-answer). The ASSISTANT message saved when the call answered is authoritative: its text equals the ' +
+    'deltas put together when none was missed. Each model call saves one ASSISTANT message, so show the text of ' +
+    'iteration i only while the turn you hold has fewer than i ASSISTANT messages.',
   fields: (t) => ({
     turnId: t.exposeID('turnId'),
     iteration: t.exposeInt('iteration', {

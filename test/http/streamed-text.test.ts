@@ -295,6 +295,28 @@ describe('turnEvents: streamed text over graphql-ws', () => {
     }
   });
 
+  it('joins pieces that arrive together into fewer deltas, which still add up to the saved text', async () => {
+    const answer = 'Pieces sent back to back, in one write, arrive in one network read.';
+    const ready = gate();
+    fake.reply({ text: answer, streaming: { after: ready.promise } });
+    const client = connectWs(h.url, alice.authorization);
+    try {
+      const turnId = await startBackground('streamed', 'all at once');
+      const received = await follow(client, turnId);
+      ready.open();
+      await until(received, ['COMPLETED']);
+      const deltas = deltasOf(eventsOf(received));
+      expect(deltas.length).toBeGreaterThan(0);
+      expect(deltas.length).toBeLessThan(answer.match(/.{1,4}/gs)!.length);
+      expect(deltas.map((d) => d.index)).toEqual(deltas.map((_, i) => i));
+      expect(applyDeltas(deltas)).toBe(answer);
+      expect(deltas.map((d) => d.delta).join('')).toBe(answer);
+      received.stop();
+    } finally {
+      await client.dispose();
+    }
+  });
+
   it('keeps a character split between two pieces whole, so that the pieces add up to the saved text', async () => {
     // Pieces of 3 UTF-16 code units split the emoji's surrogate pair: "ab\uD83D", "\uDE00cd".
     const answer = 'ab😀cd';
