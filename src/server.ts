@@ -14,6 +14,7 @@ import type { ToolgateConfig } from './config/schema.js';
 import { openStorage, type Storage } from './storage.js';
 import type { SyncFile } from './db/sqlite/wal-sync.js';
 import { openPubSub, type ToolgatePubSub } from './events/index.js';
+import { createRunnerEventPublisher } from './events/runner-events.js';
 import type { GraphQLContext } from './graphql/builder.js';
 import { createAuthenticator, isLoopbackHost, viewerOrThrow, type Authenticator } from './http/auth.js';
 import { armorPlugins } from './http/armor.js';
@@ -188,9 +189,7 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
 
   // Registered at emit time, before the mutation's own flush(): when the fsync ends, the event goes out ahead of
   // the response (bench part 4 measures publish → receive). Flushes settle in the order they were asked for.
-  const afterFlush = (publish: () => void) => {
-    store.flush().then(publish).catch(onError);
-  };
+  const runnerEvents = createRunnerEventPublisher({ pubsub, flush: () => store.flush(), onError });
   // The log and metrics observers join here (src/observability/); observers from code come after them.
   const observers: LifecycleObserver[] = [lifecycleLogger(logger), ...(options.observers ?? [])];
   // Metrics (README "Metrics"): none are kept when the config turns /metrics off.
@@ -211,14 +210,9 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
     checkpoint: options.checkpoint,
     models: (id) => models.get(id),
     // An event goes out once what it reports is on disk (store.flush()), like a mutation's response: a client
-    // never acts on a pause or an answer that a power loss could take back.
-    events: {
-      turnChanged: (turn) => afterFlush(() => pubsub.publish('turn', turn.id, turn)),
-      elicitationsCreated: (elicitations) =>
-        afterFlush(() => {
-          for (const elicitation of elicitations) pubsub.publish('elicitations', elicitation.ownerId, elicitation);
-        }),
-    },
+    // never acts on a pause or an answer that a power loss could take back. Streamed text goes out at once, after
+    // the turn's earlier events (src/events/runner-events.ts).
+    events: runnerEvents,
   });
   const limits: Limits = {
     ...defaultLimits,
@@ -229,7 +223,7 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
     }),
     ...options.limits,
   };
-  const services: Services = { store, runner, tools, pubsub, clock, limits };
+  const services: Services = { store, runner, tools, pubsub, clock, limits, turnText: runnerEvents };
   // GraphiQL and introspection: on for the local mode, off once tokens guard a reachable server, unless the config says.
   const exposed = {
     graphiql: config.server?.graphiql ?? !config.auth,

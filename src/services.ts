@@ -2,6 +2,7 @@ import type { AgentRunner } from './agent/runner.js';
 import type { Store } from './domain/store.js';
 import type { ToolRegistry } from './tools/registry.js';
 import type { ToolgatePubSub } from './events/pubsub.js';
+import type { RunnerEventPublisher } from './events/runner-events.js';
 
 /** What the API layer reaches: built once by createServer. */
 export interface Services {
@@ -11,6 +12,8 @@ export interface Services {
   pubsub: ToolgatePubSub;
   clock: () => Date;
   limits: Limits;
+  /** The text of model calls streaming in this process, for a turnEvents subscriber that joins mid-answer. */
+  turnText: Pick<RunnerEventPublisher, 'textSoFar'>;
 }
 
 export interface Limits {

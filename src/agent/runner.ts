@@ -37,6 +37,11 @@ export interface ToolCatalog {
 export interface RunnerEvents {
   turnChanged(turn: TurnRecord): void;
   elicitationsCreated(elicitations: ElicitationRecord[]): void;
+  /**
+   * A model call (`iteration`, 1-based) starts: where each piece of its text goes as it is generated (live display,
+   * best-effort: it returns at once and is never awaited; the saved ASSISTANT message is what counts).
+   */
+  modelText?(turn: TurnRecord, iteration: number): (delta: string) => void;
 }
 
 export interface RunnerOptions {
@@ -357,6 +362,7 @@ export class AgentRunner {
               description: tool.description,
               inputSchema: tool.inputSchema,
             })),
+            onTextDelta: this.options.events?.modelText?.(turn, turn.iterations + 1),
           });
         } catch (error) {
           this.#observeModel(turn, agent.modelId, 'error', modelStarted);

@@ -37,7 +37,9 @@ const openAiCompatibleModel = z
     stream: z
       .boolean()
       .optional()
-      .describe('Ask for a streamed answer (some servers and proxies only stream); default false'),
+      .describe(
+        'Ask for a streamed answer: its text is pushed live to turnEvents subscribers as it is generated (README "Streamed text"); default false',
+      ),
   })
   .strict();
 

@@ -4,17 +4,22 @@
 import { setMaxListeners } from 'node:events';
 import { createPubSub } from 'graphql-yoga';
 import type { ElicitationRecord, TurnRecord } from '../domain/records.js';
+import type { TurnTextDelta } from './runner-events.js';
 
 export type ToolgateTopics = {
   /** Every change of one turn. */
   turn: [turnId: string, turn: TurnRecord];
   /** New confirmation requests of one user. */
   elicitations: [ownerId: string, elicitation: ElicitationRecord];
+  /** The text of one turn's model calls as it is generated: best-effort, never stored (src/events/runner-events.ts). */
+  turnText: [turnId: string, delta: TurnTextDelta];
 };
 
 type Topic = keyof ToolgateTopics;
 type KeyOf<T extends Topic> = ToolgateTopics[T][0];
 type PayloadOf<T extends Topic> = ToolgateTopics[T][1];
+/** One channel: a topic and its routing key. */
+export type Channel = { [T in Topic]: { topic: T; key: KeyOf<T> } }[Topic];
 
 /** A live subscription: an async iterator whose `return()` ends it at once, even while a `next()` waits. */
 export interface Subscription<T> extends AsyncIterableIterator<T> {
@@ -34,6 +39,12 @@ export interface ToolgatePubSub {
    * returns is never missed, so a resolver can subscribe first and read the current state second.
    */
   subscribe<T extends Topic>(topic: T, key: KeyOf<T>): Subscription<PayloadOf<T>>;
+  /**
+   * One subscription to several channels (a turn's changes and its text): their events in one stream, in the order
+   * they were published (one instance publishes all of a turn's; Redis keeps one connection's order across channels).
+   * Listening as `subscribe`; `listening` resolves once every channel is live.
+   */
+  subscribeMany<C extends Channel>(channels: readonly C[]): Subscription<PayloadOf<C['topic']>>;
   /**
    * Ends every open subscription (graceful shutdown: SSE streams complete, WebSocket operations complete); later
    * subscribers end at once. Publishing goes on: turns still finishing reach the subscribers of other instances.
@@ -91,20 +102,19 @@ export function createToolgatePubSub(options: PubSubOptions = {}): ToolgatePubSu
     eventTarget.removeEventListener(channel, dispatch);
   };
 
-  return {
-    publish(topic, key, payload) {
-      (yogaPubSub.publish as (topic: string, key: string, payload: unknown) => void)(`${prefix}${topic}`, key, payload);
-    },
-    subscribe<T extends Topic>(topic: T, key: KeyOf<T>): Subscription<PayloadOf<T>> {
-      const channel = `${prefix}${topic}:${key}`;
-      const queue: EventQueue<unknown> = new EventQueue(() => leave(channel, queue));
-      // After close() (shutting down) a late subscriber ends at once instead of holding its connection open.
-      if (closed) {
-        queue.listening = Promise.resolve();
-        void queue.return();
-        return queue as EventQueue<PayloadOf<T>>;
-      }
-      open.add(queue);
+  const subscribeMany = <C extends Channel>(wanted: readonly C[]): Subscription<PayloadOf<C['topic']>> => {
+    const names = [...new Set(wanted.map(({ topic, key }) => `${prefix}${topic}:${key}`))];
+    const queue: EventQueue<unknown> = new EventQueue(() => {
+      for (const channel of names) leave(channel, queue);
+    });
+    // After close() (shutting down) a late subscriber ends at once instead of holding its connection open.
+    if (closed) {
+      queue.listening = Promise.resolve();
+      void queue.return();
+      return queue as EventQueue<PayloadOf<C['topic']>>;
+    }
+    open.add(queue);
+    for (const channel of names) {
       let queues = channels.get(channel);
       if (!queues) {
         channels.set(channel, (queues = new Set()));
@@ -112,9 +122,19 @@ export function createToolgatePubSub(options: PubSubOptions = {}): ToolgatePubSu
         eventTarget.addEventListener(channel, dispatch);
       }
       queues.add(queue);
-      queue.listening = listening(channel);
-      return queue as EventQueue<PayloadOf<T>>;
+    }
+    queue.listening = Promise.all(names.map(listening)).then(() => undefined);
+    return queue as EventQueue<PayloadOf<C['topic']>>;
+  };
+
+  return {
+    publish(topic, key, payload) {
+      (yogaPubSub.publish as (topic: string, key: string, payload: unknown) => void)(`${prefix}${topic}`, key, payload);
     },
+    subscribe<T extends Topic>(topic: T, key: KeyOf<T>): Subscription<PayloadOf<T>> {
+      return subscribeMany([{ topic, key } as Channel]) as Subscription<PayloadOf<T>>;
+    },
+    subscribeMany,
     async endSubscriptions() {
       closed = true;
       await Promise.allSettled([...open].map((queue) => queue.return()));

@@ -127,6 +127,7 @@ export async function createRedisPubSub(options: RedisPubSubOptions): Promise<To
       if (!closed) pubsub.publish(topic, key, payload);
     },
     subscribe: (topic, key) => pubsub.subscribe(topic, key),
+    subscribeMany: (channels) => pubsub.subscribeMany(channels),
     endSubscriptions() {
       // Local subscriptions end (their channels are unsubscribed), then the subscriber connection goes; the
       // publisher stays until close(), for the events of turns that finish during the shutdown.

@@ -5,6 +5,7 @@ import './viewer.js';
 import './agents.js';
 import './threads.js';
 import './turns.js';
+import './turn-events.js';
 import './elicitations.js';
 import './approvals.js';
 import { kindOfId, NodeRef } from './node.js';

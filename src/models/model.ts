@@ -26,6 +26,12 @@ export interface ModelRequest {
   messages: ModelMessage[];
   tools: ModelTool[];
   signal?: AbortSignal;
+  /**
+   * Called with each piece of the answer's text as the model generates it, in order, when the model streams: the
+   * pieces concatenated are the response's `text`. For live display only (best-effort): it must return at once,
+   * and what it throws is ignored. A model that does not stream never calls it.
+   */
+  onTextDelta?: (delta: string) => void;
 }
 
 export interface ModelResponse {

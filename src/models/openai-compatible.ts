@@ -71,8 +71,10 @@ export class OpenAiCompatibleModel implements Model {
       let text = '';
       const toolCalls: ModelToolCall[] = [];
       for await (const part of result.fullStream) {
-        if (part.type === 'text-delta') text += part.text;
-        else if (part.type === 'tool-call') toolCalls.push(toModelToolCall(part));
+        if (part.type === 'text-delta') {
+          text += part.text;
+          if (part.text) tellTextDelta(request, part.text);
+        } else if (part.type === 'tool-call') toolCalls.push(toModelToolCall(part));
         else if (part.type === 'error') failure ??= part.error;
         else if (part.type === 'abort') failure ??= new Error('the call was aborted');
       }
@@ -86,6 +88,15 @@ export class OpenAiCompatibleModel implements Model {
       }
       throw new Error(describeModelError(error, config), { cause: error });
     }
+  }
+}
+
+/** Hands a piece of streamed text to the listener; a listener's fault never fails the model call. */
+function tellTextDelta(request: ModelRequest, delta: string): void {
+  try {
+    request.onTextDelta?.(delta);
+  } catch {
+    // Live text is best-effort: the answer is still returned whole and saved.
   }
 }
 

@@ -21,7 +21,21 @@ export class ScriptedModel implements Model {
   ) {}
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
-    if (this.options.recordRequests !== false) this.requests.push(structuredClone({ ...request, signal: undefined }));
+    if (this.options.recordRequests !== false)
+      this.requests.push(structuredClone({ ...request, signal: undefined, onTextDelta: undefined }));
+    const response = this.#answer(request);
+    // "Streams" its text as one piece, so that the demo shows streamed text (turnEvents) without a real model.
+    if (response.text) {
+      try {
+        request.onTextDelta?.(response.text);
+      } catch {
+        // Best-effort, as for a real model.
+      }
+    }
+    return response;
+  }
+
+  #answer(request: ModelRequest): ModelResponse {
     if (!this.script || this.script.length === 0) return demoRules(request);
     const step = this.script[Math.min(this.#next++, this.script.length - 1)]!;
     return typeof step === 'function' ? step(request) : structuredClone(step);

@@ -99,6 +99,37 @@ describe('ToolgatePubSub', () => {
     await other.return();
   });
 
+  it('subscribes to several channels as one stream, in publish order, through the one listener of each channel', async () => {
+    const target = new CountingEventTarget();
+    const pubsub = createToolgatePubSub({ eventTarget: target });
+    const both = pubsub.subscribeMany([
+      { topic: 'turn', key: 'trn_1' },
+      { topic: 'turnText', key: 'trn_1' },
+    ]);
+    const turnsOnly = pubsub.subscribe('turn', 'trn_1');
+    expect(target.listeners.get('turn:trn_1')).toBe(1);
+    expect(target.listeners.get('turnText:trn_1')).toBe(1);
+    const delta = { kind: 'textDelta' as const, turnId: 'trn_1', iteration: 1, index: 0, offset: 0, text: 'Hi' };
+    const running = turn('trn_1', 'RUNNING');
+    const completed = turn('trn_1', 'COMPLETED');
+    pubsub.publish('turn', 'trn_1', running);
+    pubsub.publish('turnText', 'trn_1', delta);
+    pubsub.publish('turnText', 'trn_2', { ...delta, turnId: 'trn_2' });
+    pubsub.publish('turn', 'trn_1', completed);
+    const received = [];
+    for (let i = 0; i < 3; i++) received.push((await both.next()).value);
+    expect(received[0]).toBe(running);
+    expect(received[1]).toBe(delta);
+    expect(received[2]).toBe(completed);
+    expect((await turnsOnly.next()).value).toBe(running);
+    expect((await turnsOnly.next()).value).toBe(completed);
+    // return() leaves both channels; the turn channel keeps its other subscriber.
+    await both.return();
+    expect(target.listeners.get('turnText:trn_1')).toBe(0);
+    expect(target.listeners.get('turn:trn_1')).toBe(1);
+    await pubsub.close();
+  });
+
   it('works on an event target that hands over JSON copies, as a Redis one does', async () => {
     const pubsub = createToolgatePubSub({ eventTarget: new CountingEventTarget(true) });
     const a = pubsub.subscribe('turn', 'trn_1');

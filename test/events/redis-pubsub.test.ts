@@ -7,6 +7,7 @@ import { ConfigError } from '../../src/config/load.js';
 import type { ElicitationRecord, TurnRecord } from '../../src/domain/records.js';
 import { openPubSub } from '../../src/events/index.js';
 import type { ToolgatePubSub } from '../../src/events/pubsub.js';
+import type { TurnTextDelta } from '../../src/events/runner-events.js';
 import { createRedisPubSub } from '../../src/events/redis-pubsub.js';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -132,6 +133,44 @@ describe('Redis pub/sub between instances', () => {
     expect((await bob.next()).value).toEqual(elicitation('eli_b', 'bob'));
     expect((await local.next()).value).toEqual(elicitation('eli_a', 'alice'));
     await Promise.all([alice.return(), bob.return(), local.return()]);
+  });
+
+  it("merges a turn's changes and its streamed text into one stream on another instance, in publish order", async () => {
+    const a = await open();
+    const b = await open();
+    const events = a.subscribeMany([
+      { topic: 'turn', key: 'trn_m1' },
+      { topic: 'turnText', key: 'trn_m1' },
+    ]);
+    await events.listening;
+    // Both channels are live on Redis once `listening` resolved.
+    expect(await subscribers(`${PREFIX}turn:trn_m1`)).toBe(1);
+    expect(await subscribers(`${PREFIX}turnText:trn_m1`)).toBe(1);
+    const delta = (index: number, offset: number, text: string): TurnTextDelta => ({
+      kind: 'textDelta',
+      turnId: 'trn_m1',
+      iteration: 1,
+      index,
+      offset,
+      text,
+    });
+    b.publish('turn', 'trn_m1', turn('trn_m1', 'RUNNING'));
+    b.publish('turnText', 'trn_m1', delta(0, 0, 'Hel'));
+    b.publish('turnText', 'trn_m1', delta(1, 3, 'lo.'));
+    b.publish('turnText', 'trn_m2', delta(0, 0, 'not this turn'));
+    b.publish('turn', 'trn_m1', turn('trn_m1', 'COMPLETED'));
+    const received = [];
+    for (let i = 0; i < 4; i++) received.push((await events.next()).value);
+    expect(received).toEqual([
+      turn('trn_m1', 'RUNNING'),
+      delta(0, 0, 'Hel'),
+      delta(1, 3, 'lo.'),
+      turn('trn_m1', 'COMPLETED'),
+    ]);
+    // One return() leaves both channels.
+    await events.return();
+    await until(async () => (await subscribers(`${PREFIX}turnText:trn_m1`)) === 0, 'the UNSUBSCRIBE of the text');
+    expect(await subscribers(`${PREFIX}turn:trn_m1`)).toBe(0);
   });
 
   it('keeps deployments with different prefixes apart', async () => {

@@ -120,6 +120,85 @@ describe('OpenAiCompatibleModel', () => {
     });
   }
 
+  describe('streamed text (onTextDelta)', () => {
+    it('hands over each piece as it arrives, in order, before the call returns the whole text', async () => {
+      fake.reply({ text: 'Streaming answers arrive in pieces.', streaming: { delayMs: 30 } });
+      const pieces: { text: string; at: number }[] = [];
+      const started = performance.now();
+      const answer = await make({ stream: true }).generate({
+        system: 's',
+        messages: TRANSCRIPT.slice(0, 1),
+        tools: [],
+        onTextDelta: (text) => pieces.push({ text, at: performance.now() - started }),
+      });
+      const returned = performance.now() - started;
+      expect(pieces.map((p) => p.text)).toEqual([
+        'Stre',
+        'amin',
+        'g an',
+        'swer',
+        's ar',
+        'rive',
+        ' in ',
+        'piec',
+        'es.',
+      ]);
+      expect(pieces.map((p) => p.text).join('')).toBe(answer.text);
+      // Live: the first piece came well before the answer was complete (8 gaps of 30 ms after it).
+      expect(returned - pieces[0]!.at).toBeGreaterThan(150);
+    });
+
+    it('hands over the text of an answer with tool calls, and the tool calls in the result', async () => {
+      fake.reply({
+        text: 'Deleting 7.',
+        toolCalls: [{ id: 'call_s', name: 'delete_entities', arguments: { ids: [7] } }],
+        streaming: { delayMs: 5 },
+      });
+      const pieces: string[] = [];
+      const answer = await make({ stream: true }).generate({
+        system: 's',
+        messages: TRANSCRIPT.slice(0, 1),
+        tools: TOOLS,
+        onTextDelta: (text) => pieces.push(text),
+      });
+      expect(pieces).toEqual(['Dele', 'ting', ' 7.']);
+      expect(answer).toEqual({
+        text: 'Deleting 7.',
+        toolCalls: [{ id: 'call_s', name: 'delete_entities', arguments: { ids: [7] } }],
+      });
+    });
+
+    it('never calls it when not streaming (the default), and returns the same answer', async () => {
+      fake.reply({ text: 'Streaming answers arrive in pieces.' });
+      const pieces: string[] = [];
+      const answer = await make().generate({
+        system: 's',
+        messages: TRANSCRIPT.slice(0, 1),
+        tools: [],
+        onTextDelta: (text) => pieces.push(text),
+      });
+      expect(fake.requests[0]!.body.stream ?? false).toBe(false);
+      expect(pieces).toEqual([]);
+      expect(answer.text).toBe('Streaming answers arrive in pieces.');
+    });
+
+    it('returns the whole answer even when the listener throws', async () => {
+      fake.reply({ text: 'Still whole.' });
+      let calls = 0;
+      const answer = await make({ stream: true }).generate({
+        system: 's',
+        messages: TRANSCRIPT.slice(0, 1),
+        tools: [],
+        onTextDelta: () => {
+          calls++;
+          throw new Error('listener fault');
+        },
+      });
+      expect(calls).toBe(3);
+      expect(answer.text).toBe('Still whole.');
+    });
+  });
+
   it('sends the system prompt, the transcript with tool calls and results, and the tools as function schemas', async () => {
     await make({ temperature: 0.2 }).generate({ system: 'You are careful.', messages: TRANSCRIPT, tools: TOOLS });
     const body = fake.requests[0]!.body;

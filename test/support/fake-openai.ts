@@ -10,9 +10,17 @@ export interface RecordedRequest {
   body: any;
 }
 
+/** How a streamed reply is sent: its text in pieces of `pieceLength` (default 4), `delayMs` apart (default none). */
+export interface FakeStreaming {
+  pieceLength?: number;
+  delayMs?: number;
+  /** The first piece waits for this (a test that must listen before the text comes). */
+  after?: Promise<unknown>;
+}
+
 export type FakeReply =
-  | { text: string }
-  | { toolCalls: { name: string; arguments: unknown; id?: string }[]; text?: string }
+  | { text: string; streaming?: FakeStreaming }
+  | { toolCalls: { name: string; arguments: unknown; id?: string }[]; text?: string; streaming?: FakeStreaming }
   /** `arguments` sent as this exact string (to send broken JSON). */
   | { rawToolCall: { name: string; arguments: string } }
   | { status: number; error?: string; headers?: Record<string, string> }
@@ -138,7 +146,19 @@ function answer(res: ServerResponse, reply: FakeReply, body: any, n: number, han
   }
   // Streamed: text in small pieces, each tool call's arguments split across chunks, as real servers do.
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  const streaming = 'streaming' in reply ? (reply.streaming ?? {}) : {};
+  void streamAnswer(res, { id, model, text, toolCalls, finish }, streaming);
+}
+
+async function streamAnswer(
+  res: ServerResponse,
+  answer: { id: string; model: string; text: string | null; toolCalls: any[]; finish: string },
+  streaming: FakeStreaming,
+): Promise<void> {
+  const { id, model, text, toolCalls, finish } = answer;
+  const pause = () => new Promise((resolve) => setTimeout(resolve, streaming.delayMs ?? 0));
   const send = (delta: object, finishReason: string | null = null) =>
+    !res.destroyed &&
     res.write(
       `data: ${JSON.stringify({
         id,
@@ -149,7 +169,13 @@ function answer(res: ServerResponse, reply: FakeReply, body: any, n: number, han
       })}\n\n`,
     );
   send({ role: 'assistant', content: '' });
-  for (const piece of (text ?? '').match(/.{1,4}/gs) ?? []) send({ content: piece });
+  await streaming.after;
+  const pieces = (text ?? '').match(new RegExp(`.{1,${streaming.pieceLength ?? 4}}`, 'gs')) ?? [];
+  for (const [i, piece] of pieces.entries()) {
+    if (i > 0 && streaming.delayMs) await pause();
+    send({ content: piece });
+  }
+  if (streaming.delayMs) await pause();
   toolCalls.forEach((call, index) => {
     const args = call.function.arguments;
     const half = Math.ceil(args.length / 2);
@@ -166,6 +192,7 @@ function answer(res: ServerResponse, reply: FakeReply, body: any, n: number, han
     send({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] });
   });
   send({}, finish);
+  if (res.destroyed) return;
   res.write('data: [DONE]\n\n');
   res.end();
 }

@@ -183,16 +183,24 @@ export interface ObservedPubSub extends ToolgatePubSub {
 export function observedPubSub(): ObservedPubSub {
   const pubsub = createInProcessPubSub();
   const waiters: { channel: string; left: number; resolve(): void }[] = [];
+  const listens = (channel: string) => {
+    for (const waiter of [...waiters]) {
+      if (waiter.channel === channel && --waiter.left === 0) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    }
+  };
   return {
     publish: (topic, key, payload) => pubsub.publish(topic, key, payload),
     subscribe(topic, key) {
       const subscription = pubsub.subscribe(topic, key);
-      for (const waiter of [...waiters]) {
-        if (waiter.channel === `${topic}:${key}` && --waiter.left === 0) {
-          waiters.splice(waiters.indexOf(waiter), 1);
-          waiter.resolve();
-        }
-      }
+      listens(`${topic}:${key}`);
+      return subscription;
+    },
+    subscribeMany(channels) {
+      const subscription = pubsub.subscribeMany(channels);
+      for (const { topic, key } of channels) listens(`${topic}:${key}`);
       return subscription;
     },
     endSubscriptions: () => pubsub.endSubscriptions(),
