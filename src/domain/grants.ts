@@ -25,6 +25,20 @@ export function grantStateAt(grant: Pick<ApprovalGrantRecord, 'expiresAt' | 'rev
   return isPastExpiry(grant.expiresAt, now) ? 'EXPIRED' : 'ACTIVE';
 }
 
+/**
+ * When a revoke takes effect: `now`, or the start of the grant's latest use if that is later (a call started under it
+ * on a host whose clock runs ahead, or committed while the revoke waited for it), so that the audit never shows a call
+ * started after its grant was revoked. The first revoke's time stands.
+ */
+export function revokedAtFor(
+  grant: Pick<ApprovalGrantRecord, 'revokedAt'>,
+  lastUseStartedAt: string | null,
+  now: string,
+): string {
+  if (grant.revokedAt !== null) return grant.revokedAt;
+  return lastUseStartedAt !== null && lastUseStartedAt > now ? lastUseStartedAt : now;
+}
+
 /** A call as a grant sees it: whose, which agent and thread, which tool, and that tool's definition now. */
 export interface GrantedCall {
   ownerId: string;

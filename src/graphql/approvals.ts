@@ -114,8 +114,9 @@ builder.queryField('approvalGrants', (t) =>
   t.field({
     type: ApprovalGrantConnectionRef,
     description:
-      "The viewer's remembered approvals, oldest first: those that hold now (not revoked, not expired), or with " +
-      'includeInactive all of them; optionally of one agent or thread.',
+      "The viewer's remembered approvals, oldest first: those not revoked and not expired (state ACTIVE, or " +
+      'TOOL_CHANGED), or with includeInactive all of them; optionally of one agent, or the THREAD-scoped ones of one ' +
+      'thread (AGENT-scoped grants apply there too but are not listed by thread).',
     args: {
       agentId: t.arg.id(),
       threadId: t.arg.id(),

@@ -8,12 +8,14 @@ import { toolText } from '../../src/agent/messages.js';
 import type {
   Agent,
   ArgumentRule,
+  ApprovalGrantRecord,
   ChatMessage,
   CloseReason,
   ElicitationAnswer,
   ElicitationDraft,
   ElicitationRecord,
   ElicitationStatus,
+  GrantScope,
   JsonObject,
   PendingStep,
   StepCall,
@@ -21,7 +23,13 @@ import type {
   ToolCall,
   TurnRecord,
 } from '../../src/domain/records.js';
-import { LeaseLostError, type ResolveResult, type Store, type TurnLease } from '../../src/domain/store.js';
+import {
+  GrantLapsedError,
+  LeaseLostError,
+  type ResolveResult,
+  type Store,
+  type TurnLease,
+} from '../../src/domain/store.js';
 
 export interface StoreUnderTest {
   /** A store on a fresh, migrated, empty database of its own. */
@@ -249,6 +257,104 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
     return error;
   }
   throw new Error('expected the promise to reject');
+}
+
+// ---- fixtures: remembered approvals and edited answers ------------------------------------------------------------
+
+/** The hash of a tool's trusted definition a request records since approvals can be remembered. */
+const TOOL_HASH = `sha256:${'a1'.repeat(32)}`;
+
+/** A request as the loop makes it since approvals can be remembered: bound to the tool's definition hash. */
+function rememberableDraftFor(call: ToolCall, elicitationId: string): ElicitationDraft {
+  const draft = draftFor(call, elicitationId);
+  return { ...draft, toolCall: { ...draft.toolCall, definitionHash: TOOL_HASH } };
+}
+
+interface RememberablePauseOptions extends TurnOptions {
+  /** The tool the one call is of (default edit_note, tool id demo:edit_note). */
+  toolName?: string;
+  arguments?: JsonObject;
+  expiresAt?: string;
+}
+
+/** A PAUSED turn whose one call asks, with a request whose approval can be remembered. */
+async function rememberablePause(store: Store, options: RememberablePauseOptions = {}): Promise<Paused> {
+  const started = await runningTurn(store, options);
+  const now = options.now ?? at(0);
+  const expiresAt = options.expiresAt ?? at(3600);
+  const call = toolCall(options.toolName ?? 'edit_note', options.arguments ?? { note: 'n1' });
+  const elicitationId = nextId('elc');
+  const step: PendingStep = { version: 1, calls: [{ toolCall: call, outcome: { kind: 'confirm', elicitationId } }] };
+  await store.appendAssistantMessage(started.turn.id, assistantMessage(null, [call]), now, 1);
+  const paused = await store.pauseTurn(
+    started.turn.id,
+    step,
+    [rememberableDraftFor(call, elicitationId)],
+    'May I?',
+    expiresAt,
+    now,
+  );
+  return { ...started, turn: paused.turn, step, elicitations: paused.elicitations, expiresAt };
+}
+
+/** resolveElicitation as the runner calls it for an answer that may remember: with the id of the grant to record. */
+function answerWithGrant(
+  store: Store,
+  elicitationId: string,
+  response: ElicitationAnswer,
+  options: { grantId?: string; now?: string; ownerId?: string; lease?: TurnLease } = {},
+): Promise<ResolveResult> {
+  return store.resolveElicitation(
+    {
+      elicitationId,
+      ownerId: options.ownerId ?? ANN,
+      answer: response,
+      now: options.now ?? at(10),
+      lease: options.lease,
+      grantId: options.grantId,
+    },
+    closeStep,
+  );
+}
+
+const acceptRemembering = (scope: GrantScope, ttlSeconds: number): ElicitationAnswer => ({
+  action: 'ACCEPT',
+  content: null,
+  remember: { scope, ttlSeconds },
+});
+
+interface GrantOptions extends RememberablePauseOptions {
+  scope?: GrantScope;
+  ttlSeconds?: number;
+  /** When the ACCEPT is given (default at(10)). */
+  answeredAt?: string;
+}
+
+/** A remembered approval, recorded as the loop records one: an ACCEPT with `remember` of a request that asked. */
+async function grantOf(
+  store: Store,
+  grantId: string,
+  options: GrantOptions = {},
+): Promise<{ grant: ApprovalGrantRecord; paused: Paused }> {
+  const paused = await rememberablePause(store, options);
+  const result = await answerWithGrant(
+    store,
+    paused.elicitations[0]!.id,
+    acceptRemembering(options.scope ?? 'THREAD', options.ttlSeconds ?? 3600),
+    { grantId, now: options.answeredAt ?? at(10), ownerId: options.ownerId },
+  );
+  if (result.kind !== 'resume') throw new Error(`the ACCEPT with remember was ${result.kind}`);
+  const grant = await store.getApprovalGrant(grantId, options.ownerId ?? ANN);
+  if (!grant) throw new Error(`the ACCEPT recorded no grant ${grantId}`);
+  return { grant, paused };
+}
+
+/** A RUNNING turn with one call of the model's (not yet started): what markToolStarted journals. */
+async function turnWithCall(store: Store, options: TurnOptions = {}): Promise<{ turnId: string; callId: string }> {
+  const { turn } = await runningTurn(store, options);
+  const call = toolCall('edit_note');
+  await store.appendAssistantMessage(turn.id, assistantMessage(null, [call]), options.now ?? at(0), 1);
+  return { turnId: turn.id, callId: call.id };
 }
 
 // ---- the suite ---------------------------------------------------------------------------------------------------
@@ -1684,6 +1790,353 @@ export function describeStore(factory: StoreFactory): void {
       });
     });
 
+    describe('remembered approvals and edited answers', () => {
+      beforeEach(seedAgents);
+
+      it("an ACCEPT with edited arguments and remember is stored as given and read back everywhere; toolCall keeps the model's arguments", async () => {
+        const paused = await rememberablePause(store, { arguments: { note: 'n1' } });
+        const id = paused.elicitations[0]!.id;
+        const given: ElicitationAnswer = {
+          action: 'ACCEPT',
+          content: { instructions: 'keep it short' },
+          arguments: { note: 'n1-edited', tags: ['x', 'y'], nested: { deep: true } },
+          remember: { scope: 'THREAD', ttlSeconds: 60 },
+        };
+        const result = await answerWithGrant(store, id, given, { grantId: 'grt-1', now: at(10) });
+        expect(result.kind).toBe('resume');
+        const expected: ElicitationRecord = {
+          ...paused.elicitations[0]!,
+          status: 'ACCEPTED',
+          response: given,
+          grantId: 'grt-1',
+          resolvedBy: ANN,
+          resolvedAt: at(10),
+        };
+        expect(result.kind === 'resume' && result.elicitation).toEqual(expected);
+        expect(await store.getElicitation(id, ANN)).toEqual(expected);
+        expect(await store.listTurnElicitations(paused.turn.id)).toEqual([expected]);
+        expect((await store.listElicitations(ANN, {}, at(20), 10, null)).items).toEqual([expected]);
+        // The audit keeps both: what the model asked for, and what the user let run.
+        expect(expected.toolCall).toMatchObject({ arguments: { note: 'n1' }, definitionHash: TOOL_HASH });
+      });
+
+      it('an edited ACCEPT without remember records no grant; a plain ACCEPT reads back with neither', async () => {
+        const edited = await rememberablePause(store);
+        const given: ElicitationAnswer = { action: 'ACCEPT', content: null, arguments: { note: 'other' } };
+        await answerWithGrant(store, edited.elicitations[0]!.id, given);
+        const read = await store.getElicitation(edited.elicitations[0]!.id, ANN);
+        expect(read).toMatchObject({ status: 'ACCEPTED', grantId: null });
+        expect(read!.response).toEqual(given);
+        expect(read!.response!.remember ?? null).toBeNull();
+
+        const plain = await rememberablePause(store);
+        await answerWithGrant(store, plain.elicitations[0]!.id, ACCEPT);
+        const plainRead = await store.getElicitation(plain.elicitations[0]!.id, ANN);
+        expect(plainRead).toMatchObject({ grantId: null, response: { action: 'ACCEPT', content: null } });
+        expect(plainRead!.response!.arguments ?? null).toBeNull();
+        expect((await store.listApprovalGrants(ANN, { activeOnly: false }, at(20), 10, null)).items).toEqual([]);
+      });
+
+      it.each(['THREAD', 'AGENT'] as const)(
+        'the grant of an ACCEPT with remember (%s) is written with the answer: owner, agent, scope, thread, tool, hash, expiry',
+        async (scope) => {
+          const paused = await rememberablePause(store);
+          const id = paused.elicitations[0]!.id;
+          await answerWithGrant(store, id, acceptRemembering(scope, 60), { grantId: 'grt-1', now: at(10) });
+          const grant: ApprovalGrantRecord = {
+            id: 'grt-1',
+            ownerId: ANN,
+            agentId: AGENT,
+            scope,
+            threadId: scope === 'THREAD' ? paused.thread.id : null,
+            toolId: 'demo:edit_note',
+            definitionHash: TOOL_HASH,
+            elicitationId: id,
+            createdAt: at(10),
+            expiresAt: at(70),
+            revokedAt: null,
+          };
+          expect(await store.getApprovalGrant('grt-1', ANN)).toEqual(grant);
+          expect(await store.listGrantCandidates(ANN, AGENT, 'demo:edit_note')).toEqual([grant]);
+          expect((await store.listApprovalGrants(ANN, { activeOnly: true }, at(69), 10, null)).items).toEqual([grant]);
+        },
+      );
+
+      it('the grant and the answer commit together: when the grant cannot be written, the answer is not recorded', async () => {
+        await grantOf(store, 'grt-taken');
+        const paused = await rememberablePause(store);
+        const state = await stateOf(store, paused.turn.id);
+        // The runner makes a fresh id per answer; a taken one makes the grant's insert fail inside the transaction.
+        const failed = await rejection(
+          answerWithGrant(store, paused.elicitations[0]!.id, acceptRemembering('AGENT', 60), { grantId: 'grt-taken' }),
+        );
+        expect(failed).toBeInstanceOf(Error);
+        expect(await stateOf(store, paused.turn.id)).toEqual(state);
+        expect(await store.getElicitation(paused.elicitations[0]!.id, ANN)).toMatchObject({
+          status: 'PENDING',
+          response: null,
+          grantId: null,
+        });
+        expect(await store.getApprovalGrant('grt-taken', ANN)).toMatchObject({ scope: 'THREAD' });
+      });
+
+      it('no grant unless the answer is recorded: a duplicate, an already_resolved, an expired or another owner’s answer records none', async () => {
+        const { paused } = await grantOf(store, 'grt-1', { ttlSeconds: 60 });
+        const id = paused.elicitations[0]!.id;
+        const state = await stateOf(store, paused.turn.id);
+        const duplicate = await answerWithGrant(store, id, acceptRemembering('THREAD', 60), {
+          grantId: 'grt-dup',
+          now: at(20),
+        });
+        expect(duplicate.kind).toBe('duplicate');
+        expect(duplicate.kind === 'duplicate' && duplicate.elicitation.grantId).toBe('grt-1');
+        const other = await answerWithGrant(store, id, acceptRemembering('AGENT', 60), {
+          grantId: 'grt-other',
+          now: at(20),
+        });
+        expect(other.kind).toBe('already_resolved');
+        expect(await stateOf(store, paused.turn.id)).toEqual(state);
+
+        const late = await rememberablePause(store, { expiresAt: at(60) });
+        const expired = await answerWithGrant(store, late.elicitations[0]!.id, acceptRemembering('THREAD', 60), {
+          grantId: 'grt-late',
+          now: at(60),
+        });
+        expect(expired.kind).toBe('expired');
+
+        const bobs = await rememberablePause(store, { ownerId: BOB });
+        const annOnBobs = await answerWithGrant(store, bobs.elicitations[0]!.id, acceptRemembering('AGENT', 60), {
+          grantId: 'grt-ann-on-bob',
+        });
+        expect(annOnBobs).toEqual({ kind: 'not_found' });
+
+        for (const gone of ['grt-dup', 'grt-other', 'grt-late', 'grt-ann-on-bob']) {
+          expect(await store.getApprovalGrant(gone, ANN)).toBeNull();
+          expect(await store.getApprovalGrant(gone, BOB)).toBeNull();
+        }
+        expect(ids((await store.listApprovalGrants(ANN, { activeOnly: false }, at(30), 10, null)).items)).toEqual([
+          'grt-1',
+        ]);
+        expect((await store.listApprovalGrants(BOB, { activeOnly: false }, at(30), 10, null)).items).toEqual([]);
+        expect(await store.listGrantUses(['grt-dup', 'grt-other', 'grt-late'])).toEqual([]);
+      });
+
+      it.each([
+        ['DECLINE', 'resume'],
+        ['CANCEL', 'cancelled'],
+      ] as const)('%s with remember records no grant (only an ACCEPT is remembered)', async (action, kind) => {
+        const paused = await rememberablePause(store);
+        const result = await answerWithGrant(
+          store,
+          paused.elicitations[0]!.id,
+          { action, content: null, remember: { scope: 'AGENT', ttlSeconds: 60 } },
+          { grantId: 'grt-no' },
+        );
+        expect(result.kind).toBe(kind);
+        expect(await store.getElicitation(paused.elicitations[0]!.id, ANN)).toMatchObject({ grantId: null });
+        expect(await store.getApprovalGrant('grt-no', ANN)).toBeNull();
+        expect(await store.listGrantCandidates(ANN, AGENT, 'demo:edit_note')).toEqual([]);
+      });
+
+      it("listGrantCandidates: the owner's unrevoked grants of one agent's tool, oldest first (expired ones too: coveringGrant decides)", async () => {
+        const { grant: short } = await grantOf(store, 'grt-short', { ttlSeconds: 1, answeredAt: at(10) });
+        const { grant: wide } = await grantOf(store, 'grt-wide', { scope: 'AGENT', answeredAt: at(11) });
+        await grantOf(store, 'grt-side', { agentId: SIDE_AGENT, answeredAt: at(12) });
+        await grantOf(store, 'grt-other-tool', { toolName: 'read_graph', answeredAt: at(13) });
+        await grantOf(store, 'grt-bob', { ownerId: BOB, answeredAt: at(14) });
+        await grantOf(store, 'grt-revoked', { answeredAt: at(15) });
+        const { grant: newest } = await grantOf(store, 'grt-newest', { answeredAt: at(16) });
+        expect(await store.revokeApprovalGrant('grt-revoked', ANN, at(20))).not.toBeNull();
+
+        expect(await store.listGrantCandidates(ANN, AGENT, 'demo:edit_note')).toEqual([short, wide, newest]);
+        expect(ids(await store.listGrantCandidates(ANN, SIDE_AGENT, 'demo:edit_note'))).toEqual(['grt-side']);
+        expect(ids(await store.listGrantCandidates(ANN, AGENT, 'demo:read_graph'))).toEqual(['grt-other-tool']);
+        expect(ids(await store.listGrantCandidates(BOB, AGENT, 'demo:edit_note'))).toEqual(['grt-bob']);
+        expect(await store.listGrantCandidates(BOB, SIDE_AGENT, 'demo:edit_note')).toEqual([]);
+        expect(await store.listGrantCandidates(ANN, AGENT, 'demo:unknown')).toEqual([]);
+      });
+
+      it("getApprovalGrant reads the owner's grant only: another owner's or an unknown id is null", async () => {
+        const { grant } = await grantOf(store, 'grt-1');
+        expect(await store.getApprovalGrant('grt-1', ANN)).toEqual(grant);
+        expect(await store.getApprovalGrant('grt-1', BOB)).toBeNull();
+        expect(await store.getApprovalGrant('grt-none', ANN)).toBeNull();
+      });
+
+      it('listApprovalGrants: oldest first and paged; activeOnly keeps those ACTIVE at `now`; filtered by agent and thread', async () => {
+        const { paused: inThread } = await grantOf(store, 'g1', { ttlSeconds: 60, answeredAt: at(10) }); // to at(70)
+        const { paused: agentWide } = await grantOf(store, 'g2', { scope: 'AGENT', answeredAt: at(11) });
+        await grantOf(store, 'g3', { agentId: SIDE_AGENT, answeredAt: at(12) });
+        await grantOf(store, 'g4', { answeredAt: at(13) });
+        await grantOf(store, 'g5', { ownerId: BOB, answeredAt: at(14) });
+        await store.revokeApprovalGrant('g4', ANN, at(20));
+
+        const list = async (
+          filter: { agentId?: string | null; threadId?: string | null; activeOnly: boolean },
+          now = at(30),
+        ) => ids((await store.listApprovalGrants(ANN, filter, now, 10, null)).items);
+        expect(await list({ activeOnly: false })).toEqual(['g1', 'g2', 'g3', 'g4']);
+        expect(await list({ activeOnly: false }, at(5000))).toEqual(['g1', 'g2', 'g3', 'g4']);
+        expect(await list({ activeOnly: true })).toEqual(['g1', 'g2', 'g3']);
+        expect(await list({ activeOnly: true }, at(69))).toEqual(['g1', 'g2', 'g3']);
+        expect(await list({ activeOnly: true }, at(70))).toEqual(['g2', 'g3']); // g1 expires at exactly at(70)
+        expect(await list({ activeOnly: true }, at(5000))).toEqual([]);
+        expect(await list({ activeOnly: false, agentId: SIDE_AGENT })).toEqual(['g3']);
+        expect(await list({ activeOnly: false, agentId: AGENT })).toEqual(['g1', 'g2', 'g4']);
+        expect(await list({ activeOnly: true, agentId: AGENT })).toEqual(['g1', 'g2']);
+        expect(await list({ activeOnly: false, threadId: inThread.thread.id })).toEqual(['g1']);
+        // An AGENT-scoped grant belongs to no thread: a thread filter lists the THREAD-scoped grants made there.
+        expect(await list({ activeOnly: false, threadId: agentWide.thread.id })).toEqual([]);
+        expect(await list({ activeOnly: false, threadId: inThread.thread.id, agentId: SIDE_AGENT })).toEqual([]);
+        expect(await list({ activeOnly: false, threadId: null, agentId: null })).toEqual(['g1', 'g2', 'g3', 'g4']);
+        expect(ids((await store.listApprovalGrants(BOB, { activeOnly: true }, at(30), 10, null)).items)).toEqual([
+          'g5',
+        ]);
+
+        const page1 = await store.listApprovalGrants(ANN, { activeOnly: false }, at(30), 3, null);
+        expect(ids(page1.items)).toEqual(['g1', 'g2', 'g3']);
+        expect(page1).toMatchObject({ hasNextPage: true, endCursor: page1.cursors[2] });
+        const page2 = await store.listApprovalGrants(ANN, { activeOnly: false }, at(30), 3, page1.endCursor);
+        expect(ids(page2.items)).toEqual(['g4']);
+        expect(page2.hasNextPage).toBe(false);
+        const active1 = await store.listApprovalGrants(ANN, { activeOnly: true }, at(30), 2, null);
+        expect(ids(active1.items)).toEqual(['g1', 'g2']);
+        const active2 = await store.listApprovalGrants(ANN, { activeOnly: true }, at(30), 2, active1.endCursor);
+        expect(ids(active2.items)).toEqual(['g3']);
+        expect(active2.hasNextPage).toBe(false);
+      });
+
+      it("revokeApprovalGrant: the owner's grant only (another owner's: null, unchanged); revoking again keeps the first revokedAt", async () => {
+        const { grant } = await grantOf(store, 'grt-1');
+        expect(await store.revokeApprovalGrant('grt-1', BOB, at(15))).toBeNull();
+        expect(await store.revokeApprovalGrant('grt-none', ANN, at(15))).toBeNull();
+        expect(await store.getApprovalGrant('grt-1', ANN)).toEqual(grant);
+
+        const revoked = await store.revokeApprovalGrant('grt-1', ANN, at(20));
+        expect(revoked).toEqual({ ...grant, revokedAt: at(20) });
+        expect(await store.revokeApprovalGrant('grt-1', ANN, at(30))).toEqual(revoked);
+        expect(await store.getApprovalGrant('grt-1', ANN)).toEqual(revoked);
+        expect(await store.listGrantCandidates(ANN, AGENT, 'demo:edit_note')).toEqual([]);
+        expect((await store.listApprovalGrants(ANN, { activeOnly: true }, at(31), 10, null)).items).toEqual([]);
+        expect((await store.listApprovalGrants(ANN, { activeOnly: false }, at(31), 10, null)).items).toEqual([revoked]);
+      });
+
+      it('markToolStarted with a grant journals it with the start; listGrantUses lists the calls it let run, in the order started', async () => {
+        const { grant } = await grantOf(store, 'grt-1', { scope: 'AGENT' });
+        const { grant: other } = await grantOf(store, 'grt-2', { scope: 'AGENT' });
+        const { turn } = await runningTurn(store, { lease: lease('host:1:a') });
+        const [a, b] = [toolCall('edit_note'), toolCall('edit_note')];
+        await store.appendAssistantMessage(turn.id, assistantMessage(null, [a, b]), at(20), 1, 'host:1:a');
+        expect(await store.markToolStarted(turn.id, b.id, at(21), 'host:1:a', grant.id)).toBe(true);
+        expect(await store.markToolStarted(turn.id, a.id, at(22), 'host:1:a', grant.id)).toBe(true);
+        // Started before: false, and the journal keeps the first start.
+        expect(await store.markToolStarted(turn.id, a.id, at(23), 'host:1:a', grant.id)).toBe(false);
+        const plain = await turnWithCall(store);
+        expect(await store.markToolStarted(plain.turnId, plain.callId, at(24))).toBe(true);
+        const byOther = await turnWithCall(store);
+        expect(await store.markToolStarted(byOther.turnId, byOther.callId, at(25), undefined, other.id)).toBe(true);
+
+        const uses = [
+          { grantId: 'grt-1', turnId: turn.id, toolCallId: b.id, startedAt: at(21) },
+          { grantId: 'grt-1', turnId: turn.id, toolCallId: a.id, startedAt: at(22) },
+        ];
+        expect(await store.listGrantUses(['grt-1'])).toEqual(uses);
+        expect(await store.listGrantUses(['grt-2', 'grt-1'])).toEqual([
+          ...uses,
+          { grantId: 'grt-2', turnId: byOther.turnId, toolCallId: byOther.callId, startedAt: at(25) },
+        ]);
+        expect(await store.listGrantUses([])).toEqual([]);
+        expect(await store.listGrantUses(['grt-none'])).toEqual([]);
+        expect(sorted(await store.listUnfinishedToolCalls(turn.id))).toEqual(sorted([a.id, b.id]));
+      });
+
+      it('markToolStarted with a grant just before its expiry starts the call', async () => {
+        const { grant } = await grantOf(store, 'grt-1', { ttlSeconds: 60 }); // expires at(70)
+        const { turnId, callId } = await turnWithCall(store);
+        const justBefore = new Date(Date.parse(at(70)) - 1).toISOString();
+        expect(await store.markToolStarted(turnId, callId, justBefore, undefined, grant.id)).toBe(true);
+        expect(await store.listGrantUses([grant.id])).toEqual([
+          { grantId: grant.id, turnId, toolCallId: callId, startedAt: justBefore },
+        ]);
+      });
+
+      // The contract, as the store and the runner share it: a refused start writes nothing, so the call stays
+      // unjournaled (the loop answers it with toolText.grantLapsed instead and never starts it); the refusal is made
+      // per attempt from the grant (the same grant refuses again), and a start without a grant is the caller's call.
+      it.each([
+        [
+          'revoked before the start',
+          'grt-1',
+          async (s: Store) => void (await s.revokeApprovalGrant('grt-1', ANN, at(15))),
+          at(20),
+        ],
+        ['expired (at exactly expiresAt)', 'grt-1', async () => {}, at(70)],
+        ['unknown', 'grt-unknown', async () => {}, at(20)],
+      ] as const)(
+        'markToolStarted with a grant %s throws GrantLapsedError and journals nothing',
+        async (_title, grantId, lapse, startAt) => {
+          await grantOf(store, 'grt-1', { ttlSeconds: 60 }); // expires at(70)
+          await lapse(store);
+          const { turn } = await runningTurn(store, { lease: lease('host:1:a') });
+          const call = toolCall('edit_note');
+          await store.appendAssistantMessage(turn.id, assistantMessage(null, [call]), at(14), 1, 'host:1:a');
+          const before = await stateOf(store, turn.id);
+          for (const attempt of [startAt, at(80)]) {
+            const error = await rejection(store.markToolStarted(turn.id, call.id, attempt, 'host:1:a', grantId));
+            expect(error).toBeInstanceOf(GrantLapsedError);
+            expect((error as GrantLapsedError).grantId).toBe(grantId);
+          }
+          expect(await stateOf(store, turn.id)).toEqual(before);
+          expect(await store.listUnfinishedToolCalls(turn.id)).toEqual([]);
+          expect(await store.listGrantUses([grantId])).toEqual([]);
+          // Nothing was journaled: the call itself is not marked, a start without the grant is not refused.
+          expect(await store.markToolStarted(turn.id, call.id, at(90), 'host:1:a')).toBe(true);
+          expect(await store.listUnfinishedToolCalls(turn.id)).toEqual([call.id]);
+          expect(await store.listGrantUses([grantId])).toEqual([]);
+        },
+      );
+
+      // revokedAt is no earlier than the last use recorded before the revoke committed: another instance's clock may
+      // run ahead, or (PostgreSQL) the revoke's UPDATE may have waited for the start's FOR SHARE lock.
+      it('revokedAt is never before a use the grant let start, even when the revoke’s clock reads earlier', async () => {
+        const { grant } = await grantOf(store, 'grt-1', { scope: 'AGENT' });
+        const { turnId, callId } = await turnWithCall(store);
+        expect(await store.markToolStarted(turnId, callId, at(21), undefined, grant.id)).toBe(true);
+        const revoked = await store.revokeApprovalGrant(grant.id, ANN, at(20));
+        const [use] = await store.listGrantUses([grant.id]);
+        expect(use!.startedAt).toBe(at(21));
+        expect(revoked!.revokedAt! >= use!.startedAt).toBe(true);
+      });
+
+      it('a paused step keeps the grant that let a call run unasked ({kind: run, grantId}) through pauseTurn, loadTurn and the resume', async () => {
+        const { turn } = await runningTurn(store);
+        const unasked = toolCall('edit_note', { note: 'n1' });
+        const asked = toolCall('delete_note', { note: 'n2' });
+        const plain = toolCall('read_graph');
+        const step: PendingStep = {
+          version: 1,
+          calls: [
+            { toolCall: unasked, outcome: { kind: 'run', grantId: 'grt-kept' } },
+            { toolCall: plain, outcome: { kind: 'run' } },
+            { toolCall: asked, outcome: { kind: 'confirm', elicitationId: 'elc-step' } },
+          ],
+        };
+        await store.appendAssistantMessage(turn.id, assistantMessage(null, [unasked, plain, asked]), at(1), 1);
+        const paused = await store.pauseTurn(
+          turn.id,
+          structuredClone(step),
+          [rememberableDraftFor(asked, 'elc-step')],
+          'May I?',
+          at(60),
+          at(1),
+        );
+        expect(paused.turn.step).toEqual(step);
+        expect((await store.loadTurn(turn.id))!.step).toEqual(step);
+        const resumed = await answer(store, 'elc-step', ACCEPT, { now: at(2) });
+        expect(resumed.kind === 'resume' && resumed.turn.step).toEqual(step);
+      });
+    });
+
     // ---- 10. concurrency ---------------------------------------------------------------------------------------
 
     describe('concurrency: two stores on one database', () => {
@@ -1880,6 +2333,49 @@ export function describeStore(factory: StoreFactory): void {
         }
         const active = (await store.listTurns(paused.thread.id)).filter((t) => t.status === 'RUNNING');
         expect(active).toHaveLength(1);
+      });
+
+      it('(i) a revoke racing a start under the grant, 20 times: the start committed before the revoke (its use recorded) or was refused and journaled nothing', async () => {
+        const other = await second();
+        const outcomes = { started: 0, refused: 0 };
+        for (let round = 0; round < 20; round++) {
+          const grantId = `grt-race-${round}`;
+          await grantOf(store, grantId, { scope: 'AGENT' });
+          const { turnId, callId } = await turnWithCall(store);
+          // Both at one instant: the stores take `now` from their caller, so the order that matters is the commits'.
+          const now = at(100 + round);
+          const [starter, revoker] = round % 2 ? [store, other] : [other, store];
+          const start = () => starter.markToolStarted(turnId, callId, now, undefined, grantId);
+          const revoke = () => revoker.revokeApprovalGrant(grantId, ANN, now);
+          const [started, revoked] =
+            round % 4 < 2
+              ? await Promise.allSettled([start(), revoke()])
+              : await Promise.allSettled([revoke(), start()]).then(([r, s]) => [s, r] as const);
+
+          expect(revoked).toMatchObject({ status: 'fulfilled', value: { id: grantId, revokedAt: now } });
+          const revokedAt = (revoked as PromiseFulfilledResult<ApprovalGrantRecord>).value.revokedAt!;
+          const uses = await store.listGrantUses([grantId]);
+          if (started.status === 'fulfilled') {
+            outcomes.started++;
+            expect(started.value).toBe(true);
+            expect(uses).toEqual([{ grantId, turnId, toolCallId: callId, startedAt: now }]);
+            expect(uses[0]!.startedAt <= revokedAt).toBe(true);
+            expect(await store.listUnfinishedToolCalls(turnId)).toEqual([callId]);
+          } else {
+            outcomes.refused++;
+            expect(started.reason).toBeInstanceOf(GrantLapsedError);
+            expect(uses).toEqual([]);
+            expect(await store.listUnfinishedToolCalls(turnId)).toEqual([]);
+          }
+          // After the revoke, the grant lets nothing else start, from either store.
+          const later = await turnWithCall(store);
+          for (const s of [store, other]) {
+            const refused = await rejection(s.markToolStarted(later.turnId, later.callId, at(200), undefined, grantId));
+            expect(refused).toBeInstanceOf(GrantLapsedError);
+          }
+          expect(await store.listUnfinishedToolCalls(later.turnId)).toEqual([]);
+        }
+        expect(outcomes.started + outcomes.refused).toBe(20);
       });
     });
   });

@@ -1,6 +1,6 @@
 // The answer state machine, without a database: what an answer does to a confirmation request as the store read it.
 import { describe, expect, it } from 'vitest';
-import { answeredStatus, decideAnswer, resumesTurn } from '../../src/domain/answer-rules.js';
+import { answeredStatus, decideAnswer, resumesTurn, sameAnswer } from '../../src/domain/answer-rules.js';
 import type { ElicitationAnswer, ElicitationRecord } from '../../src/domain/records.js';
 
 const EXPIRES_AT = '2030-01-01T12:00:00.000Z';
@@ -112,5 +112,84 @@ describe('answeredStatus', () => {
       'DECLINED',
       'CANCELLED',
     ]);
+  });
+});
+
+describe('sameAnswer and decideAnswer with edited arguments and remember', () => {
+  const edited: ElicitationAnswer = {
+    action: 'ACCEPT',
+    content: null,
+    arguments: { id: 'n1', patch: { title: 'New', tags: ['a', 'b'] } },
+  };
+  const remembered: ElicitationAnswer = {
+    action: 'ACCEPT',
+    content: null,
+    remember: { scope: 'THREAD', ttlSeconds: 60 },
+  };
+
+  it('the same edited arguments in another key order (at any depth) are the same answer: a duplicate', () => {
+    const reordered: ElicitationAnswer = {
+      content: null,
+      arguments: { patch: { tags: ['a', 'b'], title: 'New' }, id: 'n1' },
+      action: 'ACCEPT',
+    };
+    expect(sameAnswer(edited, reordered)).toBe(true);
+    expect(decideAnswer(answered(edited), reordered, BEFORE)).toEqual({ kind: 'duplicate' });
+  });
+
+  it.each([
+    ['other values', { ...edited, arguments: { id: 'n2', patch: { title: 'New', tags: ['a', 'b'] } } }],
+    ['another array order', { ...edited, arguments: { id: 'n1', patch: { title: 'New', tags: ['b', 'a'] } } }],
+    ['a property more', { ...edited, arguments: { ...edited.arguments, extra: true } }],
+    ['no arguments (the model’s)', accept],
+    ['null arguments', { ...edited, arguments: null }],
+    ['empty arguments', { ...edited, arguments: {} }],
+  ] as const)('edited arguments, then %s: already_resolved', (_what, other) => {
+    expect(sameAnswer(edited, other)).toBe(false);
+    expect(decideAnswer(answered(edited), other, BEFORE)).toEqual({ kind: 'already_resolved' });
+  });
+
+  it('a plain ACCEPT, then one with arguments: already_resolved (the first one stands)', () => {
+    expect(decideAnswer(answered(accept), edited, BEFORE)).toEqual({ kind: 'already_resolved' });
+  });
+
+  it('absent and null arguments or remember are alike', () => {
+    const explicit: ElicitationAnswer = { action: 'ACCEPT', content: null, arguments: null, remember: null };
+    expect(sameAnswer(accept, explicit)).toBe(true);
+    expect(decideAnswer(answered(explicit), accept, BEFORE)).toEqual({ kind: 'duplicate' });
+  });
+
+  it('remember: the same choice again is a duplicate; another scope, ttl or none is already_resolved', () => {
+    const again: ElicitationAnswer = { remember: { ttlSeconds: 60, scope: 'THREAD' }, content: null, action: 'ACCEPT' };
+    expect(decideAnswer(answered(remembered), again, BEFORE)).toEqual({ kind: 'duplicate' });
+    for (const other of [
+      { ...remembered, remember: { scope: 'AGENT', ttlSeconds: 60 } },
+      { ...remembered, remember: { scope: 'THREAD', ttlSeconds: 61 } },
+      accept,
+    ] satisfies ElicitationAnswer[]) {
+      expect(sameAnswer(remembered, other)).toBe(false);
+      expect(decideAnswer(answered(remembered), other, BEFORE)).toEqual({ kind: 'already_resolved' });
+    }
+    expect(decideAnswer(answered(accept), remembered, BEFORE)).toEqual({ kind: 'already_resolved' });
+  });
+
+  it('edited arguments and remember together: both must match', () => {
+    const both: ElicitationAnswer = { ...edited, remember: remembered.remember };
+    expect(decideAnswer(answered(both), { ...both }, BEFORE)).toEqual({ kind: 'duplicate' });
+    expect(decideAnswer(answered(both), edited, BEFORE)).toEqual({ kind: 'already_resolved' });
+    expect(decideAnswer(answered(both), remembered, BEFORE)).toEqual({ kind: 'already_resolved' });
+  });
+
+  it('an unanswered request has no answer to be the same as', () => {
+    expect(sameAnswer(null, edited)).toBe(false);
+  });
+
+  it('a still-PENDING request records an edited ACCEPT like any ACCEPT; past expiry it expires', () => {
+    expect(decideAnswer(pending, edited, BEFORE)).toEqual({
+      kind: 'record',
+      status: 'ACCEPTED',
+      then: 'resume_if_last',
+    });
+    expect(decideAnswer(pending, remembered, ONE_MS_LATE)).toEqual({ kind: 'expired', expireTurn: true });
   });
 });

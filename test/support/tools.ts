@@ -6,6 +6,8 @@ export interface CountingTool {
   name: string;
   annotations?: ToolAnnotations;
   description?: string;
+  /** The tool's input schema; default: any object. */
+  inputSchema?: JsonObject;
   /** What the tool returns; throw to fail. */
   run?: (args: JsonObject) => Promise<string> | string;
 }
@@ -25,7 +27,7 @@ export class CountingToolSource implements ToolSource {
       name: spec.name,
       label: spec.annotations?.title ?? spec.name,
       description: spec.description ?? `The ${spec.name} test tool.`,
-      inputSchema: { type: 'object', properties: {}, additionalProperties: true },
+      inputSchema: spec.inputSchema ?? { type: 'object', properties: {}, additionalProperties: true },
       annotations: spec.annotations ?? {},
       execute: async (args: JsonObject) => {
         this.runs.set(spec.name, [...(this.runs.get(spec.name) ?? []), args]);

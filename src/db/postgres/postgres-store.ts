@@ -12,7 +12,7 @@ import { readMigrationFiles } from 'drizzle-orm/migrator';
 import pg from 'pg';
 import { decideAnswer, resumesTurn } from '../../domain/answer-rules.js';
 import { storedConditionsFor } from '../../domain/expiry.js';
-import { grantFromAnswer, grantStateAt } from '../../domain/grants.js';
+import { grantFromAnswer, grantStateAt, revokedAtFor } from '../../domain/grants.js';
 import { argumentRulesFromRows, overrideChanges, overrideRows } from '../../domain/agent-overrides.js';
 import { newId } from '../../domain/ids.js';
 import { buildPage, decodeCursor, pageHoldsAll } from '../../domain/pagination.js';
@@ -761,8 +761,17 @@ export class PostgresStore implements Store {
   }
 
   async revokeApprovalGrant(id: string, ownerId: string, now: string): Promise<ApprovalGrantRecord | null> {
-    const row = (await run(this.pool, Q.revokeGrant, [id, ownerId, now])).rows[0];
-    return row ? grantRecord(row) : null;
+    return this.#transaction(async (client) => {
+      // The row lock first: a start under this grant holds it FOR SHARE until it commits, so the uses read next
+      // include every start that committed before this revoke.
+      const row = (await run(client, Q.lockGrantForRevoke, [id, ownerId])).rows[0];
+      if (!row) return null;
+      const grant = grantRecord(row);
+      const lastUse = (await run(client, Q.lastGrantUse, [id])).rows[0]?.started_at;
+      const revokedAt = revokedAtFor(grant, iso(lastUse), now);
+      if (grant.revokedAt === null) await run(client, Q.revokeGrant, [id, revokedAt]);
+      return { ...grant, revokedAt };
+    });
   }
 
   async listGrantUses(grantIds: readonly string[]): Promise<GrantUseRecord[]> {
@@ -1099,10 +1108,15 @@ const Q = {
        AND ($4::text IS NULL OR thread_id = $4) AND (NOT $5::boolean OR (revoked_at IS NULL AND expires_at > $6))
      ORDER BY seq LIMIT $7`,
   ),
-  revokeGrant: statement(
-    'revoke_grant',
-    `UPDATE approval_grants SET revoked_at = COALESCE(revoked_at, $3) WHERE id = $1 AND owner_id = $2 RETURNING *`,
+  lockGrantForRevoke: statement(
+    'lock_grant_for_revoke',
+    'SELECT * FROM approval_grants WHERE id = $1 AND owner_id = $2 FOR UPDATE',
   ),
+  lastGrantUse: statement(
+    'last_grant_use',
+    'SELECT max(started_at) AS started_at FROM tool_executions WHERE grant_id = $1',
+  ),
+  revokeGrant: statement('revoke_grant', 'UPDATE approval_grants SET revoked_at = $2 WHERE id = $1'),
   grantUses: statement(
     'grant_uses',
     `SELECT grant_id, turn_id, tool_call_id, started_at FROM tool_executions WHERE grant_id = ANY($1::text[])

@@ -45,7 +45,7 @@ import type {
 import { argumentRulesFromRows, overrideChanges, overrideRows } from '../../domain/agent-overrides.js';
 import { decideAnswer, resumesTurn } from '../../domain/answer-rules.js';
 import { storedConditionsFor } from '../../domain/expiry.js';
-import { grantFromAnswer, grantStateAt } from '../../domain/grants.js';
+import { grantFromAnswer, grantStateAt, revokedAtFor } from '../../domain/grants.js';
 import { newId } from '../../domain/ids.js';
 import { buildPage, decodeCursor, totalCount } from '../../domain/pagination.js';
 import { loadPendingStep } from '../../domain/pending-step.js';
@@ -792,13 +792,16 @@ export class SqliteStore implements Store {
 
   async revokeApprovalGrant(id: string, ownerId: string, now: string): Promise<ApprovalGrantRecord | null> {
     return this.#write(() => {
-      const [row] = this.db
-        .update(approvalGrants)
-        .set({ revokedAt: sql`coalesce(${approvalGrants.revokedAt}, ${now})` })
-        .where(and(eq(approvalGrants.id, id), eq(approvalGrants.ownerId, ownerId)))
-        .returning()
+      const grant = this.#q.grant.get({ id });
+      if (!grant || grant.ownerId !== ownerId) return null;
+      const [lastUse] = this.db
+        .select({ startedAt: sql<string | null>`max(${toolExecutions.startedAt})` })
+        .from(toolExecutions)
+        .where(eq(toolExecutions.grantId, id))
         .all();
-      return row ? grantRecord(row) : null;
+      const revokedAt = revokedAtFor(grant, lastUse?.startedAt ?? null, now);
+      this.db.update(approvalGrants).set({ revokedAt }).where(eq(approvalGrants.id, id)).run();
+      return grantRecord({ ...grant, revokedAt });
     });
   }
 
