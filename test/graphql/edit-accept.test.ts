@@ -321,3 +321,58 @@ describe('an edited and a plain ACCEPT sent at once', () => {
     expect(winners).toHaveLength(ROUNDS);
   });
 });
+
+describe('allowEdit and argument rules on edited calls', () => {
+  const CAN = `query Can($id: ID!) { elicitation(id: $id) { canEdit canRemember } }`;
+
+  it('editing turned off for the tool: FORBIDDEN on input.arguments, nothing changes; canEdit says so first', async () => {
+    const { thread, elicitationId } = await pausedOnEdit({
+      agent: { toolConfirmation: { 't:edit_note': { mode: 'ALWAYS', allowEdit: false } } },
+    });
+    expect(dataOf(await s.h.gql(CAN, { id: elicitationId })).elicitation).toEqual({
+      canEdit: false,
+      canRemember: false, // ALWAYS: asks every time
+    });
+    const before = await snapshot(thread.id, elicitationId);
+    const result = await answer({ elicitationId, action: 'ACCEPT', arguments: { id: 'n2' } });
+    expect(result.userErrors).toEqual([
+      { code: 'FORBIDDEN', message: expect.stringContaining('allowEdit'), field: ['input', 'arguments'] },
+    ]);
+    expect(await snapshot(thread.id, elicitationId)).toEqual(before);
+    // A plain ACCEPT still works.
+    expect((await answer({ elicitationId, action: 'ACCEPT' })).turn.status).toBe('COMPLETED');
+    expect(s.tools.runs.get('edit_note')).toEqual([{ id: 'n1', text: 'model text' }]);
+  });
+
+  it('editing turned off for the agent, on again for the tool: the tool setting wins', async () => {
+    const { elicitationId } = await pausedOnEdit({
+      agent: { allowEdit: false, toolConfirmation: { 't:edit_note': { allowEdit: true } } },
+    });
+    expect(dataOf(await s.h.gql(CAN, { id: elicitationId })).elicitation).toEqual({ canEdit: true, canRemember: true });
+    const result = await answer({ elicitationId, action: 'ACCEPT', arguments: { id: 'n2' } });
+    expect(result.userErrors).toEqual([]);
+    expect(s.tools.runs.get('edit_note')).toEqual([{ id: 'n2' }]);
+  });
+
+  it('an edit into what a DENY rule matches is vetoed with the rule’s reason; the tool never runs', async () => {
+    const { elicitationId } = await pausedOnEdit({
+      agent: {
+        toolConfirmation: {
+          't:edit_note': {
+            rules: [
+              {
+                match: { properties: { id: { const: 'root' } }, required: ['id'] },
+                mode: 'DENY',
+                reason: 'root is off limits',
+              },
+            ],
+          },
+        },
+      },
+    });
+    const result = await answer({ elicitationId, action: 'ACCEPT', arguments: { id: 'root' } });
+    expect(result.userErrors).toEqual([]);
+    expect(toolTexts(result.turn.messages)).toEqual([toolText.denied('edit_note', 'root is off limits')]);
+    expect(s.tools.count('edit_note')).toBe(0);
+  });
+});
