@@ -6,6 +6,7 @@ import './agents.js';
 import './threads.js';
 import './turns.js';
 import './elicitations.js';
+import './webhooks.js';
 import { kindOfId, NodeRef } from './node.js';
 
 builder.queryField('node', (t) =>
