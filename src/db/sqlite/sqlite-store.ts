@@ -806,11 +806,10 @@ export class SqliteStore implements Store {
     if (rows.length) this.#webhooksWritten = true;
   }
 
-  /** After the commit: the deliverer claims in a write of its own, so it is told once this batch is done. */
+  /** After the commit (the deliverer's claim, a write of its own, goes into the next batch). */
   #announceWebhooks(): void {
     this.#webhooksWritten = false;
-    const outbox = this.#webhooks!;
-    setImmediate(() => outbox.written());
+    this.#webhooks!.written();
   }
 
   /** A call's one TOOL message; a second one for the same call (two processes racing on a turn) is dropped. */
