@@ -187,8 +187,9 @@ export class WebhookDeliverer {
   /** One POST, signed now. */
   async #attempt(delivery: WebhookDeliveryRecord, endpoint: WebhookEndpoint, signer: Webhook): Promise<AttemptResult> {
     const body = JSON.stringify(delivery.payload);
-    // Signed at each attempt: receivers refuse a webhook-timestamp more than 5 minutes off their clock.
-    const sentAt = this.#clock();
+    // Signed at each attempt, on this host's clock (not the database's): receivers refuse a webhook-timestamp more
+    // than 5 minutes off their own clock.
+    const sentAt = new Date();
     const response = await fetch(endpoint.url, {
       method: 'POST',
       headers: {
