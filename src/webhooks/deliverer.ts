@@ -22,8 +22,6 @@ export interface WebhookDelivererOptions {
   batchSize?: number;
   /** Endpoints sent to at the same time (each endpoint's deliveries go one after the other). Default 4. */
   concurrency?: number;
-  /** Random numbers in [0, 1) for the backoff's jitter (tests). */
-  random?: () => number;
 }
 
 /** What one POST came to. */
@@ -40,7 +38,6 @@ export class WebhookDeliverer {
   readonly #pollIntervalMs: number;
   readonly #batchSize: number;
   readonly #concurrency: number;
-  readonly #random: () => number;
   /** How long a claim holds: long enough for a batch whose every attempt times out, one after the other. */
   readonly #leaseMs: number;
   /** Aborted by stop(): the attempts in flight end, and their deliveries go back to the queue. */
@@ -61,7 +58,6 @@ export class WebhookDeliverer {
     this.#pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.#batchSize = options.batchSize ?? 10;
     this.#concurrency = options.concurrency ?? 4;
-    this.#random = options.random ?? Math.random;
     const longest = Math.max(0, ...options.endpoints.map((e) => e.timeoutMs));
     this.#leaseMs = this.#batchSize * longest + 5_000;
   }
@@ -89,11 +85,6 @@ export class WebhookDeliverer {
           this.nudge();
         }
       });
-  }
-
-  /** Resolves when no pass is under way (tests). */
-  async idle(): Promise<void> {
-    while (this.#draining) await this.#draining;
   }
 
   /**
@@ -168,7 +159,7 @@ export class WebhookDeliverer {
       return;
     }
     const failure = { error: result.error, statusCode: result.statusCode };
-    const next = afterFailedAttempt(attempt, endpoint, now, this.#random());
+    const next = afterFailedAttempt(attempt, endpoint, now, Math.random());
     if (next.kind === 'retry') {
       await this.#record(delivery, { kind: 'retry', at: next.at, ...failure }, now);
       this.#logger?.warn(
