@@ -62,10 +62,10 @@ import {
   type CloseStep,
 } from '../../domain/turn-rules.js';
 import {
+  attemptChanges,
   elicitationsClosed,
   elicitationsClosedBy,
   elicitationsRequested,
-  attemptChanges,
   outboxRows,
   turnEnded,
   type WebhookAttemptOutcome,
