@@ -24,7 +24,13 @@ async function main(): Promise<void> {
     );
   }
   // TOOLGATE_DB (or the config's `database` section): a postgres:// URL is PostgreSQL, reached now; else SQLite.
-  const selection = { config: loaded?.config.database, configFile: loaded?.file ?? null, env: process.env };
+  const selection = {
+    config: loaded?.config.database,
+    configFile: loaded?.file ?? null,
+    env: process.env,
+    // The store writes the events of the config's webhook endpoints (createServer checks their secrets).
+    webhooks: loaded?.config.webhooks?.map(({ url, events }) => ({ url, events })),
+  };
   const { target, where } = storageTarget(selection);
   const storage = await openStorage(target, where, selection);
   // TOOLGATE_REDIS (or the config's `pubsub` section): Redis between instances, checked now; else in process.

@@ -8,6 +8,7 @@ import { fanOut, type LifecycleObserver } from './agent/lifecycle.js';
 import { AgentRunner, type RunnerOptions } from './agent/runner.js';
 import { Sweeper, type SweepReport } from './agent/sweeper.js';
 import type { Agent } from './domain/records.js';
+import type { WebhookSubscription } from './domain/webhook-events.js';
 import { demoConfig } from './config/demo.js';
 import { loadPlugins } from './config/plugins.js';
 import type { ToolgateConfig } from './config/schema.js';
@@ -41,6 +42,8 @@ import { HEALTH_PATH, useReadiness } from './observability/health.js';
 import { createMetrics, useMetricsEndpoint } from './observability/metrics.js';
 import { ToolRegistry } from './tools/registry.js';
 import type { ToolSource } from './tools/tool.js';
+import { resolveWebhooks, webhookSubscriptions } from './config/webhooks.js';
+import { WebhookDeliverer, type WebhookDelivererOptions } from './webhooks/deliverer.js';
 
 export interface ServerOptions {
   /** The parsed config; default: the built-in demo. */
@@ -105,6 +108,8 @@ export interface ServerOptions {
    * instances on one database, docs/live.md), else in process. The CLI passes one built with openPubSub (TOOLGATE_REDIS).
    */
   pubsub?: ToolgatePubSub;
+  /** How the webhook deliverer polls and batches (tests, embedding); the endpoints come from the config's `webhooks`. */
+  webhookDelivery?: Pick<WebhookDelivererOptions, 'pollIntervalMs' | 'batchSize' | 'concurrency'>;
 }
 
 export interface ToolgateServer {
@@ -127,6 +132,8 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
 
   // Tokens first: a missing env:NAME stops the start before anything is opened or spawned.
   const auth: Authenticator = options.authenticator ?? createAuthenticator(config, where);
+  // Webhook secrets too (env:NAME, the whsec_ format).
+  const webhookEndpoints = resolveWebhooks(config.webhooks, where);
 
   // Argument rules compile before anything opens: the loader checked a file's already, a config given in code not.
   const ruleProblems = argumentRuleConfigProblems(config.agents, where);
@@ -136,7 +143,15 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
     options.storage ??
     (await openStorage(options.database ?? ':memory:', 'database', {
       sqlite: { synchronous: options.synchronous, syncFile: options.syncFile },
+      webhooks: webhookSubscriptions(webhookEndpoints),
     }));
+  // A store opened by the caller writes the events of the endpoints it was opened with: they must be the config's.
+  if (!sameSubscriptions(storage.webhooks.subscriptions, webhookSubscriptions(webhookEndpoints))) {
+    await storage.close();
+    throw new Error(
+      "createServer: the storage was opened without the config's webhooks; pass them to openStorage (selection.webhooks)",
+    );
+  }
   const { store } = storage;
   const clock = options.clock ?? storage.clock;
 
@@ -295,6 +310,19 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
   });
   sweeper.start();
 
+  // Webhooks go out in the background, told of each commit that wrote some; requests never wait for them.
+  const deliverer = new WebhookDeliverer({
+    store,
+    endpoints: webhookEndpoints,
+    owner: runner.leaseOwner,
+    clock,
+    onError,
+    logger,
+    ...options.webhookDelivery,
+  });
+  const stopListening = storage.webhooks.onWritten(() => deliverer.nudge());
+  deliverer.start();
+
   return {
     httpServer,
     yoga,
@@ -322,18 +350,28 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
       // Stop taking work; WebSockets go with 1001, subscriptions (SSE streams too) complete, in-flight
       // requests and running turns get until the deadline; paused turns are on disk and stay as they are.
       await sweeper.stop();
+      // Attempts in flight end now; their deliveries stay in the outbox for the next process (or another instance).
+      stopListening();
+      const deliveriesStopped = deliverer.stop();
       const deadline = Date.now() + (options.shutdownGraceMs ?? 5_000);
       const httpClosed = closeHttpServer(httpServer, deadline);
       await webSockets.close(Math.max(0, deadline - Date.now()));
       await pubsub.endSubscriptions();
       await httpClosed;
       await settleBy(runner.idle(), deadline);
+      await deliveriesStopped;
       // After the turns: what they published until now still reached the subscribers of other instances (Redis).
       await pubsub.close();
       await tools.close();
       await storage.close();
     },
   };
+}
+
+function sameSubscriptions(a: readonly WebhookSubscription[], b: readonly WebhookSubscription[]): boolean {
+  const key = (list: readonly WebhookSubscription[]) =>
+    JSON.stringify(list.map(({ url, events }) => [url, [...events].sort()]).sort());
+  return key(a) === key(b);
 }
 
 /** The entries whose value is set: absent settings keep their defaults. */

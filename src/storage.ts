@@ -6,6 +6,7 @@ import { ConfigError } from './config/load.js';
 import type { DatabaseConfig } from './config/schema.js';
 import type { DemoEntities } from './domain/demo-entities.js';
 import type { Store } from './domain/store.js';
+import type { WebhookOutbox, WebhookSubscription } from './domain/webhook-events.js';
 import { postgresDemoEntities } from './db/postgres/demo-entities.js';
 import { PostgresStore } from './db/postgres/postgres-store.js';
 import { sqliteDemoEntities } from './db/sqlite/demo-entities.js';
@@ -25,7 +26,15 @@ export interface Storage {
    * (this host's clock corrected by the measured offset, re-measured every minute); SQLite: this host's.
    */
   clock: () => Date;
+  /** The webhook endpoints the store writes events for (none: it writes none), and who hears when it wrote some. */
+  webhooks: WebhookOutboxSignal;
   close(): Promise<void>;
+}
+
+export interface WebhookOutboxSignal {
+  subscriptions: readonly WebhookSubscription[];
+  /** `listener` runs after each commit that wrote outbox rows (the deliverer's nudge); returns its removal. */
+  onWritten(listener: () => void): () => void;
 }
 
 export interface StorageSelection {
@@ -37,6 +46,8 @@ export interface StorageSelection {
   env?: Record<string, string | undefined>;
   /** SQLite only; see SqliteStoreOptions. */
   sqlite?: SqliteStoreOptions;
+  /** The config's webhook endpoints: which events the store writes to the outbox, and for which URL. */
+  webhooks?: readonly WebhookSubscription[];
 }
 
 export function isPostgresUrl(target: string): boolean {
@@ -57,19 +68,22 @@ export function storageTarget(selection: StorageSelection): { target: string; wh
  * one-line ConfigError naming host, port and what failed, and nothing starts.
  */
 export async function openStorage(target: string, where: string, selection: StorageSelection = {}): Promise<Storage> {
+  const { outbox, signal: webhooks } = webhookOutbox(selection.webhooks ?? []);
   if (!isPostgresUrl(target)) {
     const sqlite = openDatabase({ path: target });
-    const store = new SqliteStore(sqlite, selection.sqlite);
+    const store = new SqliteStore(sqlite, { ...selection.sqlite, webhooks: outbox });
     return {
       store,
       demoEntities: sqliteDemoEntities(sqlite, (work) => store.transaction(work)),
       shown: target,
       clock: () => new Date(),
+      webhooks,
       close: () => store.close(),
     };
   }
   const shown = showPostgres(target, where);
-  const store = await PostgresStore.open(target, { poolSize: selection.config?.poolSize }).catch((error: unknown) => {
+  const options = { poolSize: selection.config?.poolSize, webhooks: outbox };
+  const store = await PostgresStore.open(target, options).catch((error: unknown) => {
     throw new ConfigError(`${where}: PostgreSQL at ${shown} cannot be reached (${describe(error)})`);
   });
   try {
@@ -87,6 +101,7 @@ export async function openStorage(target: string, where: string, selection: Stor
       demoEntities,
       shown,
       clock: () => new Date(Date.now() + offsetMs),
+      webhooks,
       close: async () => {
         clearInterval(timer);
         await store.close();
@@ -96,6 +111,29 @@ export async function openStorage(target: string, where: string, selection: Stor
     await store.close();
     throw error;
   }
+}
+
+/** The store's side of the webhook endpoints, and the server's: told after each commit that wrote deliveries. */
+function webhookOutbox(subscriptions: readonly WebhookSubscription[]): {
+  outbox: WebhookOutbox;
+  signal: WebhookOutboxSignal;
+} {
+  const listeners = new Set<() => void>();
+  return {
+    outbox: {
+      subscriptions,
+      written: () => {
+        for (const listener of listeners) listener();
+      },
+    },
+    signal: {
+      subscriptions,
+      onWritten(listener) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    },
+  };
 }
 
 /** Host, port and database as shown in messages and logs (never user or password). */

@@ -63,6 +63,15 @@ export function parseConfig(data: unknown, file = '<config>'): ToolgateConfig {
     }
   });
   problems.push(...argumentRuleConfigProblems(config.agents, file));
+  // The outbox names an endpoint by its URL: one entry per URL.
+  const webhookUrls = new Set<string>();
+  config.webhooks?.forEach((webhook, i) => {
+    if (webhookUrls.has(webhook.url))
+      problems.push(
+        `${file}: webhooks[${i}].url: another entry has the same URL "${webhook.url}"; list its events in one entry`,
+      );
+    webhookUrls.add(webhook.url);
+  });
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return config;
 }

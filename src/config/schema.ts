@@ -1,6 +1,8 @@
 // The config file (TOOLGATE_CONFIG, JSON), validated with zod. schema/toolgate.config.schema.json is generated
 // from it (`npm run config:schema`).
 import { z } from 'zod';
+import { WEBHOOK_EVENT_TYPES } from '../domain/webhook-events.js';
+import { isWebhookSecret, WEBHOOK_SECRET_FORMAT } from './webhook-secret.js';
 
 /** A literal, or `env:NAME` read from the environment at start. */
 const secret = z
@@ -298,6 +300,51 @@ export const databaseConfig = z
   })
   .strict();
 
+/** A webhook endpoint: events POSTed to `url`, signed per Standard Webhooks, retried; see docs/webhooks.md. */
+export const webhookConfig = z
+  .object({
+    url: z
+      .url({ protocol: /^https?$/ })
+      .describe('Where events are POSTed (http:// or https://); one entry per URL. Redirects are not followed'),
+    events: z
+      .array(z.enum(WEBHOOK_EVENT_TYPES))
+      .min(1)
+      .describe('The events this endpoint gets: ' + WEBHOOK_EVENT_TYPES.join(', ')),
+    secret: secret
+      .refine(
+        (value) => value.startsWith('env:') || isWebhookSecret(value),
+        `expected ${WEBHOOK_SECRET_FORMAT}, or "env:NAME"`,
+      )
+      .describe(`The signing secret: ${WEBHOOK_SECRET_FORMAT}; "env:NAME" reads it from the environment`),
+    maxAttempts: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('Attempts before a delivery is FAILED for good (default 12: about 2.5 hours with the default backoff)'),
+    timeoutMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(120_000)
+      .optional()
+      .describe('Longest one attempt may take, from connecting to the response status (default 10000)'),
+    initialBackoffSeconds: z
+      .number()
+      .min(0.01)
+      .max(86_400)
+      .optional()
+      .describe('Wait before the first retry; each further one waits twice as long, ±20 % jitter (default 5)'),
+    maxBackoffSeconds: z
+      .number()
+      .min(0.01)
+      .max(7 * 86_400)
+      .optional()
+      .describe('Longest wait between two attempts (default 3600)'),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     $schema: z.string().optional(),
@@ -310,6 +357,7 @@ export const configSchema = z
     sweeper: sweeperConfig.optional(),
     pubsub: pubsubConfig.optional(),
     database: databaseConfig.optional(),
+    webhooks: z.array(webhookConfig).optional().describe('Endpoints that get events over HTTP (docs/webhooks.md)'),
   })
   .strict();
 
@@ -320,3 +368,4 @@ export type AgentConfig = z.infer<typeof agentConfig>;
 export type ArgumentRuleConfig = z.infer<typeof argumentRuleConfig>;
 export type PubSubConfig = z.infer<typeof pubsubConfig>;
 export type DatabaseConfig = z.infer<typeof databaseConfig>;
+export type WebhookConfig = z.infer<typeof webhookConfig>;

@@ -20,6 +20,7 @@ import type {
   TurnRecord,
 } from './records.js';
 import type { CloseStep, StartRefusal } from './turn-rules.js';
+import type { WebhookAttemptOutcome, WebhookDeliveryRecord, WebhookDeliveryStatus } from './webhook-events.js';
 
 export type StartTurnResult =
   | {
@@ -302,4 +303,27 @@ export interface Store {
    */
   flush(): Promise<void>;
   close(): Promise<void>;
+
+  // Webhooks (docs/webhooks.md). The outbox rows are written by the changes above, in their transactions, for the
+  // endpoints the store was given at construction (WebhookOutbox); these deliver and list them.
+  /**
+   * Claim up to `limit` deliveries that are PENDING, due at `now`, of one of `endpoints` and not claimed by a process
+   * whose claim still holds, oldest (by seq) first, for `owner` until `until`. Several processes may claim at once:
+   * each delivery goes to one of them; a claim that lapsed is taken over.
+   */
+  claimWebhookDeliveries(
+    owner: string,
+    endpoints: readonly string[],
+    now: string,
+    until: string,
+    limit: number,
+  ): Promise<WebhookDeliveryRecord[]>;
+  /** Record what became of an attempt, and drop the claim; false (nothing written) if `owner` no longer holds it. */
+  recordWebhookAttempt(id: string, owner: string, outcome: WebhookAttemptOutcome, now: string): Promise<boolean>;
+  /** The admin list: every delivery (or those of one status), oldest first. */
+  listWebhookDeliveries(
+    filter: { status?: WebhookDeliveryStatus | null },
+    first: number,
+    after: string | null,
+  ): Promise<Page<WebhookDeliveryRecord> & { totalCount: number }>;
 }

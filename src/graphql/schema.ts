@@ -8,6 +8,7 @@ import './turns.js';
 import './turn-events.js';
 import './elicitations.js';
 import './approvals.js';
+import './webhooks.js';
 import { kindOfId, NodeRef } from './node.js';
 
 builder.queryField('node', (t) =>

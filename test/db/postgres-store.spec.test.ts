@@ -11,7 +11,7 @@ describeStore({
     const database = await freshPostgresDatabase();
     return {
       store: await PostgresStore.open(database.url),
-      second: () => PostgresStore.open(database.url),
+      second: (options) => PostgresStore.open(database.url, options),
       cleanup: () => database.drop(),
     };
   },

@@ -13,7 +13,7 @@ describeStore({
     const path = join(dir, 'toolgate.db');
     return {
       store: new SqliteStore(openDatabase({ path })),
-      second: async () => new SqliteStore(openDatabase({ path })),
+      second: async (options) => new SqliteStore(openDatabase({ path }), options),
       cleanup: async () => rmSync(dir, { recursive: true, force: true }),
     };
   },

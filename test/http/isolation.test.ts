@@ -23,6 +23,9 @@ const TURN_FIELDS = `id status text error iterations messages { id role text } e
 const THREAD_FIELDS = `id createdAt agent { id } messages { id role text } turns { id status elicitations { id } }`;
 
 /** Every root query with the arguments that could name another user's objects; `ids` fills them. */
+/** Root queries only administrators may run (tested below on their own). */
+const ADMIN_ONLY_QUERIES = ['webhookDeliveries'];
+
 const QUERIES: Record<
   string,
   (ids: { thread: string; turn: string; elicitation: string }) => { query: string; variables?: Record<string, unknown> }
@@ -127,7 +130,27 @@ describe('isolation between users', () => {
   });
 
   it('covers every root query of the schema', () => {
-    expect(Object.keys(QUERIES).sort()).toEqual(Object.keys(schema.getQueryType()!.getFields()).sort());
+    expect([...Object.keys(QUERIES), ...ADMIN_ONLY_QUERIES].sort()).toEqual(
+      Object.keys(schema.getQueryType()!.getFields()).sort(),
+    );
+  });
+
+  // Webhooks (docs/webhooks.md): the outbox is for administrators only; it names no user's objects to anyone else.
+  it('webhookDeliveries: FORBIDDEN for alice and bob, with no data; an admin may', async () => {
+    const before = await db.snapshot();
+    const query = '{ webhookDeliveries { totalCount edges { node { id payload } } } }';
+    for (const user of ['alice', 'bob'] as const) {
+      const refused = await gql(user, query);
+      expect(refused.data).toEqual({ webhookDeliveries: null });
+      expect(refused.errors).toEqual([
+        expect.objectContaining({
+          message: 'Only administrators may list webhook deliveries.',
+          extensions: { code: 'FORBIDDEN' },
+        }),
+      ]);
+    }
+    expect(await db.snapshot()).toEqual(before);
+    expect(dataOf(await gql('root', query)).webhookDeliveries).toEqual({ totalCount: 0, edges: [] });
   });
 
   it.each(Object.keys(QUERIES))(

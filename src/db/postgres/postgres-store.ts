@@ -54,6 +54,19 @@ import {
   pausedElicitations,
   type CloseStep,
 } from '../../domain/turn-rules.js';
+import {
+  attemptChanges,
+  elicitationsClosed,
+  elicitationsClosedBy,
+  elicitationsRequested,
+  outboxRows,
+  turnEnded,
+  type WebhookAttemptOutcome,
+  type WebhookDeliveryRecord,
+  type WebhookDeliveryStatus,
+  type WebhookEvent,
+  type WebhookOutbox,
+} from '../../domain/webhook-events.js';
 import * as schema from './schema.js';
 
 const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'drizzle', 'postgres');
@@ -71,6 +84,8 @@ const statement = (name: string, text: string): Statement => ({ name, text });
 export interface PostgresStoreOptions {
   /** Connections in the pool. Default 10. */
   poolSize?: number;
+  /** The webhook endpoints whose events the changes write to the outbox; none: nothing is written or read for them. */
+  webhooks?: WebhookOutbox;
 }
 
 /** SQLSTATEs after which a transaction is tried again from the start: nothing of it was committed. */
@@ -82,9 +97,14 @@ export class PostgresStore implements Store {
   readonly db: NodePgDatabase<typeof schema>;
   readonly #newestMigration: number;
   readonly #auditStatements = new Map<string, { page: Statement; count: Statement }>();
+  /** Null without subscribed endpoints: the changes then write no outbox rows and run no statement for them. */
+  readonly #webhooks: WebhookOutbox | null;
+  /** Connections whose open transaction wrote outbox rows: its COMMIT tells the deliverer. */
+  readonly #wroteWebhooks = new WeakSet<pg.PoolClient>();
 
-  private constructor(pool: pg.Pool) {
+  private constructor(pool: pg.Pool, webhooks?: WebhookOutbox) {
     this.pool = pool;
+    this.#webhooks = webhooks?.subscriptions.length ? webhooks : null;
     this.db = drizzle(pool, { schema });
     this.#newestMigration = Math.max(
       0,
@@ -110,7 +130,7 @@ export class PostgresStore implements Store {
     // A connection dropped while idle (a database restart) is an event on the pool, not a crash: the next query
     // opens a new one.
     pool.on('error', () => {});
-    const store = new PostgresStore(pool);
+    const store = new PostgresStore(pool, options.webhooks);
     try {
       const client = await pool.connect();
       try {
@@ -157,8 +177,10 @@ export class PostgresStore implements Store {
         await client.query('BEGIN');
         const result = await work(client);
         await client.query('COMMIT');
+        if (this.#wroteWebhooks.delete(client)) this.#webhooks!.written();
         return result;
       } catch (error) {
+        this.#wroteWebhooks.delete(client);
         await client.query('ROLLBACK').catch(() => {
           broken = true;
         });
@@ -552,27 +574,32 @@ export class PostgresStore implements Store {
     now: string,
     leaseOwner?: string,
   ): Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }> {
-    const { rows } = await run(this.pool, Q.pauseTurn, [
-      turnId,
-      leaseOwner ?? null,
-      json(step),
-      text,
-      expiresAt,
-      now,
-      drafts.map((d) => d.id),
-      drafts.map((d) => d.toolCallId),
-      drafts.map((d) => json(d.request)),
-      drafts.map((d) => json(d.toolCall)),
-    ]);
-    if (!rows[0]) throw loopWriteRefused(turnId, leaseOwner);
-    const turn = turnRecord(rows[0]);
-    // As stored: json() made them storable.
-    const stored = drafts.map((d) => ({
-      ...d,
-      request: toStorableJson(d.request),
-      toolCall: toStorableJson(d.toolCall),
-    }));
-    return { turn, elicitations: pausedElicitations(turn, stored, now, expiresAt) };
+    // With webhooks the statement and the outbox rows commit together in a transaction; without, one statement.
+    return this.#withWebhookEvents(async (client) => {
+      const { rows } = await run(client, Q.pauseTurn, [
+        turnId,
+        leaseOwner ?? null,
+        json(step),
+        text,
+        expiresAt,
+        now,
+        drafts.map((d) => d.id),
+        drafts.map((d) => d.toolCallId),
+        drafts.map((d) => json(d.request)),
+        drafts.map((d) => json(d.toolCall)),
+      ]);
+      if (!rows[0]) throw loopWriteRefused(turnId, leaseOwner);
+      const turn = turnRecord(rows[0]);
+      // As stored: json() made them storable.
+      const stored = drafts.map((d) => ({
+        ...d,
+        request: toStorableJson(d.request),
+        toolCall: toStorableJson(d.toolCall),
+      }));
+      const created = pausedElicitations(turn, stored, now, expiresAt);
+      if (this.#webhooks) await this.#writeWebhookEvents(client, elicitationsRequested(created, now), now);
+      return { turn, elicitations: created };
+    });
   }
 
   async finishTurn(
@@ -583,20 +610,24 @@ export class PostgresStore implements Store {
     leaseOwner?: string,
   ): Promise<TurnRecord> {
     const answer = fields.answer;
-    const { rows } = await run(this.pool, Q.finishTurn, [
-      turnId,
-      leaseOwner ?? null,
-      status,
-      fields.text ?? null,
-      fields.error ?? null,
-      now,
-      answer?.iterations ?? null,
-      answer ? newId('msg') : null,
-      answer?.message.text ?? null,
-      answer?.message.toolCalls.length ? json(answer.message.toolCalls) : null,
-    ]);
-    if (!rows[0]) throw loopWriteRefused(turnId, leaseOwner);
-    return turnRecord(rows[0]);
+    return this.#withWebhookEvents(async (client) => {
+      const { rows } = await run(client, Q.finishTurn, [
+        turnId,
+        leaseOwner ?? null,
+        status,
+        fields.text ?? null,
+        fields.error ?? null,
+        now,
+        answer?.iterations ?? null,
+        answer ? newId('msg') : null,
+        answer?.message.text ?? null,
+        answer?.message.toolCalls.length ? json(answer.message.toolCalls) : null,
+      ]);
+      if (!rows[0]) throw loopWriteRefused(turnId, leaseOwner);
+      const turn = turnRecord(rows[0]);
+      if (this.#webhooks) await this.#writeWebhookEvents(client, turnEnded(turn, now), now);
+      return turn;
+    });
   }
 
   async setIterations(turnId: string, iterations: number, now: string, leaseOwner?: string): Promise<void> {
@@ -656,6 +687,8 @@ export class PostgresStore implements Store {
         ])
       ).rows[0]!;
       const elicitation = elicitationRecord(answered);
+      if (this.#webhooks)
+        await this.#writeWebhookEvents(client, elicitationsClosed([elicitation], 'ANSWERED', now), now);
       if (decision.then === 'cancel_turn') {
         await this.#closePausedTurn(client, turn, 'cancelled', closeStep, now);
         return { kind: 'cancelled', ...(await current()) };
@@ -798,6 +831,52 @@ export class PostgresStore implements Store {
     return (this.#closing ??= this.pool.end());
   }
 
+  // ---- webhooks (docs/webhooks.md) ---------------------------------------------------------------------------
+
+  async claimWebhookDeliveries(
+    owner: string,
+    endpoints: readonly string[],
+    now: string,
+    until: string,
+    limit: number,
+  ): Promise<WebhookDeliveryRecord[]> {
+    if (endpoints.length === 0) return [];
+    const { rows } = await run(this.pool, Q.claimWebhookDeliveries, [owner, endpoints, now, until, limit]);
+    return rows
+      .map(withSeq)
+      .sort((a, b) => a.seq - b.seq)
+      .map(webhookDeliveryRecord);
+  }
+
+  async recordWebhookAttempt(id: string, owner: string, outcome: WebhookAttemptOutcome, now: string): Promise<boolean> {
+    const changes = attemptChanges(outcome, now);
+    const { rowCount } = await run(this.pool, Q.recordWebhookAttempt, [
+      id,
+      owner,
+      changes.status,
+      changes.counted,
+      changes.nextAttemptAt,
+      changes.lastError,
+      changes.lastStatusCode,
+      changes.finishedAt,
+    ]);
+    return rowCount === 1;
+  }
+
+  async listWebhookDeliveries(
+    filter: { status?: WebhookDeliveryStatus | null },
+    first: number,
+    after: string | null,
+  ): Promise<Page<WebhookDeliveryRecord> & { totalCount: number }> {
+    const afterSeq = decodeCursor(after);
+    const status = filter.status ?? null;
+    const { rows } = await run(this.pool, Q.webhookDeliveryPage, [status, afterSeq, first + 1]);
+    const count = pageHoldsAll(afterSeq, rows.length, first)
+      ? rows.length
+      : Number((await run(this.pool, Q.webhookDeliveryCount, [status])).rows[0]!.count);
+    return { ...buildPage(rows.map(withSeq), first, webhookDeliveryRecord), totalCount: count };
+  }
+
   // ---- helpers (inside a transaction) ------------------------------------------------------------------------
 
   /** PAUSED turn (its row locked) to CANCELLED or EXPIRED, as closePausedTurn (src/domain/turn-rules.ts) decides. */
@@ -813,8 +892,31 @@ export class PostgresStore implements Store {
     if (closing.closeElicitations.length) {
       await run(client, Q.closeElicitations, [closing.closeElicitations, closing.status, now]);
     }
+    if (this.#webhooks) await this.#writeWebhookEvents(client, elicitationsClosedBy(stored, closing, reason, now), now);
     await this.#appendToolMessages(client, turn.id, turn.threadId, closing.toolMessages, now);
     return turnRecord((await run(client, Q.closeTurn, [turn.id, closing.status, now])).rows[0]!);
+  }
+
+  /**
+   * A loop write that is one statement without webhooks (`work` runs on the pool: one round trip) and a transaction
+   * with them, so that its outbox rows commit with it.
+   */
+  #withWebhookEvents<T>(work: (client: Client) => Promise<T>): Promise<T> {
+    return this.#webhooks ? this.#transaction(work) : work(this.pool);
+  }
+
+  /** The outbox rows of a change's events, for the subscribed endpoints, in the change's transaction. */
+  async #writeWebhookEvents(client: Client, events: WebhookEvent[], now: string): Promise<void> {
+    const rows = outboxRows(events, this.#webhooks!.subscriptions, now);
+    if (rows.length === 0) return;
+    await run(client, Q.insertWebhookDeliveries, [
+      rows.map((r) => r.id),
+      rows.map((r) => r.endpoint),
+      rows.map((r) => r.eventType),
+      rows.map((r) => json(r.payload)),
+      now,
+    ]);
+    this.#wroteWebhooks.add(client as pg.PoolClient);
   }
 
   /** Each call's one TOOL message; a second one for the same call (two instances racing on a turn) is dropped. */
@@ -1151,6 +1253,42 @@ const Q = {
     'unfinished_tool_calls',
     'SELECT tool_call_id FROM tool_executions WHERE turn_id = $1 AND finished_at IS NULL ORDER BY started_at',
   ),
+  // Webhooks (docs/webhooks.md): nothing of these runs on a change's path unless an endpoint subscribes to its events.
+  insertWebhookDeliveries: statement(
+    'insert_webhook_deliveries',
+    `INSERT INTO webhook_deliveries (id, endpoint, event_type, payload, status, attempts, next_attempt_at, created_at)
+     SELECT d.id, d.endpoint, d.event_type, d.payload::jsonb, 'PENDING', 0, $5, $5
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS d(id, endpoint, event_type, payload, n)
+     ORDER BY d.n`,
+  ),
+  // SKIP LOCKED: rows another instance is claiming right now are left to it; a claim that lapsed is taken over.
+  claimWebhookDeliveries: statement(
+    'claim_webhook_deliveries',
+    `WITH due AS (
+       SELECT seq FROM webhook_deliveries WHERE status = 'PENDING' AND next_attempt_at <= $3
+         AND (locked_until IS NULL OR locked_until <= $3) AND endpoint = ANY($2::text[])
+       ORDER BY seq LIMIT $5 FOR UPDATE SKIP LOCKED
+     )
+     UPDATE webhook_deliveries w SET locked_by = $1, locked_until = $4 FROM due WHERE w.seq = due.seq RETURNING w.*`,
+  ),
+  // A retry or a release keeps the row PENDING with its next time; delivered and failed end it. Only the holder.
+  recordWebhookAttempt: statement(
+    'record_webhook_attempt',
+    `UPDATE webhook_deliveries SET status = $3, attempts = attempts + $4::int,
+       next_attempt_at = coalesce($5::timestamptz, next_attempt_at),
+       last_error = CASE WHEN $4::int = 1 THEN $6::text ELSE last_error END,
+       last_status_code = CASE WHEN $4::int = 1 THEN $7::int ELSE last_status_code END,
+       finished_at = $8::timestamptz, locked_by = NULL, locked_until = NULL
+     WHERE id = $1 AND locked_by = $2 AND status = 'PENDING'`,
+  ),
+  webhookDeliveryPage: statement(
+    'webhook_delivery_page',
+    `SELECT * FROM webhook_deliveries WHERE ($1::text IS NULL OR status = $1) AND seq > $2 ORDER BY seq LIMIT $3`,
+  ),
+  webhookDeliveryCount: statement(
+    'webhook_delivery_count',
+    'SELECT count(*) AS count FROM webhook_deliveries WHERE ($1::text IS NULL OR status = $1)',
+  ),
 };
 
 // ---- rows to records ---------------------------------------------------------------------------------------
@@ -1295,4 +1433,24 @@ function grantValues(grant: ApprovalGrantRecord): unknown[] {
     grant.expiresAt,
     grant.revokedAt,
   ];
+}
+// ---- webhooks (docs/webhooks.md) -----------------------------------------------------------------------------
+
+function webhookDeliveryRecord(row: Row): WebhookDeliveryRecord {
+  return {
+    id: String(row.id),
+    endpoint: String(row.endpoint),
+    eventType: String(row.event_type),
+    payload: row.payload as WebhookDeliveryRecord['payload'],
+    status: row.status as WebhookDeliveryStatus,
+    attempts: Number(row.attempts),
+    nextAttemptAt: iso(row.next_attempt_at)!,
+    lockedBy: (row.locked_by as string | null) ?? null,
+    lockedUntil: iso(row.locked_until),
+    lastError: (row.last_error as string | null) ?? null,
+    lastStatusCode:
+      row.last_status_code === null || row.last_status_code === undefined ? null : Number(row.last_status_code),
+    createdAt: iso(row.created_at)!,
+    finishedAt: iso(row.finished_at),
+  };
 }

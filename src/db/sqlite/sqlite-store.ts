@@ -67,6 +67,19 @@ import {
   pausedElicitations,
   type CloseStep,
 } from '../../domain/turn-rules.js';
+import {
+  attemptChanges,
+  elicitationsClosed,
+  elicitationsClosedBy,
+  elicitationsRequested,
+  outboxRows,
+  turnEnded,
+  type WebhookAttemptOutcome,
+  type WebhookDeliveryRecord,
+  type WebhookDeliveryStatus,
+  type WebhookEvent,
+  type WebhookOutbox,
+} from '../../domain/webhook-events.js';
 import * as schema from './schema.js';
 import { WalSync, type SyncFile } from './wal-sync.js';
 import { WriteBatcher } from './write-batch.js';
@@ -89,6 +102,8 @@ export interface SqliteStoreOptions {
   synchronous?: 'FULL' | 'NORMAL';
   /** How a file is flushed to disk (tests: to hold an fsync back); default fdatasync. */
   syncFile?: SyncFile;
+  /** The webhook endpoints whose events the changes write to the outbox; none: nothing is written or read for them. */
+  webhooks?: WebhookOutbox;
 }
 
 type Db = BetterSQLite3Database<typeof schema>;
@@ -125,6 +140,11 @@ export class SqliteStore implements Store {
   readonly #syncAcknowledged: boolean;
   /** When the newest migration of this build was created (drizzle's `folderMillis`): ping() compares the database's. */
   readonly #newestMigration: number;
+  /** Null without subscribed endpoints: the changes then write no outbox rows and run no statement for them. */
+  readonly #webhooks: WebhookOutbox | null;
+  readonly #hooks;
+  /** Set when a write wrote outbox rows; the next commit tells the deliverer. */
+  #webhooksWritten = false;
 
   constructor(
     readonly sqlite: Database.Database,
@@ -137,8 +157,13 @@ export class SqliteStore implements Store {
       ...readMigrationFiles({ migrationsFolder: MIGRATIONS }).map((m) => m.folderMillis),
     );
     this.#q = prepareQueries(this.db, sqlite);
+    this.#hooks = prepareWebhookQueries(sqlite);
+    this.#webhooks = options.webhooks?.subscriptions.length ? options.webhooks : null;
     this.#wal = new WalSync(sqlite.memory ? null : `${sqlite.name}-wal`, options.syncFile);
-    this.#writes = new WriteBatcher(sqlite, () => this.#wal.committed());
+    this.#writes = new WriteBatcher(sqlite, () => {
+      this.#wal.committed();
+      if (this.#webhooksWritten) this.#announceWebhooks();
+    });
     this.#syncAcknowledged = (options.synchronous ?? 'FULL') === 'FULL';
   }
 
@@ -593,7 +618,9 @@ export class SqliteStore implements Store {
           expiresAt,
         });
       }
-      return { turn, elicitations: pausedElicitations(turn, drafts, now, expiresAt) };
+      const created = pausedElicitations(turn, drafts, now, expiresAt);
+      if (this.#webhooks) this.#writeWebhookEvents(elicitationsRequested(created, now), now);
+      return { turn, elicitations: created };
     });
   }
 
@@ -617,6 +644,7 @@ export class SqliteStore implements Store {
       if (!row) throw loopWriteRefused(turnId, leaseOwner);
       const turn = turnRecord(turnColumns.fromRaw(row));
       if (fields.answer) this.#appendMessage(turnId, turn.threadId, fields.answer.message, now);
+      if (this.#webhooks) this.#writeWebhookEvents(turnEnded(turn, now), now);
       return turn;
     });
   }
@@ -678,6 +706,7 @@ export class SqliteStore implements Store {
         now,
       }) as Record<string, unknown>;
       const elicitation = elicitationRecord(elicitationColumns.fromRaw(answered));
+      if (this.#webhooks) this.#writeWebhookEvents(elicitationsClosed([elicitation], 'ANSWERED', now), now);
       if (decision.then === 'cancel_turn') {
         this.#closePausedTurn(turnNow(), 'cancelled', closeStep, now);
         return { kind: 'cancelled', ...current() };
@@ -838,6 +867,45 @@ export class SqliteStore implements Store {
     this.sqlite.close();
   }
 
+  // ---- webhooks (docs/webhooks.md) ---------------------------------------------------------------------------
+
+  async claimWebhookDeliveries(
+    owner: string,
+    endpoints: readonly string[],
+    now: string,
+    until: string,
+    limit: number,
+  ): Promise<WebhookDeliveryRecord[]> {
+    if (endpoints.length === 0) return [];
+    const rows = await this.#write(() =>
+      this.#hooks.claim.all({ owner, endpoints: JSON.stringify(endpoints), now, until, limit }),
+    );
+    return (rows as WebhookRow[]).map(webhookDeliveryRecord).sort((a, b) => a.seq - b.seq);
+  }
+
+  async recordWebhookAttempt(id: string, owner: string, outcome: WebhookAttemptOutcome, now: string): Promise<boolean> {
+    return this.#write(() => this.#hooks.record.run({ id, owner, ...attemptChanges(outcome, now) }).changes === 1);
+  }
+
+  async listWebhookDeliveries(
+    filter: { status?: WebhookDeliveryStatus | null },
+    first: number,
+    after: string | null,
+  ): Promise<Page<WebhookDeliveryRecord> & { totalCount: number }> {
+    const afterSeq = decodeCursor(after);
+    const status = filter.status ?? null;
+    const rows = (this.#hooks.page.all({ status, after: afterSeq, limit: first + 1 }) as WebhookRow[]).map(
+      webhookDeliveryRecord,
+    );
+    const count = totalCount(
+      afterSeq,
+      rows.length,
+      first,
+      () => (this.#hooks.count.get({ status }) as { count: number }).count,
+    );
+    return { ...buildPage(rows, first, ({ seq: _seq, ...record }) => record), totalCount: count };
+  }
+
   // ---- helpers (inside a transaction) ------------------------------------------------------------------------
 
   /** PAUSED turn to CANCELLED or EXPIRED, as closePausedTurn (src/domain/turn-rules.ts) decides. */
@@ -845,8 +913,30 @@ export class SqliteStore implements Store {
     const elicitationRows = this.#q.turnElicitations.all({ turnId: turn.id }).map(elicitationRecord);
     const closing = closePausedTurn(turn, elicitationRows, reason, closeStep);
     for (const id of closing.closeElicitations) this.#q.closeElicitation.run({ id, status: closing.status, now });
+    if (this.#webhooks) this.#writeWebhookEvents(elicitationsClosedBy(elicitationRows, closing, reason, now), now);
     for (const draft of closing.toolMessages) this.#appendToolMessage(turn.id, turn.threadId, draft, now);
     return turnRecord(turnColumns.fromRaw(this.#q.closeTurn.get({ id: turn.id, status: closing.status, now })));
+  }
+
+  /** The outbox rows of a change's events, for the subscribed endpoints (inside the change's transaction). */
+  #writeWebhookEvents(events: WebhookEvent[], now: string): void {
+    const rows = outboxRows(events, this.#webhooks!.subscriptions, now);
+    for (const row of rows) {
+      this.#hooks.insert.run({
+        id: row.id,
+        endpoint: row.endpoint,
+        eventType: row.eventType,
+        payload: JSON.stringify(row.payload),
+        now,
+      });
+    }
+    if (rows.length) this.#webhooksWritten = true;
+  }
+
+  /** After the commit (the deliverer's claim, a write of its own, goes into the next batch). */
+  #announceWebhooks(): void {
+    this.#webhooksWritten = false;
+    this.#webhooks!.written();
   }
 
   /** A call's one TOOL message; a second one for the same call (two processes racing on a turn) is dropped. */
@@ -1282,4 +1372,41 @@ function answerOf(row: ElicitationRow): ElicitationAnswer {
 function grantRecord(row: GrantRow): ApprovalGrantRecord {
   const { seq: _seq, ...grant } = row;
   return grant;
+}
+// ---- webhooks (docs/webhooks.md) -----------------------------------------------------------------------------
+
+const WEBHOOK_COLUMNS = `seq, id, endpoint, event_type AS eventType, payload, status, attempts,
+  next_attempt_at AS nextAttemptAt, locked_by AS lockedBy, locked_until AS lockedUntil, last_error AS lastError,
+  last_status_code AS lastStatusCode, created_at AS createdAt, finished_at AS finishedAt`;
+
+type WebhookRow = Omit<WebhookDeliveryRecord, 'payload'> & { seq: number; payload: string };
+
+function webhookDeliveryRecord(row: WebhookRow): WebhookDeliveryRecord & { seq: number } {
+  return { ...row, payload: JSON.parse(row.payload) as WebhookDeliveryRecord['payload'] };
+}
+
+/** The outbox's statements. Nothing here runs on a change's path unless an endpoint subscribes to its events. */
+function prepareWebhookQueries(sqlite: Database.Database) {
+  return {
+    insert: sqlite.prepare(`INSERT INTO webhook_deliveries (id, endpoint, event_type, payload, status, attempts,
+      next_attempt_at, created_at) VALUES (@id, @endpoint, @eventType, @payload, 'PENDING', 0, @now, @now)`),
+    // One writer at a time: the UPDATE's own read is the lock (webhook_deliveries_due finds the due rows).
+    claim: sqlite.prepare(`UPDATE webhook_deliveries SET locked_by = @owner, locked_until = @until WHERE seq IN (
+        SELECT seq FROM webhook_deliveries WHERE status = 'PENDING' AND next_attempt_at <= @now
+          AND (locked_until IS NULL OR locked_until <= @now) AND endpoint IN (SELECT value FROM json_each(@endpoints))
+        ORDER BY seq LIMIT @limit)
+      RETURNING ${WEBHOOK_COLUMNS}`),
+    // A retry or a release keeps the row PENDING with its next time; delivered and failed end it. Only the holder.
+    record: sqlite.prepare(`UPDATE webhook_deliveries SET status = @status, attempts = attempts + @counted,
+        next_attempt_at = coalesce(@nextAttemptAt, next_attempt_at),
+        last_error = CASE WHEN @counted = 1 THEN @lastError ELSE last_error END,
+        last_status_code = CASE WHEN @counted = 1 THEN @lastStatusCode ELSE last_status_code END, finished_at = @finishedAt,
+        locked_by = NULL, locked_until = NULL
+      WHERE id = @id AND locked_by = @owner AND status = 'PENDING'`),
+    page: sqlite.prepare(`SELECT ${WEBHOOK_COLUMNS} FROM webhook_deliveries
+      WHERE (@status IS NULL OR status = @status) AND seq > @after ORDER BY seq LIMIT @limit`),
+    count: sqlite.prepare(
+      'SELECT count(*) AS count FROM webhook_deliveries WHERE (@status IS NULL OR status = @status)',
+    ),
+  };
 }

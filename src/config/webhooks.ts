@@ -1,0 +1,48 @@
+// The config's `webhooks` section as the server uses it: secrets resolved (`env:NAME`) and checked, defaults applied.
+import type { WebhookSubscription } from '../domain/webhook-events.js';
+import { ConfigError, resolveSecret } from './load.js';
+import type { WebhookConfig } from './schema.js';
+import { isWebhookSecret, WEBHOOK_SECRET_FORMAT } from './webhook-secret.js';
+
+/** One endpoint, ready to deliver to. */
+export interface WebhookEndpoint extends WebhookSubscription {
+  secret: string;
+  maxAttempts: number;
+  timeoutMs: number;
+  initialBackoffMs: number;
+  maxBackoffMs: number;
+}
+
+export const WEBHOOK_DEFAULTS = {
+  maxAttempts: 12,
+  timeoutMs: 10_000,
+  initialBackoffSeconds: 5,
+  maxBackoffSeconds: 3600,
+} as const;
+
+/** Resolves every endpoint; a missing or malformed secret is a ConfigError naming `webhooks[i].secret`. */
+export function resolveWebhooks(webhooks: readonly WebhookConfig[] | undefined, where: string): WebhookEndpoint[] {
+  return (webhooks ?? []).map((webhook, i) => {
+    const at = `${where}: webhooks[${i}].secret`;
+    const secret = resolveSecret(webhook.secret, at);
+    if (!isWebhookSecret(secret)) {
+      throw new ConfigError(
+        `${at}: the environment variable ${webhook.secret.slice(4)} does not hold ${WEBHOOK_SECRET_FORMAT}`,
+      );
+    }
+    return {
+      url: webhook.url,
+      events: webhook.events,
+      secret,
+      maxAttempts: webhook.maxAttempts ?? WEBHOOK_DEFAULTS.maxAttempts,
+      timeoutMs: webhook.timeoutMs ?? WEBHOOK_DEFAULTS.timeoutMs,
+      initialBackoffMs: (webhook.initialBackoffSeconds ?? WEBHOOK_DEFAULTS.initialBackoffSeconds) * 1000,
+      maxBackoffMs: (webhook.maxBackoffSeconds ?? WEBHOOK_DEFAULTS.maxBackoffSeconds) * 1000,
+    };
+  });
+}
+
+/** What the store needs of the endpoints: which events go where. */
+export function webhookSubscriptions(endpoints: readonly WebhookEndpoint[]): WebhookSubscription[] {
+  return endpoints.map(({ url, events }) => ({ url, events }));
+}
