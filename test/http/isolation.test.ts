@@ -72,13 +72,30 @@ const QUERIES: Record<
       '{ agents { id name requireToolConfirmation pauseTtlSeconds tools { toolId confirmation requiresConfirmation } } }',
   }),
   agent: () => ({ query: '{ agent(id: "demo") { id name requireToolConfirmation } }' }),
+  approvalGrants: (ids) => ({
+    query: `query($t: ID) {
+      active: approvalGrants { edges { node { id scope toolId state thread { id } elicitation { id } uses { toolCallId } } } }
+      all: approvalGrants(includeInactive: true, agentId: "demo") { edges { node { id } } }
+      ofThread: approvalGrants(threadId: $t, includeInactive: true) { edges { node { id } } }
+    }`,
+    variables: { t: ids.thread },
+  }),
 };
 
 describe('isolation between users', () => {
   let h: Harness;
   let db: DbObserver;
   /** Alice's objects: a paused turn with its pending elicitation, and an answered one. */
-  const alice = { thread: '', turn: '', elicitation: '', answered: '', otherThread: '' };
+  const alice = {
+    thread: '',
+    turn: '',
+    elicitation: '',
+    answered: '',
+    otherThread: '',
+    grantThread: '',
+    accepted: '',
+    grant: '',
+  };
   let bobThread = '';
 
   const gql = (user: keyof typeof TOKENS, query: string, variables?: Record<string, unknown>) =>
@@ -120,6 +137,28 @@ describe('isolation between users', () => {
       thread: paused.thread.id,
       turn: paused.turn.id,
       elicitation: paused.turn.pendingElicitations[0].id,
+    });
+    // A remembered approval of Alice's (approvalGrants): none of it may reach Bob.
+    const remembered = dataOf(
+      await gql('alice', START_TURN, { input: { agentId: 'demo', message: 'delete entities 7' } }),
+    ).startTurn;
+    const grantAnswer = `mutation($input: ResolveElicitationInput!) {
+      resolveElicitation(input: $input) { elicitation { grant { id } } userErrors { code } } }`;
+    const granted = dataOf(
+      await gql('alice', grantAnswer, {
+        input: {
+          elicitationId: remembered.turn.pendingElicitations[0].id,
+          action: 'ACCEPT',
+          remember: { scope: 'THREAD', ttlSeconds: 3600 },
+        },
+      }),
+    ).resolveElicitation;
+    expect(granted.userErrors).toEqual([]);
+    expect(granted.elicitation.grant.id).toMatch(/^grt_/);
+    Object.assign(alice, {
+      grantThread: remembered.thread.id,
+      accepted: remembered.turn.pendingElicitations[0].id,
+      grant: granted.elicitation.grant.id,
     });
     bobThread = dataOf(await gql('bob', START_TURN, { input: { agentId: 'demo', message: 'list entities' } })).startTurn
       .thread.id;
@@ -181,9 +220,27 @@ describe('isolation between users', () => {
     const audit = dataOf(
       await gql('alice', QUERIES.elicitations!(alice).query, QUERIES.elicitations!(alice).variables),
     );
-    expect(audit.answered.edges).toEqual([{ node: { id: alice.answered, resolvedBy: 'alice' } }]);
+    expect(audit.answered.edges).toEqual([
+      { node: { id: alice.answered, resolvedBy: 'alice' } },
+      { node: { id: alice.accepted, resolvedBy: 'alice' } },
+    ]);
     const threads = dataOf(await gql('alice', QUERIES.threads!(alice).query)).threads.edges.map((e: any) => e.node.id);
-    expect(threads.sort()).toEqual([alice.thread, alice.otherThread].sort());
+    expect(threads.sort()).toEqual([alice.thread, alice.otherThread, alice.grantThread].sort());
+    const grants = dataOf(await gql('alice', QUERIES.approvalGrants!(alice).query, { t: alice.grantThread }));
+    expect(grants.active.edges).toEqual([
+      {
+        node: {
+          id: alice.grant,
+          scope: 'THREAD',
+          toolId: 'demo:delete_entities',
+          state: 'ACTIVE',
+          thread: { id: alice.grantThread },
+          elicitation: { id: alice.accepted },
+          uses: [],
+        },
+      },
+    ]);
+    expect(grants.ofThread.edges).toEqual([{ node: { id: alice.grant } }]);
     expect(threads).not.toContain(bobThread);
   });
 
