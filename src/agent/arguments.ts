@@ -8,10 +8,18 @@ import type { ContentProblem } from './content.js';
 
 // Tool schemas come from MCP servers of every kind: unknown keywords and formats are not errors here (the MCP SDK
 // validates the same way); the schema is the server's, the arguments are what is checked.
-const ajv = new Ajv({ strict: false, validateSchema: false, validateFormats: false, allErrors: false });
+// addUsedSchema: false: a schema's `$id` is not registered, so two versions of a tool's schema with one `$id` (a server
+// upgrade) both compile.
+const ajv = new Ajv({
+  strict: false,
+  validateSchema: false,
+  validateFormats: false,
+  allErrors: false,
+  addUsedSchema: false,
+});
 
-/** Compiled validators by schema (canonical JSON); tools are few and their schemas stable. */
-const compiled = new Map<string, ValidateFunction>();
+/** Compiled validators by schema (canonical JSON), with the schema object ajv caches them under. */
+const compiled = new Map<string, { schema: JsonObject; validate: ValidateFunction }>();
 const MAX_COMPILED = 500;
 
 /** The first problem of `args` against `schema`, or null when the tool accepts them. */
@@ -24,23 +32,30 @@ export function validateArguments(schema: JsonObject, args: unknown): ContentPro
     return { path: [], message: `arguments ${UNSTORABLE_TEXT_MESSAGE}.` };
   }
   const validate = validatorFor(schema);
-  if (!validate) return null; // a schema ajv cannot compile: the tool itself decides, as for the model's calls
+  // Never accepted unchecked: an edit the server cannot check is refused (the model's own arguments can still run).
+  if (!validate) {
+    return { path: [], message: "arguments cannot be edited: the tool's input schema cannot be used to check them." };
+  }
   if (validate(args)) return null;
   return problemOf(validate.errors?.[0]);
 }
 
 function validatorFor(schema: JsonObject): ValidateFunction | null {
   const key = canonicalJson(schema);
-  let validate = compiled.get(key);
-  if (!validate) {
-    try {
-      validate = ajv.compile(schema);
-    } catch {
-      return null;
-    }
-    if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
-    compiled.set(key, validate);
+  const known = compiled.get(key);
+  if (known) return known.validate;
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(schema);
+  } catch {
+    return null;
   }
+  if (compiled.size >= MAX_COMPILED) {
+    const [oldest, entry] = compiled.entries().next().value!;
+    compiled.delete(oldest);
+    ajv.removeSchema(entry.schema); // ajv's own cache holds it too
+  }
+  compiled.set(key, { schema, validate });
   return validate;
 }
 

@@ -7,6 +7,7 @@ import type { Agent, ElicitationRequest, ToolCall, ToolDefinition } from '../dom
 export class ToolPreExecuteEvent {
   #vetoReason: string | null = null;
   #elicitation: ElicitationRequest | null = null;
+  #grantable = false;
 
   constructor(
     readonly agent: Readonly<Agent>,
@@ -29,8 +30,18 @@ export class ToolPreExecuteEvent {
     return this.#vetoReason;
   }
 
-  setElicitationRequest(request: ElicitationRequest | null): void {
+  /**
+   * Ask for confirmation (null: ask nothing). `grantable`: a remembered approval of the tool may stand in for it
+   * (docs/approvals.md); false unless the one asking says so, so a listener's own reason to ask is never skipped.
+   */
+  setElicitationRequest(request: ElicitationRequest | null, options: { grantable?: boolean } = {}): void {
     this.#elicitation = request;
+    this.#grantable = request !== null && options.grantable === true;
+  }
+
+  /** Whether a remembered approval may stand in for the confirmation asked for. */
+  isGrantable(): boolean {
+    return this.#grantable;
   }
 
   getElicitationRequest(): ElicitationRequest | null {

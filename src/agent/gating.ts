@@ -78,6 +78,6 @@ export class ToolConfirmationListener implements ToolPreExecuteListener {
     const decision = gateDecision(event.agent, event.tool, event.toolCall.arguments);
     if (decision.action === 'deny') event.setVeto(decision.reason);
     else if (decision.action === 'ask' && !event.getElicitationRequest())
-      event.setElicitationRequest(confirmationRequest(event.tool, event.toolCall));
+      event.setElicitationRequest(confirmationRequest(event.tool, event.toolCall), { grantable: decision.grantable });
   }
 }

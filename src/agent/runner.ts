@@ -21,7 +21,6 @@ import { GrantLapsedError, LeaseLostError, type Store } from '../domain/store.js
 import type { Model, ModelMessage } from '../models/model.js';
 import type { Tool } from '../tools/tool.js';
 import { closeStep } from './closing.js';
-import { gateDecision } from './gating.js';
 import { ListenerRegistry, ToolPreExecuteEvent } from './event.js';
 import type { LifecycleEvent, LifecycleObserver } from './lifecycle.js';
 import { TurnLeases, type LeaseOptions } from './lease.js';
@@ -466,7 +465,7 @@ export class AgentRunner {
       }
       // A call that would ask runs unasked when the user remembered an approval of this tool, as defined now.
       const hash = request ? definitionHash(tool) : '';
-      const grant = request ? await this.#coveringGrant(turn, agent, tool, toolCall, hash) : null;
+      const grant = request && event.isGrantable() ? await this.#coveringGrant(turn, agent, tool, hash) : null;
       if (request && !grant) {
         const elicitationId = newId('elc');
         step.calls.push({ toolCall, outcome: { kind: 'confirm', elicitationId } });
@@ -480,6 +479,7 @@ export class AgentRunner {
             arguments: toolCall.arguments,
             annotations: tool.annotations,
             definitionHash: hash,
+            grantable: event.isGrantable(),
           },
         });
         asked.push(tool);
@@ -509,12 +509,10 @@ export class AgentRunner {
   }
 
   /**
-   * The user's remembered approval that lets this call run unasked, if any. A call that asks every time (its tool set
-   * to ALWAYS, or an ALWAYS argument rule matching it) takes no grant.
+   * The user's remembered approval that lets this call run unasked, if any; asked only for a confirmation a grant may
+   * stand in for (ToolPreExecuteEvent.isGrantable: not ALWAYS, not a listener's own reason to ask).
    */
-  async #coveringGrant(turn: TurnRecord, agent: Agent, tool: Tool, toolCall: ToolCall, hash: string) {
-    const decision = gateDecision(agent, tool, toolCall.arguments);
-    if (decision.action === 'ask' && !decision.grantable) return null;
+  async #coveringGrant(turn: TurnRecord, agent: Agent, tool: Tool, hash: string) {
     const candidates = await this.#store.listGrantCandidates(turn.ownerId, agent.id, tool.id);
     if (candidates.length === 0) return null;
     const call = { ownerId: turn.ownerId, agentId: agent.id, threadId: turn.threadId, toolId: tool.id };
@@ -542,6 +540,8 @@ export class AgentRunner {
     const answers = new Map(
       (resumedWith ?? (await store.listTurnElicitations(turn.id))).map((e) => [e.id, e.response]),
     );
+    // Started before a crash, never finished: #runTool reports each interrupted, whatever a listener says now.
+    const startedBefore = new Set(resumedWith ? [] : await store.listUnfinishedToolCalls(turn.id));
     for (const { toolCall, outcome } of step.calls) {
       if (answered.has(toolCall.id)) continue; // answered before a crash: never twice
       // Each TOOL message is published as it is written (turnUpdated follows the step call by call).
@@ -580,7 +580,7 @@ export class AgentRunner {
       // Edited, then accepted: the user's arguments run. They pass the listeners again, so an edit cannot slip past a
       // policy: a veto still wins; a confirmation asked for counts as given, for exactly these arguments.
       const edited: ToolCall = { ...toolCall, arguments: answer.arguments };
-      if (tool) {
+      if (tool && !startedBefore.has(toolCall.id)) {
         const event = new ToolPreExecuteEvent(
           agent,
           turn.threadId,

@@ -26,9 +26,11 @@ export function resolveWebhooks(webhooks: readonly WebhookConfig[] | undefined, 
     const at = `${where}: webhooks[${i}].secret`;
     const secret = resolveSecret(webhook.secret, at);
     if (!isWebhookSecret(secret)) {
-      throw new ConfigError(
-        `${at}: the environment variable ${webhook.secret.slice(4)} does not hold ${WEBHOOK_SECRET_FORMAT}`,
-      );
+      // Never the value itself: it is a secret, even when malformed.
+      const source = webhook.secret.startsWith('env:')
+        ? `the environment variable ${webhook.secret.slice(4)} does not hold`
+        : 'the secret is not';
+      throw new ConfigError(`${at}: ${source} ${WEBHOOK_SECRET_FORMAT}`);
     }
     return {
       url: webhook.url,

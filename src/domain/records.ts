@@ -190,6 +190,11 @@ export interface ElicitationToolCall {
    * this answer is bound to. Absent on requests made before approvals could be remembered.
    */
   definitionHash?: string;
+  /**
+   * Whether its approval may be remembered: the confirmation listener asked, and the call does not ask every time
+   * (ALWAYS). Absent on requests made before approvals could be remembered.
+   */
+  grantable?: boolean;
 }
 
 export interface ElicitationRecord {

@@ -1,6 +1,6 @@
 import { validateArguments } from '../agent/arguments.js';
 import { contentBytes, validateContent } from '../agent/content.js';
-import { editAllowed, gateDecision } from '../agent/gating.js';
+import { editAllowed } from '../agent/gating.js';
 import { MAX_GRANT_TTL_SECONDS } from '../domain/grants.js';
 import { elicitationStatusAt } from '../domain/expiry.js';
 import type {
@@ -164,15 +164,10 @@ ElicitationRef.implement({
       },
     }),
     canRemember: t.boolean({
-      description: 'Whether an ACCEPT may carry remember: false for a call that asks every time (ALWAYS).',
-      resolve: async (e, _args, ctx) => {
-        if (!e.toolCall.definitionHash) return false;
-        const agent = await ctx.services.store.getAgent(e.agentId);
-        const tool = agent && (await ctx.services.tools.toolsFor(agent)).find((t) => t.id === e.toolCall.toolId);
-        if (!agent || !tool) return false;
-        const decision = gateDecision(agent, tool, e.toolCall.arguments);
-        return !(decision.action === 'ask' && !decision.grantable);
-      },
+      description:
+        'Whether an ACCEPT may carry remember: false for a call that asks every time (ALWAYS, or a listener asking ' +
+        'for reasons of its own).',
+      resolve: (e) => rememberable(e),
     }),
     resolvedBy: t.exposeString('resolvedBy', {
       nullable: true,
@@ -357,6 +352,11 @@ builder.mutationField('resolveElicitation', (t) =>
   }),
 );
 
+/** Whether an ACCEPT of this request may remember its approval (decided when it was asked: ElicitationToolCall.grantable). */
+function rememberable(elicitation: ElicitationRecord): boolean {
+  return Boolean(elicitation.toolCall.definitionHash && elicitation.toolCall.grantable);
+}
+
 /**
  * Edited arguments and remember, checked before anything is recorded: only with ACCEPT; edits only where the agent
  * allows them and only as the tool's inputSchema accepts; remember only for a tool that does not ask every time.
@@ -367,15 +367,17 @@ async function checkEditAndRemember(
   ctx: GraphQLContext,
 ): Promise<UserError | null> {
   const { arguments: edited, remember } = answer;
-  if (edited == null && remember == null) return null;
+  // Answered already: the store decides (the same answer again is a duplicate, another is ALREADY_RESOLVED), whatever
+  // changed in the agent or the tool since.
+  if ((edited == null && remember == null) || elicitation.status !== 'PENDING') return null;
   const field = edited != null ? 'arguments' : 'remember';
   if (answer.action !== 'ACCEPT') {
     return userError('INVALID_INPUT', `${field} can only be given with ACCEPT.`, ['input', field]);
   }
   const { toolId, name } = elicitation.toolCall;
-  const agent = await ctx.services.store.getAgent(elicitation.agentId);
-  const tool = agent && (await ctx.services.tools.toolsFor(agent)).find((candidate) => candidate.id === toolId);
   if (edited != null) {
+    const agent = await ctx.services.store.getAgent(elicitation.agentId);
+    const tool = agent && (await ctx.services.tools.toolsFor(agent)).find((candidate) => candidate.id === toolId);
     if (agent && !editAllowed(agent, toolId)) {
       return userError('FORBIDDEN', `Editing the arguments of ${name} is turned off for this agent (allowEdit).`, [
         'input',
@@ -403,19 +405,13 @@ async function checkEditAndRemember(
         'ttlSeconds',
       ]);
     }
-    if (!elicitation.toolCall.definitionHash) {
+    if (!rememberable(elicitation)) {
       return userError(
         'INVALID_INPUT',
-        'This request was made before approvals could be remembered; accept it without remember.',
+        `The approval of ${name} cannot be remembered: it asks every time (ALWAYS, or a policy of its own), or was ` +
+          'requested before approvals could be remembered.',
         ['input', 'remember'],
       );
-    }
-    const decision = agent && tool && gateDecision(agent, tool, elicitation.toolCall.arguments);
-    if (decision && decision.action === 'ask' && !decision.grantable) {
-      return userError('INVALID_INPUT', `${name} asks every time (ALWAYS), so its approval cannot be remembered.`, [
-        'input',
-        'remember',
-      ]);
     }
   }
   return null;

@@ -97,4 +97,17 @@ describe('config: webhooks', () => {
       'config.json: webhooks[0].secret: the environment variable TOOLGATE_TEST_HOOK_SECRET does not hold a Standard Webhooks secret',
     );
   });
+
+  it('a malformed literal secret given in code: refused without the secret in the message', async () => {
+    const config = { ...base, webhooks: [hook({ secret: 'whsec_TOPSECRETbutTooShort' })] } as never;
+    const error = await createServer({ config, configFile: 'config.json' }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(
+      /^config\.json: webhooks\[0\]\.secret: the secret is not a Standard Webhooks/,
+    );
+    expect((error as Error).message).not.toContain('TOPSECRET');
+  });
 });

@@ -2105,6 +2105,17 @@ export function describeStore(factory: StoreFactory): void {
         },
       );
 
+      it('a call started under a grant, then the grant revoked (a crash mid-run): started again reads false, not lapsed', async () => {
+        const { grant } = await grantOf(store, 'grt-1', { scope: 'AGENT' });
+        const { turnId, callId } = await turnWithCall(store);
+        expect(await store.markToolStarted(turnId, callId, at(21), undefined, grant.id)).toBe(true);
+        await store.revokeApprovalGrant(grant.id, ANN, at(22));
+        // The loop then reports it interrupted (its outcome unknown), never "did not run".
+        expect(await store.markToolStarted(turnId, callId, at(23), undefined, grant.id)).toBe(false);
+        expect(await store.listUnfinishedToolCalls(turnId)).toEqual([callId]);
+        expect(await store.listGrantUses([grant.id])).toHaveLength(1);
+      });
+
       // revokedAt is no earlier than the last use recorded before the revoke committed: another instance's clock may
       // run ahead, or (PostgreSQL) the revoke's UPDATE may have waited for the start's FOR SHARE lock.
       it('revokedAt is never before a use the grant let start, even when the revoke’s clock reads earlier', async () => {

@@ -420,6 +420,36 @@ describe('when a grant stops holding', () => {
     const [listed] = await grants();
     expect(listed).toMatchObject({ state: 'ACTIVE', uses: [] });
   });
+
+  it('a listener asking for confirmation for reasons of its own is not skipped by a grant, and cannot be remembered', async () => {
+    // Asks (without grantable) for large notes: a policy of its own, which no remembered approval may stand in for.
+    const bigNotes: ToolPreExecuteListener = {
+      priority: 100,
+      onToolPreExecute(event) {
+        if (event.toolCall.arguments.id === 'big') {
+          event.setElicitationRequest({
+            message: 'Big notes need a look every time.',
+            requestedSchema: { type: 'object', properties: {} },
+            _meta: {},
+          });
+        }
+      },
+    };
+    await open({ listeners: [bigNotes] });
+    const { threadId } = await remembered({ scope: 'THREAD', ttlSeconds: 600 });
+    const big = await send('edit big', threadId);
+    expect(big.turn.status).toBe('PAUSED');
+    const elicitationId = big.turn.pendingElicitations[0].id;
+    const can = await gql(`query($id: ID!) { elicitation(id: $id) { canRemember } }`, { id: elicitationId });
+    expect(can.elicitation.canRemember).toBe(false);
+    const refused = await answer({ elicitationId, action: 'ACCEPT', remember: { scope: 'AGENT', ttlSeconds: 60 } });
+    expect(refused.userErrors).toEqual([
+      { code: 'INVALID_INPUT', message: expect.stringContaining('cannot be remembered'), field: ['input', 'remember'] },
+    ]);
+    expect(s.tools.runs.get('edit_note')).toEqual([{ id: 'n1' }]);
+    // The grant still covers the tool's ordinary calls.
+    expect((await send('edit n2', threadId)).turn.status).toBe('COMPLETED');
+  });
 });
 
 describe('a revoke racing a call the grant let through', () => {

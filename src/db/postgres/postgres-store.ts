@@ -548,7 +548,12 @@ export class PostgresStore implements Store {
       // FOR SHARE: a revoke (an UPDATE of the row) waits for this start to commit, or this waits for the revoke and
       // then reads it revoked. Either way the call starts only under a grant that held when it started.
       const row = (await run(client, Q.lockGrant, [grantId])).rows[0];
-      if (!row || grantStateAt(grantRecord(row), now) !== 'ACTIVE') throw new GrantLapsedError(grantId);
+      // A call started before (a crash mid-run) reports so, whatever became of its grant since; only a new start
+      // needs the grant to hold.
+      const startedBefore = (await run(client, Q.toolStartedBefore, [turnId, toolCallId])).rows.length > 0;
+      if (!startedBefore && (!row || grantStateAt(grantRecord(row), now) !== 'ACTIVE')) {
+        throw new GrantLapsedError(grantId);
+      }
       return start(client);
     });
   }
@@ -1189,6 +1194,10 @@ const Q = {
     `UPDATE elicitations SET status = $2, response_action = $3, response_content = $4, resolved_by = $5,
        resolved_at = $6, response_arguments = $7, response_remember = $8 WHERE id = $1 AND status = 'PENDING'
      RETURNING *`,
+  ),
+  toolStartedBefore: statement(
+    'tool_started_before',
+    'SELECT 1 FROM tool_executions WHERE turn_id = $1 AND tool_call_id = $2',
   ),
   lockGrant: statement('lock_grant', 'SELECT * FROM approval_grants WHERE id = $1 FOR SHARE'),
   insertGrant: statement(

@@ -553,7 +553,9 @@ export class SqliteStore implements Store {
     grantId?: string,
   ): Promise<boolean> {
     const started = await this.#write(() => {
-      if (grantId !== undefined) {
+      // A call started before (a crash mid-run) reports so below, whatever became of its grant since; only a new
+      // start needs the grant to hold.
+      if (grantId !== undefined && !this.#q.toolStartedBefore.get({ turnId, toolCallId })) {
         // One writer at a time: a revoke commits wholly before or wholly after this check and the start.
         const grant = this.#q.grant.get({ id: grantId });
         if (!grant || grantStateAt(grant, now) !== 'ACTIVE') throw new GrantLapsedError(grantId);
@@ -1248,6 +1250,7 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
       )
       .orderBy(asc(elicitations.seq))
       .prepare(),
+    toolStartedBefore: raw('SELECT 1 FROM tool_executions WHERE turn_id = @turnId AND tool_call_id = @toolCallId'),
     startTool: raw(`INSERT OR IGNORE INTO tool_executions (turn_id, tool_call_id, started_at, grant_id)
       SELECT @turnId, @toolCallId, @now, @grantId WHERE @owner IS NULL
         OR EXISTS (SELECT 1 FROM turns WHERE id = @turnId AND status = 'RUNNING' AND lease_owner = @owner)`),
