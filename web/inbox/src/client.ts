@@ -3,12 +3,17 @@
 import { Client, cacheExchange, fetchExchange, subscriptionExchange } from '@urql/core';
 import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
 
-export type LinkState = 'connecting' | 'live' | 'reconnecting';
+/** idle: no subscription is open, so the socket is closed (graphql-ws is lazy); nothing needs to be live. */
+export type LinkState = 'connecting' | 'live' | 'reconnecting' | 'idle';
 
 export interface ApiClient {
   client: Client;
   ws: WsClient;
   dispose(): void;
+}
+
+function isCloseEvent(value: unknown): value is CloseEvent {
+  return typeof value === 'object' && value !== null && 'code' in value;
 }
 
 export function createApiClient(token: string | null, onLink: (state: LinkState) => void): ApiClient {
@@ -20,10 +25,13 @@ export function createApiClient(token: string | null, onLink: (state: LinkState)
     connectionParams: authorization ? { authorization } : {},
     // Reconnect for as long as the page is open: a server restart must not leave the inbox silently stale.
     retryAttempts: Infinity,
-    shouldRetry: () => true,
+    // A refused token (4401, 4403) is not retried: the HTTP check shows the token prompt instead.
+    shouldRetry: (event) => !(isCloseEvent(event) && (event.code === 4401 || event.code === 4403)),
     on: {
+      connecting: () => onLink('connecting'),
       connected: () => onLink('live'),
-      closed: () => onLink('reconnecting'),
+      // 1000: the lazy client closed the socket after its last subscription ended.
+      closed: (event) => onLink(isCloseEvent(event) && event.code === 1000 ? 'idle' : 'reconnecting'),
     },
   });
   const client = new Client({

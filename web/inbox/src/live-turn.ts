@@ -16,9 +16,11 @@ function reduce(prev: LiveTurn | undefined, data: TurnLiveData): LiveTurn {
   const event = data.turnEvents;
   if (event.__typename === 'Turn') {
     // The saved ASSISTANT message is authoritative: drop the streamed text once the turn holds it.
-    const keep = state.streamed && assistantCount(event) < state.streamed.iteration ? state.streamed : null;
+    const sameTurn = state.turn === null || state.turn.id === event.id;
+    const keep = sameTurn && state.streamed && assistantCount(event) < state.streamed.iteration ? state.streamed : null;
     return { turn: event, streamed: keep };
   }
+  if (state.turn && state.turn.id !== event.turnId) return state;
   const held = state.streamed?.iteration === event.iteration ? state.streamed.text : '';
   // Larger offset: text was missed; wait for the saved message rather than show a gap.
   if (event.offset > held.length) return state;
@@ -32,5 +34,3 @@ export function useLiveTurn(turnId: string | null): LiveTurn {
   );
   return result.data ?? { turn: null, streamed: null };
 }
-
-export const TERMINAL = new Set(['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED']);

@@ -15,12 +15,12 @@ import { TokenPrompt } from './TokenPrompt';
 
 export function App() {
   const [token, setToken] = useState<string | null>(storedToken);
-  const [link, setLink] = useState<LinkState>('connecting');
+  const [link, setLink] = useState<LinkState>('idle');
   const api = useMemo(() => createApiClient(token, setLink), [token]);
   useEffect(() => () => api.dispose(), [api]);
   const signIn = (next: string | null) => {
     storeToken(next);
-    setLink('connecting');
+    setLink('idle');
     setToken(next);
   };
   return (
@@ -95,9 +95,11 @@ function Shell({
           </ul>
         </nav>
         <p class="who">
-          <span class={`link link-${link}`} role="status" title="The live connection for new requests">
-            {link === 'live' ? 'Live' : link === 'reconnecting' ? 'Reconnecting…' : 'Connecting…'}
-          </span>{' '}
+          {link !== 'idle' && (
+            <span class={`link link-${link}`} role="status" title="The live connection to the server">
+              {link === 'live' ? 'Live' : link === 'reconnecting' ? 'Reconnecting…' : 'Connecting…'}
+            </span>
+          )}{' '}
           <span>
             Signed in as <strong data-testid="viewer">{viewer.data.viewer.id}</strong>
           </span>

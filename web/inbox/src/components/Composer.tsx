@@ -41,9 +41,9 @@ export function Composer({
   return (
     <form class="composer" onSubmit={submit}>
       {threadId === null && (
-        <label>
+        <label for="composer-agent">
           Agent{' '}
-          <select value={target} onChange={(e) => setChosen(e.currentTarget.value)}>
+          <select id="composer-agent" value={target} onChange={(e) => setChosen(e.currentTarget.value)}>
             {agents?.agents.map((agent) => (
               <option key={agent.id} value={agent.id}>
                 {agent.name}

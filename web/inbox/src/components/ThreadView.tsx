@@ -4,7 +4,7 @@ import { useQuery } from '@urql/preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { ThreadQuery as ThreadData } from '../gql/graphql';
 import { describeRequestError } from '../errors';
-import { TERMINAL, useLiveTurn } from '../live-turn';
+import { useLiveTurn } from '../live-turn';
 import { ThreadQuery } from '../operations';
 import { StatusBadge } from './Badges';
 import { Composer } from './Composer';
@@ -17,8 +17,10 @@ export function ThreadView({ threadId }: { threadId: string }) {
   const [following, setFollowing] = useState<string | null>(null);
   const thread = data?.thread;
   const lastTurn = thread?.turns.at(-1);
-  const activeTurnId = following ?? (lastTurn && !TERMINAL.has(lastTurn.status) ? lastTurn.id : null);
-  const live = useLiveTurn(activeTurnId);
+  // Always the latest turn: its last event (COMPLETED) must arrive even after a reload showed it finished.
+  const followedTurnId = following ?? lastTurn?.id ?? null;
+  const subscribed = useLiveTurn(followedTurnId);
+  const live = subscribed.turn?.id === followedTurnId ? subscribed : { turn: null, streamed: null };
 
   // Each change of the followed turn (status, a message, an answer) reloads the conversation it belongs to.
   const change = live.turn
@@ -42,7 +44,7 @@ export function ThreadView({ threadId }: { threadId: string }) {
       </p>
     );
 
-  const turnStatus = live.turn?.status ?? lastTurn?.status;
+  const turnStatus = lastTurn?.id === live.turn?.id ? (live.turn?.status ?? lastTurn?.status) : lastTurn?.status;
   const pauses = lastTurn?.status === 'PAUSED' ? lastTurn.pendingElicitations : [];
   return (
     <section aria-labelledby="thread-heading" class="thread">
