@@ -4,17 +4,8 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser as PlaywrightBrowser, type Page } from 'playwright-core';
 import { onTestFailed } from 'vitest';
+import { CHROMIUM_FLAGS, CHROMIUM_PATH } from './chromium.js';
 
-export const CHROMIUM_PATH = process.env.TOOLGATE_CHROMIUM ?? '/usr/bin/chromium';
-export const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 export const FAILURE_DIR = resolve(import.meta.dirname, '../../.scratch/inbox-failures');
 
 export interface Browser {

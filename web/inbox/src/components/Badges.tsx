@@ -9,6 +9,8 @@ export function AnnotationBadges({ annotations }: { annotations: Annotations }) 
     badges.push({ kind: 'read-only', text: 'read-only', title: 'The tool says it does not change anything.' });
   if (annotations.destructiveHint === true)
     badges.push({ kind: 'destructive', text: 'destructive', title: 'The tool says it may delete or overwrite data.' });
+  if (annotations.readOnlyHint === false && annotations.destructiveHint === false)
+    badges.push({ kind: 'writes', text: 'changes data', title: 'The tool changes data but says it deletes nothing.' });
   const unannotated =
     annotations.readOnlyHint == null &&
     annotations.destructiveHint == null &&
