@@ -215,6 +215,27 @@ describe('the inbox in local mode (no login)', () => {
     expect(tools.count('remove')).toBe(before + 1);
   });
 
+  it('edit and remember: the edited arguments run, the approval is listed and can be revoked', async () => {
+    screenshotOnFailure('edit-remember', () => pages.slice(-1));
+    const page = await open(`${base}/inbox`);
+    await page.getByText('Nothing waits for your answer.', { exact: false }).first().waitFor();
+    const started = await start('remove 30');
+    const shown = page.locator(`article[data-elicitation-id="${started.turn.pendingElicitations[0].id}"]`);
+    await shown.getByRole('button', { name: 'Edit arguments…' }).click();
+    await shown.getByLabel('Arguments to run instead (JSON)').fill('{"id": 31}');
+    await shown.getByLabel('Remember: later calls of this tool run without asking').check();
+    await shown.getByRole('button', { name: 'Accept with these arguments' }).click();
+    await shown.getByText('COMPLETED').waitFor();
+    expect(tools.runs.get('remove')!.at(-1)).toEqual({ id: 31 });
+
+    await page.getByRole('link', { name: 'Remembered' }).click();
+    const grant = page.locator('ul.grants li');
+    await grant.getByText('ACTIVE').waitFor();
+    expect(await grant.innerText()).toContain(started.thread.id);
+    await grant.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByText('No remembered approvals.').waitFor();
+  });
+
   it('the thread view: send a message, watch the turn, answer its pause inline', async () => {
     screenshotOnFailure('thread', () => pages.slice(-1));
     const page = await open(`${base}/inbox/threads`);
