@@ -5,7 +5,18 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'data/', 'coverage/', '.scratch/', 'drizzle/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      'data/',
+      'coverage/',
+      '.scratch/',
+      'drizzle/',
+      'web/inbox/dist/',
+      'web/inbox/src/gql/',
+    ],
+  },
   js.configs.recommended,
   tseslint.configs.recommended,
   {
@@ -22,6 +33,11 @@ export default tseslint.config(
     // Tests and benchmarks read GraphQL responses, untyped JSON, field by field; src/ stays free of `any`.
     files: ['test/**', 'bench/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // The approval inbox runs in the browser.
+    files: ['web/inbox/src/**'],
+    languageOptions: { globals: { ...globals.browser } },
   },
   prettier,
 );

@@ -44,6 +44,7 @@ import { ToolRegistry } from './tools/registry.js';
 import type { ToolSource } from './tools/tool.js';
 import { resolveWebhooks, webhookSubscriptions } from './config/webhooks.js';
 import { WebhookDeliverer, type WebhookDelivererOptions } from './webhooks/deliverer.js';
+import { createInboxSite } from './http/inbox.js';
 
 export interface ServerOptions {
   /** The parsed config; default: the built-in demo. */
@@ -110,6 +111,8 @@ export interface ServerOptions {
   pubsub?: ToolgatePubSub;
   /** How the webhook deliverer polls and batches (tests, embedding); the endpoints come from the config's `webhooks`. */
   webhookDelivery?: Pick<WebhookDelivererOptions, 'pollIntervalMs' | 'batchSize' | 'concurrency'>;
+  /** Issue 16: where the built approval inbox is (served at /inbox); default web/inbox/dist of this package. */
+  inboxBuildDir?: string;
 }
 
 export interface ToolgateServer {
@@ -284,7 +287,17 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
     }),
   });
 
+  // The approval inbox (/inbox) and the page at `/` are static files: answered before Yoga and its plugins.
+  const inbox = createInboxSite(options.inboxBuildDir);
   const httpServer = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
+    if (inbox.handles(req)) {
+      inbox.serve(req, res).catch((error: unknown) => {
+        onError(error);
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end();
+      });
+      return;
+    }
     void yoga.handle(req, res);
   });
   const webSockets = attachWebSocket({

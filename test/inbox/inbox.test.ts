@@ -1,0 +1,336 @@
+// The approval inbox in headless Chromium against a real toolgate on 127.0.0.1 (scripted model, counting tools):
+// what a person at the other end of the gate sees and does. One browser for the file; a fresh context per user.
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildInbox } from '../../scripts/inbox-build.js';
+import type { ToolgateConfig } from '../../src/config/schema.js';
+import type { ModelRequest, ModelResponse } from '../../src/models/model.js';
+import { ScriptedModel } from '../../src/models/scripted.js';
+import { launchBrowser, screenshotOnFailure, type Browser } from '../support/browser.js';
+import { dataOf, START_TURN, startHarness, type Harness } from '../support/harness.js';
+import { call, callStep, MODEL_ID, SOURCE_ID, testAgent, textStep } from '../support/scenario.js';
+import { CountingToolSource } from '../support/tools.js';
+
+/** "remove N" asks to run the destructive tool `remove` with {id: N}; after a tool result it says what happened. */
+function removerModel(): ScriptedModel {
+  return new ScriptedModel([
+    (request: ModelRequest): ModelResponse => {
+      const last = request.messages.at(-1)!;
+      if (last.role === 'TOOL') return textStep(`Done: ${last.text}`);
+      const id = /remove (\d+)/.exec(last.text ?? '')?.[1];
+      return id
+        ? callStep(call('remove', { id: Number(id) }, `call_${request.messages.length}`))
+        : textStep('Nothing to do.');
+    },
+  ]);
+}
+
+const removeTool = {
+  name: 'remove',
+  annotations: { title: 'Remove a record', destructiveHint: true },
+  description: 'Removes one record.',
+};
+
+function inboxConfig(auth?: ToolgateConfig['auth']): ToolgateConfig {
+  return {
+    models: { [MODEL_ID]: { provider: 'scripted' } },
+    toolSources: {},
+    agents: [testAgent(), testAgent({ id: 'brief', name: 'Brief agent', pauseTtlSeconds: 2 })],
+    plugins: [],
+    ...(auth ? { auth } : {}),
+  };
+}
+
+let browser: Browser;
+const pages: Page[] = [];
+
+async function open(url: string, options?: { width?: number }): Promise<Page> {
+  const page = await browser.newPage(options);
+  pages.push(page);
+  await page.goto(url);
+  return page;
+}
+
+const card = (page: Page) => page.locator('article.card');
+
+beforeAll(async () => {
+  await buildInbox({ ifStale: true });
+  browser = await launchBrowser();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('the inbox in local mode (no login)', () => {
+  let h: Harness;
+  let tools: CountingToolSource;
+  let model: ScriptedModel;
+  /** Seconds the server's clock runs ahead of the browser's (to expire a request the page still counts down). */
+  let skewSeconds = 0;
+  let base: string;
+
+  const start = async (message: string, agentId = 'tester') =>
+    dataOf(await h.gql(START_TURN, { input: { agentId, message } })).startTurn;
+
+  beforeAll(async () => {
+    tools = new CountingToolSource(SOURCE_ID, [removeTool]);
+    model = removerModel();
+    h = await startHarness({
+      config: inboxConfig(),
+      models: { [MODEL_ID]: model },
+      toolSources: [tools],
+      clock: () => new Date(Date.now() + skewSeconds * 1000),
+    });
+    base = h.url.replace(/\/graphql$/, '');
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('/ links to the inbox, and /inbox serves the app without a token prompt', async () => {
+    screenshotOnFailure('local-landing', () => pages.slice(-1));
+    const page = await open(`${base}/`);
+    await page.getByRole('link', { name: 'The approval inbox' }).click();
+    await expect.poll(() => page.url()).toBe(`${base}/inbox`);
+    await page.getByText('Signed in as local').waitFor();
+    expect(await page.getByLabel('Access token').count()).toBe(0);
+  });
+
+  it('a pause started through the API appears in the open inbox without a reload; Accept runs the tool once and shows COMPLETED', async () => {
+    screenshotOnFailure('accept', () => pages.slice(-1));
+    const page = await open(`${base}/inbox`);
+    await page.getByText('Nothing waits for your answer.', { exact: false }).first().waitFor();
+    // A marker on the window: it survives only if the page is never reloaded.
+    await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42));
+
+    const started = await start('remove 7');
+    expect(started.turn.status).toBe('PAUSED');
+    const elicitation = started.turn.pendingElicitations[0];
+
+    const shown = page.locator(`article[data-elicitation-id="${elicitation.id}"]`);
+    await shown.waitFor();
+    await expect.poll(() => page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42);
+    // The trusted question, the tool's id and label, its annotation badge, the arguments as they will run, the agent.
+    await expect.poll(() => shown.getByRole('heading', { name: 'Remove a record' }).count()).toBe(1);
+    const text = await shown.innerText();
+    expect(text).toContain(elicitation.message);
+    expect(text).toContain('t:remove');
+    expect(text).toContain('destructive');
+    expect(text).toContain('Test agent');
+    expect(text).toContain(started.thread.id);
+    expect(text).toMatch(/Expires in \d+:\d\d/);
+    expect(await shown.locator('pre').first().innerText()).toBe(JSON.stringify({ id: 7 }, null, 2));
+
+    await shown.getByRole('button', { name: 'Accept', exact: true }).click();
+    await shown.getByText('COMPLETED').waitFor();
+    await shown.getByText('Done: remove ran with {"id":7}').waitFor();
+    expect(tools.count('remove')).toBe(1);
+    expect(tools.runs.get('remove')).toEqual([{ id: 7 }]);
+    // No second run from anything the page did afterwards.
+    await page.waitForTimeout(300);
+    expect(tools.count('remove')).toBe(1);
+  });
+
+  it('Decline with instructions reaches the model', async () => {
+    screenshotOnFailure('decline', () => pages.slice(-1));
+    const page = await open(`${base}/inbox`);
+    await page.getByText('Nothing waits for your answer.', { exact: false }).first().waitFor();
+    const before = tools.count('remove');
+    const started = await start('remove 8');
+    const shown = page.locator(`article[data-elicitation-id="${started.turn.pendingElicitations[0].id}"]`);
+    await shown.getByRole('button', { name: 'Decline…' }).click();
+    await shown.getByLabel('Instructions for the agent (optional)').fill('keep record 8, it is still in use');
+    await shown.getByRole('button', { name: 'Decline', exact: true }).click();
+    await shown.getByText('DECLINED', { exact: true }).waitFor();
+    await shown.getByText('COMPLETED').waitFor();
+
+    const toolMessage = model.requests.at(-1)!.messages.at(-1)!;
+    expect(toolMessage.role).toBe('TOOL');
+    expect(toolMessage.text).toBe('User declined execution of remove: keep record 8, it is still in use');
+    expect(tools.count('remove')).toBe(before);
+  });
+
+  it('an expired card says so and cannot be accepted', async () => {
+    screenshotOnFailure('expired', () => pages.slice(-1));
+    const page = await open(`${base}/inbox`);
+    await page.getByText('Nothing waits for your answer.', { exact: false }).first().waitFor();
+    const before = tools.count('remove');
+
+    // 1. The countdown runs out (the brief agent waits 2 s): the card says expired and offers no answer.
+    const brief = await start('remove 9', 'brief');
+    const expiring = page.locator(`article[data-elicitation-id="${brief.turn.pendingElicitations[0].id}"]`);
+    await expiring.getByText('Expires in').waitFor();
+    await expiring.getByText('Expired.').waitFor({ timeout: 5_000 });
+    expect(await expiring.getByRole('button', { name: 'Accept', exact: true }).count()).toBe(0);
+    await expiring.focus();
+    await page.keyboard.press('a');
+    await page.waitForTimeout(300);
+    expect(await expiring.getAttribute('data-status')).toBe('EXPIRED');
+
+    // 2. The server's clock says expired while the page still counts down: Accept is refused, in words.
+    const started = await start('remove 10');
+    const shown = page.locator(`article[data-elicitation-id="${started.turn.pendingElicitations[0].id}"]`);
+    await shown.getByText('Expires in').waitFor();
+    skewSeconds = 7200;
+    try {
+      await shown.getByRole('button', { name: 'Accept', exact: true }).click();
+      await shown.getByRole('alert').getByText('This request has expired', { exact: false }).waitFor();
+      await shown.getByText('Expired.').waitFor();
+      expect(await shown.getByRole('button', { name: 'Accept', exact: true }).count()).toBe(0);
+    } finally {
+      skewSeconds = 0;
+    }
+    expect(tools.count('remove')).toBe(before);
+  });
+
+  it('keyboard only: Tab to the request, D opens the instructions, Escape goes back, A accepts', async () => {
+    screenshotOnFailure('keyboard', () => pages.slice(-1));
+    const page = await open(`${base}/inbox`);
+    await page.getByText('Nothing waits for your answer.', { exact: false }).first().waitFor();
+    const before = tools.count('remove');
+    const started = await start('remove 11');
+    const id = started.turn.pendingElicitations[0].id;
+    const shown = page.locator(`article[data-elicitation-id="${id}"]`);
+    await shown.waitFor();
+
+    // Tab through the page from the top until the card has focus: it is in the tab order.
+    let reached = false;
+    for (let i = 0; i < 30 && !reached; i++) {
+      await page.keyboard.press('Tab');
+      reached = await page.evaluate((want) => document.activeElement?.getAttribute('data-elicitation-id') === want, id);
+    }
+    expect(reached).toBe(true);
+
+    await page.keyboard.press('d');
+    const instructions = shown.getByLabel('Instructions for the agent (optional)');
+    await expect.poll(() => instructions.evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.type('never mind');
+    await page.keyboard.press('Escape');
+    expect(await instructions.count()).toBe(0);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-elicitation-id'))).toBe(id);
+
+    await page.keyboard.press('a');
+    await shown.getByText('COMPLETED').waitFor();
+    expect(tools.count('remove')).toBe(before + 1);
+  });
+
+  it('edit and remember: the edited arguments run, the approval is listed and can be revoked', async () => {
+    screenshotOnFailure('edit-remember', () => pages.slice(-1));
+    const page = await open(`${base}/inbox`);
+    await page.getByText('Nothing waits for your answer.', { exact: false }).first().waitFor();
+    const started = await start('remove 30');
+    const shown = page.locator(`article[data-elicitation-id="${started.turn.pendingElicitations[0].id}"]`);
+    await shown.getByRole('button', { name: 'Edit arguments…' }).click();
+    await shown.getByLabel('Arguments to run instead (JSON)').fill('{"id": 31}');
+    await shown.getByLabel('Remember: later calls of this tool run without asking').check();
+    await shown.getByRole('button', { name: 'Accept with these arguments' }).click();
+    await shown.getByText('COMPLETED').waitFor();
+    expect(tools.runs.get('remove')!.at(-1)).toEqual({ id: 31 });
+
+    await page.getByRole('link', { name: 'Remembered' }).click();
+    const grant = page.locator('ul.grants li');
+    await grant.getByText('ACTIVE').waitFor();
+    expect(await grant.innerText()).toContain(started.thread.id);
+    await grant.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByText('No remembered approvals.').waitFor();
+  });
+
+  it('the thread view: send a message, watch the turn, answer its pause inline', async () => {
+    screenshotOnFailure('thread', () => pages.slice(-1));
+    const page = await open(`${base}/inbox/threads`);
+    const before = tools.count('remove');
+    await page.locator('#composer-agent').selectOption({ label: 'Test agent' });
+    const box = page.getByLabel('Start a conversation');
+    await box.fill('remove 12');
+    await box.press('Enter');
+    await expect.poll(() => page.url()).toMatch(/\/inbox\/threads\/thr_/);
+    const inline = page.locator('article.card');
+    await inline.getByRole('button', { name: 'Accept', exact: true }).click();
+    await page.locator('.turn-status').getByText('COMPLETED').waitFor();
+    await page.locator('.message-assistant').getByText('Done: remove ran with {"id":12}').waitFor();
+    expect(await page.locator('.message-user').innerText()).toContain('remove 12');
+    expect(tools.count('remove')).toBe(before + 1);
+
+    // The history lists it: who answered what, and when.
+    await page.getByRole('link', { name: 'History' }).click();
+    expect(page.url()).toBe(`${base}/inbox/history`);
+    await page.locator('ol.history li').first().waitFor();
+    const rows = await page.locator('ol.history li').allInnerTexts();
+    expect(rows.some((row) => row.includes('ACCEPT by local') && row.includes('t:remove'))).toBe(true);
+  });
+});
+
+describe('the inbox with auth: a token prompt, and each user sees only their own', () => {
+  let h: Harness;
+  let base: string;
+  const tokens = { alice: 'alice-secret-token', bob: 'bob-secret-token' };
+
+  beforeAll(async () => {
+    h = await startHarness({
+      config: inboxConfig({
+        tokens: [
+          { token: tokens.alice, user: 'alice', admin: false },
+          { token: tokens.bob, user: 'bob', admin: false },
+        ],
+      }),
+      models: { [MODEL_ID]: removerModel() },
+      toolSources: [new CountingToolSource(SOURCE_ID, [removeTool])],
+    });
+    base = h.url.replace(/\/graphql$/, '');
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  async function signIn(token: string): Promise<Page> {
+    const page = await open(`${base}/inbox`);
+    const field = page.getByLabel('Access token');
+    await field.fill(token);
+    await field.press('Enter');
+    return page;
+  }
+
+  it('a wrong token is refused in words; a right one signs in for the tab session', async () => {
+    screenshotOnFailure('auth-token', () => pages.slice(-1));
+    const page = await signIn('not-a-token');
+    await page.getByText('The server did not accept that token').waitFor();
+    await page.getByLabel('Access token').fill(tokens.alice);
+    await page.getByLabel('Access token').press('Enter');
+    await page.getByText('Signed in as alice').waitFor();
+    expect(await page.evaluate(() => Object.keys(sessionStorage))).toEqual(['toolgate.inbox.token']);
+    expect(await page.evaluate(() => Object.keys(localStorage))).toEqual([]);
+    await page.reload();
+    await page.getByText('Signed in as alice').waitFor();
+  });
+
+  it('two users see nothing of each other', async () => {
+    screenshotOnFailure('two-users', () => pages.slice(-2));
+    const alice = await signIn(tokens.alice);
+    const bob = await signIn(tokens.bob);
+    await alice.getByText('Signed in as alice').waitFor();
+    await bob.getByText('Signed in as bob').waitFor();
+    await bob.getByText('Nothing waits for your answer.', { exact: false }).first().waitFor();
+
+    const started = dataOf(
+      await h.gql(
+        START_TURN,
+        { input: { agentId: 'tester', message: 'remove 21' } },
+        { authorization: `Bearer ${tokens.alice}` },
+      ),
+    ).startTurn;
+    const id = started.turn.pendingElicitations[0].id;
+    await alice.locator(`article[data-elicitation-id="${id}"]`).waitFor();
+    // Bob's inbox got the same chance to show it (same server, same moment), and shows nothing.
+    await bob.waitForTimeout(500);
+    expect(await card(bob).count()).toBe(0);
+
+    // Nor does his history, nor alice's thread by its URL.
+    await bob.goto(`${base}/inbox/history`);
+    await bob.getByText('0 requests, oldest first.').waitFor();
+    await bob.goto(`${base}/inbox/threads/${started.thread.id}`);
+    await bob.getByText('This thread does not exist, or it is not yours.').waitFor();
+    await alice.goto(`${base}/inbox/threads/${started.thread.id}`);
+    await alice.locator(`article[data-elicitation-id="${id}"]`).waitFor();
+  });
+});

@@ -1,0 +1,339 @@
+// One confirmation request: the trusted question, the tool, its annotations, the arguments exactly as they will run,
+// the agent and thread, a countdown; Accept (optionally edited, optionally remembered), Decline with instructions,
+// Cancel; then the turn's progress, live. Keys (when the card has focus): A accept, D decline, E edit, Escape back.
+import { useMutation } from '@urql/preact';
+import { useRef, useState } from 'preact/hooks';
+import type { ElicitationCardFragment, ResolveElicitationInput } from '../gql/graphql';
+import { describeRequestError, describeUserError } from '../errors';
+import { useLiveTurn } from '../live-turn';
+import { AnswerMutation } from '../operations';
+import { hrefOf, linkClick } from '../router';
+import { formatRemaining, formatTime, spokenRemaining, useNow } from '../time';
+import { AnnotationBadges, StatusBadge } from './Badges';
+import { TurnProgress } from './TurnProgress';
+
+type Mode = 'idle' | 'decline' | 'edit';
+
+const REMEMBER_TTLS = [
+  { seconds: 3600, text: '1 hour' },
+  { seconds: 86_400, text: '1 day' },
+  { seconds: 604_800, text: '7 days' },
+  { seconds: 2_592_000, text: '30 days' },
+];
+
+export function toolLabel(elicitation: ElicitationCardFragment): string {
+  const { toolCall } = elicitation;
+  const tool = elicitation.turn.thread.agent.tools.find((t) => t.toolId === toolCall.toolId);
+  return tool?.label ?? toolCall.annotations.title ?? toolCall.name;
+}
+
+export function ElicitationCard({
+  elicitation,
+  onDismiss,
+  showThreadLink = true,
+}: {
+  elicitation: ElicitationCardFragment;
+  onDismiss?: () => void;
+  showThreadLink?: boolean;
+}) {
+  const cardRef = useRef<HTMLElement>(null);
+  const [mode, setMode] = useState<Mode>('idle');
+  const [instructions, setInstructions] = useState('');
+  const [edited, setEdited] = useState(() => JSON.stringify(elicitation.toolCall.arguments, null, 2));
+  const [remember, setRemember] = useState(false);
+  const [rememberScope, setRememberScope] = useState<'THREAD' | 'AGENT'>('THREAD');
+  const [rememberTtl, setRememberTtl] = useState(3600);
+  const [error, setError] = useState<string | null>(null);
+  const [answeredHere, setAnsweredHere] = useState<string | null>(null);
+  const [refused, setRefused] = useState<string | null>(null);
+  const [{ fetching }, answer] = useMutation(AnswerMutation);
+  const live = useLiveTurn(elicitation.turn.id);
+
+  const liveStatus = live.turn?.elicitations.find((e) => e.id === elicitation.id)?.status;
+  const status = answeredHere ?? refused ?? liveStatus ?? elicitation.status;
+  const pending = status === 'PENDING';
+  const now = useNow(pending);
+  const remaining = new Date(elicitation.expiresAt).getTime() - now;
+  const expired = status === 'EXPIRED' || (pending && remaining <= 0);
+  const answerable = pending && !expired && !fetching;
+  const label = toolLabel(elicitation);
+  const agent = elicitation.turn.thread.agent;
+  const ids = { title: `title-${elicitation.id}`, question: `question-${elicitation.id}` };
+
+  const focusCard = () => cardRef.current?.focus();
+
+  async function submit(input: Omit<ResolveElicitationInput, 'elicitationId'>) {
+    if (!answerable) return;
+    setError(null);
+    const result = await answer({ input: { elicitationId: elicitation.id, ...input } });
+    if (result.error) {
+      setError(describeRequestError(result.error));
+      return;
+    }
+    const payload = result.data!.resolveElicitation;
+    if (payload.userErrors.length > 0) {
+      setError(payload.userErrors.map(describeUserError).join(' '));
+      const code = payload.userErrors[0]!.code;
+      if (code === 'EXPIRED') setRefused('EXPIRED');
+      // The first answer stands; the live turn shows which it was.
+      if (code === 'ALREADY_RESOLVED' || code === 'NOT_FOUND') setRefused(payload.elicitation?.status ?? 'ANSWERED');
+      return;
+    }
+    setMode('idle');
+    setAnsweredHere(payload.elicitation?.status ?? input.action);
+    focusCard();
+  }
+
+  function accept() {
+    const input: Omit<ResolveElicitationInput, 'elicitationId'> = { action: 'ACCEPT' };
+    if (mode === 'edit') {
+      try {
+        input.arguments = JSON.parse(edited) as unknown;
+      } catch {
+        setError('The edited arguments are not valid JSON. Fix them, or press Escape to keep the original ones.');
+        return;
+      }
+    }
+    if (remember && elicitation.canRemember) input.remember = { scope: rememberScope, ttlSeconds: rememberTtl };
+    void submit(input);
+  }
+
+  function decline(event?: Event) {
+    event?.preventDefault();
+    const text = instructions.trim();
+    void submit({ action: 'DECLINE', ...(text ? { content: { instructions: text } } : {}) });
+  }
+
+  function openMode(next: Mode) {
+    setError(null);
+    setMode(next);
+    // After render: the form's first field takes focus.
+    setTimeout(() => cardRef.current?.querySelector<HTMLElement>(`[data-autofocus="${next}"]`)?.focus(), 0);
+  }
+
+  function onKeyDown(event: KeyboardEvent) {
+    if (event.key === 'Escape' && mode !== 'idle') {
+      event.preventDefault();
+      setMode('idle');
+      focusCard();
+      return;
+    }
+    // Letter shortcuts only when the card itself has focus: typing in a field must type.
+    if (event.target !== event.currentTarget || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (!answerable) return;
+    const key = event.key.toLowerCase();
+    if (key === 'a') {
+      event.preventDefault();
+      accept();
+    } else if (key === 'd') {
+      event.preventDefault();
+      openMode('decline');
+    } else if (key === 'e' && elicitation.canEdit) {
+      event.preventDefault();
+      openMode('edit');
+    }
+  }
+
+  return (
+    <article
+      ref={cardRef}
+      class={`card ${expired ? 'card-expired' : ''} ${pending && !expired ? 'card-pending' : 'card-done'}`}
+      tabIndex={0}
+      aria-labelledby={ids.title}
+      aria-describedby={ids.question}
+      aria-keyshortcuts={answerable ? 'A D' : undefined}
+      data-elicitation-id={elicitation.id}
+      data-status={expired ? 'EXPIRED' : status}
+      onKeyDown={onKeyDown}
+    >
+      <header class="card-head">
+        <h3 id={ids.title}>{label}</h3>
+        <code class="tool-id">{elicitation.toolCall.toolId}</code>
+        <AnnotationBadges annotations={elicitation.toolCall.annotations} />
+      </header>
+      <p id={ids.question} class="question">
+        {elicitation.message}
+      </p>
+      <dl class="facts">
+        <div>
+          <dt>Agent</dt>
+          <dd>{agent.name}</dd>
+        </div>
+        <div>
+          <dt>Thread</dt>
+          <dd>
+            {showThreadLink ? (
+              <a href={hrefOf({ view: 'thread', threadId: elicitation.turn.thread.id })} onClick={linkClick}>
+                {elicitation.turn.thread.id}
+              </a>
+            ) : (
+              elicitation.turn.thread.id
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>Asked</dt>
+          <dd>{formatTime(elicitation.createdAt)}</dd>
+        </div>
+      </dl>
+      <section class="arguments" aria-label="Arguments, exactly as they will run">
+        <h4>Arguments, exactly as they will run</h4>
+        <pre tabIndex={0}>{JSON.stringify(elicitation.toolCall.arguments, null, 2)}</pre>
+      </section>
+
+      {pending && !expired && (
+        <p class="countdown" role="timer" aria-live="off" aria-label={`Expires in ${spokenRemaining(remaining)}`}>
+          Expires in <strong>{formatRemaining(remaining)}</strong>
+        </p>
+      )}
+      {expired && (
+        <p class="countdown expired" role="status">
+          <strong>Expired.</strong> The agent stopped waiting; this request can no longer be answered and nothing ran.
+        </p>
+      )}
+      {!pending && !expired && (
+        <p class="answered" role="status">
+          Answer: <StatusBadge status={status} />
+          {elicitation.resolvedBy && ` by ${elicitation.resolvedBy}`}
+          {!answeredHere && liveStatus && liveStatus !== 'PENDING' && ' (answered elsewhere)'}
+        </p>
+      )}
+
+      {answerable && mode === 'edit' && (
+        <div class="edit">
+          <label>
+            Arguments to run instead (JSON)
+            <textarea
+              data-autofocus="edit"
+              rows={Math.min(16, edited.split('\n').length + 1)}
+              value={edited}
+              spellcheck={false}
+              onInput={(e) => setEdited(e.currentTarget.value)}
+            />
+          </label>
+        </div>
+      )}
+
+      {answerable && elicitation.canRemember && mode !== 'decline' && (
+        <fieldset class="remember">
+          <legend class="visually-hidden">Remember this approval</legend>
+          <label>
+            <input type="checkbox" checked={remember} onChange={(e) => setRemember(e.currentTarget.checked)} />{' '}
+            Remember: later calls of this tool run without asking
+          </label>
+          {remember && (
+            <span class="remember-options">
+              <label>
+                where{' '}
+                <select
+                  value={rememberScope}
+                  onChange={(e) => setRememberScope(e.currentTarget.value as 'THREAD' | 'AGENT')}
+                >
+                  <option value="THREAD">in this thread</option>
+                  <option value="AGENT">in all my threads with {agent.name}</option>
+                </select>
+              </label>{' '}
+              <label>
+                for{' '}
+                <select value={rememberTtl} onChange={(e) => setRememberTtl(Number(e.currentTarget.value))}>
+                  {REMEMBER_TTLS.map((ttl) => (
+                    <option key={ttl.seconds} value={ttl.seconds}>
+                      {ttl.text}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            </span>
+          )}
+        </fieldset>
+      )}
+
+      {answerable && mode === 'decline' && (
+        <form class="decline" onSubmit={decline}>
+          <label>
+            Instructions for the agent (optional)
+            <input
+              data-autofocus="decline"
+              type="text"
+              value={instructions}
+              placeholder="e.g. only delete entity 3"
+              onInput={(e) => setInstructions(e.currentTarget.value)}
+            />
+          </label>
+          <div class="actions">
+            <button type="submit" class="danger">
+              Decline
+            </button>
+            <button
+              type="button"
+              onClick={() => {
+                setMode('idle');
+                focusCard();
+              }}
+            >
+              Back
+            </button>
+          </div>
+        </form>
+      )}
+
+      {answerable && mode !== 'decline' && (
+        <div class="actions">
+          <button type="button" class="primary" onClick={accept} aria-keyshortcuts="A">
+            {mode === 'edit' ? 'Accept with these arguments' : 'Accept'}
+          </button>
+          <button type="button" onClick={() => openMode('decline')} aria-keyshortcuts="D">
+            Decline…
+          </button>
+          {elicitation.canEdit && mode !== 'edit' && (
+            <button type="button" onClick={() => openMode('edit')} aria-keyshortcuts="E">
+              Edit arguments…
+            </button>
+          )}
+          {mode === 'edit' && (
+            <button
+              type="button"
+              onClick={() => {
+                setMode('idle');
+                focusCard();
+              }}
+            >
+              Keep the original arguments
+            </button>
+          )}
+          <button
+            type="button"
+            class="quiet"
+            onClick={() => void submit({ action: 'CANCEL' })}
+            title="Stops the whole turn: no more tools run and the model is not called again."
+          >
+            Cancel turn
+          </button>
+        </div>
+      )}
+      {fetching && <p role="status">Sending your answer…</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+
+      {!pending && !expired && <TurnProgressOf live={live} />}
+      {(!pending || expired) && onDismiss && (
+        <div class="actions">
+          <button type="button" class="quiet" onClick={onDismiss}>
+            Dismiss
+          </button>
+        </div>
+      )}
+    </article>
+  );
+}
+
+function TurnProgressOf({ live }: { live: ReturnType<typeof useLiveTurn> }) {
+  return (
+    <div role="status" aria-live="polite">
+      <TurnProgress live={live} />
+    </div>
+  );
+}

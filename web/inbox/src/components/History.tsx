@@ -1,0 +1,125 @@
+// The audit list: every request of the viewer, who answered what and when, oldest first, 50 at a time.
+import { useQuery } from '@urql/preact';
+import { useState } from 'preact/hooks';
+import type { ElicitationStatus } from '../gql/graphql';
+import { describeRequestError } from '../errors';
+import { HistoryQuery } from '../operations';
+import { hrefOf, linkClick } from '../router';
+import { formatTime } from '../time';
+import { StatusBadge } from './Badges';
+import { toolLabel } from './ElicitationCard';
+
+const STATUSES: ElicitationStatus[] = ['PENDING', 'ACCEPTED', 'DECLINED', 'CANCELLED', 'EXPIRED'];
+
+export function History() {
+  const [status, setStatus] = useState<ElicitationStatus | ''>('');
+  return (
+    <section aria-labelledby="history-heading">
+      <h1 id="history-heading">History</h1>
+      <label class="filter">
+        Show{' '}
+        <select value={status} onChange={(e) => setStatus(e.currentTarget.value as ElicitationStatus | '')}>
+          <option value="">every request</option>
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s.toLowerCase()} only
+            </option>
+          ))}
+        </select>
+      </label>
+      <HistoryPage key={status} after={null} status={status || null} />
+    </section>
+  );
+}
+
+function HistoryPage({ after, status }: { after: string | null; status: ElicitationStatus | null }) {
+  const [more, setMore] = useState(false);
+  const [{ data, error, fetching }] = useQuery({
+    query: HistoryQuery,
+    variables: { after, status: status ? [status] : null },
+  });
+  if (error)
+    return (
+      <p class="error" role="alert">
+        {describeRequestError(error)}
+      </p>
+    );
+  if (!data) return <p aria-busy={fetching}>Loading…</p>;
+  const { edges, pageInfo, totalCount } = data.elicitations;
+  return (
+    <>
+      {after === null && (
+        <p class="hint">
+          {totalCount} request{totalCount === 1 ? '' : 's'}, oldest first.
+        </p>
+      )}
+      <ol class="history">
+        {edges.map(({ node }) => (
+          <li key={node.id} data-elicitation-id={node.id}>
+            <p>
+              <strong>{toolLabel(node)}</strong> <code class="tool-id">{node.toolCall.toolId}</code>{' '}
+              <StatusBadge status={node.status} />
+            </p>
+            <dl class="facts">
+              <div>
+                <dt>Asked</dt>
+                <dd>{formatTime(node.createdAt)}</dd>
+              </div>
+              <div>
+                <dt>Agent</dt>
+                <dd>{node.turn.thread.agent.name}</dd>
+              </div>
+              <div>
+                <dt>Thread</dt>
+                <dd>
+                  <a href={hrefOf({ view: 'thread', threadId: node.turn.thread.id })} onClick={linkClick}>
+                    {node.turn.thread.id}
+                  </a>
+                </dd>
+              </div>
+              <div>
+                <dt>Answered</dt>
+                <dd>
+                  {node.resolvedBy
+                    ? `${node.response?.action ?? node.status} by ${node.resolvedBy}, ${formatTime(node.resolvedAt)}`
+                    : node.resolution
+                      ? `${node.resolution.toLowerCase().replace('_', ' ')}${node.resolvedAt ? `, ${formatTime(node.resolvedAt)}` : ''}`
+                      : 'not yet'}
+                </dd>
+              </div>
+            </dl>
+            <details>
+              <summary>Arguments and answer</summary>
+              <pre>{JSON.stringify(node.toolCall.arguments, null, 2)}</pre>
+              {node.response?.arguments != null && (
+                <>
+                  <p>Ran with edited arguments:</p>
+                  <pre>{JSON.stringify(node.response.arguments, null, 2)}</pre>
+                </>
+              )}
+              {node.response?.content != null && (
+                <>
+                  <p>Instructions:</p>
+                  <pre>{JSON.stringify(node.response.content, null, 2)}</pre>
+                </>
+              )}
+              {node.response?.remember && (
+                <p>
+                  Remembered ({node.response.remember.scope.toLowerCase()}, {node.response.remember.ttlSeconds} s).
+                </p>
+              )}
+            </details>
+          </li>
+        ))}
+      </ol>
+      {pageInfo.hasNextPage &&
+        (more ? (
+          <HistoryPage after={pageInfo.endCursor ?? null} status={status} />
+        ) : (
+          <button type="button" onClick={() => setMore(true)}>
+            Show more
+          </button>
+        ))}
+    </>
+  );
+}

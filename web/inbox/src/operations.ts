@@ -1,0 +1,284 @@
+// Every GraphQL operation of the inbox, typed by graphql-codegen (npm run codegen) from schema.graphql.
+import { graphql } from './gql';
+
+export const ViewerQuery = graphql(`
+  query Viewer {
+    viewer {
+      id
+      isAdmin
+    }
+  }
+`);
+
+export const ElicitationCardFragment = graphql(`
+  fragment ElicitationCard on Elicitation {
+    id
+    status
+    resolution
+    message
+    requestedSchema
+    createdAt
+    expiresAt
+    canEdit
+    canRemember
+    resolvedBy
+    resolvedAt
+    toolCall {
+      toolId
+      name
+      arguments
+      annotations {
+        title
+        readOnlyHint
+        destructiveHint
+        idempotentHint
+        openWorldHint
+      }
+    }
+    response {
+      action
+      content
+      arguments
+      remember {
+        scope
+        ttlSeconds
+      }
+    }
+    turn {
+      id
+      thread {
+        id
+        agent {
+          id
+          name
+          tools {
+            toolId
+            label
+          }
+        }
+      }
+    }
+  }
+`);
+
+export const TurnViewFragment = graphql(`
+  fragment TurnView on Turn {
+    id
+    status
+    text
+    error
+    iterations
+    expiresAt
+    updatedAt
+    messages {
+      id
+      role
+      text
+      toolCallId
+      toolCalls {
+        id
+        name
+        toolId
+        arguments
+      }
+    }
+    elicitations {
+      id
+      status
+      resolvedBy
+    }
+  }
+`);
+
+export const PendingSubscription = graphql(`
+  subscription InboxPending {
+    elicitationRequested(includePending: true) {
+      ...ElicitationCard
+    }
+  }
+`);
+
+export const TurnLiveSubscription = graphql(`
+  subscription TurnLive($turnId: ID!) {
+    turnEvents(turnId: $turnId) {
+      __typename
+      ... on Turn {
+        ...TurnView
+      }
+      ... on TurnTextDelta {
+        turnId
+        iteration
+        index
+        offset
+        delta
+      }
+    }
+  }
+`);
+
+export const AnswerMutation = graphql(`
+  mutation Answer($input: ResolveElicitationInput!) {
+    resolveElicitation(input: $input) {
+      elicitation {
+        ...ElicitationCard
+      }
+      turn {
+        ...TurnView
+      }
+      userErrors {
+        code
+        message
+        field
+      }
+    }
+  }
+`);
+
+export const HistoryQuery = graphql(`
+  query History($after: String, $status: [ElicitationStatus!]) {
+    elicitations(first: 50, after: $after, status: $status) {
+      totalCount
+      pageInfo {
+        endCursor
+        hasNextPage
+      }
+      edges {
+        node {
+          ...ElicitationCard
+        }
+      }
+    }
+  }
+`);
+
+export const ThreadsQuery = graphql(`
+  query Threads {
+    threads(first: 50) {
+      edges {
+        node {
+          id
+          createdAt
+          agent {
+            id
+            name
+          }
+          turns {
+            id
+            status
+            updatedAt
+          }
+          messages {
+            id
+            role
+            text
+          }
+        }
+      }
+    }
+  }
+`);
+
+export const ThreadQuery = graphql(`
+  query Thread($id: ID!) {
+    thread(id: $id) {
+      id
+      createdAt
+      agent {
+        id
+        name
+      }
+      messages {
+        id
+        role
+        text
+        toolCallId
+        createdAt
+        toolCalls {
+          id
+          name
+          toolId
+          arguments
+        }
+      }
+      turns {
+        id
+        status
+        error
+        pendingElicitations {
+          ...ElicitationCard
+        }
+      }
+    }
+  }
+`);
+
+export const AgentsQuery = graphql(`
+  query Agents {
+    agents {
+      id
+      name
+      description
+    }
+  }
+`);
+
+export const SendMessageMutation = graphql(`
+  mutation SendMessage($input: StartTurnInput!) {
+    startTurn(input: $input) {
+      thread {
+        id
+      }
+      turn {
+        ...TurnView
+      }
+      userErrors {
+        code
+        message
+        field
+      }
+    }
+  }
+`);
+
+export const GrantsQuery = graphql(`
+  query Grants {
+    approvalGrants(first: 100) {
+      edges {
+        node {
+          id
+          scope
+          state
+          toolId
+          createdAt
+          expiresAt
+          agent {
+            id
+            name
+          }
+          thread {
+            id
+          }
+          uses {
+            toolCallId
+          }
+        }
+      }
+    }
+  }
+`);
+
+export const RevokeGrantMutation = graphql(`
+  mutation RevokeGrant($input: RevokeApprovalGrantInput!) {
+    revokeApprovalGrant(input: $input) {
+      grant {
+        id
+        state
+        revokedAt
+      }
+      userErrors {
+        code
+        message
+      }
+    }
+  }
+`);
