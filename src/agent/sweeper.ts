@@ -21,6 +21,9 @@ export interface SweepReport {
   expiredTurns: number;
   /** Long-expired elicitations it deleted. */
   deletedElicitations: number;
+  /** Webhook deliveries delivered before the retention period, and approval grants revoked or expired before it. */
+  deletedDeliveries: number;
+  deletedGrants: number;
   /** Orphaned RUNNING turns it took over. */
   recoveredTurns: number;
   /** Batches (transactions) it took. */
@@ -67,7 +70,14 @@ export class Sweeper {
   }
 
   async #sweep(): Promise<SweepReport> {
-    const report: SweepReport = { expiredTurns: 0, deletedElicitations: 0, recoveredTurns: 0, batches: 0 };
+    const report: SweepReport = {
+      expiredTurns: 0,
+      deletedElicitations: 0,
+      deletedDeliveries: 0,
+      deletedGrants: 0,
+      recoveredTurns: 0,
+      batches: 0,
+    };
     const { batchSize, retentionDays } = this.#options;
     // Expire paused turns past their time: turn EXPIRED, elicitations EXPIRED, open calls get docs/design.md's text, published.
     for (;;) {
@@ -81,13 +91,22 @@ export class Sweeper {
     // Retention: an EXPIRED elicitation (never answered) is deleted `retentionDays` after it expired. The turn
     // (EXPIRED, with its prose question) and the messages (the conversation) stay.
     const before = new Date(this.#clock().getTime() - retentionDays * 86_400_000).toISOString();
-    for (;;) {
-      if (this.#stopped) return report;
-      await yieldToEventLoop();
-      const deleted = await this.#store.deleteExpiredElicitations(before, batchSize);
-      report.batches++;
-      report.deletedElicitations += deleted;
-      if (deleted < batchSize) break;
+    // So are webhook deliveries delivered that long ago (FAILED ones stay for the admin query) and approval grants
+    // revoked or expired that long ago (their uses stay in the execution journal).
+    const retention = [
+      ['deletedElicitations', () => this.#store.deleteExpiredElicitations(before, batchSize)],
+      ['deletedDeliveries', () => this.#store.deleteDeliveredWebhooks(before, batchSize)],
+      ['deletedGrants', () => this.#store.deleteLapsedGrants(before, batchSize)],
+    ] as const;
+    for (const [counter, deleteBatch] of retention) {
+      for (;;) {
+        if (this.#stopped) return report;
+        await yieldToEventLoop();
+        const deleted = await deleteBatch();
+        report.batches++;
+        report[counter] += deleted;
+        if (deleted < batchSize) break;
+      }
     }
     if (!this.#stopped) report.recoveredTurns = (await this.#runner.recover()).length;
     return report;

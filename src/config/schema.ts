@@ -256,7 +256,7 @@ export const sweeperConfig = z
       .max(36_500)
       .optional()
       .describe(
-        'Days an expired, never answered confirmation request is kept before it is deleted; turns and messages stay (default 30)',
+        'Days an expired, never answered confirmation request is kept before it is deleted, and a delivered webhook delivery and a revoked or expired approval grant; turns, messages and FAILED deliveries stay (default 30)',
       ),
   })
   .strict();

@@ -269,6 +269,13 @@ export interface Store {
   renewLeases(owner: string, until: string, now: string): Promise<number>;
   /** True while `owner` holds the turn's lease (checked before each step it commits). */
   holdsLease(turnId: string, owner: string): Promise<boolean>;
+  /**
+   * Retention: delete at most `limit` DELIVERED webhook deliveries finished before `before` (FAILED ones stay, for the
+   * admin to see); returns how many.
+   */
+  deleteDeliveredWebhooks(before: string, limit: number): Promise<number>;
+  /** Retention: delete at most `limit` approval grants revoked, or expired, before `before`; returns how many. */
+  deleteLapsedGrants(before: string, limit: number): Promise<number>;
   /** Retention: delete at most `limit` EXPIRED elicitations that expired before `before`; returns how many. */
   deleteExpiredElicitations(before: string, limit: number): Promise<number>;
   /** Every owner's elicitations PENDING and not yet expired at `now` (the metrics gauge, read at scrape time). */

@@ -1802,6 +1802,19 @@ export function describeStore(factory: StoreFactory): void {
     describe('remembered approvals and edited answers', () => {
       beforeEach(seedAgents);
 
+      it('retention: deleteLapsedGrants deletes at most `limit` grants revoked or expired before `before`; active ones stay', async () => {
+        const { grant: revoked } = await grantOf(store, 'grt-revoked', { ttlSeconds: 3600 }); // expires at(3610)
+        await store.revokeApprovalGrant(revoked.id, ANN, at(20));
+        const { grant: expired } = await grantOf(store, 'grt-expired', { ttlSeconds: 30 }); // expires at(40)
+        const { grant: active } = await grantOf(store, 'grt-active', { ttlSeconds: 3600 });
+        expect(await store.deleteLapsedGrants(at(15), 10)).toBe(0); // nothing lapsed before at(15)
+        expect(await store.deleteLapsedGrants(at(100), 1)).toBe(1);
+        expect(await store.deleteLapsedGrants(at(100), 10)).toBe(1);
+        expect(await store.getApprovalGrant(revoked.id, ANN)).toBeNull();
+        expect(await store.getApprovalGrant(expired.id, ANN)).toBeNull();
+        expect(await store.getApprovalGrant(active.id, ANN)).toEqual(active);
+      });
+
       it("an ACCEPT with edited arguments and remember is stored as given and read back everywhere; toolCall keeps the model's arguments", async () => {
         const paused = await rememberablePause(store, { arguments: { note: 'n1' } });
         const id = paused.elicitations[0]!.id;
@@ -2443,6 +2456,38 @@ export function describeStore(factory: StoreFactory): void {
       }
       const events = (list: WebhookDeliveryRecord[]) => list.map((d) => [d.endpoint, d.eventType]);
       const dataOf = (d: WebhookDeliveryRecord) => d.payload.data as Record<string, unknown>;
+
+      it('retention: deleteDeliveredWebhooks deletes at most `limit` DELIVERED rows finished before `before`; PENDING and FAILED stay', async () => {
+        const s = await hooked();
+        const done = await runningTurn(s);
+        await s.finishTurn(done.turn.id, 'COMPLETED', { text: 'ok' }, at(0)); // turn.completed to both endpoints
+        const other = await runningTurn(s);
+        await s.finishTurn(other.turn.id, 'FAILED', { error: 'boom' }, at(0)); // turn.failed to both
+        const third = await runningTurn(s);
+        await s.finishTurn(third.turn.id, 'COMPLETED', { text: 'ok' }, at(0));
+        const [d1, d2, f1, , d3, pending] = await store.claimWebhookDeliveries(
+          'host:1:a',
+          [EVERYTHING, TURNS],
+          at(1),
+          at(61),
+          10,
+        );
+        const delivered = { kind: 'delivered', statusCode: 204 } as const;
+        expect(await store.recordWebhookAttempt(d1!.id, 'host:1:a', delivered, at(10))).toBe(true);
+        expect(await store.recordWebhookAttempt(d2!.id, 'host:1:a', delivered, at(20))).toBe(true);
+        expect(await store.recordWebhookAttempt(d3!.id, 'host:1:a', delivered, at(30))).toBe(true);
+        const failed = { kind: 'failed', error: 'HTTP 500', statusCode: 500 } as const;
+        expect(await store.recordWebhookAttempt(f1!.id, 'host:1:a', failed, at(5))).toBe(true);
+        expect(await store.deleteDeliveredWebhooks(at(25), 1)).toBe(1);
+        expect(await store.deleteDeliveredWebhooks(at(25), 10)).toBe(1); // the other one finished before at(25)
+        expect(await store.deleteDeliveredWebhooks(at(25), 10)).toBe(0);
+        const left = await deliveries(store);
+        expect(left.map((d) => d.id)).not.toContain(d1!.id);
+        expect(left.map((d) => d.id)).not.toContain(d2!.id);
+        expect(left.find((d) => d.id === d3!.id)).toMatchObject({ status: 'DELIVERED' });
+        expect(left.find((d) => d.id === f1!.id)).toMatchObject({ status: 'FAILED' });
+        expect(left.find((d) => d.id === pending!.id)).toMatchObject({ status: 'PENDING' });
+      });
 
       it('a store opened without webhooks writes no outbox row on any path', async () => {
         const paused = await pausedTurn(store, { elicitations: 2 });

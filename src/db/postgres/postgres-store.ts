@@ -760,6 +760,14 @@ export class PostgresStore implements Store {
     return (await run(this.pool, Q.leaseOwner, [turnId])).rows[0]?.lease_owner === owner;
   }
 
+  async deleteDeliveredWebhooks(before: string, limit: number): Promise<number> {
+    return (await run(this.pool, Q.deleteDeliveredWebhooks, [before, limit])).rowCount ?? 0;
+  }
+
+  async deleteLapsedGrants(before: string, limit: number): Promise<number> {
+    return (await run(this.pool, Q.deleteLapsedGrants, [before, limit])).rowCount ?? 0;
+  }
+
   async deleteExpiredElicitations(before: string, limit: number): Promise<number> {
     return (await run(this.pool, Q.deleteExpiredElicitations, [before, limit])).rowCount ?? 0;
   }
@@ -1252,6 +1260,17 @@ const Q = {
   allPendingCount: statement(
     'all_pending_count',
     `SELECT count(*) AS count FROM elicitations WHERE status = 'PENDING' AND expires_at > $1`,
+  ),
+  // SKIP LOCKED: a row another instance is deleting, or (a grant) a start holds FOR SHARE, is left for later.
+  deleteDeliveredWebhooks: statement(
+    'delete_delivered_webhooks',
+    `DELETE FROM webhook_deliveries WHERE seq IN (SELECT seq FROM webhook_deliveries WHERE status = 'DELIVERED'
+       AND finished_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+  ),
+  deleteLapsedGrants: statement(
+    'delete_lapsed_grants',
+    `DELETE FROM approval_grants WHERE seq IN (SELECT seq FROM approval_grants
+       WHERE COALESCE(revoked_at, expires_at) < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
   ),
   deleteExpiredElicitations: statement(
     'delete_expired_elicitations',

@@ -776,6 +776,14 @@ export class SqliteStore implements Store {
     return (this.#q.leaseOwner.get({ id: turnId }) as { owner: string | null } | undefined)?.owner === owner;
   }
 
+  async deleteDeliveredWebhooks(before: string, limit: number): Promise<number> {
+    return this.#write(() => this.#q.deleteDeliveredWebhooks.run({ before, limit }).changes);
+  }
+
+  async deleteLapsedGrants(before: string, limit: number): Promise<number> {
+    return this.#write(() => this.#q.deleteLapsedGrants.run({ before, limit }).changes);
+  }
+
   async deleteExpiredElicitations(before: string, limit: number): Promise<number> {
     return this.#write(() => this.#q.deleteExpiredElicitations.run({ before, limit }).changes);
   }
@@ -1207,6 +1215,10 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
       WHERE id = @id AND status = 'RUNNING' AND lease_owner IS @expected`),
     renewLeases: raw(`UPDATE turns SET lease_expires_at = @until WHERE lease_owner = @owner AND status = 'RUNNING'`),
     leaseOwner: raw("SELECT lease_owner AS owner FROM turns WHERE id = @id AND status = 'RUNNING'"),
+    deleteDeliveredWebhooks: raw(`DELETE FROM webhook_deliveries WHERE seq IN (
+      SELECT seq FROM webhook_deliveries WHERE status = 'DELIVERED' AND finished_at < @before LIMIT @limit)`),
+    deleteLapsedGrants: raw(`DELETE FROM approval_grants WHERE seq IN (
+      SELECT seq FROM approval_grants WHERE coalesce(revoked_at, expires_at) < @before LIMIT @limit)`),
     deleteExpiredElicitations: raw(`DELETE FROM elicitations WHERE seq IN (
       SELECT seq FROM elicitations WHERE status = 'EXPIRED' AND expires_at < @before LIMIT @limit)`),
     closeElicitation: raw(
