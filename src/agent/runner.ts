@@ -544,11 +544,7 @@ export class AgentRunner {
     const startedBefore = new Set(resumedWith ? [] : await store.listUnfinishedToolCalls(turn.id));
     for (const { toolCall, outcome } of step.calls) {
       if (answered.has(toolCall.id)) continue; // answered before a crash: never twice
-      // Each TOOL message is published as it is written (turnUpdated follows the step call by call).
-      const say = async (text: string) => {
-        await store.appendToolMessages(turn.id, [{ toolCallId: toolCall.id, text }], this.#now(), this.#leases.owner);
-        await this.#emitLatest(turn.id);
-      };
+      const say = (text: string) => this.#answerCall(turn.id, toolCall.id, text);
       if (outcome.kind === 'vetoed') {
         await say(toolText.denied(toolCall.name, outcome.reason));
         continue;
@@ -611,13 +607,7 @@ export class AgentRunner {
   ): Promise<void> {
     const store = this.#store;
     if (!tool) {
-      await store.appendToolMessages(
-        turn.id,
-        [{ toolCallId: toolCall.id, text: toolText.unknownTool(toolCall.name) }],
-        this.#now(),
-        this.#leases.owner,
-      );
-      await this.#emitLatest(turn.id);
+      await this.#answerCall(turn.id, toolCall.id, toolText.unknownTool(toolCall.name));
       return;
     }
     await this.options.checkpoint?.('toolStarting', {
@@ -631,13 +621,7 @@ export class AgentRunner {
     } catch (error) {
       if (!(error instanceof GrantLapsedError)) throw error;
       // Revoked (or expired) between the gate and now: it does not run; the model may call it again, which asks.
-      await store.appendToolMessages(
-        turn.id,
-        [{ toolCallId: toolCall.id, text: toolText.grantLapsed(toolCall.name) }],
-        this.#now(),
-        this.#leases.owner,
-      );
-      await this.#emitLatest(turn.id);
+      await this.#answerCall(turn.id, toolCall.id, toolText.grantLapsed(toolCall.name));
       return;
     }
     if (!started) {
@@ -679,6 +663,15 @@ export class AgentRunner {
     await store.finishTool(turn.id, { toolCallId: toolCall.id, text }, this.#now(), this.#leases.owner);
     this.#emitChanged(turn);
     this.#observe({ type: 'toolFinished', turn, toolCall, outcome, durationMs });
+  }
+
+  /**
+   * The TOOL message of a call that does not run (denied, declined, rejected, …), published as it is written:
+   * turnUpdated follows a step call by call.
+   */
+  async #answerCall(turnId: string, toolCallId: string, text: string): Promise<void> {
+    await this.#store.appendToolMessages(turnId, [{ toolCallId, text }], this.#now(), this.#leases.owner);
+    await this.#emitLatest(turnId);
   }
 
   async #finish(

@@ -110,6 +110,18 @@ export function loopWriteRefused(turnId: string, leaseOwner: string | undefined)
   return leaseOwner !== undefined ? new LeaseLostError(turnId) : new Error(`No turn ${turnId}.`);
 }
 
+/** An answer to record (Store.resolveElicitation). */
+export interface AnswerInput {
+  elicitationId: string;
+  ownerId: string;
+  answer: ElicitationAnswer;
+  now: string;
+  /** The process that will continue the turn when this answer resumes it (taken in the same transaction). */
+  lease?: TurnLease;
+  /** The id of the grant an ACCEPT with `remember` records (recordedAnswer), in the same transaction. */
+  grantId?: string;
+}
+
 export interface Store {
   // Agents
   /** Create the agent from the config, or update it: gating is kept once updateAgent changed it. */
@@ -234,19 +246,7 @@ export interface Store {
   ): Promise<TurnRecord>;
   setIterations(turnId: string, iterations: number, now: string, leaseOwner?: string): Promise<void>;
   /** Record an answer (idempotent by elicitation id); see ResolveResult. */
-  resolveElicitation(
-    input: {
-      elicitationId: string;
-      ownerId: string;
-      answer: ElicitationAnswer;
-      now: string;
-      /** The process that will continue the turn when this answer resumes it (taken in the same transaction). */
-      lease?: TurnLease;
-      /** The id of the grant an ACCEPT with `remember` records (grantFromAnswer), in the same transaction. */
-      grantId?: string;
-    },
-    closeStep: CloseStep,
-  ): Promise<ResolveResult>;
+  resolveElicitation(input: AnswerInput, closeStep: CloseStep): Promise<ResolveResult>;
   /** Expire PAUSED turns whose expiresAt has passed (at most `limit`); returns those it expired. */
   expireDueTurns(now: string, limit: number, closeStep: CloseStep): Promise<TurnRecord[]>;
   /** Turns left RUNNING by a process that died: for recovery at start. */

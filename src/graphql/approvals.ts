@@ -46,7 +46,7 @@ export const ApprovalGrantRef = builder.objectRef<ApprovalGrantRecord>('Approval
     agent: t.field({
       type: AgentRef,
       nullable: true,
-      resolve: (g, _args, ctx) => ctx.services.store.getAgent(g.agentId),
+      resolve: (g, _args, ctx) => ctx.loaders.agent(g.agentId),
     }),
     thread: t.field({
       type: ThreadRef,
@@ -61,8 +61,8 @@ export const ApprovalGrantRef = builder.objectRef<ApprovalGrantRecord>('Approval
       resolve: async (g, _args, ctx) => {
         const state = grantStateAt(g, ctx.services.clock().toISOString());
         if (state !== 'ACTIVE') return state;
-        const agent = await ctx.services.store.getAgent(g.agentId);
-        const tool = agent && (await ctx.services.tools.toolsFor(agent)).find((candidate) => candidate.id === g.toolId);
+        const agent = await ctx.loaders.agent(g.agentId);
+        const tool = agent && (await ctx.services.tools.toolOf(agent, g.toolId));
         return tool && definitionHash(tool) === g.definitionHash ? 'ACTIVE' : 'TOOL_CHANGED';
       },
     }),

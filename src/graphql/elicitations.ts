@@ -159,7 +159,7 @@ ElicitationRef.implement({
     canEdit: t.boolean({
       description: "Whether an ACCEPT may carry edited arguments: the agent's allowEdit for this tool, as of now.",
       resolve: async (e, _args, ctx) => {
-        const agent = await ctx.services.store.getAgent(e.agentId);
+        const agent = await ctx.loaders.agent(e.agentId);
         return agent !== null && editAllowed(agent, e.toolCall.toolId);
       },
     }),
@@ -377,7 +377,7 @@ async function checkEditAndRemember(
   const { toolId, name } = elicitation.toolCall;
   if (edited != null) {
     const agent = await ctx.services.store.getAgent(elicitation.agentId);
-    const tool = agent && (await ctx.services.tools.toolsFor(agent)).find((candidate) => candidate.id === toolId);
+    const tool = agent && (await ctx.services.tools.toolOf(agent, toolId));
     if (agent && !editAllowed(agent, toolId)) {
       return userError('FORBIDDEN', `Editing the arguments of ${name} is turned off for this agent (allowEdit).`, [
         'input',

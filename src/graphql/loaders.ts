@@ -3,10 +3,12 @@
 // DataLoader collects the keys asked for in one tick. No caching: a subscription keeps its context for every event,
 // and each event must read the state it announces (records shared by many subscribers are read once by readOnce).
 import DataLoader from 'dataloader';
-import type { ElicitationRecord, MessageRecord, ThreadRecord, TurnRecord } from '../domain/records.js';
+import type { Agent, ElicitationRecord, MessageRecord, ThreadRecord, TurnRecord } from '../domain/records.js';
 import type { Store } from '../domain/store.js';
 
 export interface Loaders {
+  /** The agent: read once per id however many items of a list name it (agents are few, their items many). */
+  agent(id: string): Promise<Agent | null>;
   /** The turn, if it belongs to `ownerId` (another owner's reads as absent, as Store.getTurn). */
   turn(id: string, ownerId: string): Promise<TurnRecord | null>;
   thread(id: string, ownerId: string): Promise<ThreadRecord | null>;
@@ -34,6 +36,11 @@ export function createLoaders(store: Store): Loaders {
       },
       { cache: false },
     );
+  // The store reads agents one at a time; the batch reads each id it holds once.
+  const agents = byId(async (ids) => {
+    const found = await Promise.all([...new Set(ids)].map((id) => store.getAgent(id)));
+    return found.filter((agent): agent is Agent => agent !== null);
+  });
   const turns = byId((ids) => store.loadTurns(ids));
   const threads = byId((ids) => store.loadThreads(ids));
   const turnMessages = byParent(
@@ -55,6 +62,7 @@ export function createLoaders(store: Store): Loaders {
   const owned = <T extends { ownerId: string }>(record: T | null, ownerId: string) =>
     record?.ownerId === ownerId ? record : null;
   return {
+    agent: (id) => agents.load(id),
     turn: async (id, ownerId) => owned(await turns.load(id), ownerId),
     thread: async (id, ownerId) => owned(await threads.load(id), ownerId),
     turnMessages: (turnId) => turnMessages.load(turnId),

@@ -42,7 +42,7 @@ ThreadRef.implement({
     agent: t.field({
       type: AgentRef,
       resolve: async (thread, _args, ctx) => {
-        const agent = await ctx.services.store.getAgent(thread.agentId);
+        const agent = await ctx.loaders.agent(thread.agentId);
         if (!agent) throw new Error(`thread ${thread.id} refers to a missing agent`);
         return agent;
       },

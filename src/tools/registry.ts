@@ -36,6 +36,11 @@ export class ToolRegistry implements ToolCatalog {
     return ordered;
   }
 
+  /** The agent's tool with this id, as its source lists it now; null when the agent no longer has it. */
+  async toolOf(agent: Pick<Agent, 'toolIds'>, toolId: string): Promise<Tool | null> {
+    return (await this.toolsFor(agent)).find((tool) => tool.id === toolId) ?? null;
+  }
+
   async close(): Promise<void> {
     await Promise.allSettled([...this.sources.values()].map((source) => source.close()));
   }

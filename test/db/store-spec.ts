@@ -30,7 +30,12 @@ import {
   type Store,
   type TurnLease,
 } from '../../src/domain/store.js';
-import type { WebhookDeliveryRecord, WebhookOutbox, WebhookSubscription } from '../../src/domain/webhook-events.js';
+import {
+  WEBHOOK_EVENT_TYPES,
+  type WebhookDeliveryRecord,
+  type WebhookOutbox,
+  type WebhookSubscription,
+} from '../../src/domain/webhook-events.js';
 
 export interface StoreUnderTest {
   /** A store on a fresh, migrated, empty database of its own. */
@@ -213,7 +218,7 @@ function answer(
   store: Store,
   elicitationId: string,
   response: ElicitationAnswer,
-  options: { now?: string; ownerId?: string; lease?: TurnLease } = {},
+  options: { now?: string; ownerId?: string; lease?: TurnLease; grantId?: string } = {},
 ): Promise<ResolveResult> {
   return store.resolveElicitation(
     {
@@ -222,6 +227,7 @@ function answer(
       answer: response,
       now: options.now ?? at(10),
       lease: options.lease,
+      grantId: options.grantId,
     },
     closeStep,
   );
@@ -306,26 +312,6 @@ async function rememberablePause(store: Store, options: RememberablePauseOptions
   return { ...started, turn: paused.turn, step, elicitations: paused.elicitations, expiresAt };
 }
 
-/** resolveElicitation as the runner calls it for an answer that may remember: with the id of the grant to record. */
-function answerWithGrant(
-  store: Store,
-  elicitationId: string,
-  response: ElicitationAnswer,
-  options: { grantId?: string; now?: string; ownerId?: string; lease?: TurnLease } = {},
-): Promise<ResolveResult> {
-  return store.resolveElicitation(
-    {
-      elicitationId,
-      ownerId: options.ownerId ?? ANN,
-      answer: response,
-      now: options.now ?? at(10),
-      lease: options.lease,
-      grantId: options.grantId,
-    },
-    closeStep,
-  );
-}
-
 const acceptRemembering = (scope: GrantScope, ttlSeconds: number): ElicitationAnswer => ({
   action: 'ACCEPT',
   content: null,
@@ -346,7 +332,7 @@ async function grantOf(
   options: GrantOptions = {},
 ): Promise<{ grant: ApprovalGrantRecord; paused: Paused }> {
   const paused = await rememberablePause(store, options);
-  const result = await answerWithGrant(
+  const result = await answer(
     store,
     paused.elicitations[0]!.id,
     acceptRemembering(options.scope ?? 'THREAD', options.ttlSeconds ?? 3600),
@@ -1824,7 +1810,7 @@ export function describeStore(factory: StoreFactory): void {
           arguments: { note: 'n1-edited', tags: ['x', 'y'], nested: { deep: true } },
           remember: { scope: 'THREAD', ttlSeconds: 60 },
         };
-        const result = await answerWithGrant(store, id, given, { grantId: 'grt-1', now: at(10) });
+        const result = await answer(store, id, given, { grantId: 'grt-1', now: at(10) });
         expect(result.kind).toBe('resume');
         const expected: ElicitationRecord = {
           ...paused.elicitations[0]!,
@@ -1845,14 +1831,14 @@ export function describeStore(factory: StoreFactory): void {
       it('an edited ACCEPT without remember records no grant; a plain ACCEPT reads back with neither', async () => {
         const edited = await rememberablePause(store);
         const given: ElicitationAnswer = { action: 'ACCEPT', content: null, arguments: { note: 'other' } };
-        await answerWithGrant(store, edited.elicitations[0]!.id, given);
+        await answer(store, edited.elicitations[0]!.id, given);
         const read = await store.getElicitation(edited.elicitations[0]!.id, ANN);
         expect(read).toMatchObject({ status: 'ACCEPTED', grantId: null });
         expect(read!.response).toEqual(given);
         expect(read!.response!.remember ?? null).toBeNull();
 
         const plain = await rememberablePause(store);
-        await answerWithGrant(store, plain.elicitations[0]!.id, ACCEPT);
+        await answer(store, plain.elicitations[0]!.id, ACCEPT);
         const plainRead = await store.getElicitation(plain.elicitations[0]!.id, ANN);
         expect(plainRead).toMatchObject({ grantId: null, response: { action: 'ACCEPT', content: null } });
         expect(plainRead!.response!.arguments ?? null).toBeNull();
@@ -1864,7 +1850,7 @@ export function describeStore(factory: StoreFactory): void {
         async (scope) => {
           const paused = await rememberablePause(store);
           const id = paused.elicitations[0]!.id;
-          await answerWithGrant(store, id, acceptRemembering(scope, 60), { grantId: 'grt-1', now: at(10) });
+          await answer(store, id, acceptRemembering(scope, 60), { grantId: 'grt-1', now: at(10) });
           const grant: ApprovalGrantRecord = {
             id: 'grt-1',
             ownerId: ANN,
@@ -1890,7 +1876,7 @@ export function describeStore(factory: StoreFactory): void {
         const state = await stateOf(store, paused.turn.id);
         // The runner makes a fresh id per answer; a taken one makes the grant's insert fail inside the transaction.
         const failed = await rejection(
-          answerWithGrant(store, paused.elicitations[0]!.id, acceptRemembering('AGENT', 60), { grantId: 'grt-taken' }),
+          answer(store, paused.elicitations[0]!.id, acceptRemembering('AGENT', 60), { grantId: 'grt-taken' }),
         );
         expect(failed).toBeInstanceOf(Error);
         expect(await stateOf(store, paused.turn.id)).toEqual(state);
@@ -1906,13 +1892,13 @@ export function describeStore(factory: StoreFactory): void {
         const { paused } = await grantOf(store, 'grt-1', { ttlSeconds: 60 });
         const id = paused.elicitations[0]!.id;
         const state = await stateOf(store, paused.turn.id);
-        const duplicate = await answerWithGrant(store, id, acceptRemembering('THREAD', 60), {
+        const duplicate = await answer(store, id, acceptRemembering('THREAD', 60), {
           grantId: 'grt-dup',
           now: at(20),
         });
         expect(duplicate.kind).toBe('duplicate');
         expect(duplicate.kind === 'duplicate' && duplicate.elicitation.grantId).toBe('grt-1');
-        const other = await answerWithGrant(store, id, acceptRemembering('AGENT', 60), {
+        const other = await answer(store, id, acceptRemembering('AGENT', 60), {
           grantId: 'grt-other',
           now: at(20),
         });
@@ -1920,14 +1906,14 @@ export function describeStore(factory: StoreFactory): void {
         expect(await stateOf(store, paused.turn.id)).toEqual(state);
 
         const late = await rememberablePause(store, { expiresAt: at(60) });
-        const expired = await answerWithGrant(store, late.elicitations[0]!.id, acceptRemembering('THREAD', 60), {
+        const expired = await answer(store, late.elicitations[0]!.id, acceptRemembering('THREAD', 60), {
           grantId: 'grt-late',
           now: at(60),
         });
         expect(expired.kind).toBe('expired');
 
         const bobs = await rememberablePause(store, { ownerId: BOB });
-        const annOnBobs = await answerWithGrant(store, bobs.elicitations[0]!.id, acceptRemembering('AGENT', 60), {
+        const annOnBobs = await answer(store, bobs.elicitations[0]!.id, acceptRemembering('AGENT', 60), {
           grantId: 'grt-ann-on-bob',
         });
         expect(annOnBobs).toEqual({ kind: 'not_found' });
@@ -1948,7 +1934,7 @@ export function describeStore(factory: StoreFactory): void {
         ['CANCEL', 'cancelled'],
       ] as const)('%s with remember records no grant (only an ACCEPT is remembered)', async (action, kind) => {
         const paused = await rememberablePause(store);
-        const result = await answerWithGrant(
+        const result = await answer(
           store,
           paused.elicitations[0]!.id,
           { action, content: null, remember: { scope: 'AGENT', ttlSeconds: 60 } },
@@ -2422,13 +2408,7 @@ export function describeStore(factory: StoreFactory): void {
       const subscriptions: WebhookSubscription[] = [
         {
           url: EVERYTHING,
-          events: [
-            'elicitation.requested',
-            'elicitation.resolved',
-            'elicitation.expired',
-            'turn.completed',
-            'turn.failed',
-          ],
+          events: [...WEBHOOK_EVENT_TYPES],
         },
         { url: TURNS, events: ['turn.completed', 'turn.failed'] },
       ];

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WEBHOOK_EVENT_TYPES } from '../../src/domain/webhook-events.js';
 import type { FixtureOptions } from '../fixtures/durability-server.js';
 import { dataOf, RESOLVE, START_TURN, TEST_BACKEND } from '../support/harness.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
@@ -45,13 +46,7 @@ describe('webhooks across a SIGKILL of the server', () => {
         {
           url: receiver.url,
           secret: receiver.secret,
-          events: [
-            'elicitation.requested',
-            'elicitation.resolved',
-            'elicitation.expired',
-            'turn.completed',
-            'turn.failed',
-          ],
+          events: [...WEBHOOK_EVENT_TYPES],
           initialBackoffSeconds: 0.3,
           maxBackoffSeconds: 1,
           timeoutMs: 1000,

@@ -1,5 +1,6 @@
 // Webhooks over the real HTTP API (docs/webhooks.md): a real server on 127.0.0.1 with a real store, and a real receiver
 // (test/webhooks/receiver.ts) that checks every signature with the `standardwebhooks` library and fails on demand.
+import { WEBHOOK_EVENT_TYPES } from '../../src/domain/webhook-events.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoConfig } from '../../src/config/demo.js';
 import type { ToolgateConfig, WebhookConfig } from '../../src/config/schema.js';
@@ -30,13 +31,7 @@ async function receiver(): Promise<WebhookReceiver> {
 
 type Endpoint = Omit<WebhookConfig, 'url' | 'secret' | 'events'> & Partial<Pick<WebhookConfig, 'events'>>;
 
-const ALL_EVENTS: WebhookConfig['events'] = [
-  'elicitation.requested',
-  'elicitation.resolved',
-  'elicitation.expired',
-  'turn.completed',
-  'turn.failed',
-];
+const ALL_EVENTS: WebhookConfig['events'] = [...WEBHOOK_EVENT_TYPES];
 
 function configFor(endpoints: [WebhookReceiver, Endpoint][]): ToolgateConfig {
   return {

@@ -12,7 +12,8 @@ import { readMigrationFiles } from 'drizzle-orm/migrator';
 import pg from 'pg';
 import { decideAnswer, resumesTurn } from '../../domain/answer-rules.js';
 import { storedConditionsFor } from '../../domain/expiry.js';
-import { grantFromAnswer, grantStateAt, revokedAtFor } from '../../domain/grants.js';
+import { grantStateAt, revokedAtFor } from '../../domain/grants.js';
+import { answerFromColumns, grantIdFromColumn, recordedAnswer } from '../../domain/stored-answer.js';
 import { argumentRulesFromRows, overrideChanges, overrideRows } from '../../domain/agent-overrides.js';
 import { newId } from '../../domain/ids.js';
 import { buildPage, decodeCursor, pageHoldsAll } from '../../domain/pagination.js';
@@ -41,6 +42,7 @@ import {
   GrantLapsedError,
   loopWriteRefused,
   type AgentGatingPatch,
+  type AnswerInput,
   type ResolveResult,
   type RunningTurnLease,
   type StartTurnResult,
@@ -640,17 +642,7 @@ export class PostgresStore implements Store {
     if (!rows[0]) throw loopWriteRefused(turnId, leaseOwner);
   }
 
-  async resolveElicitation(
-    input: {
-      elicitationId: string;
-      ownerId: string;
-      answer: ElicitationAnswer;
-      now: string;
-      lease?: TurnLease;
-      grantId?: string;
-    },
-    closeStep: CloseStep,
-  ): Promise<ResolveResult> {
+  async resolveElicitation(input: AnswerInput, closeStep: CloseStep): Promise<ResolveResult> {
     return this.#transaction(async (client): Promise<ResolveResult> => {
       const { now, answer } = input;
       // Lock the turn first, then read its requests: answers to one turn (from any instance), the sweeper and a new
@@ -674,21 +666,18 @@ export class PostgresStore implements Store {
           return { kind: 'expired', ...(await current()), changed: decision.expireTurn };
       }
       // An ACCEPT that asks to remember records its grant in the same transaction as the answer.
-      const grant =
-        answer.action === 'ACCEPT' && answer.remember && input.grantId
-          ? grantFromAnswer(found, answer.remember, input.grantId, now)
-          : null;
+      const { columns, grant } = recordedAnswer(found, answer, input.grantId, now);
       if (grant) await run(client, Q.insertGrant, grantValues(grant));
       const answered = (
         await run(client, Q.answer, [
           found.id,
           decision.status,
           answer.action,
-          answer.content === null ? null : json(answer.content),
+          jsonOrNull(columns.content),
           input.ownerId,
           now,
-          answer.arguments ? json(answer.arguments) : null,
-          answer.remember ? json({ ...answer.remember, grantId: grant?.id ?? null }) : null,
+          jsonOrNull(columns.arguments),
+          jsonOrNull(columns.remember),
         ])
       ).rows[0]!;
       const elicitation = elicitationRecord(answered);
@@ -994,6 +983,10 @@ const OVERRIDE_COLUMNS = { mode: 'mode', rules: 'rules', allowEdit: 'allow_edit'
 /** JSON for a jsonb parameter: JSON.stringify writes NUL and unpaired surrogates as \u escapes, which jsonb refuses. */
 function json(value: unknown): string {
   return JSON.stringify(toStorableJson(value));
+}
+
+function jsonOrNull(value: unknown): string | null {
+  return value === null ? null : json(value);
 }
 
 function sqlState(error: unknown): string {
@@ -1407,27 +1400,18 @@ function elicitationRecord(row: Row): ElicitationRecord {
     status: row.status as ElicitationStatus,
     request: row.request as ElicitationRecord['request'],
     toolCall: row.tool_call as ElicitationRecord['toolCall'],
-    response: row.response_action ? answerOf(row) : null,
-    grantId: (row.response_remember as StoredRemember | null)?.grantId ?? null,
+    response: row.response_action
+      ? answerFromColumns(row.response_action as ElicitationAnswer['action'], {
+          content: row.response_content,
+          arguments: row.response_arguments,
+          remember: row.response_remember,
+        })
+      : null,
+    grantId: grantIdFromColumn(row.response_remember),
     resolvedBy: (row.resolved_by as string | null) ?? null,
     resolvedAt: iso(row.resolved_at),
     createdAt: iso(row.created_at)!,
     expiresAt: iso(row.expires_at)!,
-  };
-}
-
-/** How an ACCEPT's remember choice is stored: the choice and the grant it recorded. */
-type StoredRemember = NonNullable<ElicitationAnswer['remember']> & { grantId: string | null };
-
-/** The answer as given: edited arguments and the remember choice only when there were some. */
-function answerOf(row: Row): ElicitationAnswer {
-  const remember = row.response_remember as StoredRemember | null;
-  const edited = row.response_arguments as ElicitationAnswer['arguments'] | null;
-  return {
-    action: row.response_action as ElicitationAnswer['action'],
-    content: (row.response_content as ElicitationAnswer['content']) ?? null,
-    ...(edited != null && { arguments: edited }),
-    ...(remember && { remember: { scope: remember.scope, ttlSeconds: remember.ttlSeconds } }),
   };
 }
 

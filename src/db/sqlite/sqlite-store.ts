@@ -29,7 +29,6 @@ import type {
   ArgumentRule,
   ChatMessage,
   CloseReason,
-  ElicitationAnswer,
   ElicitationDraft,
   ElicitationRecord,
   ElicitationStatus,
@@ -45,7 +44,8 @@ import type {
 import { argumentRulesFromRows, overrideChanges, overrideRows } from '../../domain/agent-overrides.js';
 import { decideAnswer, resumesTurn } from '../../domain/answer-rules.js';
 import { storedConditionsFor } from '../../domain/expiry.js';
-import { grantFromAnswer, grantStateAt, revokedAtFor } from '../../domain/grants.js';
+import { grantStateAt, revokedAtFor } from '../../domain/grants.js';
+import { answerFromColumns, grantIdFromColumn, recordedAnswer } from '../../domain/stored-answer.js';
 import { newId } from '../../domain/ids.js';
 import { buildPage, decodeCursor, totalCount } from '../../domain/pagination.js';
 import { loadPendingStep } from '../../domain/pending-step.js';
@@ -54,6 +54,7 @@ import {
   LeaseLostError,
   loopWriteRefused,
   type AgentGatingPatch,
+  type AnswerInput,
   type ResolveResult,
   type RunningTurnLease,
   type StartTurnResult,
@@ -657,17 +658,7 @@ export class SqliteStore implements Store {
     });
   }
 
-  async resolveElicitation(
-    input: {
-      elicitationId: string;
-      ownerId: string;
-      answer: ElicitationAnswer;
-      now: string;
-      lease?: TurnLease;
-      grantId?: string;
-    },
-    closeStep: CloseStep,
-  ): Promise<ResolveResult> {
+  async resolveElicitation(input: AnswerInput, closeStep: CloseStep): Promise<ResolveResult> {
     return this.#write((): ResolveResult => {
       const { now, answer } = input;
       // Every elicitation of the answered one's turn (owner-scoped): the answered one, and whether others still wait.
@@ -692,18 +683,16 @@ export class SqliteStore implements Store {
           return { kind: 'expired', ...current(), changed: decision.expireTurn };
       }
       // An ACCEPT that asks to remember records its grant in the same transaction as the answer.
-      const grant =
-        answer.action === 'ACCEPT' && answer.remember && input.grantId
-          ? grantFromAnswer(found, answer.remember, input.grantId, now)
-          : null;
+      const { columns, grant } = recordedAnswer(found, answer, input.grantId, now);
       if (grant) this.db.insert(approvalGrants).values(grant).run();
+      const asText = (value: unknown) => (value === null ? null : JSON.stringify(value));
       const answered = this.#q.answer.get({
         id: found.id,
         status: decision.status,
         action: answer.action,
-        content: answer.content === null ? null : JSON.stringify(answer.content),
-        arguments: answer.arguments ? JSON.stringify(answer.arguments) : null,
-        remember: answer.remember ? JSON.stringify({ ...answer.remember, grantId: grant?.id ?? null }) : null,
+        content: asText(columns.content),
+        arguments: asText(columns.arguments),
+        remember: asText(columns.remember),
         by: input.ownerId,
         now,
       }) as Record<string, unknown>;
@@ -1361,26 +1350,18 @@ function elicitationRecord(row: ElicitationRow): ElicitationRecord {
     status: row.status,
     request: row.request as ElicitationRecord['request'],
     toolCall: row.toolCall as ElicitationRecord['toolCall'],
-    response: row.responseAction ? answerOf(row) : null,
-    grantId: (row.responseRemember as StoredRemember | null)?.grantId ?? null,
+    response: row.responseAction
+      ? answerFromColumns(row.responseAction, {
+          content: row.responseContent,
+          arguments: row.responseArguments,
+          remember: row.responseRemember,
+        })
+      : null,
+    grantId: grantIdFromColumn(row.responseRemember),
     resolvedBy: row.resolvedBy,
     resolvedAt: row.resolvedAt,
     createdAt: row.createdAt,
     expiresAt: row.expiresAt,
-  };
-}
-
-/** How an ACCEPT's remember choice is stored: the choice and the grant it recorded. */
-type StoredRemember = NonNullable<ElicitationAnswer['remember']> & { grantId: string | null };
-
-/** The answer as given: edited arguments and the remember choice only when there were some. */
-function answerOf(row: ElicitationRow): ElicitationAnswer {
-  const remember = row.responseRemember as StoredRemember | null;
-  return {
-    action: row.responseAction!,
-    content: (row.responseContent as ElicitationAnswer['content']) ?? null,
-    ...(row.responseArguments !== null && { arguments: row.responseArguments as ElicitationAnswer['arguments'] }),
-    ...(remember && { remember: { scope: remember.scope, ttlSeconds: remember.ttlSeconds } }),
   };
 }
 
