@@ -40,12 +40,13 @@ const MIGRATION_0002 = (
 
 /**
  * Puts a database back to how the release with migrations 0000-0001 left it: its tables, columns and indexes, its
- * migration log. Undoes 0003 (approvals, webhooks) and 0002; a later migration would need undoing too (the row count
- * says so).
+ * migration log. Undoes 0004 (fewer indexes on the hot tables), 0003 (approvals, webhooks) and 0002; a later migration
+ * would need undoing too (the row count says so).
  */
 function asBeforeMigration0002(database: string): void {
   const db = new Database(database);
   try {
+    db.exec('CREATE UNIQUE INDEX messages_id_unique ON messages (id);');
     db.exec(`DROP TABLE approval_grants;
       DROP TABLE webhook_deliveries;
       DROP INDEX tool_executions_grant;
@@ -59,8 +60,8 @@ function asBeforeMigration0002(database: string): void {
       DROP INDEX elicitations_owner_status_seq;
       CREATE INDEX elicitations_owner_status_seq ON elicitations (owner_id, status, seq);`);
     const undone = db.prepare('DELETE FROM __drizzle_migrations WHERE created_at >= ?').run(MIGRATION_0002).changes;
-    if (undone !== 2)
-      throw new Error(`expected to undo migrations 0002 and 0003 only, undid ${undone}: undo the later ones here too`);
+    if (undone !== 3)
+      throw new Error(`expected to undo migrations 0002 to 0004 only, undid ${undone}: undo the later ones here too`);
   } finally {
     db.close();
   }

@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WriteBatcher } from '../../src/db/sqlite/write-batch.js';
+import { BATCH_TURNS, WriteBatcher } from '../../src/db/sqlite/write-batch.js';
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 let dir: string;
 let db: Database.Database;
@@ -81,5 +83,31 @@ describe('WriteBatcher', () => {
     batcher.flush();
     expect(texts()).toEqual(['a']);
     return expect(pending).resolves.toBe(1);
+  });
+
+  it('a batch stays open for a few turns of the event loop: writes of requests arriving meanwhile commit with it', async () => {
+    // Each write is queued one turn after the previous one, as requests arriving one poll apart queue theirs.
+    const pending = [batcher.run(insert('a'))];
+    for (let turn = 1; turn < BATCH_TURNS; turn++) {
+      await nextTurn();
+      expect(texts()).toEqual([]); // still open: nothing written yet
+      pending.push(batcher.run(insert(`t${turn}`)));
+    }
+    await Promise.all(pending);
+    expect(commits).toBe(1);
+    expect(texts()).toEqual(['a', ...Array.from({ length: BATCH_TURNS - 1 }, (_, i) => `t${i + 1}`)]);
+  });
+
+  it('a lone write is committed after BATCH_TURNS turns, and a write queued after that starts the next batch', async () => {
+    const first = batcher.run(insert('a'));
+    let committed = false;
+    void first.then(() => (committed = true));
+    for (let turn = 0; turn < BATCH_TURNS; turn++) await nextTurn();
+    await Promise.resolve(); // the settled promise's reaction
+    expect(committed).toBe(true);
+    expect(texts()).toEqual(['a']);
+    await batcher.run(insert('b'));
+    expect(commits).toBe(2);
+    expect(texts()).toEqual(['a', 'b']);
   });
 });

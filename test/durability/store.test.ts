@@ -73,13 +73,15 @@ function deadPid(): number {
 const inSeconds = (seconds: number) => new Date(now.getTime() + seconds * 1000).toISOString();
 
 describe('SQLite settings', () => {
-  it('opens the database in WAL mode, commits without an fsync each (the store syncs the WAL), with a busy timeout and automatic checkpoints', () => {
+  it('opens the database in WAL mode, commits without an fsync each (the store syncs the WAL), with a busy timeout, automatic checkpoints and the batch journal in memory', () => {
     const pragma = (name: string) => store.sqlite.pragma(name, { simple: true });
     expect(pragma('journal_mode')).toBe('wal');
     expect(pragma('synchronous')).toBe(1); // NORMAL: durability comes from WalSync (test/db/wal-sync.test.ts)
     expect(pragma('busy_timeout')).toBe(5000);
     expect(pragma('wal_autocheckpoint')).toBe(1000);
     expect(pragma('journal_size_limit')).toBe(67_108_864);
+    // 2 = MEMORY: a write batch's savepoint journal never spills into a temp file (two system calls per page).
+    expect(pragma('temp_store')).toBe(2);
   });
 });
 

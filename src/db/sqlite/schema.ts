@@ -80,7 +80,9 @@ export const messages = sqliteTable(
   'messages',
   {
     seq: integer('seq').primaryKey({ autoIncrement: true }),
-    id: text('id').notNull().unique(),
+    // Not indexed: nothing looks a message up by id (a thread's or turn's messages are read by their indexes), and
+    // each index of this table costs a page in nearly every commit (4 messages per round trip). New ids are UUIDv7s.
+    id: text('id').notNull(),
     threadId: text('thread_id').notNull(),
     turnId: text('turn_id').notNull(),
     role: text('role', { enum: ['SYSTEM', 'USER', 'ASSISTANT', 'TOOL'] }).notNull(),
@@ -146,7 +148,13 @@ export const toolExecutions = sqliteTable(
     /** The remembered approval that let this call run unasked, if one did. */
     grantId: text('grant_id'),
   },
-  (t) => [primaryKey({ columns: [t.turnId, t.toolCallId] }), index('tool_executions_grant').on(t.grantId)],
+  (t) => [
+    primaryKey({ columns: [t.turnId, t.toolCallId] }),
+    // Partial: only the calls a remembered approval let through are in it, so the others write no page of it.
+    index('tool_executions_grant')
+      .on(t.grantId)
+      .where(sql`grant_id IS NOT NULL`),
+  ],
 );
 
 /** Remembered approvals: a user's ACCEPT that lets later calls of one tool run unasked (docs/approvals.md). */

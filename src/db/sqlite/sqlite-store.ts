@@ -128,6 +128,11 @@ export function openDatabase(options: DatabaseOptions): Database.Database {
   sqlite.pragma('wal_autocheckpoint = 1000');
   sqlite.pragma('journal_size_limit = 67108864');
   sqlite.pragma('foreign_keys = ON');
+  // The savepoint journal of a write batch (each write's savepoint keeps the pages it changes) in memory: left to
+  // the default it spills past 64 KiB into a temp file, which a batch of a dozen writes does, and then every page
+  // a write touches costs two more system calls (and each batch creates and deletes a file in /var/tmp): 20 of a
+  // round trip's 43 pwrite calls (strace, bench:anatomy's load). Nothing in it outlives the transaction.
+  sqlite.pragma('temp_store = MEMORY');
   return sqlite;
 }
 

@@ -1,10 +1,19 @@
-// Write transactions of concurrent callers run together: every write queued during one turn of the event loop
+// Write transactions of concurrent callers run together: every write queued during a few turns of the event loop
 // runs in one BEGIN IMMEDIATE … COMMIT, each in its own savepoint. A commit in WAL mode costs a dozen system
 // calls (frame writes, locks) whatever it holds, and pages that several writes touch (an index's last leaf,
-// sqlite_sequence) are written once per batch instead of once per write. Each caller still gets its own
+// sqlite_sequence) are written once per batch instead of once per write: two system calls per page, the largest
+// part of a round trip's SQLite cost (docs/bench.md). Each caller still gets its own
 // all-or-nothing transaction: one that throws rolls back to its savepoint and the others commit. A caller's
 // promise settles only after the batch committed, so nothing is reported done that could still roll back.
 import type Database from 'better-sqlite3';
+
+/**
+ * How many turns of the event loop a batch stays open after its first write. One turn gathers only the writes of
+ * the I/O that one poll delivered; over HTTP that was 1.4 commits per round trip under bench part 1's load. Four
+ * gather the writes of the requests arriving meanwhile: 0.9 commits per round trip and ~30 % less server CPU per
+ * round trip (paired runs, docs/bench.md). An idle turn takes microseconds, so a lone write waits about as long.
+ */
+export const BATCH_TURNS = 4;
 
 interface QueuedWrite {
   work: () => unknown;
@@ -46,8 +55,12 @@ export class WriteBatcher {
   run<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (this.#queue.length === 1) setImmediate(() => this.flush());
+      if (this.#queue.length === 1) this.#flushAfter(BATCH_TURNS);
     });
+  }
+
+  #flushAfter(turns: number): void {
+    setImmediate(() => (turns > 1 ? this.#flushAfter(turns - 1) : this.flush()));
   }
 
   /** Commits what is queued now (also before the database closes). */
