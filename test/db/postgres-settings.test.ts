@@ -2,7 +2,7 @@
 // commits durable when they return (the tool-start journal), and a clock offset not skewed by a busy pool.
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PostgresStore } from '../../src/db/postgres/postgres-store.js';
+import { PostgresStore, withDurableCommits } from '../../src/db/postgres/postgres-store.js';
 import { freshPostgresDatabase, type TestDatabase } from '../support/postgres.js';
 
 let database: TestDatabase | undefined;
@@ -14,7 +14,7 @@ afterEach(async () => {
 });
 
 describe('the PostgreSQL store on every connection', () => {
-  it('runs with synchronous_commit on though the database defaults to off and the URL sets other options', async () => {
+  it('runs with synchronous_commit on though the database defaults to off and the URL sets it off among other options', async () => {
     database = await freshPostgresDatabase();
     const name = new URL(database.url).pathname.slice(1);
     const admin = new pg.Client({ connectionString: database.url });
@@ -22,7 +22,7 @@ describe('the PostgreSQL store on every connection', () => {
     await admin.query(`ALTER DATABASE ${name} SET synchronous_commit = off`);
     await admin.end();
     const url = new URL(database.url);
-    url.searchParams.set('options', '-c statement_timeout=30000');
+    url.searchParams.set('options', '-c statement_timeout=30000 -c synchronous_commit=off');
     store = await PostgresStore.open(url.toString(), { poolSize: 3 });
     // Every connection of the pool, not just the first.
     const clients = await Promise.all([0, 1, 2].map(() => store!.pool.connect()));
@@ -37,6 +37,21 @@ describe('the PostgreSQL store on every connection', () => {
       for (const client of clients) client.release();
     }
     expect(await store.ping()).toBeNull();
+  });
+
+  it('asks for synchronous_commit in the startup options, after the ones the URL gives, with no query of its own', () => {
+    expect(withDurableCommits('postgres://h:5432/db')).toEqual({
+      connectionString: 'postgres://h:5432/db?options=-c+synchronous_commit%3Don',
+    });
+    const withOptions = withDurableCommits('postgres://u@h/db?sslmode=disable&options=-c%20synchronous_commit%3Doff');
+    const url = new URL(withOptions.connectionString);
+    expect(url.searchParams.get('sslmode')).toBe('disable');
+    expect(url.searchParams.get('options')).toBe('-c synchronous_commit=off -c synchronous_commit=on'); // the last wins
+    // A socket path is not a URL: the option goes in the pool's config, which pg sends when the string has none.
+    expect(withDurableCommits('/var/run/postgresql test')).toEqual({
+      connectionString: '/var/run/postgresql test',
+      options: '-c synchronous_commit=on',
+    });
   });
 
   it("measures the database clock's offset without the time spent waiting for a free connection", async () => {

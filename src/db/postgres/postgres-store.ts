@@ -120,14 +120,9 @@ export class PostgresStore implements Store {
    */
   static async open(connectionString: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const pool = new pg.Pool({
-      connectionString,
+      ...withDurableCommits(connectionString),
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: 5_000,
-    });
-    // Every commit durable when it returns (the tool-start journal above all), whatever the server's, the database's
-    // or the URL's setting: set on each new connection, ahead of anything it runs (pg queues a client's queries in order).
-    pool.on('connect', (client) => {
-      client.query('SET synchronous_commit = on').catch(() => {});
     });
     // A connection dropped while idle (a database restart) is an event on the pool, not a crash: the next query
     // opens a new one.
@@ -1465,4 +1460,24 @@ function webhookDeliveryRecord(row: Row): WebhookDeliveryRecord {
     createdAt: iso(row.created_at)!,
     finishedAt: iso(row.finished_at),
   };
+}
+
+/**
+ * The pool's connection settings with `-c synchronous_commit=on` in the startup `options`: every commit is durable
+ * when it returns (the tool-start journal above all), whatever the server's or the database's setting (one in the
+ * startup packet overrides both), on every connection of the pool, before its first query and without a query of its
+ * own. Options the URL already gives are kept, ours last so that they win. pg takes a URL's `options` over the
+ * config's, so a URL gets it in its query; a connection string that is not a URL (a socket path) in the config.
+ */
+export function withDurableCommits(connectionString: string): { connectionString: string; options?: string } {
+  const durable = '-c synchronous_commit=on';
+  let url: URL;
+  try {
+    url = new URL(connectionString);
+  } catch {
+    return { connectionString, options: durable };
+  }
+  const given = url.searchParams.get('options');
+  url.searchParams.set('options', given ? `${given} ${durable}` : durable);
+  return { connectionString: url.toString() };
 }
