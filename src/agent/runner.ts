@@ -41,6 +41,11 @@ export interface RunnerEvents {
    * best-effort: it returns at once and is never awaited; the saved ASSISTANT message is what counts).
    */
   modelText?(turn: TurnRecord, iteration: number): (delta: string) => void;
+  /**
+   * This process stopped running the turn for now: it paused or ended, or another process took it over (a lost
+   * lease), or the store stopped answering. Whatever was kept for the turn's live events can go.
+   */
+  turnLeft?(turnId: string): void;
 }
 
 export interface RunnerOptions {
@@ -310,6 +315,7 @@ export class AgentRunner {
     const run = work().finally(() => {
       this.#inFlight.delete(turnId);
       this.#leases.release();
+      this.options.events?.turnLeft?.(turnId);
     });
     this.#inFlight.set(turnId, run);
     return run;

@@ -66,7 +66,8 @@ export function createRunnerEventPublisher({ pubsub, flush, onError }: RunnerEve
   };
 
   // The model call streaming now, per turn (replaced by the turn's next call, dropped when the turn changes: its
-  // text is then saved in a message, or the call failed).
+  // text is then saved in a message, or the call failed; or when this process stops running the turn without a
+  // change, having lost its lease: another process runs it now and streams its own text).
   const calls = new Map<string, CallText>();
   // Pieces arriving in one macrotask (one network read often holds several) go out as one delta: fewer events for
   // every subscriber and for Redis, at no cost in latency.
@@ -106,6 +107,12 @@ export function createRunnerEventPublisher({ pubsub, flush, onError }: RunnerEve
         calls.delete(turn.id);
       }
       inOrder(turn.id, flush(), () => pubsub.publish('turn', turn.id, turn));
+    },
+    turnLeft(turnId) {
+      const call = calls.get(turnId);
+      if (!call) return;
+      unpublished.delete(call);
+      calls.delete(turnId);
     },
     elicitationsCreated(elicitations) {
       flush()

@@ -104,6 +104,28 @@ describe.each(['committed', 'racing'] as const)(
       expect(s.tools.count('edit_note')).toBe(0);
     });
 
+    it("while the model streams its answer: the text streamed so far is dropped, not served to late subscribers as this turn's", async () => {
+      // eslint-disable-next-line prefer-const -- assigned once below; the model's closure reads it
+      let setup!: Setup;
+      const streamingModel: Model = {
+        async generate({ onTextDelta }) {
+          onTextDelta?.('Editing n1');
+          const running = (await setup.s.h.server.services.store.listRunningLeases())[0]!;
+          await new Promise((resolve) => setImmediate(resolve)); // pieces go out at the next turn of the event loop
+          // The piece has gone out (a late subscriber would get it), then the other process takes the turn.
+          expect(setup.s.h.server.services.turnText.textSoFar(running.turnId)?.text).toBe('Editing n1');
+          await setup.takeOver(running.turnId);
+          return { text: 'Editing n1', toolCalls: [call('edit_note', { id: 'n1' }, 'c1')] };
+        },
+      };
+      setup = await start(takeover, { model: streamingModel, agent: { requireToolConfirmation: false } });
+      const { turn } = await setup.s.start('edit n1');
+      expect(setup.taken).toEqual([turn.id]);
+      // The other process runs the turn now, and streams its own text; this one keeps nothing of it.
+      expect(setup.s.h.server.services.turnText.textSoFar(turn.id)).toBeNull();
+      expect(setup.s.tools.count('edit_note')).toBe(0);
+    });
+
     it('while the model call fails: the turn is not FAILED by this process and its iteration is not counted', async () => {
       // eslint-disable-next-line prefer-const -- assigned once below; the model's closure reads it
       let setup!: Setup;
