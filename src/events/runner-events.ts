@@ -73,6 +73,11 @@ export function createRunnerEventPublisher({ pubsub, flush, onError }: RunnerEve
   // every subscriber and for Redis, at no cost in latency.
   const unpublished = new Set<CallText>();
   let scheduled = false;
+  /** The call's text is no longer kept: its pieces not yet published never will be. */
+  const forget = (call: CallText) => {
+    unpublished.delete(call);
+    calls.delete(call.turnId);
+  };
   const publishPending = () => {
     scheduled = false;
     for (const call of unpublished) publishText(call, false);
@@ -103,16 +108,13 @@ export function createRunnerEventPublisher({ pubsub, flush, onError }: RunnerEve
       if (call) {
         // The call's last pieces go out before the change that saved its answer (or ended the turn).
         publishText(call, true);
-        unpublished.delete(call);
-        calls.delete(turn.id);
+        forget(call);
       }
       inOrder(turn.id, flush(), () => pubsub.publish('turn', turn.id, turn));
     },
     turnLeft(turnId) {
       const call = calls.get(turnId);
-      if (!call) return;
-      unpublished.delete(call);
-      calls.delete(turnId);
+      if (call) forget(call);
     },
     elicitationsCreated(elicitations) {
       flush()
