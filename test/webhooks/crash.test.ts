@@ -10,7 +10,7 @@ import type { FixtureOptions } from '../fixtures/durability-server.js';
 import { dataOf, RESOLVE, START_TURN, TEST_BACKEND } from '../support/harness.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 import { killAll, startFixture, type ServerProcess } from '../durability/processes.js';
-import { WebhookReceiver, type ReceivedWebhook } from './receiver.js';
+import { onceRecorded, WebhookReceiver, type ReceivedWebhook } from './receiver.js';
 
 let dir: string;
 let receiver: WebhookReceiver;
@@ -110,9 +110,13 @@ describe('webhooks across a SIGKILL of the server', () => {
     );
 
     // The outbox agrees: every delivery DELIVERED.
-    const listed = dataOf(
-      await second.gql('{ webhookDeliveries(first: 50) { totalCount edges { node { id status attempts } } } }'),
-    ).webhookDeliveries;
+    const listed = await onceRecorded(
+      async () =>
+        dataOf(
+          await second.gql('{ webhookDeliveries(first: 50) { totalCount edges { node { id status attempts } } } }'),
+        ).webhookDeliveries,
+      (page) => page.edges.every((e: { node: { status: string } }) => e.node.status !== 'PENDING'),
+    );
     expect(listed.totalCount).toBe(9);
     expect(listed.edges.every((e: { node: { status: string } }) => e.node.status === 'DELIVERED')).toBe(true);
 

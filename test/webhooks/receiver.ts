@@ -136,3 +136,18 @@ export class WebhookReceiver {
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 }
+
+/**
+ * Reads the outbox with `read` until `recorded` holds for what it returns, and returns that (or, after `timeoutMs`,
+ * the last read, for the test's assertion to fail on). The receiver has a delivery before the deliverer has committed
+ * its outcome (that write goes out with the next group commit), so a check of the outbox right after a request
+ * arrived waits for the commit first.
+ */
+export async function onceRecorded<T>(read: () => Promise<T>, recorded: (value: T) => boolean, timeoutMs = 5_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (recorded(value) || Date.now() > deadline) return value;
+    await sleep(20);
+  }
+}

@@ -6,7 +6,7 @@ import { demoConfig } from '../../src/config/demo.js';
 import type { ToolgateConfig, WebhookConfig } from '../../src/config/schema.js';
 import { dataOf, startHarness, type Harness } from '../support/harness.js';
 import { LEVEL, memoryLog, type MemoryLog } from '../support/log.js';
-import { WebhookReceiver } from './receiver.js';
+import { onceRecorded, WebhookReceiver } from './receiver.js';
 
 const ADMIN = { authorization: 'Bearer admin-token' };
 const BOB = { authorization: 'Bearer bob-token' };
@@ -152,7 +152,10 @@ describe('webhooks over the real API', () => {
     expect(hooks.rejected).toEqual([]);
 
     // The webhook-id is the outbox row's id; the admin query lists each as DELIVERED after one attempt.
-    const listed = await deliveries(harness);
+    const listed = await onceRecorded(
+      () => deliveries(harness),
+      (rows) => rows.every((d) => d.status !== 'PENDING'),
+    );
     expect(listed.map((d) => [d.id, d.eventType, d.status, d.attempts, d.lastStatusCode, d.nextAttemptAt])).toEqual(
       hooks.delivered().map((r) => [r.id, r.eventType, 'DELIVERED', 1, 204, null]),
     );
@@ -206,7 +209,10 @@ describe('webhooks over the real API', () => {
     expect(gaps[0]).toBeGreaterThanOrEqual(150);
     expect(gaps[1]).toBeGreaterThan(gaps[0]!);
     expect(gaps[2]).toBeGreaterThan(gaps[1]!);
-    const [listed] = await deliveries(harness);
+    const [listed] = await onceRecorded(
+      () => deliveries(harness),
+      (rows) => rows[0]?.status !== 'PENDING',
+    );
     expect(listed).toMatchObject({ status: 'DELIVERED', attempts: 4, lastError: null, lastStatusCode: 204 });
   });
 
@@ -216,12 +222,11 @@ describe('webhooks over the real API', () => {
     hooks.failStatus = 503;
     const harness = await serve([[hooks, { events: ['elicitation.requested'], maxAttempts: 3 }]]);
     await pause(harness);
-    let listed: any[] = [];
     await hooks.waitFor('three attempts', () => hooks.received.length === 3);
-    for (let i = 0; i < 100 && listed.length === 0; i++) {
-      listed = await deliveries(harness, 'FAILED');
-      if (listed.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const listed = await onceRecorded(
+      () => deliveries(harness, 'FAILED'),
+      (rows) => rows.length > 0,
+    );
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({
       eventType: 'elicitation.requested',
@@ -308,7 +313,10 @@ describe('webhooks over the real API', () => {
       expect.arrayContaining(['elicitation.requested', 'turn.completed', 'elicitation.requested']),
     );
     expect(hooks.delivered().map((r) => r.id)).toContain(hooks.received[0]!.id);
-    const listed = await deliveries(next);
+    const listed = await onceRecorded(
+      () => deliveries(next),
+      (rows) => rows.every((d) => d.status !== 'PENDING'),
+    );
     expect(listed.every((d) => d.status === 'DELIVERED')).toBe(true);
     const closedOnce = listed.find((d) => d.id === hooks.received.find((r) => r.answered === 'close')!.id);
     expect(closedOnce.attempts).toBeGreaterThanOrEqual(2);
