@@ -206,8 +206,9 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
   ]);
 
   // Registered at emit time, before the mutation's own flush(): when the fsync ends, the event goes out ahead of
-  // the response (bench part 4 measures publish → receive). Flushes settle in the order they were asked for.
-  const runnerEvents = createRunnerEventPublisher({ pubsub, flush: () => store.flush(), onError });
+  // the response (bench part 4 measures publish → receive). Flushes settle in the order they were asked for. An
+  // event's flush is `soon`: it rides on the fsync of the request's next durable step instead of one of its own.
+  const runnerEvents = createRunnerEventPublisher({ pubsub, flush: () => store.flush({ soon: true }), onError });
   // The log and metrics observers join here (src/observability/); observers from code come after them.
   const observers: LifecycleObserver[] = [lifecycleLogger(logger), ...(options.observers ?? [])];
   // Metrics (README "Metrics"): none are kept when the config turns /metrics off.

@@ -75,7 +75,8 @@ export interface RunnerOptions {
 
 /**
  * The moments between a turn's persisted steps: `modelAnswered` (model replied, ASSISTANT not saved yet),
- * `stepSaved` (ASSISTANT saved, gate not run), `answerRecorded` (last answer and RUNNING committed, nothing run),
+ * `stepSaved` (a step whose calls run unasked: ASSISTANT saved, no call started; a step that asks is saved with its
+ * pause, in one commit, and has no such moment), `answerRecorded` (last answer and RUNNING committed, nothing run),
  * `toolStarting` (before the call is journaled started), `toolReturned` (tool returned, result not saved yet).
  */
 export type Checkpoint = 'modelAnswered' | 'stepSaved' | 'answerRecorded' | 'toolStarting' | 'toolReturned';
@@ -391,7 +392,8 @@ export class AgentRunner {
         const answerText = response.text === null ? null : toStorableText(response.text);
         await this.options.checkpoint?.('modelAnswered', { turnId: turn.id });
         // The answer and the iteration count commit together: a step is saved whole or not at all. A final answer
-        // (no tool calls) commits with the end of the turn.
+        // (no tool calls) commits with the end of the turn, one that asks with its pause (#gateAndRun): one commit,
+        // and one wait for it, fewer per step.
         turn = { ...turn, iterations: turn.iterations + 1 };
         const assistant = { role: 'ASSISTANT' as const, text: answerText, toolCalls: calls, toolCallId: null };
         if (calls.length === 0) {
@@ -400,10 +402,7 @@ export class AgentRunner {
             answer: { message: assistant, iterations: turn.iterations },
           });
         }
-        await store.appendAssistantMessage(turn.id, assistant, this.#now(), turn.iterations, this.#leases.owner);
-        await this.options.checkpoint?.('stepSaved', { turnId: turn.id });
-        this.#emitTurn(turn);
-        const paused = await this.#gateAndRun(turn, agent, calls, byId);
+        const paused = await this.#gateAndRun(turn, agent, calls, byId, assistant);
         if (paused) return paused;
       }
     } catch (error) {
@@ -440,13 +439,64 @@ export class AgentRunner {
     return this.#finish(turn.id, 'FAILED', { error });
   }
 
-  /** Gate phase for the calls of one step, then (unless it pauses) the execute phase. Returns the turn if paused. */
+  /**
+   * Gate phase for the calls of one step, then (unless it pauses) the execute phase. Returns the turn if paused.
+   * `unsaved`: the model's answer that asked for `calls`, not stored yet (a step saved before a crash has none). It
+   * commits with the pause when a call asks, else before any call runs; if the gate throws, it is saved first, so that
+   * #fail answers its calls.
+   */
   async #gateAndRun(
     turn: TurnRecord,
     agent: Agent,
     calls: ToolCall[],
     tools: Map<string, Tool>,
+    unsaved?: ChatMessage,
   ): Promise<TurnRecord | null> {
+    const saveStep = async (): Promise<void> => {
+      if (!unsaved) return;
+      await this.#store.appendAssistantMessage(turn.id, unsaved, this.#now(), turn.iterations, this.#leases.owner);
+      unsaved = undefined;
+      await this.options.checkpoint?.('stepSaved', { turnId: turn.id });
+      this.#emitTurn(turn);
+    };
+    let gate;
+    try {
+      gate = await this.#gate(turn, agent, calls, tools);
+    } catch (error) {
+      await saveStep();
+      throw error;
+    }
+    const { step, drafts, asked } = gate;
+    if (drafts.length > 0) {
+      const expiresAt = new Date(this.#clock().getTime() + agent.pauseTtlSeconds * 1000).toISOString();
+      const paused = await this.#store.pauseTurn(
+        turn.id,
+        step,
+        drafts,
+        pausedQuestion(asked),
+        expiresAt,
+        this.#now(),
+        this.#leases.owner,
+        unsaved && { message: unsaved, iterations: turn.iterations },
+      );
+      this.#pausedWith.set(paused.turn, paused.elicitations);
+      this.options.events?.elicitationsCreated(paused.elicitations);
+      this.#emitTurn(paused.turn);
+      this.#observe({ type: 'turnPaused', turn: paused.turn, elicitations: paused.elicitations });
+      return paused.turn;
+    }
+    await saveStep();
+    await this.#executeStep(turn, agent, step, tools);
+    return null;
+  }
+
+  /** Gate phase: each call's outcome (reject, veto, ask, or run), and the confirmation requests of those that ask. */
+  async #gate(
+    turn: TurnRecord,
+    agent: Agent,
+    calls: ToolCall[],
+    tools: Map<string, Tool>,
+  ): Promise<{ step: PendingStep; drafts: ElicitationDraft[]; asked: Tool[] }> {
     const step: PendingStep = { version: PENDING_STEP_VERSION, calls: [] };
     const drafts: ElicitationDraft[] = [];
     const asked: Tool[] = [];
@@ -493,25 +543,7 @@ export class AgentRunner {
         step.calls.push({ toolCall, outcome: grant ? { kind: 'run', grantId: grant.id } : { kind: 'run' } });
       }
     }
-    if (drafts.length > 0) {
-      const expiresAt = new Date(this.#clock().getTime() + agent.pauseTtlSeconds * 1000).toISOString();
-      const paused = await this.#store.pauseTurn(
-        turn.id,
-        step,
-        drafts,
-        pausedQuestion(asked),
-        expiresAt,
-        this.#now(),
-        this.#leases.owner,
-      );
-      this.#pausedWith.set(paused.turn, paused.elicitations);
-      this.options.events?.elicitationsCreated(paused.elicitations);
-      this.#emitTurn(paused.turn);
-      this.#observe({ type: 'turnPaused', turn: paused.turn, elicitations: paused.elicitations });
-      return paused.turn;
-    }
-    await this.#executeStep(turn, agent, step, tools);
-    return null;
+    return { step, drafts, asked };
   }
 
   /**

@@ -223,7 +223,11 @@ export interface Store {
   ): Promise<boolean>;
   /** Appends the call's TOOL message and journals it finished, in one transaction. */
   finishTool(turnId: string, message: ToolMessageDraft, now: string, leaseOwner?: string): Promise<void>;
-  /** Persist the step, create its elicitations, turn PAUSED: writes proportional to what is new. Returns both as stored. */
+  /**
+   * Persist the step, create its elicitations, turn PAUSED: writes proportional to what is new. Returns both as stored.
+   * `answer`: the model's answer that asked for the step's calls and the turn's iteration count, appended in the same
+   * transaction, so a step that asks is saved with its pause or not at all (one commit fewer per step).
+   */
   pauseTurn(
     turnId: string,
     step: PendingStep,
@@ -232,6 +236,7 @@ export interface Store {
     expiresAt: string,
     now: string,
     leaseOwner?: string,
+    answer?: { message: ChatMessage; iterations: number },
   ): Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }>;
   /**
    * RUNNING turn to a final state. `fields.answer`: the model's final answer (an ASSISTANT message without tool
@@ -306,9 +311,10 @@ export interface Store {
   /**
    * Resolves once what was committed before the call survives power loss, not only a process crash: awaited before
    * a mutation's response is sent and an event is published. The SQLite store fsyncs its WAL here, once for
-   * every request waiting (group commit); a store whose commits are durable already returns at once.
+   * every request waiting (group commit); a store whose commits are durable already returns at once. `soon`: no
+   * request waits on this one (an event): the store may wait a few milliseconds for a flush that one asks for.
    */
-  flush(): Promise<void>;
+  flush(options?: { soon?: boolean }): Promise<void>;
   close(): Promise<void>;
 
   // Webhooks (docs/webhooks.md). The outbox rows are written by the changes above, in their transactions, for the

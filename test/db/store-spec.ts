@@ -1034,6 +1034,35 @@ export function describeStore(factory: StoreFactory): void {
         expect(await toolAnswers(store, second.turn.id)).toEqual([['call_0', `for ${second.turn.id}`]]);
       });
 
+      it("pauseTurn with the step's answer appends it and sets the iteration count in the same commit", async () => {
+        const { turn, thread } = await runningTurn(store, { now: at(0) });
+        const call = toolCall('edit_note', { id: 'n1' });
+        const step: PendingStep = {
+          version: 1,
+          calls: [{ toolCall: call, outcome: { kind: 'confirm', elicitationId: 'elc-1' } }],
+        };
+        const answer = { message: assistantMessage('Let me edit it.', [call]), iterations: 1 };
+        const paused = await store.pauseTurn(
+          turn.id,
+          step,
+          [draftFor(call, 'elc-1')],
+          'May I edit n1?',
+          at(61),
+          at(1),
+          undefined,
+          answer,
+        );
+        expect(paused.turn).toMatchObject({ status: 'PAUSED', iterations: 1, step });
+        expect(await store.loadTurn(turn.id)).toEqual(paused.turn);
+        const messages = await store.listThreadMessages(thread.id);
+        expect(messages.map((m) => [m.role, m.text, m.toolCalls])).toEqual([
+          ['USER', 'Tidy my notes.', []],
+          ['ASSISTANT', 'Let me edit it.', [call]],
+        ]);
+        expect(messages[1]).toMatchObject({ turnId: turn.id, threadId: thread.id, createdAt: at(1), toolCallId: null });
+        expect(await store.listTurnMessages(turn.id)).toEqual(messages);
+      });
+
       it('pauseTurn stores the step, text and expiry with PENDING elicitations, and returns both as stored', async () => {
         const { turn, thread } = await runningTurn(store, { now: at(0) });
         const call = toolCall('edit_note', { id: 'n1' });
@@ -1143,6 +1172,18 @@ export function describeStore(factory: StoreFactory): void {
                 calls: [{ toolCall: call, outcome: { kind: 'confirm', elicitationId: 'elc-z' } }],
               };
               return s.pauseTurn(t, step, [draftFor(call, 'elc-z')], 'May I?', at(99), at(9), o);
+            },
+          ],
+          [
+            "pauseTurn with the step's answer",
+            (s, t, o) => {
+              const call = { ...toolCall('edit_note'), id: 'call-w' };
+              const step: PendingStep = {
+                version: 1,
+                calls: [{ toolCall: call, outcome: { kind: 'confirm', elicitationId: 'elc-w' } }],
+              };
+              const answer = { message: assistantMessage(null, [call]), iterations: 4 };
+              return s.pauseTurn(t, step, [draftFor(call, 'elc-w')], 'May I?', at(99), at(9), o, answer);
             },
           ],
           ['finishTurn', (s, t, o) => s.finishTurn(t, 'COMPLETED', { text: 'late' }, at(9), o)],

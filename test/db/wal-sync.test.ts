@@ -1,7 +1,8 @@
 // Group commit: a sync covers every commit made before it started; requests waiting at the same time share one
-// fsync; one that commits while an fsync runs waits for the next; nothing to sync costs nothing.
+// fsync; one that commits while an fsync runs waits for the next; nothing to sync costs nothing. syncSoon() (an
+// event's flush) starts no fsync of its own while another caller's is a few milliseconds away.
 import { describe, expect, it } from 'vitest';
-import { WalSync } from '../../src/db/sqlite/wal-sync.js';
+import { SYNC_SOON_MS, WalSync } from '../../src/db/sqlite/wal-sync.js';
 
 /** A syncFile whose fsyncs finish when the test says. */
 function heldSyncs() {
@@ -104,11 +105,86 @@ describe('WalSync', () => {
     await retry;
   });
 
+  it("syncSoon() starts no fsync; the next sync() starts one that covers both, and the earlier caller's settles first", async () => {
+    const held = heldSyncs();
+    const wal = new WalSync('/d/x-wal', held.syncFile);
+    await wal.sync(); // nothing committed: nothing to sync
+    wal.committed();
+    const order: string[] = [];
+    const event = wal.syncSoon().then(() => order.push('event'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(held.calls).toHaveLength(0);
+    wal.committed(); // the tool start, say: its own commit, after the event's
+    const toolStart = wal.sync().then(() => order.push('tool start'));
+    await Promise.resolve();
+    expect(held.calls.map((c) => c.path)).toEqual(['/d/x-wal']);
+    held.calls[0]!.release();
+    await new Promise((resolve) => setImmediate(resolve));
+    held.calls[1]!.release(); // the directory, once
+    await Promise.all([event, toolStart]);
+    expect(order).toEqual(['event', 'tool start']);
+    // Past the delay nobody started another: the one fsync covered both commits.
+    await new Promise((resolve) => setTimeout(resolve, SYNC_SOON_MS * 3));
+    expect(held.calls).toHaveLength(2);
+    expect(wal.fsyncs).toBe(1);
+  });
+
+  it('syncSoon() alone starts its fsync after SYNC_SOON_MS, and settles when that one ends', async () => {
+    const held = heldSyncs();
+    const wal = new WalSync('/d/x-wal', held.syncFile);
+    wal.committed();
+    const asked = performance.now();
+    const event = wal.syncSoon();
+    await new Promise((resolve) => setTimeout(resolve, SYNC_SOON_MS * 3));
+    expect(held.calls).toHaveLength(1);
+    expect(await settled(event)).toBe('pending');
+    held.calls[0]!.release();
+    await new Promise((resolve) => setImmediate(resolve));
+    held.calls[1]!.release();
+    await event;
+    expect(performance.now() - asked).toBeGreaterThanOrEqual(SYNC_SOON_MS - 1);
+  });
+
+  it('syncSoon() while an fsync runs: covered by it if it started after the commit, else by the next one', async () => {
+    const held = heldSyncs();
+    const wal = new WalSync('/d/x-wal', held.syncFile);
+    wal.committed();
+    const first = wal.sync();
+    const covered = wal.syncSoon(); // its commit is in the running fsync
+    wal.committed();
+    const next = wal.syncSoon(); // not in it: waits for the one after, which starts as soon as it may
+    await Promise.resolve();
+    held.calls[0]!.release();
+    await new Promise((resolve) => setImmediate(resolve));
+    held.calls[1]!.release();
+    await Promise.all([first, covered]);
+    expect(await settled(next)).toBe('pending');
+    expect(held.calls).toHaveLength(3); // started at once after the first, not SYNC_SOON_MS later
+    held.calls[2]!.release();
+    await next;
+  });
+
+  it('close() with a syncSoon() waiting starts that fsync first: the waiter settles, nothing is left behind', async () => {
+    const held = heldSyncs();
+    const wal = new WalSync('/d/x-wal', held.syncFile);
+    wal.committed();
+    const event = wal.syncSoon();
+    const closed = wal.close();
+    await Promise.resolve();
+    expect(held.calls).toHaveLength(1);
+    held.calls[0]!.release();
+    await new Promise((resolve) => setImmediate(resolve));
+    held.calls[1]!.release();
+    await Promise.all([event, closed]);
+    expect(wal.fsyncs).toBe(1);
+  });
+
   it('an in-memory database (no WAL file) has nothing to sync', async () => {
     const held = heldSyncs();
     const wal = new WalSync(null, held.syncFile);
     wal.committed();
     await wal.sync();
+    await wal.syncSoon();
     expect(held.calls).toHaveLength(0);
   });
 });

@@ -248,25 +248,31 @@ describe("SIGKILL between the recorded answer and the tool's start", { timeout: 
   });
 });
 
-describe('SIGKILL after the model asked for a tool, before the pause was saved', { timeout: 180_000 }, () => {
-  it('the restarted server gates the saved step again: the turn is PAUSED with a new request, nothing ran', async () => {
-    const first = await startFixture({ ...base, crashAt: { point: 'stepSaved' } });
-    await first.gql(START_TURN, { input: { agentId: 'confirm', message: 'append lambda' } }).catch(() => null);
-    expect((await first.exited).signal).toBe('SIGKILL');
+describe(
+  'SIGKILL after the model asked for a tool that needs confirmation, before the pause was saved',
+  { timeout: 180_000 },
+  () => {
+    it('the restarted server asks the model again and pauses: one answer saved, one request, nothing ran', async () => {
+      // A step that asks is saved with its pause (one commit), so the crash leaves the turn as the model found it.
+      const first = await startFixture({ ...base, crashAt: { point: 'modelAnswered' } });
+      await first.gql(START_TURN, { input: { agentId: 'confirm', message: 'append lambda' } }).catch(() => null);
+      expect((await first.exited).signal).toBe('SIGKILL');
 
-    const second = await startFixture(base);
-    const after = await settled(second, (await onlyTurn(second)).turnId);
-    expect(after.status).toBe('PAUSED');
-    expect(after.messages.map((m: any) => m.role)).toEqual(['USER', 'ASSISTANT']);
-    expect(after.pendingElicitations.map((e: any) => e.toolCall.arguments)).toEqual([{ line: 'lambda' }]);
-    expect(runsOf(base.runsFile, 'lambda')).toBe(0);
-    const resolved = dataOf(
-      await second.gql(RESOLVE, { input: { elicitationId: after.pendingElicitations[0].id, action: 'ACCEPT' } }),
-    ).resolveElicitation;
-    expect(resolved.turn.text).toBe('Done. Appended lambda.');
-    expect(runsOf(base.runsFile, 'lambda')).toBe(1);
-  });
-});
+      const second = await startFixture(base);
+      const after = await settled(second, (await onlyTurn(second)).turnId);
+      expect(after.status).toBe('PAUSED');
+      expect(after.iterations).toBe(1);
+      expect(after.messages.map((m: any) => m.role)).toEqual(['USER', 'ASSISTANT']);
+      expect(after.pendingElicitations.map((e: any) => e.toolCall.arguments)).toEqual([{ line: 'lambda' }]);
+      expect(runsOf(base.runsFile, 'lambda')).toBe(0);
+      const resolved = dataOf(
+        await second.gql(RESOLVE, { input: { elicitationId: after.pendingElicitations[0].id, action: 'ACCEPT' } }),
+      ).resolveElicitation;
+      expect(resolved.turn.text).toBe('Done. Appended lambda.');
+      expect(runsOf(base.runsFile, 'lambda')).toBe(1);
+    });
+  },
+);
 
 describe('SIGKILL during a background turn', { timeout: 180_000 }, () => {
   it('killed after the model answered, before its answer was saved: the model is asked again, the tool runs once', async () => {

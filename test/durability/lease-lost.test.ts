@@ -93,12 +93,14 @@ describe.each(['committed', 'racing'] as const)(
       expect(s.tools.count('edit_note')).toBe(0);
     });
 
-    it('before the gate pauses the step: no confirmation request is created and the turn is not PAUSED', async () => {
-      const { s, taken } = await start(takeover, { at: 'stepSaved' });
+    it('after the model asked for a call that needs confirmation: no request is created, the answer is not saved with a pause', async () => {
+      // The step that asks is saved with its pause, in one commit (pauseTurn's answer): the lease check refuses both.
+      const { s, taken } = await start(takeover, { at: 'modelAnswered' });
       const { turn } = await s.start('edit n1');
       expect(taken).toEqual([turn.id]);
       const state = await stateOf(s, turn.id);
-      expect(state.turn!.status).toBe('RUNNING');
+      expect(state.turn).toMatchObject({ status: 'RUNNING', iterations: 0 });
+      expect(state.messages).toEqual(['USER']);
       expect(state.elicitations).toBe(0);
       expect(state.heldByOther).toBe(true);
       expect(s.tools.count('edit_note')).toBe(0);

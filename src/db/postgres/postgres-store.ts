@@ -575,6 +575,7 @@ export class PostgresStore implements Store {
     expiresAt: string,
     now: string,
     leaseOwner?: string,
+    answer?: { message: ChatMessage; iterations: number },
   ): Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }> {
     // With webhooks the statement and the outbox rows commit together in a transaction; without, one statement.
     return this.#withWebhookEvents(async (client) => {
@@ -589,6 +590,10 @@ export class PostgresStore implements Store {
         drafts.map((d) => d.toolCallId),
         drafts.map((d) => json(d.request)),
         drafts.map((d) => json(d.toolCall)),
+        answer?.iterations ?? null,
+        answer ? newId('msg') : null,
+        answer?.message.text ?? null,
+        answer?.message.toolCalls.length ? json(answer.message.toolCalls) : null,
       ]);
       if (!rows[0]) throw loopWriteRefused(turnId, leaseOwner);
       const turn = turnRecord(rows[0]);
@@ -1099,8 +1104,12 @@ const Q = {
   pauseTurn: statement(
     'pause_turn',
     `WITH held AS (
-       UPDATE turns SET status = 'PAUSED', step = $3, text = $4, expires_at = $5, updated_at = $6
+       UPDATE turns SET status = 'PAUSED', step = $3, text = $4, expires_at = $5, updated_at = $6,
+         iterations = coalesce($11, iterations)
        WHERE id = $1 AND ($2::text IS NULL OR (status = 'RUNNING' AND lease_owner = $2)) RETURNING *
+     ), answer AS (
+       INSERT INTO messages (id, thread_id, turn_id, role, text, tool_calls, created_at)
+       SELECT $12, thread_id, $1, 'ASSISTANT', $13, $14, $6 FROM held WHERE $12::text IS NOT NULL
      ), inserted AS (
        INSERT INTO elicitations (id, turn_id, thread_id, agent_id, owner_id, tool_call_id, status, request, tool_call,
          created_at, expires_at)

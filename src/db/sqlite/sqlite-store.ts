@@ -211,8 +211,8 @@ export class SqliteStore implements Store {
     return { commits: this.#writes.commits, writes: this.#writes.writes, fsyncs: this.#wal.fsyncs };
   }
 
-  async flush(): Promise<void> {
-    if (this.#syncAcknowledged) await this.#wal.sync();
+  async flush(options?: { soon?: boolean }): Promise<void> {
+    if (this.#syncAcknowledged) await (options?.soon ? this.#wal.syncSoon() : this.#wal.sync());
   }
 
   // ---- agents -------------------------------------------------------------------------------------------
@@ -600,6 +600,7 @@ export class SqliteStore implements Store {
     expiresAt: string,
     now: string,
     leaseOwner?: string,
+    answer?: { message: ChatMessage; iterations: number },
   ): Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }> {
     return this.#write(() => {
       const row = this.#q.pauseTurn.get({
@@ -607,11 +608,13 @@ export class SqliteStore implements Store {
         step: JSON.stringify(step),
         text,
         expiresAt,
+        iterations: answer?.iterations ?? null,
         now,
         owner: leaseOwner ?? null,
       }) as Record<string, unknown> | undefined;
       if (!row) throw loopWriteRefused(turnId, leaseOwner);
       const turn = turnRecord(turnColumns.fromRaw(row));
+      if (answer) this.#appendMessage(turnId, turn.threadId, answer.message, now);
       for (const draft of drafts) {
         this.#q.insertElicitation.run({
           id: draft.id,
@@ -1196,8 +1199,8 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
       raw(`INSERT INTO elicitations (id, turn_id, thread_id, agent_id, owner_id, tool_call_id, status, request, tool_call, created_at, expires_at)
       VALUES (@id, @turnId, @threadId, @agentId, @ownerId, @toolCallId, 'PENDING', @request, @toolCall, @now, @expiresAt)`),
     pauseTurn:
-      raw(`UPDATE turns SET status = 'PAUSED', step = @step, text = @text, expires_at = @expiresAt, updated_at = @now
-      WHERE id = @id AND (@owner IS NULL OR (status = 'RUNNING' AND lease_owner = @owner)) RETURNING ${turnColumns.select}`),
+      raw(`UPDATE turns SET status = 'PAUSED', step = @step, text = @text, expires_at = @expiresAt, updated_at = @now,
+      iterations = coalesce(@iterations, iterations) WHERE id = @id AND (@owner IS NULL OR (status = 'RUNNING' AND lease_owner = @owner)) RETURNING ${turnColumns.select}`),
     resumeTurn: raw(`UPDATE turns SET status = 'RUNNING', text = NULL, expires_at = NULL, updated_at = @now,
       lease_owner = @leaseOwner, lease_expires_at = @leaseUntil WHERE id = @id AND status = 'PAUSED'
       RETURNING ${turnColumns.select}`),

@@ -9,6 +9,19 @@ import { dirname } from 'node:path';
 /** Flushes one file's data to the disk (fdatasync); a missing file has nothing to flush. */
 export type SyncFile = (path: string) => Promise<void>;
 
+/**
+ * How long syncSoon() waits for someone else to start an fsync before it starts one itself. Long enough for the
+ * next durable step of the same request to come by (the tool start after an answer's event, the response after a
+ * tool result's event: a few batches under load), short enough that nobody watching an event would notice.
+ */
+export const SYNC_SOON_MS = 5;
+
+interface SoonSync {
+  promise: Promise<void>;
+  settle(with_: Promise<void>): void;
+  timer: NodeJS.Timeout;
+}
+
 export class WalSync {
   /** Commits made so far, and how many of them a finished fsync covered. */
   #committed = 0;
@@ -17,6 +30,8 @@ export class WalSync {
   /** The commits the running fsync covers (those made before it started). */
   #runningCovers = 0;
   #queued: Promise<void> | null = null;
+  /** Callers of syncSoon() waiting for the next fsync, which nobody has started yet. */
+  #soon: SoonSync | null = null;
   #directorySynced = false;
   /** WAL fsyncs done since the start. */
   fsyncs = 0;
@@ -35,6 +50,7 @@ export class WalSync {
 
   /** Closes the file handles it keeps (after the last sync). */
   async close(): Promise<void> {
+    if (this.#soon) await this.#start().catch(() => {});
     await this.#ownSync?.close();
   }
 
@@ -56,13 +72,43 @@ export class WalSync {
     return this.#queued;
   }
 
+  /**
+   * Like sync(), for a caller whom no request waits on (an event to publish): when no fsync is running or queued, it
+   * starts none for SYNC_SOON_MS, and the next one anybody starts covers it. Without that, the event's own fsync ran
+   * first and the tool start or response right after it had to queue behind it for a second one: two fsyncs where
+   * one does, and the request waited for both.
+   */
+  syncSoon(): Promise<void> {
+    if (!this.walPath || this.#durable >= this.#committed) return Promise.resolve();
+    if (this.#running || this.#queued) return this.sync();
+    if (!this.#soon) {
+      let settle!: (with_: Promise<void>) => void;
+      const promise = new Promise<void>((resolve, reject) => {
+        settle = (with_) => with_.then(resolve, reject);
+      });
+      const timer = setTimeout(() => void this.sync().catch(() => {}), SYNC_SOON_MS);
+      this.#soon = { promise, settle, timer };
+    }
+    return this.#soon.promise;
+  }
+
   #start(): Promise<void> {
     this.#queued = null;
     const covers = this.#committed;
     this.#runningCovers = covers;
-    const run = this.#syncOnce().then(() => {
+    const synced = this.#syncOnce().then(() => {
       this.#durable = Math.max(this.#durable, covers);
     });
+    // Those waiting in syncSoon() get this fsync; and so that whoever asked first is answered first (an event ahead
+    // of the response that follows it), every caller awaits the one promise they already wait on.
+    const soon = this.#soon;
+    this.#soon = null;
+    let run = synced;
+    if (soon) {
+      clearTimeout(soon.timer);
+      soon.settle(synced);
+      run = soon.promise;
+    }
     this.#running = run;
     void run
       .finally(() => {
