@@ -17,7 +17,7 @@ import type {
   ToolCall,
   TurnRecord,
 } from '../domain/records.js';
-import { GrantLapsedError, LeaseLostError, type Store } from '../domain/store.js';
+import { GrantLapsedError, LeaseLostError, type StepAnswer, type Store } from '../domain/store.js';
 import type { Model, ModelMessage } from '../models/model.js';
 import type { Tool } from '../tools/tool.js';
 import { closeStep } from './closing.js';
@@ -455,7 +455,6 @@ export class AgentRunner {
     const saveStep = async (): Promise<void> => {
       if (!unsaved) return;
       await this.#store.appendAssistantMessage(turn.id, unsaved, this.#now(), turn.iterations, this.#leases.owner);
-      unsaved = undefined;
       await this.options.checkpoint?.('stepSaved', { turnId: turn.id });
       this.#emitTurn(turn);
     };
@@ -715,7 +714,7 @@ export class AgentRunner {
   async #finish(
     turnId: string,
     status: 'COMPLETED' | 'FAILED',
-    fields: { text?: string | null; error?: string | null; answer?: { message: ChatMessage; iterations: number } },
+    fields: { text?: string | null; error?: string | null; answer?: StepAnswer },
   ): Promise<TurnRecord> {
     const turn = await this.#store.finishTurn(turnId, status, fields, this.#now(), this.#leases.owner);
     this.#emitTurn(turn);

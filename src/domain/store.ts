@@ -122,6 +122,12 @@ export interface AnswerInput {
   grantId?: string;
 }
 
+/** The model's answer a loop write appends (an ASSISTANT message), with the turn's iteration count it makes. */
+export interface StepAnswer {
+  message: ChatMessage;
+  iterations: number;
+}
+
 export interface Store {
   // Agents
   /** Create the agent from the config, or update it: gating is kept once updateAgent changed it. */
@@ -236,7 +242,7 @@ export interface Store {
     expiresAt: string,
     now: string,
     leaseOwner?: string,
-    answer?: { message: ChatMessage; iterations: number },
+    answer?: StepAnswer,
   ): Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }>;
   /**
    * RUNNING turn to a final state. `fields.answer`: the model's final answer (an ASSISTANT message without tool
@@ -245,7 +251,7 @@ export interface Store {
   finishTurn(
     turnId: string,
     status: 'COMPLETED' | 'FAILED' | 'CANCELLED',
-    fields: { text?: string | null; error?: string | null; answer?: { message: ChatMessage; iterations: number } },
+    fields: { text?: string | null; error?: string | null; answer?: StepAnswer },
     now: string,
     leaseOwner?: string,
   ): Promise<TurnRecord>;

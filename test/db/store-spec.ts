@@ -112,6 +112,11 @@ function assistantMessage(text: string | null, toolCalls: ToolCall[] = []): Chat
   return { role: 'ASSISTANT', text, toolCalls, toolCallId: null };
 }
 
+/** A step of one call that asks, with the elicitation it asks by. */
+function askingStep(call: ToolCall, elicitationId: string): PendingStep {
+  return { version: 1, calls: [{ toolCall: call, outcome: { kind: 'confirm', elicitationId } }] };
+}
+
 function draftFor(call: ToolCall, elicitationId: string): ElicitationDraft {
   return {
     id: elicitationId,
@@ -299,7 +304,7 @@ async function rememberablePause(store: Store, options: RememberablePauseOptions
   const expiresAt = options.expiresAt ?? at(3600);
   const call = toolCall(options.toolName ?? 'edit_note', options.arguments ?? { note: 'n1' });
   const elicitationId = nextId('elc');
-  const step: PendingStep = { version: 1, calls: [{ toolCall: call, outcome: { kind: 'confirm', elicitationId } }] };
+  const step = askingStep(call, elicitationId);
   await store.appendAssistantMessage(started.turn.id, assistantMessage(null, [call]), now, 1);
   const paused = await store.pauseTurn(
     started.turn.id,
@@ -1037,10 +1042,7 @@ export function describeStore(factory: StoreFactory): void {
       it("pauseTurn with the step's answer appends it and sets the iteration count in the same commit", async () => {
         const { turn, thread } = await runningTurn(store, { now: at(0) });
         const call = toolCall('edit_note', { id: 'n1' });
-        const step: PendingStep = {
-          version: 1,
-          calls: [{ toolCall: call, outcome: { kind: 'confirm', elicitationId: 'elc-1' } }],
-        };
+        const step = askingStep(call, 'elc-1');
         const answer = { message: assistantMessage('Let me edit it.', [call]), iterations: 1 };
         const paused = await store.pauseTurn(
           turn.id,
@@ -1066,10 +1068,7 @@ export function describeStore(factory: StoreFactory): void {
       it('pauseTurn stores the step, text and expiry with PENDING elicitations, and returns both as stored', async () => {
         const { turn, thread } = await runningTurn(store, { now: at(0) });
         const call = toolCall('edit_note', { id: 'n1' });
-        const step: PendingStep = {
-          version: 1,
-          calls: [{ toolCall: call, outcome: { kind: 'confirm', elicitationId: 'elc-1' } }],
-        };
+        const step = askingStep(call, 'elc-1');
         await store.appendAssistantMessage(turn.id, assistantMessage(null, [call]), at(1), 1);
         const paused = await store.pauseTurn(turn.id, step, [draftFor(call, 'elc-1')], 'May I edit n1?', at(61), at(1));
         expect(paused.turn).toEqual({
@@ -1167,10 +1166,7 @@ export function describeStore(factory: StoreFactory): void {
             'pauseTurn',
             (s, t, o) => {
               const call = { ...toolCall('edit_note'), id: 'call-z' };
-              const step: PendingStep = {
-                version: 1,
-                calls: [{ toolCall: call, outcome: { kind: 'confirm', elicitationId: 'elc-z' } }],
-              };
+              const step = askingStep(call, 'elc-z');
               return s.pauseTurn(t, step, [draftFor(call, 'elc-z')], 'May I?', at(99), at(9), o);
             },
           ],
@@ -1178,10 +1174,7 @@ export function describeStore(factory: StoreFactory): void {
             "pauseTurn with the step's answer",
             (s, t, o) => {
               const call = { ...toolCall('edit_note'), id: 'call-w' };
-              const step: PendingStep = {
-                version: 1,
-                calls: [{ toolCall: call, outcome: { kind: 'confirm', elicitationId: 'elc-w' } }],
-              };
+              const step = askingStep(call, 'elc-w');
               const answer = { message: assistantMessage(null, [call]), iterations: 4 };
               return s.pauseTurn(t, step, [draftFor(call, 'elc-w')], 'May I?', at(99), at(9), o, answer);
             },
@@ -2679,10 +2672,7 @@ export function describeStore(factory: StoreFactory): void {
         const { turn } = await runningTurn(s, { lease: lease('host:1:a') });
         expect(await s.claimTurn(turn.id, 'host:1:a', lease('host:2:b'), at(5))).not.toBeNull();
         const call = { ...toolCall('edit_note'), id: 'call-z' };
-        const step: PendingStep = {
-          version: 1,
-          calls: [{ toolCall: call, outcome: { kind: 'confirm', elicitationId: 'elc-z' } }],
-        };
+        const step = askingStep(call, 'elc-z');
         const refusedPause = s.pauseTurn(turn.id, step, [draftFor(call, 'elc-z')], 'May I?', at(99), at(9), 'host:1:a');
         expect(await rejection(refusedPause)).toBeInstanceOf(LeaseLostError);
         const refusedEnd = s.finishTurn(turn.id, 'COMPLETED', { text: 'late' }, at(9), 'host:1:a');

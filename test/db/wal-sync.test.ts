@@ -11,7 +11,13 @@ function heldSyncs() {
     new Promise<void>((resolve, reject) => {
       calls.push({ path, release: resolve, fail: reject });
     });
-  return { calls, syncFile };
+  /** Ends a WalSync's first fsync: the WAL's (calls[at]), then the one of its directory that follows it. */
+  const releaseWithDirectory = async (at: number) => {
+    calls[at]!.release();
+    await new Promise((resolve) => setImmediate(resolve));
+    calls[at + 1]!.release();
+  };
+  return { calls, syncFile, releaseWithDirectory };
 }
 
 const settled = async <T>(promise: Promise<T>) => {
@@ -61,9 +67,7 @@ describe('WalSync', () => {
     wal.committed(); // after the running fsync started: it may not be in it
     const second = wal.sync();
     const third = wal.sync(); // shares the next one with `second`
-    held.calls[0]!.release();
-    await new Promise((resolve) => setImmediate(resolve));
-    held.calls[1]!.release(); // the directory, once
+    await held.releaseWithDirectory(0);
     await first;
     expect(await settled(second)).toBe('pending');
     expect(held.calls).toHaveLength(3);
@@ -80,9 +84,7 @@ describe('WalSync', () => {
     wal.committed();
     const one = wal.sync();
     await Promise.resolve();
-    held.calls[0]!.release();
-    await new Promise((resolve) => setImmediate(resolve));
-    held.calls[1]!.release();
+    await held.releaseWithDirectory(0);
     await one;
     await wal.sync();
     expect(held.calls).toHaveLength(2);
@@ -99,9 +101,7 @@ describe('WalSync', () => {
     const retry = wal.sync();
     await Promise.resolve();
     expect(held.calls).toHaveLength(2);
-    held.calls[1]!.release();
-    await new Promise((resolve) => setImmediate(resolve));
-    held.calls[2]!.release();
+    await held.releaseWithDirectory(1);
     await retry;
   });
 
@@ -118,9 +118,7 @@ describe('WalSync', () => {
     const toolStart = wal.sync().then(() => order.push('tool start'));
     await Promise.resolve();
     expect(held.calls.map((c) => c.path)).toEqual(['/d/x-wal']);
-    held.calls[0]!.release();
-    await new Promise((resolve) => setImmediate(resolve));
-    held.calls[1]!.release(); // the directory, once
+    await held.releaseWithDirectory(0);
     await Promise.all([event, toolStart]);
     expect(order).toEqual(['event', 'tool start']);
     // Past the delay nobody started another: the one fsync covered both commits.
@@ -138,9 +136,7 @@ describe('WalSync', () => {
     await new Promise((resolve) => setTimeout(resolve, SYNC_SOON_MS * 3));
     expect(held.calls).toHaveLength(1);
     expect(await settled(event)).toBe('pending');
-    held.calls[0]!.release();
-    await new Promise((resolve) => setImmediate(resolve));
-    held.calls[1]!.release();
+    await held.releaseWithDirectory(0);
     await event;
     expect(performance.now() - asked).toBeGreaterThanOrEqual(SYNC_SOON_MS - 1);
   });
@@ -154,9 +150,7 @@ describe('WalSync', () => {
     wal.committed();
     const next = wal.syncSoon(); // not in it: waits for the one after, which starts as soon as it may
     await Promise.resolve();
-    held.calls[0]!.release();
-    await new Promise((resolve) => setImmediate(resolve));
-    held.calls[1]!.release();
+    await held.releaseWithDirectory(0);
     await Promise.all([first, covered]);
     expect(await settled(next)).toBe('pending');
     expect(held.calls).toHaveLength(3); // started at once after the first, not SYNC_SOON_MS later
@@ -172,9 +166,7 @@ describe('WalSync', () => {
     const closed = wal.close();
     await Promise.resolve();
     expect(held.calls).toHaveLength(1);
-    held.calls[0]!.release();
-    await new Promise((resolve) => setImmediate(resolve));
-    held.calls[1]!.release();
+    await held.releaseWithDirectory(0);
     await Promise.all([event, closed]);
     expect(wal.fsyncs).toBe(1);
   });

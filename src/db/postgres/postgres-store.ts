@@ -46,6 +46,7 @@ import {
   type ResolveResult,
   type RunningTurnLease,
   type StartTurnResult,
+  type StepAnswer,
   type Store,
   type TurnLease,
 } from '../../domain/store.js';
@@ -575,7 +576,7 @@ export class PostgresStore implements Store {
     expiresAt: string,
     now: string,
     leaseOwner?: string,
-    answer?: { message: ChatMessage; iterations: number },
+    answer?: StepAnswer,
   ): Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }> {
     // With webhooks the statement and the outbox rows commit together in a transaction; without, one statement.
     return this.#withWebhookEvents(async (client) => {
@@ -591,9 +592,7 @@ export class PostgresStore implements Store {
         drafts.map((d) => json(d.request)),
         drafts.map((d) => json(d.toolCall)),
         answer?.iterations ?? null,
-        answer ? newId('msg') : null,
-        answer?.message.text ?? null,
-        answer?.message.toolCalls.length ? json(answer.message.toolCalls) : null,
+        ...answerMessageParams(answer),
       ]);
       if (!rows[0]) throw loopWriteRefused(turnId, leaseOwner);
       const turn = turnRecord(rows[0]);
@@ -612,7 +611,7 @@ export class PostgresStore implements Store {
   async finishTurn(
     turnId: string,
     status: 'COMPLETED' | 'FAILED' | 'CANCELLED',
-    fields: { text?: string | null; error?: string | null; answer?: { message: ChatMessage; iterations: number } },
+    fields: { text?: string | null; error?: string | null; answer?: StepAnswer },
     now: string,
     leaseOwner?: string,
   ): Promise<TurnRecord> {
@@ -626,9 +625,7 @@ export class PostgresStore implements Store {
         fields.error ?? null,
         now,
         answer?.iterations ?? null,
-        answer ? newId('msg') : null,
-        answer?.message.text ?? null,
-        answer?.message.toolCalls.length ? json(answer.message.toolCalls) : null,
+        ...answerMessageParams(answer),
       ]);
       if (!rows[0]) throw loopWriteRefused(turnId, leaseOwner);
       const turn = turnRecord(rows[0]);
@@ -1469,6 +1466,13 @@ function webhookDeliveryRecord(row: Row): WebhookDeliveryRecord {
     createdAt: iso(row.created_at)!,
     finishedAt: iso(row.finished_at),
   };
+}
+
+/** The ASSISTANT message a loop write appends with its answer (id, text, tool calls): all null without one. */
+function answerMessageParams(answer: StepAnswer | undefined): [string | null, string | null, string | null] {
+  if (!answer) return [null, null, null];
+  const { text, toolCalls } = answer.message;
+  return [newId('msg'), text, toolCalls.length ? json(toolCalls) : null];
 }
 
 /**

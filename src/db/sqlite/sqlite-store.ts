@@ -58,6 +58,7 @@ import {
   type ResolveResult,
   type RunningTurnLease,
   type StartTurnResult,
+  type StepAnswer,
   type Store,
   type TurnLease,
 } from '../../domain/store.js';
@@ -600,7 +601,7 @@ export class SqliteStore implements Store {
     expiresAt: string,
     now: string,
     leaseOwner?: string,
-    answer?: { message: ChatMessage; iterations: number },
+    answer?: StepAnswer,
   ): Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }> {
     return this.#write(() => {
       const row = this.#q.pauseTurn.get({
@@ -638,7 +639,7 @@ export class SqliteStore implements Store {
   async finishTurn(
     turnId: string,
     status: 'COMPLETED' | 'FAILED' | 'CANCELLED',
-    fields: { text?: string | null; error?: string | null; answer?: { message: ChatMessage; iterations: number } },
+    fields: { text?: string | null; error?: string | null; answer?: StepAnswer },
     now: string,
     leaseOwner?: string,
   ): Promise<TurnRecord> {
