@@ -179,7 +179,14 @@ export async function benchRoundTrips(plan: Plan): Promise<PartResult> {
         name: '`{ __typename }` on the same server',
         value: `${perSecond(trivial)}, p50 ${ms(medianOf(runs, (r) => r.trivial.p50))}, p99 ${ms(medianOf(runs, (r) => r.trivial.p99))}`,
       },
-      { name: 'round-trip rate / trivial-query rate', value: fmt(ratio, 3), target: '>= 0.333', pass: ratio >= 1 / 3 },
+      // Two targets for one figure: issue 14's, and issue 7's first one (a known miss, docs/bench.md says why).
+      { name: 'round-trip rate / trivial-query rate', value: fmt(ratio, 3), target: '>= 0.15', pass: ratio >= 0.15 },
+      {
+        name: "the same ratio against issue 7's target",
+        value: fmt(ratio, 3),
+        target: '>= 0.333',
+        pass: ratio >= 1 / 3,
+      },
       {
         name: 'commits and WAL fsyncs per round trip under this load (group commit)',
         value:
@@ -226,7 +233,7 @@ export async function benchRoundTrips(plan: Plan): Promise<PartResult> {
         "rates are; it includes the fsyncs' system time on libuv's thread pool.",
       'Writes of concurrent requests commit together (src/db/sqlite/write-batch.ts) and responses wait for one shared WAL fsync ' +
         '(src/db/sqlite/wal-sync.ts), so commits and fsyncs per round trip fall as the load rises; alone, a round trip commits once per write.',
-      `The target (1/3 of ${perSecond(trivial)}) leaves ${ms(3000 / trivial)} of server time per round trip, i.e. ${ms(1500 / trivial)} per request ` +
+      `Issue 7's target (1/3 of ${perSecond(trivial)}) leaves ${ms(3000 / trivial)} of server time per round trip, i.e. ${ms(1500 / trivial)} per request ` +
         `against ${ms(1000 / trivial)} for \`{ __typename }\`: the two model calls, the gate, the tool run and ${writes.commits} durable ` +
         "writes would have to fit in half of one trivial request's cost.",
     ],
