@@ -4,8 +4,6 @@
 // per thread is a partial unique index, the sweeper and recovery skip rows another instance holds (SKIP LOCKED), and
 // lease checks are part of the UPDATE that takes the row. The rules themselves are the domain's (src/domain/).
 // Statements are named (pg prepares each once per connection); drizzle holds the schema and the migrations.
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
@@ -70,9 +68,10 @@ import {
   type WebhookEvent,
   type WebhookOutbox,
 } from '../../domain/webhook-events.js';
+import { migrationsFolder } from '../migrations-folder.js';
 import * as schema from './schema.js';
 
-const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'drizzle', 'postgres');
+const MIGRATIONS = migrationsFolder('postgres');
 
 type Client = pg.PoolClient | pg.Pool;
 type Row = Record<string, unknown>;

@@ -3,8 +3,7 @@
 // requests (write-batch.ts); statements are prepared once (the audit list's once per filter shape), except those of
 // agent config and admin changes, which run rarely.
 import { mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import {
   and,
@@ -82,12 +81,13 @@ import {
   type WebhookEvent,
   type WebhookOutbox,
 } from '../../domain/webhook-events.js';
+import { migrationsFolder } from '../migrations-folder.js';
 import * as schema from './schema.js';
 import { WalSync, type SyncFile } from './wal-sync.js';
 import { WriteBatcher } from './write-batch.js';
 
 const { agents, agentToolOverrides, threads, turns, messages, elicitations, toolExecutions, approvalGrants } = schema;
-const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'drizzle', 'sqlite');
+const MIGRATIONS = migrationsFolder('sqlite');
 const p = sql.placeholder;
 
 export interface DatabaseOptions {
