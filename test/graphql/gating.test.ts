@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolConfirmationMode } from '../../src/domain/records.js';
 import type { ScriptStep } from '../../src/models/scripted.js';
-import { dataOf } from '../support/harness.js';
+import { dataOf, TEST_BACKEND } from '../support/harness.js';
 import { AGENT_ID, call, callStep, manualClock, startScenario, textStep, type Scenario } from '../support/scenario.js';
 
 const TOOLS = [
@@ -217,8 +217,11 @@ describe('a gating change and a turn started at the same moment', () => {
       const { store, runner } = own.h.server.services;
       const before = (await store.getAgent(AGENT_ID))!;
       expect(before.requireToolConfirmation).toBe(false);
-      // Queued first, so it commits ahead of the turn (in the same batch): by the turn's first step it is the agent's gating.
+      // Issued first. On SQLite it commits ahead of the turn, in the same batch (the batcher keeps its queue's order):
+      // by the turn's first step it is the agent's gating. PostgreSQL orders two concurrent transactions of its pool
+      // by nothing (the turn's may read the agent before the change commits), so there the commit is awaited first.
       const update = store.updateAgentGating(AGENT_ID, { requireToolConfirmation: true }, new Date().toISOString());
+      if (TEST_BACKEND === 'postgres') await update;
       const started = await runner.startTurn({
         agentId: before.id,
         threadId: null,
