@@ -1,6 +1,6 @@
 // Real server processes for the crash tests: start one on a database file, talk GraphQL to it over HTTP, SIGKILL
-// it, start another on the same file. Every child is one node process (node --import tsx), so a kill reaches
-// the server itself.
+// it, start another on the same file. Every child is one node process (node --import tsx, or plain node for a
+// compiled build), so a kill reaches the server itself.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -43,7 +43,7 @@ export async function killAll(): Promise<void> {
 
 /** test/fixtures/durability-server.ts with these options. */
 export function startFixture(options: FixtureOptions): Promise<ServerProcess> {
-  return start([FIXTURE], { FIXTURE: JSON.stringify(options) }, (line) => {
+  return start(['--import', 'tsx', FIXTURE], { FIXTURE: JSON.stringify(options) }, (line) => {
     const parsed = JSON.parse(line) as { url: string; pid: number; leaseOwner: string };
     return { url: parsed.url, leaseOwner: parsed.leaseOwner };
   });
@@ -51,19 +51,36 @@ export function startFixture(options: FixtureOptions): Promise<ServerProcess> {
 
 /** The real entry point, src/cli.ts (the built-in demo unless TOOLGATE_CONFIG is set), on a random port. */
 export function startCli(database: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  return start(['src/cli.ts'], { TOOLGATE_DB: database, HOST: '127.0.0.1', PORT: '0', ...env }, (line) => {
-    const match = / at (http:\/\/\S+\/graphql)/.exec(line);
-    return match ? { url: match[1]!, leaseOwner: null } : null;
-  });
+  return start(['--import', 'tsx', 'src/cli.ts'], { ...cliEnv(database), ...env }, cliListening);
 }
 
+/**
+ * A compiled entry point (`npm run build`'s `<out>/src/cli.js`) with plain node, as one deploys it, from `cwd`:
+ * the built-in demo on a random port.
+ */
+export function startBuiltCli(entry: string, database: string, cwd: string): Promise<ServerProcess> {
+  return start([entry], cliEnv(database), cliListening, cwd);
+}
+
+function cliEnv(database: string): Record<string, string> {
+  return { TOOLGATE_DB: database, HOST: '127.0.0.1', PORT: '0' };
+}
+
+/** The CLI's "serving … at <url>" log line. */
+function cliListening(line: string): { url: string; leaseOwner: null } | null {
+  const match = / at (http:\/\/\S+\/graphql)/.exec(line);
+  return match ? { url: match[1]!, leaseOwner: null } : null;
+}
+
+/** `node <nodeArgs>` from `cwd`, until `ready` finds its URL in a line of its stdout. */
 async function start(
-  args: string[],
+  nodeArgs: string[],
   env: Record<string, string>,
   ready: (line: string) => { url: string; leaseOwner: string | null } | null,
+  cwd = ROOT,
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, nodeArgs, {
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
