@@ -51,10 +51,6 @@ async function main(): Promise<void> {
     pubsub,
   });
   const url = await server.listen(port, host);
-  log.info(
-    { url, database: storage.shown, config: loaded?.file ?? null },
-    `serving ${loaded ? loaded.file : 'the built-in demo'} at ${url} (database ${storage.shown})`,
-  );
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -76,8 +72,14 @@ async function main(): Promise<void> {
       },
     );
   };
+  // Before the line that says it serves: whoever waits for that line may signal at once, and a signal with no
+  // handler yet ends the process without its shutdown.
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  log.info(
+    { url, database: storage.shown, config: loaded?.file ?? null },
+    `serving ${loaded ? loaded.file : 'the built-in demo'} at ${url} (database ${storage.shown})`,
+  );
 }
 
 // A config error is one line on stderr, without a stack; anything else is a fatal log line with its stack.

@@ -89,6 +89,19 @@ describe('the CLI on SIGTERM', () => {
   const temp = tempDir();
   afterAll(() => temp.cleanup());
 
+  it('signalled the moment it says it serves, it shuts down cleanly (six processes at once): exit 0, not killed', async () => {
+    // A supervisor may send SIGTERM as soon as it reads the "serving" line; the handler must be in place by then.
+    const runs = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        startCli({ TOOLGATE_DB: join(temp.dir, `early-${i}.db`) }).then(async (cli) => {
+          cli.process.kill('SIGTERM');
+          return { code: await cli.exited, shutdown: cli.output().includes('SIGTERM, shutting down') };
+        }),
+      ),
+    );
+    expect(runs).toEqual(Array.from({ length: 6 }, () => ({ code: 0, shutdown: true })));
+  }, 60_000);
+
   it(
     'closes WebSockets with 1001, ends its MCP servers, exits 0, and the paused turn is still PAUSED after a restart',
     { timeout: 120_000 },

@@ -208,7 +208,7 @@ describe("SIGKILL between the recorded answer and the tool's start", { timeout: 
   it.skipIf(TEST_BACKEND === 'postgres')(
     "inside the fsync of the tool's start record: the call never runs; after the restart it is reported unknown, and the turn goes on",
     async () => {
-      const first = await startFixture({ ...base, crashInSyncAfter: 'toolStarting' });
+      const first = await startFixture({ ...base, crashInToolStartSync: true });
       const { turn } = await startTurn(first, 'confirm', 'append delta');
       expect(await answerDuringCrash(first, turn.pendingElicitations[0].id)).toBe('connection lost');
       expect((await first.exited).signal).toBe('SIGKILL');
