@@ -44,15 +44,13 @@ export function confirmationRequest(tool: ToolDefinition, call: ToolCall): Elici
   return {
     message: `Allow the agent to run "${tool.label}"? ${describe(tool)}`,
     requestedSchema: structuredClone(CONFIRMATION_SCHEMA),
-    _meta: {
-      [META_TOOL_CALL_KEY]: {
-        name: call.name,
-        toolId: call.toolId,
-        arguments: call.arguments,
-        annotations: tool.annotations,
-      },
-    },
+    _meta: { [META_TOOL_CALL_KEY]: toolCallMeta(tool, call) },
   };
+}
+
+/** What `_meta` holds under META_TOOL_CALL_KEY: the call as it would run, and the tool's annotations. */
+export function toolCallMeta(tool: ToolDefinition, call: ToolCall): JsonObject {
+  return { name: call.name, toolId: call.toolId, arguments: call.arguments, annotations: tool.annotations };
 }
 
 /** The paused turn's `text`: a prose question from the trusted definitions, for clients that ignore elicitations. */

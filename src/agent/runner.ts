@@ -21,6 +21,7 @@ import { GrantLapsedError, LeaseLostError, type StepAnswer, type Store } from '.
 import type { Model, ModelMessage } from '../models/model.js';
 import type { Tool } from '../tools/tool.js';
 import { closeStep } from './closing.js';
+import { checkedElicitationRequest } from './elicitation-request.js';
 import { ListenerRegistry, ToolPreExecuteEvent } from './event.js';
 import type { LifecycleEvent, LifecycleObserver } from './lifecycle.js';
 import { TurnLeases, type LeaseOptions } from './lease.js';
@@ -513,11 +514,13 @@ export class AgentRunner {
         structuredClone(toolCall),
       );
       await this.options.listeners.dispatch(event);
-      const request = event.getElicitationRequest();
       if (event.isVetoed()) {
         step.calls.push({ toolCall, outcome: { kind: 'vetoed', reason: event.getVetoReason() ?? 'vetoed' } });
         continue;
       }
+      // Throws for a request that is not an MCP form elicitation: the turn then fails, as when a listener throws.
+      const given = event.getElicitationRequest();
+      const request = given && checkedElicitationRequest(given, tool, toolCall);
       // A call that would ask runs unasked when the user remembered an approval of this tool, as defined now.
       const hash = request ? definitionHash(tool) : '';
       const grant = request && event.isGrantable() ? await this.#coveringGrant(turn, agent, tool, hash) : null;

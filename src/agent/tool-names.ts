@@ -14,13 +14,20 @@ export class ToolNames {
   constructor(tools: ToolDefinition[]) {
     const counts = new Map<string, number>();
     for (const tool of tools) counts.set(tool.name, (counts.get(tool.name) ?? 0) + 1);
-    for (const tool of tools) {
-      let name =
-        counts.get(tool.name) === 1 && VALID.test(tool.name) ? tool.name : modelSafe(`${tool.source}_${tool.name}`);
+    const ownName = (tool: ToolDefinition) => counts.get(tool.name) === 1 && VALID.test(tool.name);
+    // Two passes: every tool that can keep its own name has it before any prefixed name is made, so a prefixed name
+    // (`a_search` for a:search) never takes the own name of another tool (x:a_search).
+    for (const tool of tools.filter(ownName)) this.#assign(tool.id, tool.name);
+    for (const tool of tools.filter((tool) => !ownName(tool))) {
+      let name = modelSafe(`${tool.source}_${tool.name}`);
       if (this.#toTool.has(name)) name = modelSafe(`${name}_${hash(tool.id)}`);
-      this.#toModel.set(tool.id, name);
-      this.#toTool.set(name, tool.id);
+      this.#assign(tool.id, name);
     }
+  }
+
+  #assign(toolId: string, name: string): void {
+    this.#toModel.set(toolId, name);
+    this.#toTool.set(name, toolId);
   }
 
   modelName(toolId: string): string {

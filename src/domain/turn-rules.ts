@@ -39,7 +39,8 @@ export function decideThread(
   request: { threadId: string | null; agentId: string },
   found: ThreadRecord | null,
 ): ThreadDecision {
-  if (!request.threadId) return { kind: 'new' };
+  // An empty id is an id like any other: no thread has it (NOT_FOUND), it does not mean "a new thread".
+  if (request.threadId === null) return { kind: 'new' };
   if (!found) return { kind: 'refuse', code: 'NOT_FOUND' };
   if (found.agentId !== request.agentId) return { kind: 'refuse', code: 'WRONG_AGENT' };
   return { kind: 'existing', thread: found };

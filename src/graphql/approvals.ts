@@ -5,7 +5,7 @@ import type { ApprovalGrantRecord, GrantUseRecord } from '../domain/records.js';
 import { AgentRef } from './agents.js';
 import { builder } from './builder.js';
 import { ApprovalGrantScopeEnum, ElicitationRef } from './elicitations.js';
-import { clampFirst, PageInfoRef } from './node.js';
+import { clampFirst, optionalId, PageInfoRef } from './node.js';
 import { connection, ThreadRef } from './threads.js';
 import { TurnRef } from './turns.js';
 import { userError, UserErrorRef, type UserError } from './user-errors.js';
@@ -129,8 +129,8 @@ builder.queryField('approvalGrants', (t) =>
         await ctx.services.store.listApprovalGrants(
           ctx.viewer.id,
           {
-            agentId: args.agentId ? String(args.agentId) : null,
-            threadId: args.threadId ? String(args.threadId) : null,
+            agentId: optionalId(args.agentId),
+            threadId: optionalId(args.threadId),
             activeOnly: args.includeInactive !== true,
           },
           ctx.services.clock().toISOString(),

@@ -4,6 +4,7 @@ import { editAllowed } from '../agent/gating.js';
 import { MAX_GRANT_TTL_SECONDS } from '../domain/grants.js';
 import { elicitationStatusAt } from '../domain/expiry.js';
 import type {
+  Agent,
   ElicitationAnswer,
   ElicitationRecord,
   JsonObject,
@@ -14,7 +15,7 @@ import type { GraphQLContext } from './builder.js';
 import { ToolAnnotationsRef } from './agents.js';
 import { builder } from './builder.js';
 import { startWith } from './live.js';
-import { clampFirst, NodeRef, PageInfoRef } from './node.js';
+import { clampFirst, NodeRef, optionalId, PageInfoRef } from './node.js';
 import { connection } from './threads.js';
 import { knownRead } from './shared-reads.js';
 import { PAUSED_WITH, TurnRef } from './turns.js';
@@ -167,7 +168,7 @@ ElicitationRef.implement({
       description:
         'Whether an ACCEPT may carry remember: false for a call that asks every time (ALWAYS, or a listener asking ' +
         'for reasons of its own).',
-      resolve: (e) => rememberable(e),
+      resolve: async (e, _args, ctx) => rememberable(e, await ctx.loaders.agent(e.agentId)),
     }),
     resolvedBy: t.exposeString('resolvedBy', {
       nullable: true,
@@ -235,8 +236,8 @@ builder.queryFields((t) => ({
       const page = await ctx.services.store.listElicitations(
         ctx.viewer.id,
         {
-          threadId: args.threadId ? String(args.threadId) : null,
-          agentId: args.agentId ? String(args.agentId) : null,
+          threadId: optionalId(args.threadId),
+          agentId: optionalId(args.agentId),
           statuses: args.status ?? null,
         },
         ctx.services.clock().toISOString(),
@@ -254,7 +255,7 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const page = await ctx.services.store.listPendingElicitations(
         ctx.viewer.id,
-        { threadId: args.threadId ? String(args.threadId) : null, agentId: args.agentId ? String(args.agentId) : null },
+        { threadId: optionalId(args.threadId), agentId: optionalId(args.agentId) },
         ctx.services.clock().toISOString(),
         clampFirst(args.first, 50, 200),
         args.after ?? null,
@@ -352,9 +353,13 @@ builder.mutationField('resolveElicitation', (t) =>
   }),
 );
 
-/** Whether an ACCEPT of this request may remember its approval (decided when it was asked: ElicitationToolCall.grantable). */
-function rememberable(elicitation: ElicitationRecord): boolean {
-  return Boolean(elicitation.toolCall.definitionHash && elicitation.toolCall.grantable);
+/**
+ * Whether an ACCEPT of this request may remember its approval: it could when it was asked (ElicitationToolCall.grantable)
+ * and the tool is not set to ALWAYS now (an admin may have set it since; such a tool never takes a grant).
+ */
+function rememberable(elicitation: ElicitationRecord, agent: Agent | null): boolean {
+  const { definitionHash, grantable, toolId } = elicitation.toolCall;
+  return Boolean(definitionHash && grantable) && agent?.toolConfirmation[toolId] !== 'ALWAYS';
 }
 
 /**
@@ -375,8 +380,8 @@ async function checkEditAndRemember(
     return userError('INVALID_INPUT', `${field} can only be given with ACCEPT.`, ['input', field]);
   }
   const { toolId, name } = elicitation.toolCall;
+  const agent = await ctx.services.store.getAgent(elicitation.agentId);
   if (edited != null) {
-    const agent = await ctx.services.store.getAgent(elicitation.agentId);
     const tool = agent && (await ctx.services.tools.toolOf(agent, toolId));
     if (agent && !editAllowed(agent, toolId)) {
       return userError('FORBIDDEN', `Editing the arguments of ${name} is turned off for this agent (allowEdit).`, [
@@ -405,7 +410,7 @@ async function checkEditAndRemember(
         'ttlSeconds',
       ]);
     }
-    if (!rememberable(elicitation)) {
+    if (!rememberable(elicitation, agent)) {
       return userError(
         'INVALID_INPUT',
         `The approval of ${name} cannot be remembered: it asks every time (ALWAYS, or a policy of its own), or was ` +
@@ -435,8 +440,8 @@ builder.subscriptionField('elicitationRequested', (t) =>
     },
     subscribe: async (_root, args, ctx) => {
       const { services, viewer } = ctx;
-      const threadId = args.threadId ? String(args.threadId) : null;
-      const agentId = args.agentId ? String(args.agentId) : null;
+      const threadId = optionalId(args.threadId);
+      const agentId = optionalId(args.agentId);
       const other = (e: ElicitationRecord) =>
         (threadId !== null && e.threadId !== threadId) || (agentId !== null && e.agentId !== agentId);
       // Listen first, then (with includePending) catch up on the requests already pending: a client that subscribes

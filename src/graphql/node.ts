@@ -21,6 +21,14 @@ export const PageInfoRef = builder.objectRef<{ hasNextPage: boolean; endCursor: 
   }),
 });
 
+/**
+ * An optional ID argument as the stores take it: null when not given. An empty string is an id like any other (one
+ * that nothing has: a filter by it matches nothing, a thread by it is NOT_FOUND), never taken for "not given".
+ */
+export function optionalId(id: string | number | null | undefined): string | null {
+  return id === null || id === undefined ? null : String(id);
+}
+
 /** `first` within 0..max; a caller asking for more gets max. */
 export function clampFirst(first: number | null | undefined, fallback: number, max: number): number {
   if (first === null || first === undefined) return fallback;

@@ -1,7 +1,7 @@
 import type { MessageRecord, Page, ThreadRecord, ToolCall } from '../domain/records.js';
 import { AgentRef } from './agents.js';
 import { builder } from './builder.js';
-import { clampFirst, NodeRef, PageInfoRef } from './node.js';
+import { clampFirst, NodeRef, optionalId, PageInfoRef } from './node.js';
 import { TurnRef } from './turns.js';
 
 const MessageRoleEnum = builder.enumType('MessageRole', { values: ['SYSTEM', 'USER', 'ASSISTANT', 'TOOL'] as const });
@@ -87,7 +87,7 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const page = await ctx.services.store.listThreads(
         ctx.viewer.id,
-        args.agentId ? String(args.agentId) : null,
+        optionalId(args.agentId),
         clampFirst(args.first, 20, 100),
         args.after ?? null,
       );

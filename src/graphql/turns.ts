@@ -6,7 +6,7 @@ import { ElicitationRef } from './elicitations.js';
 import { startWith } from './live.js';
 import { knownRead, readOnce } from './shared-reads.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../domain/text.js';
-import { NodeRef } from './node.js';
+import { NodeRef, optionalId } from './node.js';
 import { MessageRef, ThreadRef } from './threads.js';
 import { userError, UserErrorRef, type UserError } from './user-errors.js';
 
@@ -139,7 +139,7 @@ builder.mutationField('startTurn', (t) =>
       const result = await services.runner.startTurn({
         agentId: String(input.agentId),
         ownerId: viewer.id,
-        threadId: input.threadId ? String(input.threadId) : null,
+        threadId: optionalId(input.threadId),
         message: input.message,
         background: input.background ?? false,
       });

@@ -21,6 +21,20 @@ describe('ToolNames', () => {
     expect(names.toolId('search')).toBeUndefined();
   });
 
+  it("never gives a tool's own valid, unique name to another tool's prefixed name, whatever the order", () => {
+    for (const tools of [
+      [from('a', 'search'), from('b', 'search'), from('x', 'a_search')],
+      [from('x', 'a_search'), from('a', 'search'), from('b', 'search')],
+    ]) {
+      const names = new ToolNames(tools);
+      expect(names.modelName('x:a_search')).toBe('a_search');
+      expect(names.toolId('a_search')).toBe('x:a_search');
+      expect(names.modelName('a:search')).toMatch(/^a_search_[0-9a-f]{8}$/);
+      expect(names.toolId(names.modelName('a:search'))).toBe('a:search');
+      expect(names.modelName('b:search')).toBe('b_search');
+    }
+  });
+
   it('makes API-invalid names valid', () => {
     const names = new ToolNames([from('fs', 'read.file'), from('x', 'ü'.repeat(70))]);
     expect(names.modelName('fs:read.file')).toBe('fs_read_file');

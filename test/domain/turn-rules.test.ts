@@ -13,6 +13,10 @@ describe('decideThread: where a new turn goes', () => {
     expect(decideThread({ threadId: null, agentId: 'demo' }, null)).toEqual({ kind: 'new' });
   });
 
+  it('an empty thread id is a thread id (of no thread), not "no thread id": NOT_FOUND', () => {
+    expect(decideThread({ threadId: '', agentId: 'demo' }, null)).toEqual({ kind: 'refuse', code: 'NOT_FOUND' });
+  });
+
   it('continues the named thread of the same agent', () => {
     expect(decideThread({ threadId: 'thr_1', agentId: 'demo' }, thread)).toEqual({ kind: 'existing', thread });
   });

@@ -304,6 +304,26 @@ describe('remember is refused with a clear error, and nothing is recorded', () =
     expect(s.tools.count('edit_note')).toBe(1);
   });
 
+  it('for a tool set to ALWAYS after it asked: canRemember turns false and remember is refused (no inert grant)', async () => {
+    await open();
+    const { elicitationId, turn } = await pending();
+    const canRemember = async () =>
+      (await gql(`query($id: ID!) { elicitation(id: $id) { canRemember } }`, { id: elicitationId })).elicitation
+        .canRemember;
+    expect(await canRemember()).toBe(true);
+    const updated = await gql(
+      `mutation($input: UpdateAgentInput!) { updateAgent(input: $input) { userErrors { code } } }`,
+      { input: { agentId: AGENT_ID, toolConfirmation: [{ toolId: TOOL_ID, mode: 'ALWAYS' }] } },
+    );
+    expect(updated.updateAgent.userErrors).toEqual([]);
+    expect(await canRemember()).toBe(false);
+    const result = await answer({ elicitationId, action: 'ACCEPT', remember: { scope: 'AGENT', ttlSeconds: 600 } });
+    expect(result.userErrors).toEqual([
+      { code: 'INVALID_INPUT', message: expect.stringContaining('ALWAYS'), field: ['input', 'remember'] },
+    ]);
+    await expectNothingRecorded(elicitationId, turn.id);
+  });
+
   it.each([0, -1, THIRTY_DAYS + 1])('ttlSeconds %i: INVALID_INPUT on input.remember.ttlSeconds', async (ttlSeconds) => {
     await open();
     const { elicitationId, turn } = await pending();

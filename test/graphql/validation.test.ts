@@ -115,6 +115,8 @@ describe('NOT_FOUND', () => {
       'NOT_FOUND',
       ['input', 'threadId'],
     ],
+    // Empty is an id that no thread has, not "no thread": a new thread would quietly drop the conversation.
+    ['an empty thread id', { agentId: AGENT_ID, threadId: '', message: 'hi' }, 'NOT_FOUND', ['input', 'threadId']],
     ['an unknown agent', { agentId: 'nobody', message: 'hi' }, 'NOT_FOUND', ['input', 'agentId']],
     ['an empty message', { agentId: AGENT_ID, message: '   ' }, 'INVALID_INPUT', ['input', 'message']],
   ])('startTurn with %s', async (_label, input, code, field) => {
@@ -130,6 +132,25 @@ describe('NOT_FOUND', () => {
     expect(result.userErrors).toEqual([{ code, field }]);
     expect(dataOf(await s.h.gql('{ threads { edges { node { id } } } }')).threads.edges.length).toBe(threadsBefore);
     await expectUnchanged();
+  });
+});
+
+describe('filters by an empty id match nothing (not "no filter")', () => {
+  it.each([
+    ['pendingElicitations(threadId: "")', '{ pendingElicitations(threadId: "") { totalCount } }'],
+    ['pendingElicitations(agentId: "")', '{ pendingElicitations(agentId: "") { totalCount } }'],
+    ['elicitations(threadId: "")', '{ elicitations(threadId: "") { totalCount } }'],
+    ['threads(agentId: "")', '{ threads(agentId: "") { edges { node { id } } } }'],
+  ])('%s', async (_label, query) => {
+    const data = dataOf(await s.h.gql(query)) as Record<string, any>;
+    const [result] = Object.values(data);
+    if ('totalCount' in result) expect(result.totalCount).toBe(0);
+    else expect(result.edges).toEqual([]);
+    // The same query without the filter finds this file's paused turn: the empty filter is what empties it.
+    const unfiltered = dataOf(await s.h.gql(query.replace(/\((agent|thread)Id: ""\)/, ''))) as Record<string, any>;
+    const [all] = Object.values(unfiltered);
+    if ('totalCount' in all) expect(all.totalCount).toBeGreaterThan(0);
+    else expect(all.edges.length).toBeGreaterThan(0);
   });
 });
 

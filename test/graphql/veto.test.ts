@@ -1,8 +1,10 @@
 // Vetoes and listeners through the GraphQL API: a vetoed call never runs, the model is told why and goes on.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ElicitRequestFormParamsSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolPreExecuteEvent, ToolPreExecuteListener } from '../../src/agent/event.js';
+import { dataOf } from '../support/harness.js';
 import { call, callStep, startScenario, textStep, toolTexts, type Scenario } from '../support/scenario.js';
 import { toolMessageFor } from '../support/transcript.js';
 
@@ -204,4 +206,71 @@ describe('listener order', () => {
     expect(texts[0]).toMatch(/^Execution of read_note failed: /);
     await s.expectConsistent(thread.id);
   });
+});
+
+describe("a listener's own confirmation request", () => {
+  const PENDING = '{ pendingElicitations { totalCount edges { node { id message _meta mcpRequest } } } }';
+
+  it('without _meta (optional in MCP): the turn pauses with it, _meta gains the call, and its answer runs the tool', async () => {
+    const ask: ToolPreExecuteListener = {
+      priority: 50,
+      onToolPreExecute(event) {
+        // A plugin is plain JavaScript: nothing makes it pass _meta.
+        event.setElicitationRequest({
+          message: 'A second pair of eyes, please.',
+          requestedSchema: { type: 'object', properties: { reviewer: { type: 'string' } }, required: ['reviewer'] },
+        } as never);
+      },
+    };
+    s = await startScenario({
+      tools: TOOLS,
+      listeners: [ask],
+      script: [callStep(call('edit_note', { id: 'n1' })), textStep('edited')],
+    });
+    const { turn } = await s.start('edit n1');
+    expect(turn.status).toBe('PAUSED');
+    const listed = dataOf(await s.h.gql(PENDING)).pendingElicitations;
+    expect(listed.totalCount).toBe(1);
+    const node = listed.edges[0].node;
+    expect(node.message).toBe('A second pair of eyes, please.');
+    expect(node._meta['toolgate.dev/tool_call']).toMatchObject({ name: 'edit_note', arguments: { id: 'n1' } });
+    expect(ElicitRequestFormParamsSchema.safeParse(node.mcpRequest).success).toBe(true);
+    const answered = await s.resolve(node.id, 'ACCEPT', { reviewer: 'bob' });
+    expect(answered.userErrors).toEqual([]);
+    expect(answered.turn.status).toBe('COMPLETED');
+    expect(s.tools.count('edit_note')).toBe(1);
+  });
+
+  it.each([
+    [
+      'a nested property in requestedSchema',
+      { message: 'ok?', requestedSchema: { type: 'object', properties: { a: { type: 'object' } } } },
+      'requestedSchema.properties.a',
+    ],
+    ['no message', { requestedSchema: { type: 'object', properties: {} } }, 'message'],
+    ['not an object', 'please confirm', 'expected an object'],
+  ])(
+    'that is not an MCP form elicitation (%s): the turn fails, nothing runs, the API still answers',
+    async (_label, request, named) => {
+      const errors: unknown[] = [];
+      s = await startScenario({
+        tools: TOOLS,
+        onError: (error) => errors.push(error),
+        listeners: [{ onToolPreExecute: (event) => event.setElicitationRequest(request as never) }],
+        script: [callStep(call('edit_note', { id: 'n1' })), textStep('never')],
+      });
+      const { turn, thread } = await s.start('edit n1');
+      expect(turn.status).toBe('FAILED');
+      expect(turn.error).toBe('The turn failed because of an internal error.');
+      expect(toolTexts(turn.messages)).toEqual([expect.stringMatching(/^Execution of edit_note failed: /)]);
+      expect(s.tools.count('edit_note')).toBe(0);
+      // The log names the tool and what is wrong; the API, polled by clients, keeps answering.
+      expect(String(errors[0])).toContain(
+        'The confirmation request a listener set for t:edit_note is not an MCP form elicitation',
+      );
+      expect(String(errors[0])).toContain(named);
+      expect(dataOf(await s.h.gql(PENDING)).pendingElicitations.totalCount).toBe(0);
+      await s.expectConsistent(thread.id);
+    },
+  );
 });

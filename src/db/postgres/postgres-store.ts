@@ -290,7 +290,7 @@ export class PostgresStore implements Store {
     first: number,
     after: string | null,
   ): Promise<Page<ThreadRecord>> {
-    const { rows } = await run(this.pool, Q.threadPage, [ownerId, agentId || null, decodeCursor(after), first + 1]);
+    const { rows } = await run(this.pool, Q.threadPage, [ownerId, agentId, decodeCursor(after), first + 1]);
     return buildPage(rows.map(withSeq), first, threadRecord);
   }
 
@@ -435,7 +435,7 @@ export class PostgresStore implements Store {
         let superseded: TurnRecord | null = null;
         // The thread's row lock: two turns started on one thread at once go one after the other, and the second
         // sees the first's turn as active.
-        const found = input.threadId
+        const found = input.threadId !== null
           ? (await run(client, Q.lockOwnedThread, [input.threadId, input.ownerId])).rows[0]
           : undefined;
         const where = decideThread(input, found ? threadRecord(found) : null);

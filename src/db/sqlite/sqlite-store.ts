@@ -344,7 +344,7 @@ export class SqliteStore implements Store {
     after: string | null,
   ): Promise<Page<ThreadRecord>> {
     const afterSeq = decodeCursor(after);
-    const rows = this.#q.threadPage.all({ ownerId, agentId: agentId || null, after: afterSeq, limit: first + 1 });
+    const rows = this.#q.threadPage.all({ ownerId, agentId, after: afterSeq, limit: first + 1 });
     return buildPage(rows, first, threadRecord);
   }
 
@@ -433,7 +433,7 @@ export class SqliteStore implements Store {
     after: string | null,
   ): Promise<Page<ElicitationRecord> & { totalCount: number }> {
     const afterSeq = decodeCursor(after);
-    const queries = this.#auditQueries(filter.statuses ?? null, Boolean(filter.threadId), Boolean(filter.agentId));
+    const queries = this.#auditQueries(filter.statuses ?? null, filter.threadId != null, filter.agentId != null);
     const params = { ownerId, now, threadId: filter.threadId ?? null, agentId: filter.agentId ?? null };
     const rows = queries.page.all({ ...params, after: afterSeq, limit: first + 1 });
     const count = totalCount(afterSeq, rows.length, first, () => queries.count.get(params)!.count);
@@ -471,7 +471,7 @@ export class SqliteStore implements Store {
       if (!agent) return { ok: false, code: 'AGENT_NOT_FOUND' };
       let thread: ThreadRecord;
       let superseded: TurnRecord | null = null;
-      const found = input.threadId
+      const found = input.threadId !== null
         ? this.#q.ownedThread.get({ id: input.threadId, ownerId: input.ownerId })
         : undefined;
       const where = decideThread(input, found ? threadRecord(found) : null);
@@ -815,8 +815,8 @@ export class SqliteStore implements Store {
         and(
           eq(approvalGrants.ownerId, ownerId),
           gt(approvalGrants.seq, decodeCursor(after)),
-          filter.agentId ? eq(approvalGrants.agentId, filter.agentId) : undefined,
-          filter.threadId ? eq(approvalGrants.threadId, filter.threadId) : undefined,
+          filter.agentId != null ? eq(approvalGrants.agentId, filter.agentId) : undefined,
+          filter.threadId != null ? eq(approvalGrants.threadId, filter.threadId) : undefined,
           // ACTIVE as grantStateAt reads it: not revoked, not yet expired.
           filter.activeOnly ? and(isNull(approvalGrants.revokedAt), gt(approvalGrants.expiresAt, now)) : undefined,
         ),
