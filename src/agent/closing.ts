@@ -1,4 +1,4 @@
-import { answerInstructions, toolText } from './messages.js';
+import { answerInstructions, calledName, toolText } from './messages.js';
 import type { CloseReason, ElicitationAnswer, GateOutcome, PendingStep, ToolMessageDraft } from '../domain/records.js';
 
 /**
@@ -13,7 +13,7 @@ export function closeStep(
 ): ToolMessageDraft[] {
   return step.calls.map(({ toolCall, outcome }) => ({
     toolCallId: toolCall.id,
-    text: closingText(toolCall.name, outcome),
+    text: closingText(calledName(toolCall), outcome),
   }));
 
   function closingText(name: string, outcome: GateOutcome): string {

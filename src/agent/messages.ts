@@ -18,6 +18,11 @@ export const toolText = {
     `Execution of ${name} did not run: the user's remembered approval of it was revoked or expired before it started. Call it again to ask the user.`,
 };
 
+/** `{name}` in a TOOL text: the name the model called the tool by (docs/design.md, "Tool names"). */
+export function calledName(call: Pick<ToolCall, 'name' | 'modelName'>): string {
+  return call.modelName ?? call.name;
+}
+
 /** The instructions of an answer (ACCEPT or DECLINE), when given and not blank. */
 export function answerInstructions(answer: ElicitationAnswer | null | undefined): string | null {
   const instructions = answer?.content?.instructions;

@@ -25,7 +25,7 @@ import { checkedElicitationRequest } from './elicitation-request.js';
 import { ListenerRegistry, ToolPreExecuteEvent } from './event.js';
 import type { LifecycleEvent, LifecycleObserver } from './lifecycle.js';
 import { TurnLeases, type LeaseOptions } from './lease.js';
-import { answerInstructions, pausedQuestion, toolText, turnErrors } from './messages.js';
+import { answerInstructions, calledName, pausedQuestion, toolText, turnErrors } from './messages.js';
 import { ToolNames } from './tool-names.js';
 
 /** Resolves an agent's tools (by its tool ids) to runnable tools. */
@@ -387,8 +387,12 @@ export class AgentRunner {
           const given = call.id ? toStorableText(call.id) : '';
           const id = given && !usedIds.has(given) ? given : newId('call');
           usedIds.add(id);
-          const name = byId.get(toolId)?.name ?? toStorableText(call.name);
-          return { id, name, toolId: toStorableText(toolId), arguments: toStorableJson(call.arguments) };
+          const calledAs = toStorableText(call.name);
+          const name = byId.get(toolId)?.name ?? calledAs;
+          const toolCall: ToolCall = { id, name, toolId: toStorableText(toolId), arguments: toStorableJson(call.arguments) };
+          // The model's name for it where that is not the tool's own (prefixed, made valid): its TOOL texts use it.
+          if (calledAs !== name) toolCall.modelName = calledAs;
+          return toolCall;
         });
         const answerText = response.text === null ? null : toStorableText(response.text);
         await this.options.checkpoint?.('modelAnswered', { turnId: turn.id });
@@ -431,8 +435,8 @@ export class AgentRunner {
       open.map((call) => ({
         toolCallId: call.id,
         text: unfinished.has(call.id)
-          ? toolText.interrupted(call.name)
-          : toolText.failed(call.name, 'the turn stopped before it ran'),
+          ? toolText.interrupted(calledName(call))
+          : toolText.failed(calledName(call), 'the turn stopped before it ran'),
       })),
       this.#now(),
       this.#leases.owner,
@@ -503,7 +507,7 @@ export class AgentRunner {
     for (const toolCall of calls) {
       const tool = tools.get(toolCall.toolId);
       if (!tool) {
-        step.calls.push({ toolCall, outcome: { kind: 'rejected', text: toolText.unknownTool(toolCall.name) } });
+        step.calls.push({ toolCall, outcome: { kind: 'rejected', text: toolText.unknownTool(calledName(toolCall)) } });
         continue;
       }
       const event = new ToolPreExecuteEvent(
@@ -586,7 +590,7 @@ export class AgentRunner {
       if (answered.has(toolCall.id)) continue; // answered before a crash: never twice
       const say = (text: string) => this.#answerCall(turn.id, toolCall.id, text);
       if (outcome.kind === 'vetoed') {
-        await say(toolText.denied(toolCall.name, outcome.reason));
+        await say(toolText.denied(calledName(toolCall), outcome.reason));
         continue;
       }
       if (outcome.kind === 'rejected') {
@@ -604,8 +608,8 @@ export class AgentRunner {
         // Only an ACCEPT runs a confirmed call; anything else (DECLINE, or no answer at all) does not.
         await say(
           answer?.action === 'DECLINE'
-            ? toolText.declined(toolCall.name, instructions)
-            : toolText.cancelledByUser(toolCall.name),
+            ? toolText.declined(calledName(toolCall), instructions)
+            : toolText.cancelledByUser(calledName(toolCall)),
         );
         continue;
       }
@@ -626,7 +630,7 @@ export class AgentRunner {
         );
         await this.options.listeners.dispatch(event);
         if (event.isVetoed()) {
-          await say(toolText.denied(toolCall.name, event.getVetoReason() ?? 'vetoed'));
+          await say(toolText.denied(calledName(toolCall), event.getVetoReason() ?? 'vetoed'));
           continue;
         }
       }
@@ -647,7 +651,7 @@ export class AgentRunner {
   ): Promise<void> {
     const store = this.#store;
     if (!tool) {
-      await this.#answerCall(turn.id, toolCall.id, toolText.unknownTool(toolCall.name));
+      await this.#answerCall(turn.id, toolCall.id, toolText.unknownTool(calledName(toolCall)));
       return;
     }
     await this.options.checkpoint?.('toolStarting', {
@@ -661,13 +665,13 @@ export class AgentRunner {
     } catch (error) {
       if (!(error instanceof GrantLapsedError)) throw error;
       // Revoked (or expired) between the gate and now: it does not run; the model may call it again, which asks.
-      await this.#answerCall(turn.id, toolCall.id, toolText.grantLapsed(toolCall.name));
+      await this.#answerCall(turn.id, toolCall.id, toolText.grantLapsed(calledName(toolCall)));
       return;
     }
     if (!started) {
       await store.finishTool(
         turn.id,
-        { toolCallId: toolCall.id, text: toolText.interrupted(toolCall.name) },
+        { toolCallId: toolCall.id, text: toolText.interrupted(calledName(toolCall)) },
         this.#now(),
         this.#leases.owner,
       );
@@ -687,10 +691,10 @@ export class AgentRunner {
         toolCallId: toolCall.id,
       });
       if (result.isError) outcome = 'error';
-      text = toStorableText(result.isError ? toolText.failed(toolCall.name, result.text) : result.text);
+      text = toStorableText(result.isError ? toolText.failed(calledName(toolCall), result.text) : result.text);
     } catch (error) {
       outcome = 'error';
-      text = toStorableText(toolText.failed(toolCall.name, errorMessage(error)));
+      text = toStorableText(toolText.failed(calledName(toolCall), errorMessage(error)));
     }
     const durationMs = performance.now() - toolStarted;
     await this.options.checkpoint?.('toolReturned', {
@@ -698,8 +702,8 @@ export class AgentRunner {
       toolCallId: toolCall.id,
       toolName: toolCall.name,
     });
-    if (how.edited) text = `${toolText.edited(toolCall.name, toolCall.arguments)}\n\n${text}`;
-    if (how.instructions) text = `${text}\n\n${toolText.acceptedInstructions(toolCall.name, how.instructions)}`;
+    if (how.edited) text = `${toolText.edited(calledName(toolCall), toolCall.arguments)}\n\n${text}`;
+    if (how.instructions) text = `${text}\n\n${toolText.acceptedInstructions(calledName(toolCall), how.instructions)}`;
     await store.finishTool(turn.id, { toolCallId: toolCall.id, text }, this.#now(), this.#leases.owner);
     this.#emitChanged(turn);
     this.#observe({ type: 'toolFinished', turn, toolCall, outcome, durationMs });

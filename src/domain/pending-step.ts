@@ -14,6 +14,7 @@ const toolCall = z.object({
   name: z.string(),
   toolId: z.string(),
   arguments: z.record(z.string(), z.unknown()),
+  modelName: z.string().optional(),
 });
 
 const gateOutcome = z.discriminatedUnion('kind', [

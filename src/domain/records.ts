@@ -80,6 +80,11 @@ export interface ToolCall {
   name: string;
   toolId: string;
   arguments: JsonObject;
+  /**
+   * The name the model called the tool by, where it is not `name` (prefixed where two sources share a name, or made
+   * valid for the model's API); absent otherwise. TOOL message texts name the call by it.
+   */
+  modelName?: string;
 }
 
 export interface ChatMessage {

@@ -38,6 +38,12 @@ describe('loadPendingStep', () => {
     expect(loadPendingStep(JSON.parse(current), 'trn_new')).toEqual(JSON.parse(current));
   });
 
+  it("keeps a call's modelName (the name the model called it by, for its TOOL texts)", () => {
+    const toolCall = { id: 'c', name: 'edit.note', toolId: 't:edit.note', arguments: {}, modelName: 't_edit_note' };
+    const stored = { version: 1, calls: [{ toolCall, outcome: { kind: 'run' } }] };
+    expect(loadPendingStep(stored, 't').calls[0]!.toolCall.modelName).toBe('t_edit_note');
+  });
+
   it('what is written reads back the same', () => {
     const step: PendingStep = loadPendingStep(JSON.parse(UNVERSIONED), 't');
     expect(loadPendingStep(JSON.parse(JSON.stringify(step)), 't')).toEqual(step);
