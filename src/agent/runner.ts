@@ -389,7 +389,12 @@ export class AgentRunner {
           usedIds.add(id);
           const calledAs = toStorableText(call.name);
           const name = byId.get(toolId)?.name ?? calledAs;
-          const toolCall: ToolCall = { id, name, toolId: toStorableText(toolId), arguments: toStorableJson(call.arguments) };
+          const toolCall: ToolCall = {
+            id,
+            name,
+            toolId: toStorableText(toolId),
+            arguments: toStorableJson(call.arguments),
+          };
           // The model's name for it where that is not the tool's own (prefixed, made valid): its TOOL texts use it.
           if (calledAs !== name) toolCall.modelName = calledAs;
           return toolCall;

@@ -435,9 +435,10 @@ export class PostgresStore implements Store {
         let superseded: TurnRecord | null = null;
         // The thread's row lock: two turns started on one thread at once go one after the other, and the second
         // sees the first's turn as active.
-        const found = input.threadId !== null
-          ? (await run(client, Q.lockOwnedThread, [input.threadId, input.ownerId])).rows[0]
-          : undefined;
+        const found =
+          input.threadId !== null
+            ? (await run(client, Q.lockOwnedThread, [input.threadId, input.ownerId])).rows[0]
+            : undefined;
         const where = decideThread(input, found ? threadRecord(found) : null);
         if (where.kind === 'refuse') return { ok: false, code: where.code };
         if (where.kind === 'existing') {

@@ -471,9 +471,8 @@ export class SqliteStore implements Store {
       if (!agent) return { ok: false, code: 'AGENT_NOT_FOUND' };
       let thread: ThreadRecord;
       let superseded: TurnRecord | null = null;
-      const found = input.threadId !== null
-        ? this.#q.ownedThread.get({ id: input.threadId, ownerId: input.ownerId })
-        : undefined;
+      const found =
+        input.threadId !== null ? this.#q.ownedThread.get({ id: input.threadId, ownerId: input.ownerId }) : undefined;
       const where = decideThread(input, found ? threadRecord(found) : null);
       if (where.kind === 'refuse') return { ok: false, code: where.code };
       if (where.kind === 'existing') {
