@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Entry point: reads the environment, starts the server, stops it cleanly on SIGINT/SIGTERM.
 import './node-env.js'; // first: modules are evaluated in import order
+import { listenFailure } from './config/connection-errors.js';
 import { ConfigError, loadConfigFile } from './config/load.js';
 import { openStorage, storageTarget } from './storage.js';
 import { openPubSub } from './events/index.js';
@@ -13,8 +14,9 @@ let logger: Logger | undefined;
 async function main(): Promise<void> {
   // First: a bad LOG_LEVEL is a config error like any other.
   const log = (logger = createLogger());
-  const host = process.env.HOST ?? '127.0.0.1';
-  const port = Number(process.env.PORT ?? 4000);
+  const host = process.env.HOST || '127.0.0.1';
+  // Empty is unset, as for every other variable (Number('') would be 0: a random port).
+  const port = Number(process.env.PORT || 4000);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ConfigError(`PORT: "${process.env.PORT}" is not a port number`);
   const loaded = process.env.TOOLGATE_CONFIG ? loadConfigFile(process.env.TOOLGATE_CONFIG) : null;
@@ -32,25 +34,34 @@ async function main(): Promise<void> {
     webhooks: loaded?.config.webhooks?.map(({ url, events }) => ({ url, events })),
   };
   const { target, where } = storageTarget(selection);
-  const storage = await openStorage(target, where, selection);
   // TOOLGATE_REDIS (or the config's `pubsub` section): Redis between instances, checked now; else in process.
   const pubsub = await openPubSub({
     config: loaded?.config.pubsub,
     configFile: loaded?.file ?? null,
     env: process.env,
     logger: log,
-  }).catch(async (error: unknown) => {
-    await storage.close();
-    throw error;
   });
+  // The database opens last, once the config passed every check: a refused start creates and migrates nothing.
+  let shown = '';
   const server = await createServer({
     config: loaded?.config,
     configFile: loaded?.file ?? null,
-    storage,
+    storage: async () => {
+      const storage = await openStorage(target, where, selection);
+      shown = storage.shown;
+      return storage;
+    },
     logger: log,
     pubsub,
+  }).catch(async (error: unknown) => {
+    await pubsub.close();
+    throw error;
   });
-  const url = await server.listen(port, host);
+  const url = await server.listen(port, host).catch(async (error: unknown) => {
+    await server.close();
+    const failure = listenFailure(error, host, port);
+    throw failure ? new ConfigError(failure) : error;
+  });
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -77,8 +88,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   log.info(
-    { url, database: storage.shown, config: loaded?.file ?? null },
-    `serving ${loaded ? loaded.file : 'the built-in demo'} at ${url} (database ${storage.shown})`,
+    { url, database: shown, config: loaded?.file ?? null },
+    `serving ${loaded ? loaded.file : 'the built-in demo'} at ${url} (database ${shown})`,
   );
 }
 

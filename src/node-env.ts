@@ -3,4 +3,4 @@
 // imported, and outside production checks every type test for a second copy of graphql (about 5 % of the CPU of a
 // pendingElicitations query, docs/bench.md); graphql-ws then closes a socket on an internal error with "Internal
 // server error" instead of the error's message. An explicit NODE_ENV (development, test) is left as it is.
-process.env.NODE_ENV ??= 'production';
+process.env.NODE_ENV ||= 'production';

@@ -13,6 +13,7 @@ import { demoConfig } from './config/demo.js';
 import { loadPlugins } from './config/plugins.js';
 import type { ToolgateConfig } from './config/schema.js';
 import { openStorage, type Storage } from './storage.js';
+import type { DemoEntities } from './domain/demo-entities.js';
 import type { SyncFile } from './db/sqlite/wal-sync.js';
 import { openPubSub, type ToolgatePubSub } from './events/index.js';
 import { createRunnerEventPublisher } from './events/runner-events.js';
@@ -56,8 +57,12 @@ export interface ServerOptions {
    * database). Ignored when `storage` is given.
    */
   database?: string;
-  /** A store opened by the caller (openStorage, src/storage.ts); the server closes it. */
-  storage?: Storage;
+  /**
+   * A store opened by the caller (openStorage, src/storage.ts), or how to open it; the server closes it. Given as a
+   * function, it is called once the config has passed every check (tool ids, plugins, MCP servers, Redis): a config
+   * refused at start creates no database file and migrates nothing (the CLI does this).
+   */
+  storage?: Storage | (() => Promise<Storage>);
   /** Listeners from code, beside those of plugin modules and the confirmation listener. */
   listeners?: ToolPreExecuteListener[];
   /** Models by id that replace or add to the config's (tests: a scripted model with a script). */
@@ -142,37 +147,41 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
   const ruleProblems = argumentRuleConfigProblems(config.agents, where);
   if (ruleProblems.length > 0) throw new ConfigError(ruleProblems.join('\n'));
 
-  const storage =
-    options.storage ??
-    (await openStorage(options.database ?? ':memory:', 'database', {
-      sqlite: { synchronous: options.synchronous, syncFile: options.syncFile },
-      webhooks: webhookSubscriptions(webhookEndpoints),
-    }));
-  // A store opened by the caller writes the events of the endpoints it was opened with: they must be the config's.
-  if (!sameSubscriptions(storage.webhooks.subscriptions, webhookSubscriptions(webhookEndpoints))) {
-    await storage.close();
-    throw new Error(
-      "createServer: the storage was opened without the config's webhooks; pass them to openStorage (selection.webhooks)",
-    );
-  }
-  const { store } = storage;
-  const clock = options.clock ?? storage.clock;
+  // A storage the caller opened is closed when the start fails, like one opened here.
+  const given = typeof options.storage === 'object' ? options.storage : null;
+  const openStore =
+    typeof options.storage === 'function'
+      ? options.storage
+      : () =>
+          openStorage(options.database ?? ':memory:', 'database', {
+            sqlite: { synchronous: options.synchronous, syncFile: options.syncFile },
+            webhooks: webhookSubscriptions(webhookEndpoints),
+          });
+  let storage: Storage | null = given;
 
-  // Models and plugins before tool sources: a config error there stops the start before any MCP server is spawned.
+  // Models, plugins, tool sources, Redis, then the database: every check the config can fail comes before anything
+  // is created or migrated there. Models and plugins before tool sources: no MCP server is spawned for a config
+  // that fails there.
   const models = new Map<string, Model>();
-  for (const [id, modelConfig] of Object.entries(config.models)) {
-    if (!options.models?.[id]) models.set(id, createModel(modelConfig, `${where}: models.${id}`));
-  }
-  for (const [id, model] of Object.entries(options.models ?? {})) models.set(id, model);
-  const pluginListeners = await loadPlugins(config.plugins, configFile);
+  const pluginListeners = await (async () => {
+    for (const [id, modelConfig] of Object.entries(config.models)) {
+      if (!options.models?.[id]) models.set(id, createModel(modelConfig, `${where}: models.${id}`));
+    }
+    for (const [id, model] of Object.entries(options.models ?? {})) models.set(id, model);
+    return loadPlugins(config.plugins, configFile);
+  })().catch(async (error: unknown) => {
+    await given?.close();
+    throw error;
+  });
 
-  // All sources start in parallel; sources given in code replace the config's of the same id.
+  // All sources start in parallel; sources given in code replace the config's of the same id. The demo source's
+  // entities live in the database, opened below: it reaches them only when a tool runs.
   const replaced = new Set((options.toolSources ?? []).map((source) => source.id));
   const sources = await createToolSources(
     Object.fromEntries(Object.entries(config.toolSources).filter(([id]) => !replaced.has(id))),
-    { demoEntities: storage.demoEntities, configFile },
+    { demoEntities: demoEntitiesOf(() => storage), configFile },
   ).catch(async (error: unknown) => {
-    await storage.close();
+    await given?.close();
     throw error;
   });
   for (const source of options.toolSources ?? []) sources.set(source.id, source);
@@ -183,7 +192,7 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
     .then((listed) => checkAgentTools(config, where, listed))
     .catch(async (error: unknown) => {
       await tools.close();
-      await storage.close();
+      await given?.close();
       throw error;
     });
 
@@ -192,9 +201,27 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
     options.pubsub ??
     (await openPubSub({ config: config.pubsub, configFile: where, logger, onError }).catch(async (error: unknown) => {
       await tools.close();
-      await storage.close();
+      await given?.close();
       throw error;
     }));
+
+  try {
+    storage ??= await openStore();
+    // A store opened by the caller writes the events of the endpoints it was opened with: they must be the config's.
+    if (!sameSubscriptions(storage.webhooks.subscriptions, webhookSubscriptions(webhookEndpoints))) {
+      throw new Error(
+        "createServer: the storage was opened without the config's webhooks; pass them to openStorage (selection.webhooks)",
+      );
+    }
+  } catch (error) {
+    await tools.close();
+    if (!options.pubsub) await pubsub.close();
+    await storage?.close();
+    throw error;
+  }
+  const opened: Storage = storage;
+  const { store } = opened;
+  const clock = options.clock ?? opened.clock;
 
   const now = clock().toISOString();
   for (const agent of config.agents) await store.syncAgent(agentFromConfig(agent), now);
@@ -334,7 +361,7 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
     logger,
     ...options.webhookDelivery,
   });
-  const stopListening = storage.webhooks.onWritten(() => deliverer.nudge());
+  const stopListening = opened.webhooks.onWritten(() => deliverer.nudge());
   deliverer.start();
 
   return {
@@ -377,7 +404,7 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
       // After the turns: what they published until now still reached the subscribers of other instances (Redis).
       await pubsub.close();
       await tools.close();
-      await storage.close();
+      await opened.close();
     },
   };
 }
@@ -406,5 +433,19 @@ function agentFromConfig(agent: ToolgateConfig['agents'][number]): Agent {
     maxIterations: agent.maxIterations,
     // toolConfirmation, and issue 15's argument rules and allowEdit
     ...gatingFromConfig(agent),
+  };
+}
+
+/** The demo entities of a storage opened after the tool sources were made (a tool runs only once it is open). */
+function demoEntitiesOf(storage: () => Storage | null): DemoEntities {
+  const entities = () => {
+    const opened = storage();
+    if (!opened) throw new Error('the database is not open yet');
+    return opened.demoEntities;
+  };
+  return {
+    list: () => entities().list(),
+    create: (name) => entities().create(name),
+    delete: (ids) => entities().delete(ids),
   };
 }

@@ -70,8 +70,17 @@ export function storageTarget(selection: StorageSelection): { target: string; wh
 export async function openStorage(target: string, where: string, selection: StorageSelection = {}): Promise<Storage> {
   const { outbox, signal: webhooks } = webhookOutbox(selection.webhooks ?? []);
   if (!isPostgresUrl(target)) {
-    const sqlite = openDatabase({ path: target });
-    const store = new SqliteStore(sqlite, { ...selection.sqlite, webhooks: outbox });
+    // A path that cannot be a database (a directory in the way, no permission, a file of something else, a database
+    // of a newer release) is one line naming where it came from, like an unreachable PostgreSQL.
+    let sqlite: ReturnType<typeof openDatabase> | null = null;
+    let store: SqliteStore;
+    try {
+      sqlite = openDatabase({ path: target });
+      store = new SqliteStore(sqlite, { ...selection.sqlite, webhooks: outbox });
+    } catch (error) {
+      sqlite?.close();
+      throw new ConfigError(`${where}: the SQLite database ${target} cannot be opened (${firstLine(error)})`);
+    }
     return {
       store,
       demoEntities: sqliteDemoEntities(sqlite, (work) => store.transaction(work)),

@@ -16,3 +16,16 @@ export function socketFailure(error: unknown): string | null {
 export function firstLine(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
 }
+
+/**
+ * Why the server could not listen on HOST:PORT, as the one-line start error naming the variable at fault; null for
+ * anything else (a fault of ours, reported with its stack).
+ */
+export function listenFailure(error: unknown, host: string, port: number): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'EADDRINUSE') return `PORT: ${port} is already in use on ${host}`;
+  if (code === 'EACCES') return `PORT: listening on ${host}:${port} is not permitted to this process (EACCES)`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `HOST: "${host}" is not a known host name`;
+  if (code === 'EADDRNOTAVAIL') return `HOST: "${host}" is not an address of this machine`;
+  return null;
+}

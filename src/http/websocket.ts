@@ -2,7 +2,8 @@
 // Every operation goes through Yoga's envelop (Yoga's documented graphql-ws recipe), so parsing, validation
 // rules (limits), error masking and the context are the same as over HTTP. The viewer is authenticated once,
 // at connection_init, from connectionParams.authorization.
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { GraphQLError, type ExecutionArgs } from 'graphql';
 import type { YogaServerInstance } from 'graphql-yoga';
 import type { Context, ServerOptions } from 'graphql-ws';
@@ -74,11 +75,13 @@ interface EnvelopedRoot {
 }
 
 export function attachWebSocket(options: WebSocketOptions): WebSocketTransport {
-  const wsServer = new WebSocketServer({
-    server: options.httpServer,
-    path: options.path,
-    maxPayload: options.maxPayload,
-  });
+  // Upgrades reach it from our own listener (ws's noServer mode) rather than through its `server` option, which
+  // also re-emits the HTTP server's own errors (a port in use at listen) as the WebSocket server's, and graphql-ws
+  // then prints them to stderr as an internal error of its own.
+  const wsServer = new WebSocketServer({ noServer: true, path: options.path, maxPayload: options.maxPayload });
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) =>
+    wsServer.handleUpgrade(request, socket, head, (ws) => wsServer.emit('connection', ws, request));
+  options.httpServer.on('upgrade', onUpgrade);
   const accepted = new Set<GraphqlWsContext>();
   const graphqlWs = useServer<Record<string, unknown>, ConnectionExtra>(
     countedOptions(
@@ -115,7 +118,8 @@ export function attachWebSocket(options: WebSocketOptions): WebSocketTransport {
             }),
         ),
       );
-      // Sends 1001 "Going away" to every client, then stops the WebSocket server (no new upgrades).
+      // No new upgrades (the HTTP server then refuses them); 1001 "Going away" to every client; the server stops.
+      options.httpServer.off('upgrade', onUpgrade);
       const disposed = graphqlWs.dispose();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([

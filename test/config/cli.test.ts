@@ -2,6 +2,7 @@
 // MCP server process left behind; a good one serves and ends its MCP servers when stopped.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -36,6 +37,7 @@ afterEach(() => {
 
 /** `npx tsx src/cli.ts` as a user runs it, or `node --import tsx src/cli.ts` when the test sends it signals. */
 function startCli(configFile: string, env: Record<string, string> = {}, via: 'npx' | 'node' = 'npx') {
+  const database = env.TOOLGATE_DB ?? join(dir, `${Math.random()}.db`);
   const [command, args] =
     via === 'npx'
       ? (['npx', ['tsx', 'src/cli.ts']] as const)
@@ -46,7 +48,7 @@ function startCli(configFile: string, env: Record<string, string> = {}, via: 'np
     env: {
       ...process.env,
       TOOLGATE_CONFIG: configFile,
-      TOOLGATE_DB: join(dir, `${Math.random()}.db`),
+      TOOLGATE_DB: database,
       PORT: '0',
       HOST: '127.0.0.1',
       ...env,
@@ -67,7 +69,7 @@ function startCli(configFile: string, env: Record<string, string> = {}, via: 'np
       resolve({ code, signal, ...out });
     }),
   );
-  return { child, out, done };
+  return { child, out, done, database };
 }
 
 function writeConfig(name: string, config: unknown): string {
@@ -115,10 +117,12 @@ describe('toolgate CLI with a bad config', () => {
       ...scripted,
       agents: [{ id: 'a', name: 'A', model: 'm', pauseTtlSeconds: -5 }],
     });
-    const run = await startCli(file).done;
+    const cli = startCli(file);
+    const run = await cli.done;
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(`toolgate: ${file}: agents[0].pauseTtlSeconds: Too small: expected number to be >=1\n`);
     expect(run.stdout).toBe('');
+    expect(existsSync(cli.database)).toBe(false);
   });
 
   it('names a missing env: secret of a model, before any MCP server starts', async () => {
@@ -135,22 +139,25 @@ describe('toolgate CLI with a bad config', () => {
       toolSources: { notes: notesSource(pidFile) },
       agents: [{ id: 'a', name: 'A', model: 'm', tools: ['notes:*'] }],
     });
-    const run = await startCli(file).done;
+    const cli = startCli(file);
+    const run = await cli.done;
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
       `toolgate: ${file}: models.m.apiKey: the environment variable TOOLGATE_TEST_UNSET_KEY is not set\n`,
     );
     expect(existsSync(pidFile)).toBe(false);
+    expect(existsSync(cli.database)).toBe(false);
   });
 
-  it('names a tool id that the MCP server does not list, and ends the MCP server it started', async () => {
+  it('names a tool id that the MCP server does not list, ends the MCP server it started, creates no database', async () => {
     const pidFile = join(dir, 'pids-tool');
     const file = writeConfig('unknown-tool.json', {
       ...scripted,
       toolSources: { notes: notesSource(pidFile) },
       agents: [{ id: 'a', name: 'A', model: 'm', tools: ['notes:read_note', 'notes:read_notes'] }],
     });
-    const run = await startCli(file).done;
+    const cli = startCli(file);
+    const run = await cli.done;
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
       new RegExp(
@@ -159,6 +166,8 @@ describe('toolgate CLI with a bad config', () => {
     );
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
     await until(() => !alive(pid), 'the MCP server to end');
+    // Checked before the database opens: a refused start leaves no file behind, and migrates nothing.
+    expect(existsSync(cli.database)).toBe(false);
   });
 
   it('an invalid LOG_LEVEL: one line naming it and the allowed levels, exit 1', async () => {
@@ -177,11 +186,43 @@ describe('toolgate CLI with a bad config', () => {
       toolSources: { fs: { type: 'mcp', command: 'toolgate-no-such-mcp-server' } },
       agents: [{ id: 'a', name: 'A', model: 'm', tools: ['fs:*'] }],
     });
-    const run = await startCli(file).done;
+    const cli = startCli(file);
+    const run = await cli.done;
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
       `toolgate: ${file}: toolSources.fs: cannot start the MCP server (toolgate-no-such-mcp-server): spawn toolgate-no-such-mcp-server ENOENT\n`,
     );
+    expect(existsSync(cli.database)).toBe(false);
+  });
+});
+
+describe('toolgate CLI where it cannot open its database or listen', () => {
+  const fine = () => writeConfig('fine-start.json', { ...scripted, agents: [{ id: 'a', name: 'A', model: 'm' }] });
+
+  it('TOOLGATE_DB naming a file that is not a database: one line naming it, exit 1, the file untouched', async () => {
+    const notADatabase = join(dir, 'notes.txt');
+    writeFileSync(notADatabase, 'not a database, and long enough to be read as one: '.repeat(20));
+    const before = readFileSync(notADatabase);
+    const run = await startCli(fine(), { TOOLGATE_DB: notADatabase }).done;
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `toolgate: TOOLGATE_DB: the SQLite database ${notADatabase} cannot be opened (file is not a database)\n`,
+    );
+    expect(run.stdout).toBe('');
+    expect(readFileSync(notADatabase)).toEqual(before);
+  });
+
+  it('a PORT in use: one line naming it, exit 1, nothing else on stderr', async () => {
+    const taken = createNetServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const run = await startCli(fine(), { PORT: String(port) }).done;
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(`toolgate: PORT: ${port} is already in use on 127.0.0.1\n`);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 });
 

@@ -66,6 +66,26 @@ describe('the CLI on PostgreSQL', { timeout: 120_000 }, () => {
     );
   });
 
+  it('a config refused at start (an agent naming a tool no source lists) leaves the database as it was: no tables', async () => {
+    database = await freshPostgresDatabase();
+    const file = join(temp.dir, 'refused.json');
+    const agents = [{ ...demoConfig.agents[0]!, tools: ['demo:no_such_tool'] }];
+    writeFileSync(file, JSON.stringify({ ...demoConfig, agents, database: { url: database.url } }));
+    const run = await runCli({ TOOLGATE_CONFIG: file }).done;
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^toolgate: .*agents\[0\]\.tools\[0\]: no tool source lists "demo:no_such_tool"/);
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')",
+      );
+      expect(rows[0].n).toBe(0);
+    } finally {
+      await client.end();
+    }
+  });
+
   it("serves the demo on the config's database: migrated at start, a pause stored there, SIGTERM ends it", async () => {
     database = await freshPostgresDatabase();
     const file = join(temp.dir, 'postgres.json');
