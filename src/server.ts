@@ -132,6 +132,23 @@ export interface ToolgateServer {
 }
 
 export async function createServer(options: ServerOptions): Promise<ToolgateServer> {
+  // What the start has opened so far (a storage the caller opened included), closed in reverse order when a later
+  // step fails: no MCP server process, Redis connection or database handle outlives a failed start.
+  const opened: (() => Promise<void>)[] = [];
+  const given = typeof options.storage === 'object' ? options.storage : null;
+  if (given) opened.push(() => given.close());
+  try {
+    return await startServer(options, (close) => opened.push(close));
+  } catch (error) {
+    for (const close of opened.reverse()) await close().catch(() => {});
+    throw error;
+  }
+}
+
+async function startServer(
+  options: ServerOptions,
+  closeOnFailure: (close: () => Promise<void>) => void,
+): Promise<ToolgateServer> {
   const config = options.config ?? demoConfig;
   const configFile = options.configFile ?? null;
   const where = configFile ?? '<config>';
@@ -147,8 +164,6 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
   const ruleProblems = argumentRuleConfigProblems(config.agents, where);
   if (ruleProblems.length > 0) throw new ConfigError(ruleProblems.join('\n'));
 
-  // A storage the caller opened is closed when the start fails, like one opened here.
-  const given = typeof options.storage === 'object' ? options.storage : null;
   const openStore =
     typeof options.storage === 'function'
       ? options.storage
@@ -157,22 +172,17 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
             sqlite: { synchronous: options.synchronous, syncFile: options.syncFile },
             webhooks: webhookSubscriptions(webhookEndpoints),
           });
-  let storage: Storage | null = given;
+  let storage: Storage | null = typeof options.storage === 'object' ? options.storage : null;
 
   // Models, plugins, tool sources, Redis, then the database: every check the config can fail comes before anything
   // is created or migrated there. Models and plugins before tool sources: no MCP server is spawned for a config
   // that fails there.
   const models = new Map<string, Model>();
-  const pluginListeners = await (async () => {
-    for (const [id, modelConfig] of Object.entries(config.models)) {
-      if (!options.models?.[id]) models.set(id, createModel(modelConfig, `${where}: models.${id}`));
-    }
-    for (const [id, model] of Object.entries(options.models ?? {})) models.set(id, model);
-    return loadPlugins(config.plugins, configFile);
-  })().catch(async (error: unknown) => {
-    await given?.close();
-    throw error;
-  });
+  for (const [id, modelConfig] of Object.entries(config.models)) {
+    if (!options.models?.[id]) models.set(id, createModel(modelConfig, `${where}: models.${id}`));
+  }
+  for (const [id, model] of Object.entries(options.models ?? {})) models.set(id, model);
+  const pluginListeners = await loadPlugins(config.plugins, configFile);
 
   // All sources start in parallel; sources given in code replace the config's of the same id. The demo source's
   // entities live in the database, opened below: it reaches them only when a tool runs.
@@ -180,44 +190,31 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
   const sources = await createToolSources(
     Object.fromEntries(Object.entries(config.toolSources).filter(([id]) => !replaced.has(id))),
     { demoEntities: demoEntitiesOf(() => storage), configFile },
-  ).catch(async (error: unknown) => {
-    await given?.close();
-    throw error;
-  });
+  );
   for (const source of options.toolSources ?? []) sources.set(source.id, source);
   const tools = new ToolRegistry(sources);
+  closeOnFailure(() => tools.close());
   // An agent naming a tool that no source lists is a config error; the started sources stop again.
-  await tools
-    .allTools()
-    .then((listed) => checkAgentTools(config, where, listed))
-    .catch(async (error: unknown) => {
-      await tools.close();
-      await given?.close();
-      throw error;
-    });
+  checkAgentTools(config, where, await tools.allTools());
 
   // Redis, when the config names it, is reached now: an unreachable one stops the start (one line, like a config error).
-  const pubsub =
-    options.pubsub ??
-    (await openPubSub({ config: config.pubsub, configFile: where, logger, onError }).catch(async (error: unknown) => {
-      await tools.close();
-      await given?.close();
-      throw error;
-    }));
+  let pubsub = options.pubsub;
+  if (!pubsub) {
+    const own = await openPubSub({ config: config.pubsub, configFile: where, logger, onError });
+    closeOnFailure(() => own.close());
+    pubsub = own;
+  }
 
-  try {
-    storage ??= await openStore();
-    // A store opened by the caller writes the events of the endpoints it was opened with: they must be the config's.
-    if (!sameSubscriptions(storage.webhooks.subscriptions, webhookSubscriptions(webhookEndpoints))) {
-      throw new Error(
-        "createServer: the storage was opened without the config's webhooks; pass them to openStorage (selection.webhooks)",
-      );
-    }
-  } catch (error) {
-    await tools.close();
-    if (!options.pubsub) await pubsub.close();
-    await storage?.close();
-    throw error;
+  if (!storage) {
+    const own = await openStore();
+    closeOnFailure(() => own.close());
+    storage = own;
+  }
+  // A store opened by the caller writes the events of the endpoints it was opened with: they must be the config's.
+  if (!sameSubscriptions(storage.webhooks.subscriptions, webhookSubscriptions(webhookEndpoints))) {
+    throw new Error(
+      "createServer: the storage was opened without the config's webhooks; pass them to openStorage (selection.webhooks)",
+    );
   }
   const opened: Storage = storage;
   const { store } = opened;
@@ -379,6 +376,8 @@ export async function createServer(options: ServerOptions): Promise<ToolgateServ
         httpServer.once('error', reject);
         httpServer.listen(port, host, () => {
           httpServer.off('error', reject);
+          // Later errors of the listening socket (an accept failure) are faults to log, not a crash of the process.
+          httpServer.on('error', onError);
           resolve();
         });
       });

@@ -157,6 +157,9 @@ describe('ACCEPT with remember', () => {
     const [listed] = await grants();
     expect(listed.uses).toEqual([{ toolCallId: callId, startedAt: expect.any(String), turn: { id: again.turn.id } }]);
     expect(listed.uses[0].startedAt >= grant.createdAt).toBe(true);
+    // A filter by an empty id is a filter by an id nothing has, not no filter.
+    expect(await grants({ threadId: '' })).toEqual([]);
+    expect(await grants({ agentId: '' })).toEqual([]);
 
     const elsewhere = await send('edit n3');
     expect(elsewhere.turn.status).toBe('PAUSED');
