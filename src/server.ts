@@ -1,4 +1,5 @@
 // Wires the parts: store, tools, models, listeners, the loop, pub/sub and the GraphQL API on one node:http server.
+import { foreignBrowserRequest } from './http/local-browser-guard.js';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
@@ -314,7 +315,16 @@ async function startServer(
 
   // The approval inbox (/inbox) and the page at `/` are static files: answered before Yoga and its plugins.
   const inbox = createInboxSite(options.inboxBuildDir);
+  // Local mode: a page of another site, reaching loopback through the user's browser, is refused before anything
+  // else (src/http/local-browser-guard.ts); with tokens there is no ambient credential for it to use.
+  const foreign = !options.authenticator && !config.auth ? foreignBrowserRequest : () => null;
   const httpServer = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
+    const refusal = foreign(req.headers);
+    if (refusal) {
+      res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(`${refusal}\n`);
+      return;
+    }
     if (inbox.handles(req)) {
       inbox.serve(req, res).catch((error: unknown) => {
         onError(error);
@@ -327,6 +337,7 @@ async function startServer(
   });
   const webSockets = attachWebSocket({
     httpServer,
+    refuse: (request) => foreign(request.headers),
     yoga,
     authenticator: auth,
     path: '/graphql',

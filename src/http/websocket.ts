@@ -25,6 +25,8 @@ export interface WebSocketOptions {
   keepAliveMs?: number;
   /** Connections opened and closed (info), operations started (debug). */
   logger?: Logger;
+  /** Why an upgrade is refused before the handshake (403), or null to go on. */
+  refuse?: (request: IncomingMessage) => string | null;
 }
 
 /** What the WebSocket transport carries now (read by the metrics at scrape time). */
@@ -79,8 +81,17 @@ export function attachWebSocket(options: WebSocketOptions): WebSocketTransport {
   // also re-emits the HTTP server's own errors (a port in use at listen) as the WebSocket server's, and graphql-ws
   // then prints them to stderr as an internal error of its own.
   const wsServer = new WebSocketServer({ noServer: true, path: options.path, maxPayload: options.maxPayload });
-  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) =>
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const refusal = options.refuse?.(request);
+    if (refusal) {
+      socket.end(
+        `HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n` +
+          `Content-Length: ${Buffer.byteLength(refusal)}\r\n\r\n${refusal}`,
+      );
+      return;
+    }
     wsServer.handleUpgrade(request, socket, head, (ws) => wsServer.emit('connection', ws, request));
+  };
   options.httpServer.on('upgrade', onUpgrade);
   const accepted = new Set<GraphqlWsContext>();
   const graphqlWs = useServer<Record<string, unknown>, ConnectionExtra>(

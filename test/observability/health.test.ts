@@ -193,11 +193,11 @@ describe('/readyz during shutdown', () => {
       query: 'mutation { startTurn(input: {agentId: "demo", message: "list entities"}) { turn { status } } }',
     });
     socket.write(
-      `POST /graphql HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
     await model.started(1);
     const closed = closing.close();
-    socket.write('GET /readyz HTTP/1.1\r\nHost: t\r\n\r\n');
+    socket.write('GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
     await new Promise((resolve) => setTimeout(resolve, 100));
     // The turn lists the entities (two model calls), then the responses go out in order and the server stops.
     model.release();
