@@ -19,7 +19,13 @@ import type { SyncFile } from './db/sqlite/wal-sync.js';
 import { openPubSub, type ToolgatePubSub } from './events/index.js';
 import { createRunnerEventPublisher } from './events/runner-events.js';
 import type { GraphQLContext } from './graphql/builder.js';
-import { createAuthenticator, isLoopbackHost, viewerOrThrow, type Authenticator } from './http/auth.js';
+import {
+  createAuthenticator,
+  isLoopbackHost,
+  useAuthenticationFirst,
+  viewerOrThrow,
+  type Authenticator,
+} from './http/auth.js';
 import { armorPlugins } from './http/armor.js';
 import { useBodyLimit } from './http/body-limit.js';
 import { renderBundledGraphiQL } from './http/graphiql.js';
@@ -280,7 +286,8 @@ async function startServer(
     landingPage: false,
     graphiql: exposed.graphiql,
     renderGraphiQL: renderBundledGraphiQL,
-    maskedErrors: true,
+    // Never the original error or its stack for a client, whatever NODE_ENV says (Yoga adds them for "development").
+    maskedErrors: { isDev: false },
     // Liveness: 200 from Yoga's first plugin, before any limit or auth. Readiness: useReadiness below.
     healthCheckEndpoint: HEALTH_PATH,
     // Yoga reports what it masks to our log, with the stack; the client still gets "Unexpected error." only.
@@ -297,6 +304,8 @@ async function startServer(
       ...(metrics
         ? [useMetricsEndpoint({ metrics, access: metricsAccess, authenticator: auth, onError }), metrics.yogaPlugin]
         : []),
+      // Before parsing and validation: a client without a valid token learns nothing of the schema.
+      useAuthenticationFirst(auth, () => metrics?.refusedCredentials()),
       ...armorPlugins({ introspection: exposed.introspection }),
       useBodyLimit(limits.maxRequestBytes),
       useListBudget(schema, limits.maxListItems),

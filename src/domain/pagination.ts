@@ -8,12 +8,15 @@ export function encodeCursor(seq: number): string {
 
 /**
  * The position after which a page starts: 0 (the start) without a cursor. A malformed cursor reads as the start:
- * cursors are opaque, and a bad one must not fail the query.
+ * cursors are opaque, and a bad one must not fail the query. One past the largest safe integer reads as the end.
  */
 export function decodeCursor(cursor: string | null): number {
   if (!cursor) return 0;
   const match = /^seq:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString());
-  return match ? Number(match[1]) : 0;
+  if (!match) return 0;
+  // Past any row a store can hold: an empty page. Unclamped, 1e+23 reached PostgreSQL as a bigint it cannot read.
+  const seq = Number(match[1]);
+  return Number.isSafeInteger(seq) ? seq : Number.MAX_SAFE_INTEGER;
 }
 
 /** A page from the rows a store read for it: up to `first` of them, and one more if there is a next page. */

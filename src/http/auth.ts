@@ -2,6 +2,7 @@
 // section. One Authenticator serves HTTP (the Authorization header) and WebSocket (connectionParams.authorization).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
+import type { Plugin } from 'graphql-yoga';
 import { GraphQLError } from 'graphql';
 import { ConfigError, resolveSecret } from '../config/load.js';
 import type { ToolgateConfig } from '../config/schema.js';
@@ -81,6 +82,21 @@ export function viewerOrThrow(auth: Authenticator, authorization: string | null 
   const viewer = auth.authenticate(authorization);
   if (!viewer) throw unauthenticatedError();
   return viewer;
+}
+
+/**
+ * The credentials of an HTTP request checked as soon as its GraphQL params are read, before the document is parsed
+ * and validated: without a valid token a client learns nothing of the schema (a validation error would name types
+ * and fields, also with introspection off). The context factory then knows the request is authenticated.
+ */
+export function useAuthenticationFirst(auth: Authenticator, onRefused?: () => void): Plugin {
+  return {
+    onParams({ request }) {
+      if (auth.authenticate(request.headers.get('authorization'))) return;
+      onRefused?.();
+      throw unauthenticatedError();
+    },
+  };
 }
 
 /**

@@ -37,6 +37,8 @@ export interface ToolgateMetrics {
   readonly observer: LifecycleObserver;
   /** Yoga's prometheus plugin on this registry: GraphQL request count, duration, errors and HTTP duration. */
   readonly yogaPlugin: Plugin;
+  /** Counts an HTTP request refused for its credentials (401), before its document was parsed. */
+  refusedCredentials(): void;
   /** The WebSocket gauges read `activity` from now on (the transport starts after the metrics). */
   watchWebSockets(activity: WebSocketActivity): void;
   /** The text of /metrics: this server's metrics and the process's, in Prometheus text format. */
@@ -106,6 +108,11 @@ export function createMetrics(options: MetricsOptions): ToolgateMetrics {
     help: "A tool's own run time (interrupted runs are not measured), by tool id",
     labelNames: ['tool'],
     buckets: TOOL_BUCKETS,
+    registers,
+  });
+  const unauthenticated = new Counter({
+    name: 'toolgate_http_unauthenticated_total',
+    help: 'GraphQL requests over HTTP refused for missing or invalid credentials (401), before their document was parsed',
     registers,
   });
   const turnsStarted = new Counter({
@@ -201,6 +208,7 @@ export function createMetrics(options: MetricsOptions): ToolgateMetrics {
     registry,
     observer,
     yogaPlugin,
+    refusedCredentials: () => unauthenticated.inc(),
     contentType: registry.contentType,
     watchWebSockets(activity) {
       webSockets = activity;

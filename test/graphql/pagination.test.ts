@@ -122,3 +122,20 @@ describe('threads', () => {
     expect(rest.edges.map((e: any) => e.node.id)).toEqual(threadIds.slice(1));
   });
 });
+
+describe('cursors a client made up', () => {
+  // Cursors are opaque: a malformed one reads as the start, one past any row as the end; neither fails the query.
+  const cursor = (text: string) => Buffer.from(text).toString('base64url');
+
+  it.each([
+    ['a position beyond any integer the stores hold', cursor('seq:99999999999999999999999'), 0],
+    ['a position past the last row', cursor('seq:9007199254740991'), 0],
+    ['not a cursor at all', 'not-a-cursor', COUNT + 1],
+  ])('%s: no error', async (_label, after, threads) => {
+    const result = await s.h.gql(THREADS, { first: 100, after });
+    expect(result.errors).toBeUndefined();
+    expect(dataOf(result).threads.edges).toHaveLength(threads);
+    const pending = await s.h.gql(PENDING, { first: 100, after });
+    expect(pending.errors).toBeUndefined();
+  });
+});

@@ -85,10 +85,26 @@ describe('bearer tokens over HTTP', () => {
     expect(await after.json()).toEqual(await before.json());
   });
 
+  it.each([
+    ['an unknown field (POST)', { query: '{ webhookDeliveries { edges { node { secret } } } }' }],
+    ['a field of the wrong argument type (POST)', { query: '{ thread(id: 1.5) { id } }' }],
+    ['a syntax error (POST)', { query: '{ viewer { id ' }],
+  ])('without a token, %s is 401 too: nothing of the schema is told', async (_label, body) => {
+    const response = await post(body, {});
+    expect(response.status).toBe(401);
+    const text = await response.text();
+    expect(JSON.parse(text).errors.map((e: any) => e.extensions.code)).toEqual(['UNAUTHENTICATED']);
+    expect(text).not.toMatch(/WebhookDelivery|Cannot query|Float|Syntax Error/);
+  });
+
   it('refuses queries over GET and subscriptions over SSE without a token as well', async () => {
     const get = await fetch(`${h.url}?query=${encodeURIComponent('{ viewer { id } }')}`);
     expect(get.status).toBe(401);
     expect((await get.json()).errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    // An invalid one as well: no validation error naming a type.
+    const invalid = await fetch(`${h.url}?query=${encodeURIComponent('{ viewer { nope } }')}`);
+    expect(invalid.status).toBe(401);
+    expect(JSON.stringify(await invalid.json())).not.toContain('Viewer');
     const sse = await fetch(h.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
@@ -96,6 +112,13 @@ describe('bearer tokens over HTTP', () => {
     });
     expect(sse.status).toBe(401);
     await sse.body?.cancel();
+    const invalidSse = await fetch(h.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: 'subscription { turnUpdated(turnId: "x") { nope } }' }),
+    });
+    expect(invalidSse.status).toBe(401);
+    expect(await invalidSse.text()).not.toContain('Turn');
   });
 
   it('answers /healthz without a token', async () => {
