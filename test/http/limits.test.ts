@@ -278,7 +278,10 @@ describe('sizes', () => {
 });
 
 describe('masked faults', () => {
-  it('a fault inside the server reaches the client as "Unexpected error." and nothing more', async () => {
+  it.each([
+    ['', undefined],
+    [' with NODE_ENV=development (Yoga would add the original error and its stack)', 'development'],
+  ])('a fault inside the server reaches the client as "Unexpected error." and nothing more%s', async (_label, env) => {
     // Healthy at start, broken once the server runs.
     let healthy = true;
     const broken: ToolSource = {
@@ -291,6 +294,9 @@ describe('masked faults', () => {
     };
     const h = await startHarness({ toolSources: [broken], onError: () => {} });
     healthy = false;
+    // Yoga reads NODE_ENV each time it masks an error.
+    const before = process.env.NODE_ENV;
+    if (env) process.env.NODE_ENV = env;
     try {
       const response = await post(h.url, { query: '{ agents { id tools { toolId } } }' });
       expect(response.status).toBeLessThan(500);
@@ -299,7 +305,9 @@ describe('masked faults', () => {
       expect(text).not.toContain('hunter2');
       expect(text).not.toContain('10.0.0.7');
       expect(text).not.toMatch(/at .*\.ts:\d+/);
+      expect(text).not.toContain('originalError');
     } finally {
+      process.env.NODE_ENV = before;
       await h.close();
     }
   });
