@@ -2,6 +2,7 @@
 // several instances serving one database use a Redis event target instead (src/events/redis-pubsub.ts, docs/live.md):
 // nothing else changes.
 import { setMaxListeners } from 'node:events';
+import { GraphQLError } from 'graphql';
 import { createPubSub } from 'graphql-yoga';
 import type { ElicitationRecord, TurnRecord } from '../domain/records.js';
 import type { TurnTextDelta } from './runner-events.js';
@@ -168,7 +169,12 @@ class EventQueue<T> implements Subscription<T> {
       this.#buffer.push(value);
     } else {
       // What is buffered is still delivered first; then the subscription fails (graphql-ws: an error message).
-      this.#failure = new Error(`This subscription fell more than ${MAX_QUEUED_EVENTS} events behind and was ended.`);
+      // A GraphQLError with a code: the client is told why (and can subscribe again), not "Unexpected error.", and the
+      // server does not log an expected condition as a fault.
+      this.#failure = new GraphQLError(
+        `This subscription fell more than ${MAX_QUEUED_EVENTS} events behind and was ended; subscribe again.`,
+        { extensions: { code: 'SUBSCRIBER_TOO_SLOW' } },
+      );
       this.#end();
     }
   }
