@@ -19,13 +19,7 @@ import type { SyncFile } from './db/sqlite/wal-sync.js';
 import { openPubSub, type ToolgatePubSub } from './events/index.js';
 import { createRunnerEventPublisher } from './events/runner-events.js';
 import type { GraphQLContext } from './graphql/builder.js';
-import {
-  createAuthenticator,
-  isLoopbackHost,
-  useAuthenticationFirst,
-  viewerOrThrow,
-  type Authenticator,
-} from './http/auth.js';
+import { createAuthenticator, isLoopbackHost, requestAuthentication, type Authenticator } from './http/auth.js';
 import { armorPlugins } from './http/armor.js';
 import { useBodyLimit } from './http/body-limit.js';
 import { renderBundledGraphiQL } from './http/graphiql.js';
@@ -164,6 +158,8 @@ async function startServer(
 
   // Tokens first: a missing env:NAME stops the start before anything is opened or spawned.
   const auth: Authenticator = options.authenticator ?? createAuthenticator(config, where);
+  // The local mode: no tokens, whoever reaches the server is the admin user `local` (docs/security.md).
+  const localMode = !options.authenticator && !config.auth;
   // Webhook secrets too (env:NAME, the whsec_ format).
   const webhookEndpoints = resolveWebhooks(config.webhooks, where);
 
@@ -171,14 +167,6 @@ async function startServer(
   const ruleProblems = argumentRuleConfigProblems(config.agents, where);
   if (ruleProblems.length > 0) throw new ConfigError(ruleProblems.join('\n'));
 
-  const openStore =
-    typeof options.storage === 'function'
-      ? options.storage
-      : () =>
-          openStorage(options.database ?? ':memory:', 'database', {
-            sqlite: { synchronous: options.synchronous, syncFile: options.syncFile },
-            webhooks: webhookSubscriptions(webhookEndpoints),
-          });
   let storage: Storage | null = typeof options.storage === 'object' ? options.storage : null;
 
   // Models, plugins, tool sources, Redis, then the database: every check the config can fail comes before anything
@@ -213,7 +201,13 @@ async function startServer(
   }
 
   if (!storage) {
-    const own = await openStore();
+    const own =
+      typeof options.storage === 'function'
+        ? await options.storage()
+        : await openStorage(options.database ?? ':memory:', 'database', {
+            sqlite: { synchronous: options.synchronous, syncFile: options.syncFile },
+            webhooks: webhookSubscriptions(webhookEndpoints),
+          });
     closeOnFailure(() => own.close());
     storage = own;
   }
@@ -280,6 +274,7 @@ async function startServer(
     introspection: config.server?.introspection ?? !config.auth,
   };
 
+  const authentication = requestAuthentication(auth, () => metrics?.refusedCredentials());
   const yoga = createYoga<Record<string, never>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -305,7 +300,7 @@ async function startServer(
         ? [useMetricsEndpoint({ metrics, access: metricsAccess, authenticator: auth, onError }), metrics.yogaPlugin]
         : []),
       // Before parsing and validation: a client without a valid token learns nothing of the schema.
-      useAuthenticationFirst(auth, () => metrics?.refusedCredentials()),
+      authentication.plugin,
       ...armorPlugins({ introspection: exposed.introspection }),
       useBodyLimit(limits.maxRequestBytes),
       useListBudget(schema, limits.maxListItems),
@@ -316,7 +311,7 @@ async function startServer(
     // Over WebSocket the viewer was authenticated once, at connection_init (src/http/websocket.ts); over HTTP
     // a request without valid credentials, where they are required, is refused with 401 UNAUTHENTICATED.
     context: (initial): GraphQLContext => ({
-      viewer: webSocketViewer(initial) ?? viewerOrThrow(auth, initial.request.headers.get('authorization')),
+      viewer: webSocketViewer(initial) ?? authentication.viewerOf(initial.request),
       services,
       loaders: createLoaders(store),
     }),
@@ -326,7 +321,7 @@ async function startServer(
   const inbox = createInboxSite(options.inboxBuildDir);
   // Local mode: a page of another site, reaching loopback through the user's browser, is refused before anything
   // else (src/http/local-browser-guard.ts); with tokens there is no ambient credential for it to use.
-  const foreign = !options.authenticator && !config.auth ? foreignBrowserRequest : () => null;
+  const foreign = localMode ? foreignBrowserRequest : () => null;
   const httpServer = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
     const refusal = foreign(req.headers);
     if (refusal) {
@@ -387,7 +382,7 @@ async function startServer(
     services,
     sweep: () => sweeper.sweepOnce(),
     async listen(port, host) {
-      if (!config.auth && !options.authenticator && !isLoopbackHost(host)) {
+      if (localMode && !isLoopbackHost(host)) {
         throw new ConfigError(
           `HOST: "${host}" is not loopback; without an "auth" section in the config toolgate runs as the single admin user "local" and listens on loopback only`,
         );

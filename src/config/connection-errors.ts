@@ -3,7 +3,7 @@
 
 /** The socket-level cause, or null when the error is the service's own (its caller words those). */
 export function socketFailure(error: unknown): string | null {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = codeOf(error);
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
   if (code === 'ETIMEDOUT') return 'connection timed out';
@@ -22,10 +22,15 @@ export function firstLine(error: unknown): string {
  * anything else (a fault of ours, reported with its stack).
  */
 export function listenFailure(error: unknown, host: string, port: number): string | null {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = codeOf(error);
   if (code === 'EADDRINUSE') return `PORT: ${port} is already in use on ${host}`;
   if (code === 'EACCES') return `PORT: listening on ${host}:${port} is not permitted to this process (EACCES)`;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `HOST: "${host}" is not a known host name`;
   if (code === 'EADDRNOTAVAIL') return `HOST: "${host}" is not an address of this machine`;
   return null;
+}
+
+/** Node's error code (`ECONNREFUSED`, `EADDRINUSE`, …) of an error, if it has one. */
+function codeOf(error: unknown): unknown {
+  return (error as { code?: unknown } | null)?.code;
 }

@@ -85,17 +85,28 @@ export function viewerOrThrow(auth: Authenticator, authorization: string | null 
 }
 
 /**
- * The credentials of an HTTP request checked as soon as its GraphQL params are read, before the document is parsed
- * and validated: without a valid token a client learns nothing of the schema (a validation error would name types
- * and fields, also with introspection off). The context factory then knows the request is authenticated.
+ * The credentials of an HTTP request, checked once, as soon as its GraphQL params are read: before the document is
+ * parsed and validated, so that without a valid token a client learns nothing of the schema (a validation error
+ * would name types and fields, also with introspection off). `viewerOf` hands the viewer found there to the context
+ * factory, which does not check the token again.
  */
-export function useAuthenticationFirst(auth: Authenticator, onRefused?: () => void): Plugin {
+export function requestAuthentication(
+  auth: Authenticator,
+  onRefused?: () => void,
+): { plugin: Plugin; viewerOf(request: Request): Viewer } {
+  const viewers = new WeakMap<Request, Viewer>();
   return {
-    onParams({ request }) {
-      if (auth.authenticate(request.headers.get('authorization'))) return;
-      onRefused?.();
-      throw unauthenticatedError();
+    plugin: {
+      onParams({ request }) {
+        const viewer = auth.authenticate(request.headers.get('authorization'));
+        if (!viewer) {
+          onRefused?.();
+          throw unauthenticatedError();
+        }
+        viewers.set(request, viewer);
+      },
     },
+    viewerOf: (request) => viewers.get(request) ?? viewerOrThrow(auth, request.headers.get('authorization')),
   };
 }
 
