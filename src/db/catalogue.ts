@@ -1,0 +1,317 @@
+// The statements the transaction scripts (scripts.ts) run, by name, with their named parameters and the rows they
+// return: each dialect's catalogue (sqlite/statements.ts, postgres/statements.ts) implements this interface, so a
+// statement missing from one, or taking other parameters, fails type-checking. A statement that returns columns gives
+// its rows; one that returns none, how many rows it changed.
+//
+// The loop's writes are one statement each here: PostgreSQL runs them as one (data-modifying CTEs, one round trip);
+// SQLite, which has no such statements, runs a few prepared ones in a row (no round trips to save there).
+//
+// `owner` in a loop write is the lease owner: with one, the statement writes only while that process holds the turn's
+// lease (status RUNNING, lease_owner = owner), checked in the statement itself, and returns no row otherwise; null
+// writes unconditioned (tests, admin paths).
+import type { ToolOverrideRow } from '../domain/agent-overrides.js';
+import type { ElicitationDraft, ElicitationStatus, MessageRole, ToolMessageDraft } from '../domain/records.js';
+import type { WebhookDeliveryDraft, WebhookDeliveryStatus } from '../domain/webhook-events.js';
+import type {
+  AgentRow,
+  ElicitationRow,
+  GrantRow,
+  GrantUseRow,
+  LeaseRow,
+  MessageRow,
+  ThreadRow,
+  TurnRow,
+  WebhookRow,
+} from './rows.js';
+
+type Ids = { ids: readonly string[] };
+type Count = [{ count: number }];
+type Held = { thread_id: string }[];
+
+/** The list filters of a viewer's elicitations (pending list and audit list). */
+interface ElicitationFilter {
+  ownerId: string;
+  now: string;
+  threadId: string | null;
+  agentId: string | null;
+}
+interface PageParams {
+  after: number;
+  limit: number;
+}
+/** The audit list: statuses as read at `now` (deduplicated, sorted; null: any). */
+interface AuditFilter extends ElicitationFilter {
+  statuses: readonly ElicitationStatus[] | null;
+}
+
+/** The ASSISTANT message a loop write appends with it (the model's answer): all null without one. */
+interface AnswerMessage {
+  answerId: string | null;
+  answerText: string | null;
+  /** JSON, null without tool calls. */
+  answerToolCalls: string | null;
+}
+
+export interface Catalogue {
+  // ---- agents
+  agent(p: { id: string }): AgentRow[];
+  agents(): AgentRow[];
+  /** Insert or update; the gating columns only while gating_set_by_api is false. Booleans as 0/1. */
+  upsertAgent(p: {
+    id: string;
+    name: string;
+    description: string | null;
+    modelId: string;
+    systemPrompt: string;
+    toolIds: string;
+    maxIterations: number;
+    requireToolConfirmation: number;
+    pauseTtlSeconds: number;
+    allowEdit: number;
+    now: string;
+  }): { gating_set_by_api: boolean | number }[];
+  deleteOverrides(p: { agentId: string }): number;
+  insertOverrides(p: { agentId: string; overrides: readonly ToolOverrideRow[] }): number;
+  /** Null leaves a column as it is. Booleans as 0/1. */
+  updateAgentGating(p: {
+    id: string;
+    requireToolConfirmation: number | null;
+    pauseTtlSeconds: number | null;
+    allowEdit: number | null;
+    now: string;
+  }): number;
+  /** One tool's row: a new one takes the defaults for what `columns` does not name; an existing one changes only those. */
+  upsertOverride(p: {
+    agentId: string;
+    toolId: string;
+    columns: readonly ('mode' | 'rules' | 'allowEdit')[];
+    mode: string | null;
+    /** JSON. */
+    rules: string | null;
+    allowEdit: number | null;
+  }): number;
+
+  // ---- reads for a viewer (the owner is part of the lookup) and the API's batched reads
+  ownedThread(p: { id: string; ownerId: string }): ThreadRow[];
+  threadPage(p: { ownerId: string; agentId: string | null } & PageParams): ThreadRow[];
+  ownedTurn(p: { id: string; ownerId: string }): TurnRow[];
+  turn(p: { id: string }): TurnRow[];
+  threadTurns(p: { threadId: string }): TurnRow[];
+  threadMessages(p: { threadId: string }): MessageRow[];
+  turnMessages(p: { turnId: string }): MessageRow[];
+  ownedElicitation(p: { id: string; ownerId: string }): ElicitationRow[];
+  elicitation(p: { id: string }): ElicitationRow[];
+  turnElicitations(p: { turnId: string }): ElicitationRow[];
+  turnsByIds(p: Ids): TurnRow[];
+  threadsByIds(p: Ids): ThreadRow[];
+  turnsOfThreads(p: Ids): TurnRow[];
+  messagesOfTurns(p: Ids): MessageRow[];
+  messagesOfThreads(p: Ids): MessageRow[];
+  elicitationsOfTurns(p: Ids): ElicitationRow[];
+  /** PENDING and not expired at `now`: storedConditionsFor('PENDING') (src/domain/expiry.ts). */
+  pendingPage(p: ElicitationFilter & PageParams): ElicitationRow[];
+  pendingCount(p: ElicitationFilter): Count;
+  auditPage(p: AuditFilter & PageParams): ElicitationRow[];
+  auditCount(p: AuditFilter): Count;
+  allPendingCount(p: { now: string }): Count;
+
+  // ---- starting a turn
+  /** Takes the thread's row lock where writers run at once. */
+  lockOwnedThread(p: { id: string; ownerId: string }): ThreadRow[];
+  /** The thread's RUNNING or PAUSED turn, its row locked where writers run at once. */
+  lockActiveTurn(p: { threadId: string }): TurnRow[];
+  insertThread(p: { id: string; agentId: string; ownerId: string; now: string }): number;
+  insertTurn(p: {
+    id: string;
+    threadId: string;
+    agentId: string;
+    ownerId: string;
+    now: string;
+    leaseOwner: string | null;
+    leaseUntil: string | null;
+  }): number;
+  insertMessage(p: {
+    id: string;
+    threadId: string;
+    turnId: string;
+    role: MessageRole;
+    text: string | null;
+    /** JSON, null without tool calls. */
+    toolCalls: string | null;
+    toolCallId: string | null;
+    now: string;
+  }): number;
+
+  // ---- the loop's writes to a RUNNING turn: no row when `owner` does not hold its lease (or no such turn)
+  /** updated_at, and iterations unless null. */
+  touchTurn(p: { id: string; owner: string | null; iterations: number | null; now: string }): Held;
+  /** touchTurn, then the message. */
+  appendMessage(p: {
+    turnId: string;
+    owner: string | null;
+    iterations: number | null;
+    now: string;
+    id: string;
+    role: MessageRole;
+    text: string | null;
+    toolCalls: string | null;
+    toolCallId: string | null;
+  }): Held;
+  /** touchTurn, then one TOOL message per draft (a call's second one is dropped). */
+  appendToolMessages(p: {
+    turnId: string;
+    owner: string | null;
+    now: string;
+    drafts: readonly ToolMessageDraft[];
+  }): Held;
+  /** Journals the call started: started 1, or 0 if it was before. */
+  startTool(p: {
+    turnId: string;
+    owner: string | null;
+    toolCallId: string;
+    now: string;
+    grantId: string | null;
+  }): { started: number }[];
+  toolStartedBefore(p: { turnId: string; toolCallId: string }): unknown[];
+  /** Journals the call finished and appends its TOOL message (`id`). */
+  finishTool(p: {
+    turnId: string;
+    owner: string | null;
+    toolCallId: string;
+    now: string;
+    id: string;
+    text: string;
+  }): unknown[];
+  /** RUNNING to PAUSED with its step (JSON), the answer that asked, and one PENDING elicitation per draft. */
+  pauseTurn(
+    p: {
+      id: string;
+      owner: string | null;
+      step: string;
+      text: string;
+      expiresAt: string;
+      now: string;
+      iterations: number | null;
+      drafts: readonly ElicitationDraft[];
+    } & AnswerMessage,
+  ): TurnRow[];
+  /** RUNNING to a final state, with the answer that ended it. */
+  finishTurn(
+    p: {
+      id: string;
+      owner: string | null;
+      status: string;
+      text: string | null;
+      error: string | null;
+      now: string;
+      iterations: number | null;
+    } & AnswerMessage,
+  ): TurnRow[];
+
+  // ---- answers, expiry, closing a paused turn
+  /** The turn of the owner's elicitation, its row locked, where writers run at once; elsewhere (one writer at a time) nothing is locked and no row comes back. */
+  lockTurnOfElicitation(p: { id: string; ownerId: string }): TurnRow[];
+  /** Every elicitation of the turn of the owner's elicitation `id`, oldest first. */
+  elicitationsWithSibling(p: { id: string; ownerId: string }): ElicitationRow[];
+  /** Records the answer of a PENDING elicitation (JSON columns as JSON). */
+  answer(p: {
+    id: string;
+    status: ElicitationStatus;
+    action: string;
+    content: string | null;
+    arguments: string | null;
+    remember: string | null;
+    by: string;
+    now: string;
+  }): ElicitationRow[];
+  /** PAUSED to RUNNING under a new lease: the claim only one answer wins. */
+  resumeTurn(p: { id: string; now: string; leaseOwner: string | null; leaseUntil: string | null }): TurnRow[];
+  /** PAUSED turns due at `now`; where writers run at once, those another one holds are skipped. */
+  lockDueTurns(p: { now: string; limit: number }): TurnRow[];
+  closeElicitations(p: { ids: readonly string[]; status: string; now: string }): number;
+  /** One TOOL message per draft (a call's second one is dropped). */
+  insertToolMessages(p: { threadId: string; turnId: string; drafts: readonly ToolMessageDraft[]; now: string }): number;
+  closeTurn(p: { id: string; status: string; now: string }): TurnRow[];
+
+  // ---- recovery and leases
+  runningTurns(): TurnRow[];
+  runningLeases(): LeaseRow[];
+  unfinishedToolCalls(p: { turnId: string }): { tool_call_id: string }[];
+  /** Compare-and-swap of a RUNNING turn's lease from `expected` (null: none), counting a recovery. */
+  claimTurn(p: { id: string; expected: string | null; owner: string; until: string; now: string }): TurnRow[];
+  renewLeases(p: { owner: string; until: string; now: string }): number;
+  leaseOwner(p: { id: string }): { lease_owner: string | null }[];
+
+  // ---- retention: at most `limit` rows, those another writer holds skipped
+  deleteDeliveredWebhooks(p: { before: string; limit: number }): number;
+  deleteLapsedGrants(p: { before: string; limit: number }): number;
+  deleteExpiredElicitations(p: { before: string; limit: number }): number;
+
+  // ---- remembered approvals
+  /** The grant, held FOR SHARE where writers run at once: a revoke waits for the start that reads it. */
+  lockGrant(p: { id: string }): GrantRow[];
+  /** The owner's grant, locked for the revoke where writers run at once. */
+  lockGrantForRevoke(p: { id: string; ownerId: string }): GrantRow[];
+  ownedGrant(p: { id: string; ownerId: string }): GrantRow[];
+  grantCandidates(p: { ownerId: string; agentId: string; toolId: string }): GrantRow[];
+  /** `activeOnly` (0/1): only those ACTIVE at `now` as grantStateAt reads it (not revoked, not yet expired). */
+  grantPage(
+    p: {
+      ownerId: string;
+      agentId: string | null;
+      threadId: string | null;
+      activeOnly: number;
+      now: string;
+    } & PageParams,
+  ): GrantRow[];
+  insertGrant(p: {
+    id: string;
+    ownerId: string;
+    agentId: string;
+    scope: string;
+    threadId: string | null;
+    toolId: string;
+    definitionHash: string;
+    elicitationId: string;
+    createdAt: string;
+    expiresAt: string;
+    revokedAt: string | null;
+  }): number;
+  lastGrantUse(p: { id: string }): { started_at: string | null }[];
+  revokeGrant(p: { id: string; revokedAt: string }): number;
+  grantUses(p: Ids): GrantUseRow[];
+
+  // ---- webhooks (docs/webhooks.md): nothing of these runs on a change's path unless an endpoint subscribes to it
+  /** The outbox rows of a change, in its transaction. */
+  insertWebhookDeliveries(p: { deliveries: readonly WebhookDeliveryDraft[]; now: string }): number;
+  claimWebhookDeliveries(p: {
+    owner: string;
+    endpoints: readonly string[];
+    now: string;
+    until: string;
+    limit: number;
+  }): WebhookRow[];
+  recordWebhookAttempt(p: {
+    id: string;
+    owner: string;
+    status: WebhookDeliveryStatus;
+    counted: number;
+    nextAttemptAt: string | null;
+    lastError: string | null;
+    lastStatusCode: number | null;
+    finishedAt: string | null;
+  }): number;
+  webhookDeliveryPage(p: { status: WebhookDeliveryStatus | null } & PageParams): WebhookRow[];
+  webhookDeliveryCount(p: { status: WebhookDeliveryStatus | null }): Count;
+}
+
+export type StatementName = keyof Catalogue;
+export type Params<K extends StatementName> = Parameters<Catalogue[K]>;
+export type Result<K extends StatementName> = ReturnType<Catalogue[K]>;
+
+/**
+ * The catalogue as the scripts see it: calling a statement with its parameters gives what the script yields to its
+ * driver, which hands back the statement's result (Result<K>). SQLite runs the statement right there (its driver is
+ * synchronous and hands the rows straight back); PostgreSQL returns the query, which its driver sends.
+ */
+export type Queries = { readonly [K in StatementName]: (...params: Params<K>) => unknown };

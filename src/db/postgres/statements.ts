@@ -1,0 +1,491 @@
+// The PostgreSQL catalogue (../catalogue.ts). Several instances write at once, so correctness comes from the
+// database: a script locks the rows it decides on first (FOR UPDATE; FOR SHARE for a grant a start relies on), the
+// sweeper and retention skip rows another instance holds (SKIP LOCKED), one active turn per thread is a partial unique
+// index, and a loop write is one statement (data-modifying CTEs) whose first part takes the turn's row only while the
+// lease holds. Statements are named: pg prepares each once per connection. A call returns the query; the driver
+// (postgres-store.ts) sends it. Parameters are written @name and sent as $n.
+import type pg from 'pg';
+import { newId } from '../../domain/ids.js';
+import { toStorableJson, toStorableText } from '../../domain/text.js';
+import type { Catalogue, Params } from '../catalogue.js';
+import { auditStatusCondition } from '../sql-store.js';
+
+/** A query as the driver sends it; `outbox`: it writes outbox rows (its commit tells the deliverer). */
+export interface PgQuery extends pg.QueryConfig {
+  outbox?: true;
+}
+
+export type PgCatalogue = { readonly [K in keyof Catalogue]: (...params: Params<K>) => PgQuery };
+
+/** JSON for a jsonb parameter: JSON.stringify writes NUL and unpaired surrogates as \u escapes, which jsonb refuses. */
+export function json(value: unknown): string {
+  return JSON.stringify(toStorableJson(value));
+}
+
+/**
+ * Strings are bound storable (src/domain/text.ts): PostgreSQL refuses NUL characters and unpaired surrogates, which
+ * the API refuses from users but a model or tool may still produce, and an id a client made up may hold (a lookup of
+ * it then finds nothing, as on SQLite).
+ */
+function storable(value: unknown): unknown {
+  if (typeof value === 'string') return toStorableText(value);
+  if (Array.isArray(value))
+    return value.map((item: unknown) => (typeof item === 'string' ? toStorableText(item) : item));
+  return value;
+}
+
+/**
+ * A named statement written with @name parameters. `derive`: the parameters it binds besides those given (lists
+ * unpacked into one array per column, for unnest).
+ */
+function statement<P extends object>(
+  name: string,
+  text: string,
+  derive?: (params: P) => Record<string, unknown>,
+): (params?: P) => PgQuery {
+  const names: string[] = [];
+  const sql = text.replace(/@(\w+)/g, (_, param: string) => {
+    const index = names.indexOf(param);
+    return `$${index === -1 ? names.push(param) : index + 1}`;
+  });
+  return (params) => {
+    const given = (derive ? { ...params, ...derive(params!) } : (params ?? {})) as Record<string, unknown>;
+    const values = names.map((param) => {
+      const value = given[param];
+      if (value === undefined) throw new Error(`statement ${name}: no parameter ${param}`);
+      return storable(value);
+    });
+    return { name, text: sql, values };
+  };
+}
+
+/** The lease condition of a loop write (see catalogue.ts). */
+const HOLDS = "(@owner::text IS NULL OR (status = 'RUNNING' AND lease_owner = @owner))";
+const AGENT = `SELECT a.*, COALESCE((SELECT json_agg(json_build_array(o.tool_id, o.mode, o.rules, o.allow_edit))
+    FROM agent_tool_overrides o WHERE o.agent_id = a.id), '[]') AS overrides FROM agents a`;
+
+/** Tool messages as one array per column, with their new ids. */
+const toolMessageColumns = ({ drafts }: { drafts: readonly { text: string; toolCallId: string }[] }) => ({
+  ids: drafts.map(() => newId('msg')),
+  texts: drafts.map((d) => d.text),
+  toolCallIds: drafts.map((d) => d.toolCallId),
+});
+
+/** The audit list's statements for one status filter, named and built on first use. */
+const audits = new Map<string, { page: (params?: object) => PgQuery; count: (params?: object) => PgQuery }>();
+function audit(statuses: readonly string[] | null) {
+  const key = statuses?.join('_') ?? 'all';
+  let found = audits.get(key);
+  if (!found) {
+    const where = `owner_id = @ownerId AND (@threadId::text IS NULL OR thread_id = @threadId)
+      AND (@agentId::text IS NULL OR agent_id = @agentId) AND (@now::timestamptz IS NOT NULL)
+      ${statuses ? `AND ${auditStatusCondition(statuses as Parameters<typeof auditStatusCondition>[0])}` : ''}`;
+    found = {
+      page: statement(
+        `audit_page_${key}`,
+        `SELECT * FROM elicitations WHERE ${where} AND seq > @after ORDER BY seq LIMIT @limit`,
+      ),
+      count: statement(`audit_count_${key}`, `SELECT count(*) AS count FROM elicitations WHERE ${where}`),
+    };
+    audits.set(key, found);
+  }
+  return found;
+}
+
+const OVERRIDE_COLUMNS = { mode: 'mode', rules: 'rules', allowEdit: 'allow_edit' } as const;
+const overrideUpserts = new Map<string, (params?: object) => PgQuery>();
+
+const insertDeliveries = statement(
+  'insert_webhook_deliveries',
+  `INSERT INTO webhook_deliveries (id, endpoint, event_type, payload, status, attempts, next_attempt_at, created_at)
+   SELECT d.id, d.endpoint, d.event_type, d.payload::jsonb, 'PENDING', 0, @now, @now
+   FROM unnest(@ids::text[], @endpoints::text[], @eventTypes::text[], @payloads::text[])
+     WITH ORDINALITY AS d(id, endpoint, event_type, payload, n)
+   ORDER BY d.n`,
+  ({ deliveries }: Params<'insertWebhookDeliveries'>[0]) => ({
+    ids: deliveries.map((d) => d.id),
+    endpoints: deliveries.map((d) => d.endpoint),
+    eventTypes: deliveries.map((d) => d.eventType),
+    payloads: deliveries.map((d) => json(d.payload)),
+  }),
+);
+
+export const postgresStatements: PgCatalogue = {
+  agent: statement('agent', `${AGENT} WHERE a.id = @id`),
+  agents: statement('agents', `${AGENT} ORDER BY a.id`),
+  upsertAgent: statement(
+    'upsert_agent',
+    `INSERT INTO agents (id, name, description, model_id, system_prompt, tool_ids, max_iterations,
+       require_tool_confirmation, pause_ttl_seconds, allow_edit, created_at, updated_at)
+     VALUES (@id, @name, @description, @modelId, @systemPrompt, @toolIds, @maxIterations, @requireToolConfirmation,
+       @pauseTtlSeconds, @allowEdit, @now, @now)
+     ON CONFLICT (id) DO UPDATE SET name = excluded.name, description = excluded.description,
+       model_id = excluded.model_id, system_prompt = excluded.system_prompt, tool_ids = excluded.tool_ids,
+       max_iterations = excluded.max_iterations, updated_at = excluded.updated_at,
+       require_tool_confirmation = CASE WHEN agents.gating_set_by_api THEN agents.require_tool_confirmation
+         ELSE excluded.require_tool_confirmation END,
+       pause_ttl_seconds = CASE WHEN agents.gating_set_by_api THEN agents.pause_ttl_seconds
+         ELSE excluded.pause_ttl_seconds END,
+       allow_edit = CASE WHEN agents.gating_set_by_api THEN agents.allow_edit ELSE excluded.allow_edit END
+     RETURNING gating_set_by_api`,
+  ),
+  deleteOverrides: statement('delete_overrides', 'DELETE FROM agent_tool_overrides WHERE agent_id = @agentId'),
+  // Rules travel as JSON text (NULL for none) in a text[]: jsonb[] would need each element quoted as an array literal.
+  insertOverrides: statement(
+    'insert_overrides',
+    `INSERT INTO agent_tool_overrides (agent_id, tool_id, mode, rules, allow_edit)
+     SELECT @agentId, tool_id, mode, rules::jsonb, allow_edit
+     FROM unnest(@toolIds::text[], @modes::text[], @rules::text[], @allowEdits::boolean[]) AS o(tool_id, mode, rules, allow_edit)`,
+    ({ overrides }: Params<'insertOverrides'>[0]) => ({
+      toolIds: overrides.map((o) => o.toolId),
+      modes: overrides.map((o) => o.mode),
+      rules: overrides.map((o) => (o.rules === null ? null : json(o.rules))),
+      allowEdits: overrides.map((o) => o.allowEdit),
+    }),
+  ),
+  updateAgentGating: statement(
+    'update_agent_gating',
+    `UPDATE agents SET require_tool_confirmation = COALESCE(@requireToolConfirmation::boolean, require_tool_confirmation),
+       pause_ttl_seconds = COALESCE(@pauseTtlSeconds, pause_ttl_seconds),
+       allow_edit = COALESCE(@allowEdit::boolean, allow_edit), gating_set_by_api = true, updated_at = @now
+     WHERE id = @id`,
+  ),
+  upsertOverride: (params) => {
+    const key = params.columns.join('_');
+    let upsert = overrideUpserts.get(key);
+    if (!upsert) {
+      const set = params.columns.map((key) => OVERRIDE_COLUMNS[key]);
+      upsert = statement(
+        `upsert_override_${key}`,
+        `INSERT INTO agent_tool_overrides (agent_id, tool_id, mode, rules, allow_edit)
+         VALUES (@agentId, @toolId, COALESCE(@mode, 'BY_ANNOTATION'), @rules::jsonb, @allowEdit::boolean)
+         ON CONFLICT (agent_id, tool_id) DO UPDATE SET ${set.map((c) => `${c} = excluded.${c}`).join(', ')}`,
+      );
+      overrideUpserts.set(key, upsert);
+    }
+    return upsert(params);
+  },
+
+  ownedThread: statement('owned_thread', 'SELECT * FROM threads WHERE id = @id AND owner_id = @ownerId'),
+  threadPage: statement(
+    'thread_page',
+    `SELECT * FROM threads WHERE owner_id = @ownerId AND (@agentId::text IS NULL OR agent_id = @agentId)
+       AND seq > @after ORDER BY seq LIMIT @limit`,
+  ),
+  ownedTurn: statement('owned_turn', 'SELECT * FROM turns WHERE id = @id AND owner_id = @ownerId'),
+  turn: statement('turn', 'SELECT * FROM turns WHERE id = @id'),
+  threadTurns: statement('thread_turns', 'SELECT * FROM turns WHERE thread_id = @threadId ORDER BY seq'),
+  threadMessages: statement('thread_messages', 'SELECT * FROM messages WHERE thread_id = @threadId ORDER BY seq'),
+  turnMessages: statement('turn_messages', 'SELECT * FROM messages WHERE turn_id = @turnId ORDER BY seq'),
+  ownedElicitation: statement('owned_elicitation', 'SELECT * FROM elicitations WHERE id = @id AND owner_id = @ownerId'),
+  elicitation: statement('elicitation', 'SELECT * FROM elicitations WHERE id = @id'),
+  turnElicitations: statement('turn_elicitations', 'SELECT * FROM elicitations WHERE turn_id = @turnId ORDER BY seq'),
+  turnsByIds: statement('turns_by_ids', 'SELECT * FROM turns WHERE id = ANY(@ids::text[])'),
+  threadsByIds: statement('threads_by_ids', 'SELECT * FROM threads WHERE id = ANY(@ids::text[])'),
+  turnsOfThreads: statement('turns_of_threads', 'SELECT * FROM turns WHERE thread_id = ANY(@ids::text[]) ORDER BY seq'),
+  messagesOfTurns: statement(
+    'messages_of_turns',
+    'SELECT * FROM messages WHERE turn_id = ANY(@ids::text[]) ORDER BY seq',
+  ),
+  messagesOfThreads: statement(
+    'messages_of_threads',
+    'SELECT * FROM messages WHERE thread_id = ANY(@ids::text[]) ORDER BY seq',
+  ),
+  elicitationsOfTurns: statement(
+    'elicitations_of_turns',
+    'SELECT * FROM elicitations WHERE turn_id = ANY(@ids::text[]) ORDER BY seq',
+  ),
+  pendingPage: statement(
+    'pending_page',
+    `SELECT * FROM elicitations WHERE owner_id = @ownerId AND status = 'PENDING' AND expires_at > @now
+       AND (@threadId::text IS NULL OR thread_id = @threadId) AND (@agentId::text IS NULL OR agent_id = @agentId)
+       AND seq > @after ORDER BY seq LIMIT @limit`,
+  ),
+  pendingCount: statement(
+    'pending_count',
+    `SELECT count(*) AS count FROM elicitations WHERE owner_id = @ownerId AND status = 'PENDING' AND expires_at > @now
+       AND (@threadId::text IS NULL OR thread_id = @threadId) AND (@agentId::text IS NULL OR agent_id = @agentId)`,
+  ),
+  auditPage: (params) => audit(params.statuses).page(params),
+  auditCount: (params) => audit(params.statuses).count(params),
+  allPendingCount: statement(
+    'all_pending_count',
+    `SELECT count(*) AS count FROM elicitations WHERE status = 'PENDING' AND expires_at > @now`,
+  ),
+
+  lockOwnedThread: statement(
+    'lock_owned_thread',
+    'SELECT * FROM threads WHERE id = @id AND owner_id = @ownerId FOR UPDATE',
+  ),
+  lockActiveTurn: statement(
+    'lock_active_turn',
+    `SELECT * FROM turns WHERE thread_id = @threadId AND status IN ('RUNNING', 'PAUSED') LIMIT 1 FOR UPDATE`,
+  ),
+  insertThread: statement(
+    'insert_thread',
+    'INSERT INTO threads (id, agent_id, owner_id, created_at) VALUES (@id, @agentId, @ownerId, @now)',
+  ),
+  insertTurn: statement(
+    'insert_turn',
+    `INSERT INTO turns (id, thread_id, agent_id, owner_id, status, iterations, created_at, updated_at, lease_owner,
+       lease_expires_at) VALUES (@id, @threadId, @agentId, @ownerId, 'RUNNING', 0, @now, @now, @leaseOwner, @leaseUntil)`,
+  ),
+  insertMessage: statement(
+    'insert_message',
+    `INSERT INTO messages (id, thread_id, turn_id, role, text, tool_calls, tool_call_id, created_at)
+     VALUES (@id, @threadId, @turnId, @role, @text, @toolCalls, @toolCallId, @now)`,
+  ),
+
+  // The loop's writes, one statement each: `held` locks the turn's row only while @owner holds its lease; the other
+  // parts write only if it did, and no row comes back if it did not.
+  touchTurn: statement(
+    'touch_turn',
+    `UPDATE turns SET iterations = coalesce(@iterations, iterations), updated_at = @now
+     WHERE id = @id AND ${HOLDS} RETURNING thread_id`,
+  ),
+  appendMessage: statement(
+    'append_message',
+    `WITH held AS (
+       UPDATE turns SET iterations = coalesce(@iterations, iterations), updated_at = @now
+       WHERE id = @turnId AND ${HOLDS} RETURNING thread_id
+     ), inserted AS (
+       INSERT INTO messages (id, thread_id, turn_id, role, text, tool_calls, tool_call_id, created_at)
+       SELECT @id, thread_id, @turnId, @role, @text, @toolCalls, @toolCallId, @now FROM held
+     )
+     SELECT thread_id FROM held`,
+  ),
+  appendToolMessages: statement(
+    'append_tool_messages',
+    `WITH held AS (
+       UPDATE turns SET updated_at = @now WHERE id = @turnId AND ${HOLDS} RETURNING thread_id
+     ), inserted AS (
+       INSERT INTO messages (id, thread_id, turn_id, role, text, tool_call_id, created_at)
+       SELECT m.id, held.thread_id, @turnId, 'TOOL', m.text, m.tool_call_id, @now
+         FROM held, unnest(@ids::text[], @texts::text[], @toolCallIds::text[]) WITH ORDINALITY AS m(id, text, tool_call_id, n)
+         ORDER BY m.n
+       ON CONFLICT (turn_id, tool_call_id) WHERE role = 'TOOL' DO NOTHING
+     )
+     SELECT thread_id FROM held`,
+    toolMessageColumns,
+  ),
+  startTool: statement(
+    'start_tool',
+    `WITH held AS (
+       SELECT id FROM turns WHERE id = @turnId AND ${HOLDS} FOR UPDATE
+     ), started AS (
+       INSERT INTO tool_executions (turn_id, tool_call_id, started_at, grant_id) SELECT @turnId, @toolCallId, @now, @grantId FROM held
+       ON CONFLICT DO NOTHING RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM started) AS started FROM held`,
+  ),
+  toolStartedBefore: statement(
+    'tool_started_before',
+    'SELECT 1 FROM tool_executions WHERE turn_id = @turnId AND tool_call_id = @toolCallId',
+  ),
+  finishTool: statement(
+    'finish_tool',
+    `WITH held AS (
+       SELECT thread_id FROM turns WHERE id = @turnId AND ${HOLDS} FOR UPDATE
+     ), finished AS (
+       UPDATE tool_executions SET finished_at = @now WHERE turn_id = @turnId AND tool_call_id = @toolCallId
+         AND EXISTS (SELECT 1 FROM held)
+     ), inserted AS (
+       INSERT INTO messages (id, thread_id, turn_id, role, text, tool_call_id, created_at)
+       SELECT @id, thread_id, @turnId, 'TOOL', @text, @toolCallId, @now FROM held
+       ON CONFLICT (turn_id, tool_call_id) WHERE role = 'TOOL' DO NOTHING
+     )
+     SELECT thread_id FROM held`,
+  ),
+  pauseTurn: statement(
+    'pause_turn',
+    `WITH held AS (
+       UPDATE turns SET status = 'PAUSED', step = @step, text = @text, expires_at = @expiresAt, updated_at = @now,
+         iterations = coalesce(@iterations, iterations)
+       WHERE id = @id AND ${HOLDS} RETURNING *
+     ), answer AS (
+       INSERT INTO messages (id, thread_id, turn_id, role, text, tool_calls, created_at)
+       SELECT @answerId, thread_id, @id, 'ASSISTANT', @answerText, @answerToolCalls, @now FROM held
+       WHERE @answerId::text IS NOT NULL
+     ), inserted AS (
+       INSERT INTO elicitations (id, turn_id, thread_id, agent_id, owner_id, tool_call_id, status, request, tool_call,
+         created_at, expires_at)
+       SELECT e.id, held.id, held.thread_id, held.agent_id, held.owner_id, e.tool_call_id, 'PENDING', e.request::jsonb,
+         e.tool_call::jsonb, @now, @expiresAt
+       FROM held, unnest(@elicitationIds::text[], @toolCallIds::text[], @requests::text[], @toolCalls::text[])
+         WITH ORDINALITY AS e(id, tool_call_id, request, tool_call, n)
+       ORDER BY e.n
+     )
+     SELECT * FROM held`,
+    ({ drafts }: Params<'pauseTurn'>[0]) => ({
+      elicitationIds: drafts.map((d) => d.id),
+      toolCallIds: drafts.map((d) => d.toolCallId),
+      requests: drafts.map((d) => json(d.request)),
+      toolCalls: drafts.map((d) => json(d.toolCall)),
+    }),
+  ),
+  finishTurn: statement(
+    'finish_turn',
+    `WITH held AS (
+       UPDATE turns SET status = @status, text = @text, error = @error, step = NULL, expires_at = NULL,
+         updated_at = @now, iterations = coalesce(@iterations, iterations)
+       WHERE id = @id AND ${HOLDS} RETURNING *
+     ), answer AS (
+       INSERT INTO messages (id, thread_id, turn_id, role, text, tool_calls, created_at)
+       SELECT @answerId, thread_id, @id, 'ASSISTANT', @answerText, @answerToolCalls, @now FROM held
+       WHERE @answerId::text IS NOT NULL
+     )
+     SELECT * FROM held`,
+  ),
+
+  lockTurnOfElicitation: statement(
+    'lock_turn_of_elicitation',
+    `SELECT t.* FROM turns t JOIN elicitations e ON e.turn_id = t.id WHERE e.id = @id AND e.owner_id = @ownerId
+     FOR UPDATE OF t`,
+  ),
+  elicitationsWithSibling: statement(
+    'elicitations_with_sibling',
+    `SELECT * FROM elicitations
+     WHERE turn_id = (SELECT turn_id FROM elicitations WHERE id = @id AND owner_id = @ownerId) ORDER BY seq`,
+  ),
+  answer: statement(
+    'answer',
+    `UPDATE elicitations SET status = @status, response_action = @action, response_content = @content,
+       response_arguments = @arguments, response_remember = @remember, resolved_by = @by, resolved_at = @now
+     WHERE id = @id AND status = 'PENDING' RETURNING *`,
+  ),
+  resumeTurn: statement(
+    'resume_turn',
+    `UPDATE turns SET status = 'RUNNING', text = NULL, expires_at = NULL, updated_at = @now, lease_owner = @leaseOwner,
+       lease_expires_at = @leaseUntil WHERE id = @id AND status = 'PAUSED' RETURNING *`,
+  ),
+  // SKIP LOCKED: a turn another instance is expiring, or that an answer holds, is left to them.
+  lockDueTurns: statement(
+    'lock_due_turns',
+    `SELECT * FROM turns WHERE status = 'PAUSED' AND expires_at <= @now ORDER BY expires_at LIMIT @limit
+     FOR UPDATE SKIP LOCKED`,
+  ),
+  closeElicitations: statement(
+    'close_elicitations',
+    `UPDATE elicitations SET status = @status, resolved_at = @now WHERE id = ANY(@ids::text[]) AND status = 'PENDING'`,
+  ),
+  insertToolMessages: statement(
+    'insert_tool_messages',
+    `INSERT INTO messages (id, thread_id, turn_id, role, text, tool_call_id, created_at)
+     SELECT id, @threadId, @turnId, 'TOOL', text, tool_call_id, @now
+     FROM unnest(@ids::text[], @texts::text[], @toolCallIds::text[]) WITH ORDINALITY AS m(id, text, tool_call_id, n)
+     ORDER BY n
+     ON CONFLICT (turn_id, tool_call_id) WHERE role = 'TOOL' DO NOTHING`,
+    toolMessageColumns,
+  ),
+  closeTurn: statement(
+    'close_turn',
+    'UPDATE turns SET status = @status, step = NULL, updated_at = @now WHERE id = @id RETURNING *',
+  ),
+
+  runningTurns: statement('running_turns', `SELECT * FROM turns WHERE status = 'RUNNING' ORDER BY seq`),
+  runningLeases: statement(
+    'running_leases',
+    `SELECT id, lease_owner, lease_expires_at, recoveries FROM turns WHERE status = 'RUNNING' ORDER BY seq`,
+  ),
+  unfinishedToolCalls: statement(
+    'unfinished_tool_calls',
+    'SELECT tool_call_id FROM tool_executions WHERE turn_id = @turnId AND finished_at IS NULL ORDER BY started_at',
+  ),
+  // Of several instances, the first to lock the row wins; the others re-check the WHERE against its new owner.
+  claimTurn: statement(
+    'claim_turn',
+    `UPDATE turns SET lease_owner = @owner, lease_expires_at = @until, recoveries = recoveries + 1, updated_at = @now
+     WHERE id = @id AND status = 'RUNNING' AND lease_owner IS NOT DISTINCT FROM @expected RETURNING *`,
+  ),
+  renewLeases: statement(
+    'renew_leases',
+    `UPDATE turns SET lease_expires_at = @until WHERE lease_owner = @owner AND status = 'RUNNING'`,
+  ),
+  leaseOwner: statement('lease_owner', `SELECT lease_owner FROM turns WHERE id = @id AND status = 'RUNNING'`),
+
+  // SKIP LOCKED: a row another instance is deleting, or (a grant) a start holds FOR SHARE, is left for later.
+  deleteDeliveredWebhooks: statement(
+    'delete_delivered_webhooks',
+    `DELETE FROM webhook_deliveries WHERE seq IN (SELECT seq FROM webhook_deliveries WHERE status = 'DELIVERED'
+       AND finished_at < @before LIMIT @limit FOR UPDATE SKIP LOCKED)`,
+  ),
+  deleteLapsedGrants: statement(
+    'delete_lapsed_grants',
+    `DELETE FROM approval_grants WHERE seq IN (SELECT seq FROM approval_grants
+       WHERE COALESCE(revoked_at, expires_at) < @before LIMIT @limit FOR UPDATE SKIP LOCKED)`,
+  ),
+  deleteExpiredElicitations: statement(
+    'delete_expired_elicitations',
+    `DELETE FROM elicitations WHERE seq IN (SELECT seq FROM elicitations WHERE status = 'EXPIRED'
+       AND expires_at < @before LIMIT @limit FOR UPDATE SKIP LOCKED)`,
+  ),
+
+  lockGrant: statement('lock_grant', 'SELECT * FROM approval_grants WHERE id = @id FOR SHARE'),
+  lockGrantForRevoke: statement(
+    'lock_grant_for_revoke',
+    'SELECT * FROM approval_grants WHERE id = @id AND owner_id = @ownerId FOR UPDATE',
+  ),
+  ownedGrant: statement('owned_grant', 'SELECT * FROM approval_grants WHERE id = @id AND owner_id = @ownerId'),
+  // Asked for every gated call that would ask: the owner's unrevoked grants of the tool (approval_grants_lookup).
+  grantCandidates: statement(
+    'grant_candidates',
+    `SELECT * FROM approval_grants WHERE owner_id = @ownerId AND agent_id = @agentId AND tool_id = @toolId
+       AND revoked_at IS NULL ORDER BY seq`,
+  ),
+  grantPage: statement(
+    'grant_page',
+    `SELECT * FROM approval_grants WHERE owner_id = @ownerId AND seq > @after
+       AND (@agentId::text IS NULL OR agent_id = @agentId) AND (@threadId::text IS NULL OR thread_id = @threadId)
+       AND (NOT @activeOnly::boolean OR (revoked_at IS NULL AND expires_at > @now))
+     ORDER BY seq LIMIT @limit`,
+  ),
+  insertGrant: statement(
+    'insert_grant',
+    `INSERT INTO approval_grants (id, owner_id, agent_id, scope, thread_id, tool_id, definition_hash, elicitation_id,
+       created_at, expires_at, revoked_at)
+     VALUES (@id, @ownerId, @agentId, @scope, @threadId, @toolId, @definitionHash, @elicitationId, @createdAt,
+       @expiresAt, @revokedAt)`,
+  ),
+  lastGrantUse: statement(
+    'last_grant_use',
+    'SELECT max(started_at) AS started_at FROM tool_executions WHERE grant_id = @id',
+  ),
+  revokeGrant: statement('revoke_grant', 'UPDATE approval_grants SET revoked_at = @revokedAt WHERE id = @id'),
+  grantUses: statement(
+    'grant_uses',
+    `SELECT grant_id, turn_id, tool_call_id, started_at FROM tool_executions WHERE grant_id = ANY(@ids::text[])
+     ORDER BY started_at`,
+  ),
+
+  insertWebhookDeliveries: (params) => ({ ...insertDeliveries(params), outbox: true }),
+  // SKIP LOCKED: rows another instance is claiming right now are left to it; a claim that lapsed is taken over.
+  claimWebhookDeliveries: statement(
+    'claim_webhook_deliveries',
+    `WITH due AS (
+       SELECT seq FROM webhook_deliveries WHERE status = 'PENDING' AND next_attempt_at <= @now
+         AND (locked_until IS NULL OR locked_until <= @now) AND endpoint = ANY(@endpoints::text[])
+       ORDER BY seq LIMIT @limit FOR UPDATE SKIP LOCKED
+     )
+     UPDATE webhook_deliveries w SET locked_by = @owner, locked_until = @until FROM due WHERE w.seq = due.seq
+     RETURNING w.*`,
+  ),
+  // A retry or a release keeps the row PENDING with its next time; delivered and failed end it. Only the holder.
+  recordWebhookAttempt: statement(
+    'record_webhook_attempt',
+    `UPDATE webhook_deliveries SET status = @status, attempts = attempts + @counted::int,
+       next_attempt_at = coalesce(@nextAttemptAt::timestamptz, next_attempt_at),
+       last_error = CASE WHEN @counted::int = 1 THEN @lastError::text ELSE last_error END,
+       last_status_code = CASE WHEN @counted::int = 1 THEN @lastStatusCode::int ELSE last_status_code END,
+       finished_at = @finishedAt::timestamptz, locked_by = NULL, locked_until = NULL
+     WHERE id = @id AND locked_by = @owner AND status = 'PENDING'`,
+  ),
+  webhookDeliveryPage: statement(
+    'webhook_delivery_page',
+    `SELECT * FROM webhook_deliveries WHERE (@status::text IS NULL OR status = @status) AND seq > @after
+     ORDER BY seq LIMIT @limit`,
+  ),
+  webhookDeliveryCount: statement(
+    'webhook_delivery_count',
+    'SELECT count(*) AS count FROM webhook_deliveries WHERE (@status::text IS NULL OR status = @status)',
+  ),
+};

@@ -1,0 +1,440 @@
+// The transaction scripts: each change of state that takes more than one statement, written once for both dialects.
+// A script is a generator: it yields a statement of the catalogue (`yield c.q.name(params)`) and gets its result back
+// (catalogue.ts), so one script runs synchronously on SQLite (inside its group commit: better-sqlite3 transactions
+// must not await) and asynchronously on PostgreSQL (inside its transaction, with its retries). The rules themselves
+// are the domain's (src/domain/); a script reads rows, asks them, and writes what they say.
+import { overrideChanges, overrideRows } from '../domain/agent-overrides.js';
+import { decideAnswer, resumesTurn } from '../domain/answer-rules.js';
+import { grantStateAt, revokedAtFor } from '../domain/grants.js';
+import { newId } from '../domain/ids.js';
+import type {
+  Agent,
+  ApprovalGrantRecord,
+  CloseReason,
+  ElicitationDraft,
+  ElicitationRecord,
+  PendingStep,
+  ThreadRecord,
+  TurnRecord,
+} from '../domain/records.js';
+import {
+  GrantLapsedError,
+  loopWriteRefused,
+  type AgentGatingPatch,
+  type AnswerInput,
+  type ResolveResult,
+  type StartTurnResult,
+  type StepAnswer,
+  type TurnLease,
+} from '../domain/store.js';
+import { recordedAnswer } from '../domain/stored-answer.js';
+import {
+  closePausedTurn as closing,
+  decideActiveTurn,
+  decideThread,
+  pausedElicitations,
+  type CloseStep,
+} from '../domain/turn-rules.js';
+import {
+  elicitationsClosed,
+  elicitationsClosedBy,
+  elicitationsRequested,
+  outboxRows,
+  turnEnded,
+  type WebhookEvent,
+  type WebhookSubscription,
+} from '../domain/webhook-events.js';
+import type { Queries } from './catalogue.js';
+import {
+  agentRecord,
+  elicitationRecord,
+  grantRecord,
+  threadRecord,
+  turnRecord,
+  type AgentRow,
+  type ElicitationRow,
+  type GrantRow,
+  type ThreadRow,
+  type TurnRow,
+} from './rows.js';
+
+/** What a script runs with: the dialect's statements and how it binds JSON. One per store. */
+export interface ScriptContext {
+  readonly q: Queries;
+  /** A JSON parameter as the dialect binds it. */
+  readonly json: (value: unknown) => string;
+  /** A JSON value as the dialect stores it (PostgreSQL replaces what jsonb refuses); null: as it is given (SQLite). */
+  readonly stored: (<T>(value: T) => T) | null;
+  /** The endpoints subscribed to events; null without any: no outbox row is written. */
+  readonly webhooks: readonly WebhookSubscription[] | null;
+}
+
+/** A script: yields statements, gets their results back (typed at each yield by the catalogue's Result). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each yield's result is the statement's (catalogue.ts)
+export type Script<T> = Generator<unknown, T, any>;
+
+/** Booleans are bound as 0/1: better-sqlite3 binds no booleans, and PostgreSQL reads '1' and '0' as booleans. */
+export const bit = (value: boolean): number => (value ? 1 : 0);
+const bitOrNull = (value: boolean | null | undefined): number | null => (value == null ? null : bit(value));
+
+// ---- agents -----------------------------------------------------------------------------------------------------
+
+/** Create the agent from the config, or update it; its gating only while no admin changed it (gating_set_by_api). */
+export function* syncAgent(c: ScriptContext, agent: Agent, now: string): Script<void> {
+  // Instances starting at once each sync the config: the row lock of the upsert makes them one after the other.
+  const [row]: { gating_set_by_api: boolean | number }[] = yield c.q.upsertAgent({
+    id: agent.id,
+    name: agent.name,
+    description: agent.description,
+    modelId: agent.modelId,
+    systemPrompt: agent.systemPrompt,
+    toolIds: c.json(agent.toolIds),
+    maxIterations: agent.maxIterations,
+    requireToolConfirmation: bit(agent.requireToolConfirmation),
+    pauseTtlSeconds: agent.pauseTtlSeconds,
+    allowEdit: bit(agent.allowEdit),
+    now,
+  });
+  if (row!.gating_set_by_api) return;
+  yield c.q.deleteOverrides({ agentId: agent.id });
+  const overrides = overrideRows(agent);
+  if (overrides.length) yield c.q.insertOverrides({ agentId: agent.id, overrides });
+}
+
+/** False when there is no such agent. */
+export function* updateAgentGating(
+  c: ScriptContext,
+  id: string,
+  patch: AgentGatingPatch,
+  now: string,
+): Script<boolean> {
+  const changed: number = yield c.q.updateAgentGating({
+    id,
+    requireToolConfirmation: bitOrNull(patch.requireToolConfirmation),
+    pauseTtlSeconds: patch.pauseTtlSeconds ?? null,
+    allowEdit: bitOrNull(patch.allowEdit),
+    now,
+  });
+  if (changed !== 1) return false;
+  // One statement per tool named (an admin's change, rare): each sets only what the patch names for it.
+  for (const { toolId, set } of overrideChanges(patch)) {
+    yield c.q.upsertOverride({
+      agentId: id,
+      toolId,
+      columns: Object.keys(set) as (keyof typeof set)[],
+      mode: set.mode ?? null,
+      rules: set.rules ? c.json(set.rules) : null,
+      allowEdit: bitOrNull(set.allowEdit),
+    });
+  }
+  return true;
+}
+
+// ---- the loop's atomic steps --------------------------------------------------------------------------------------
+
+export interface StartTurnInput {
+  turnId: string;
+  newThreadId: string;
+  threadId: string | null;
+  agentId: string;
+  ownerId: string;
+  message: string;
+  now: string;
+  lease?: TurnLease;
+}
+
+/** New thread or existing one (of this owner and agent); supersedes a PAUSED turn, refuses a RUNNING one. */
+export function* startTurn(c: ScriptContext, input: StartTurnInput, closeStep: CloseStep): Script<StartTurnResult> {
+  const { now } = input;
+  // The agent as committed now: the turn runs with it (a gating change committed before this applies).
+  const [agentRow]: AgentRow[] = yield c.q.agent({ id: input.agentId });
+  if (!agentRow) return { ok: false, code: 'AGENT_NOT_FOUND' };
+  let thread: ThreadRecord;
+  let superseded: TurnRecord | null = null;
+  // The thread's row lock: two turns started on one thread at once go one after the other, and the second sees the
+  // first's turn as active.
+  let found: ThreadRow | undefined;
+  if (input.threadId !== null) [found] = yield c.q.lockOwnedThread({ id: input.threadId, ownerId: input.ownerId });
+  const where = decideThread(input, found ? threadRecord(found) : null);
+  if (where.kind === 'refuse') return { ok: false, code: where.code };
+  if (where.kind === 'existing') {
+    thread = where.thread;
+    const [row]: TurnRow[] = yield c.q.lockActiveTurn({ threadId: thread.id });
+    const active = row ? turnRecord(row) : null;
+    const decision = decideActiveTurn(active, now);
+    if (decision.kind === 'refuse') return { ok: false, code: decision.code };
+    if (decision.kind === 'supersede') superseded = yield* closePausedTurn(c, active!, decision.reason, closeStep, now);
+  } else {
+    yield c.q.insertThread({ id: input.newThreadId, agentId: input.agentId, ownerId: input.ownerId, now });
+    thread = { id: input.newThreadId, agentId: input.agentId, ownerId: input.ownerId, createdAt: now };
+  }
+  yield c.q.insertTurn({
+    id: input.turnId,
+    threadId: thread.id,
+    agentId: input.agentId,
+    ownerId: input.ownerId,
+    now,
+    leaseOwner: input.lease?.owner ?? null,
+    leaseUntil: input.lease?.until ?? null,
+  });
+  const messageId = newId('msg');
+  yield c.q.insertMessage({
+    id: messageId,
+    threadId: thread.id,
+    turnId: input.turnId,
+    role: 'USER',
+    text: input.message,
+    toolCalls: null,
+    toolCallId: null,
+    now,
+  });
+  // What the rows now hold, without reading them back.
+  const turn: TurnRecord = {
+    id: input.turnId,
+    threadId: thread.id,
+    agentId: input.agentId,
+    ownerId: input.ownerId,
+    status: 'RUNNING',
+    text: null,
+    error: null,
+    iterations: 0,
+    step: null,
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: null,
+  };
+  const message = {
+    id: messageId,
+    threadId: thread.id,
+    turnId: input.turnId,
+    role: 'USER' as const,
+    text: input.message,
+    toolCalls: [],
+    toolCallId: null,
+    createdAt: now,
+  };
+  return { ok: true, thread, turn, superseded, agent: agentRecord(agentRow), message };
+}
+
+/**
+ * Journals the call as started; false if it was before. With `grantId`, only while that remembered approval holds
+ * (else GrantLapsedError, nothing written): the grant's row is held FOR SHARE where writers run at once, so a revoke
+ * commits wholly before the check or after the start.
+ */
+export function* markToolStarted(
+  c: ScriptContext,
+  turnId: string,
+  toolCallId: string,
+  now: string,
+  leaseOwner: string | undefined,
+  grantId: string | undefined,
+): Script<boolean> {
+  if (grantId !== undefined) {
+    const [grant]: GrantRow[] = yield c.q.lockGrant({ id: grantId });
+    // A call started before (a crash mid-run) reports so below, whatever became of its grant since; only a new start
+    // needs the grant to hold.
+    const startedBefore: unknown[] = yield c.q.toolStartedBefore({ turnId, toolCallId });
+    if (startedBefore.length === 0 && (!grant || grantStateAt(grantRecord(grant), now) !== 'ACTIVE')) {
+      throw new GrantLapsedError(grantId);
+    }
+  }
+  const [row]: { started: number }[] = yield c.q.startTool({
+    turnId,
+    owner: leaseOwner ?? null,
+    toolCallId,
+    now,
+    grantId: grantId ?? null,
+  });
+  if (!row) throw loopWriteRefused(turnId, leaseOwner);
+  return row.started === 1;
+}
+
+/** The step, its elicitations and the answer that asked, turn PAUSED; the elicitations' outbox rows. */
+export function* pauseTurn(
+  c: ScriptContext,
+  turnId: string,
+  step: PendingStep,
+  drafts: ElicitationDraft[],
+  text: string,
+  expiresAt: string,
+  now: string,
+  leaseOwner: string | undefined,
+  answer: StepAnswer | undefined,
+): Script<{ turn: TurnRecord; elicitations: ElicitationRecord[] }> {
+  const [row]: TurnRow[] = yield c.q.pauseTurn({
+    id: turnId,
+    owner: leaseOwner ?? null,
+    step: c.json(step),
+    text,
+    expiresAt,
+    now,
+    drafts,
+    iterations: answer ? answer.iterations : null,
+    answerId: answer ? newId('msg') : null,
+    answerText: answer ? answer.message.text : null,
+    answerToolCalls: answer?.message.toolCalls.length ? c.json(answer.message.toolCalls) : null,
+  });
+  if (!row) throw loopWriteRefused(turnId, leaseOwner);
+  const turn = turnRecord(row);
+  // As stored (what the dialect could hold of them), without reading them back.
+  const { stored: asStored } = c;
+  const stored = asStored
+    ? drafts.map((d) => ({ ...d, request: asStored(d.request), toolCall: asStored(d.toolCall) }))
+    : drafts;
+  const created = pausedElicitations(turn, stored, now, expiresAt);
+  if (c.webhooks) yield* writeWebhookEvents(c, elicitationsRequested(created, now), now);
+  return { turn, elicitations: created };
+}
+
+/** RUNNING turn to a final state, with the model's final answer; its outbox rows. */
+export function* finishTurn(
+  c: ScriptContext,
+  turnId: string,
+  status: 'COMPLETED' | 'FAILED' | 'CANCELLED',
+  fields: { text?: string | null; error?: string | null; answer?: StepAnswer },
+  now: string,
+  leaseOwner: string | undefined,
+): Script<TurnRecord> {
+  const answer = fields.answer;
+  const [row]: TurnRow[] = yield c.q.finishTurn({
+    id: turnId,
+    owner: leaseOwner ?? null,
+    status,
+    text: fields.text ?? null,
+    error: fields.error ?? null,
+    now,
+    iterations: answer ? answer.iterations : null,
+    answerId: answer ? newId('msg') : null,
+    answerText: answer ? answer.message.text : null,
+    answerToolCalls: answer?.message.toolCalls.length ? c.json(answer.message.toolCalls) : null,
+  });
+  if (!row) throw loopWriteRefused(turnId, leaseOwner);
+  const turn = turnRecord(row);
+  if (c.webhooks) yield* writeWebhookEvents(c, turnEnded(turn, now), now);
+  return turn;
+}
+
+/** Record an answer (idempotent by elicitation id); see ResolveResult. */
+export function* resolveElicitation(c: ScriptContext, input: AnswerInput, closeStep: CloseStep): Script<ResolveResult> {
+  const { now, answer } = input;
+  const key = { id: input.elicitationId, ownerId: input.ownerId };
+  // Where writers run at once, the turn's row is locked first: answers to one turn (from any instance), the sweeper
+  // and a new message on its thread wait for each other, and each reads what the one before it committed.
+  const [locked]: TurnRow[] = yield c.q.lockTurnOfElicitation(key);
+  // Every elicitation of the answered one's turn: the answered one, and whether others still wait.
+  const ofTurn = ((yield c.q.elicitationsWithSibling(key)) as ElicitationRow[]).map(elicitationRecord);
+  const found = ofTurn.find((e) => e.id === input.elicitationId) ?? null;
+  const decision = decideAnswer(found, answer, now);
+  if (decision.kind === 'not_found' || !found) return { kind: 'not_found' };
+  // The turn as it is now: the locked row, or read where the answer needs it (the usual last answer gets it from
+  // the claim).
+  function* turnNow(): Script<TurnRecord> {
+    if (locked) return turnRecord(locked);
+    return turnRecord(((yield c.q.turn({ id: found!.turnId })) as TurnRow[])[0]!);
+  }
+  function* current(): Script<{ elicitation: ElicitationRecord; turn: TurnRecord }> {
+    const [elicitation]: ElicitationRow[] = yield c.q.elicitation({ id: found!.id });
+    const [turn]: TurnRow[] = yield c.q.turn({ id: found!.turnId });
+    return { elicitation: elicitationRecord(elicitation!), turn: turnRecord(turn!) };
+  }
+  switch (decision.kind) {
+    case 'duplicate':
+    case 'already_resolved':
+      return { kind: decision.kind, elicitation: found, turn: yield* turnNow() };
+    case 'expired':
+      if (decision.expireTurn) yield* closePausedTurn(c, yield* turnNow(), 'expired', closeStep, now);
+      return { kind: 'expired', ...(yield* current()), changed: decision.expireTurn };
+  }
+  // An ACCEPT that asks to remember records its grant in the same transaction as the answer.
+  const { columns, grant } = recordedAnswer(found, answer, input.grantId, now);
+  if (grant) yield c.q.insertGrant(grant);
+  const [answered]: ElicitationRow[] = yield c.q.answer({
+    id: found.id,
+    status: decision.status,
+    action: answer.action,
+    content: columns.content === null ? null : c.json(columns.content),
+    arguments: columns.arguments === null ? null : c.json(columns.arguments),
+    remember: columns.remember === null ? null : c.json(columns.remember),
+    by: input.ownerId,
+    now,
+  });
+  const elicitation = elicitationRecord(answered!);
+  if (c.webhooks) yield* writeWebhookEvents(c, elicitationsClosed([elicitation], 'ANSWERED', now), now);
+  if (decision.then === 'cancel_turn') {
+    yield* closePausedTurn(c, yield* turnNow(), 'cancelled', closeStep, now);
+    return { kind: 'cancelled', ...(yield* current()) };
+  }
+  const elicitations = ofTurn.map((e) => (e.id === elicitation.id ? elicitation : e));
+  if (!resumesTurn(elicitations.some((e) => e.status === 'PENDING'))) {
+    return { kind: 'recorded', elicitation, turn: yield* turnNow() };
+  }
+  // The claim: only one caller moves the turn from PAUSED to RUNNING (where rows are locked, the WHERE re-checks).
+  const [resumed]: TurnRow[] = yield c.q.resumeTurn({
+    id: found.turnId,
+    now,
+    leaseOwner: input.lease?.owner ?? null,
+    leaseUntil: input.lease?.until ?? null,
+  });
+  if (!resumed) return { kind: 'recorded', elicitation, turn: yield* turnNow() };
+  return { kind: 'resume', elicitation, turn: turnRecord(resumed), elicitations };
+}
+
+/** Expire PAUSED turns whose expiresAt has passed (at most `limit`); where writers run at once, skipping held ones. */
+export function* expireDueTurns(
+  c: ScriptContext,
+  now: string,
+  limit: number,
+  closeStep: CloseStep,
+): Script<TurnRecord[]> {
+  const due: TurnRow[] = yield c.q.lockDueTurns({ now, limit });
+  const expired: TurnRecord[] = [];
+  for (const row of due) expired.push(yield* closePausedTurn(c, turnRecord(row), 'expired', closeStep, now));
+  return expired;
+}
+
+/** PAUSED turn (its row locked) to CANCELLED or EXPIRED, as closePausedTurn (src/domain/turn-rules.ts) decides. */
+function* closePausedTurn(
+  c: ScriptContext,
+  turn: TurnRecord,
+  reason: CloseReason,
+  closeStep: CloseStep,
+  now: string,
+): Script<TurnRecord> {
+  const stored = ((yield c.q.turnElicitations({ turnId: turn.id })) as ElicitationRow[]).map(elicitationRecord);
+  const close = closing(turn, stored, reason, closeStep);
+  if (close.closeElicitations.length) {
+    yield c.q.closeElicitations({ ids: close.closeElicitations, status: close.status, now });
+  }
+  if (c.webhooks) yield* writeWebhookEvents(c, elicitationsClosedBy(stored, close, reason, now), now);
+  if (close.toolMessages.length) {
+    yield c.q.insertToolMessages({ threadId: turn.threadId, turnId: turn.id, drafts: close.toolMessages, now });
+  }
+  const [row]: TurnRow[] = yield c.q.closeTurn({ id: turn.id, status: close.status, now });
+  return turnRecord(row!);
+}
+
+/** The outbox rows of a change's events, for the subscribed endpoints, in the change's transaction. */
+function* writeWebhookEvents(c: ScriptContext, events: WebhookEvent[], now: string): Script<void> {
+  const deliveries = outboxRows(events, c.webhooks!, now);
+  if (deliveries.length) yield c.q.insertWebhookDeliveries({ deliveries, now });
+}
+
+// ---- remembered approvals -----------------------------------------------------------------------------------------
+
+/** Revokes the owner's grant (the first revoke's time stands); null when the owner has no such grant. */
+export function* revokeApprovalGrant(
+  c: ScriptContext,
+  id: string,
+  ownerId: string,
+  now: string,
+): Script<ApprovalGrantRecord | null> {
+  // The row lock first (where writers run at once): a start under this grant holds it FOR SHARE until it commits, so
+  // the uses read next include every start that committed before this revoke.
+  const [row]: GrantRow[] = yield c.q.lockGrantForRevoke({ id, ownerId });
+  if (!row) return null;
+  const grant = grantRecord(row);
+  const [lastUse]: { started_at: string | null }[] = yield c.q.lastGrantUse({ id });
+  const revokedAt = revokedAtFor(grant, lastUse?.started_at ?? null, now);
+  if (grant.revokedAt === null) yield c.q.revokeGrant({ id, revokedAt });
+  return { ...grant, revokedAt };
+}

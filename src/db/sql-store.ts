@@ -1,0 +1,511 @@
+// The Store over a dialect's driver and statements: the same methods, scripts (scripts.ts) and row mappers (rows.ts)
+// for SQLite and PostgreSQL. What differs is the dialect's: its statements' SQL (sqlite/statements.ts,
+// postgres/statements.ts) and how it runs them (Driver: synchronously in SQLite's group commit, asynchronously in
+// PostgreSQL's transactions with retries). docs/architecture.md draws the layers.
+import { storedConditionsFor } from '../domain/expiry.js';
+import { newId } from '../domain/ids.js';
+import { buildPage, decodeCursor, pageHoldsAll } from '../domain/pagination.js';
+import type {
+  Agent,
+  ApprovalGrantRecord,
+  ChatMessage,
+  ElicitationDraft,
+  ElicitationRecord,
+  ElicitationStatus,
+  GrantUseRecord,
+  MessageRecord,
+  Page,
+  PendingStep,
+  ThreadRecord,
+  ToolMessageDraft,
+  TurnRecord,
+} from '../domain/records.js';
+import {
+  loopWriteRefused,
+  type AgentGatingPatch,
+  type AnswerInput,
+  type ResolveResult,
+  type RunningTurnLease,
+  type StartTurnResult,
+  type StepAnswer,
+  type Store,
+  type TurnLease,
+} from '../domain/store.js';
+import type { CloseStep } from '../domain/turn-rules.js';
+import {
+  attemptChanges,
+  type WebhookAttemptOutcome,
+  type WebhookDeliveryRecord,
+  type WebhookDeliveryStatus,
+} from '../domain/webhook-events.js';
+import type { Params, Queries, Result, StatementName } from './catalogue.js';
+import {
+  agentRecord,
+  elicitationRecord,
+  grantRecord,
+  messageRecord,
+  threadRecord,
+  turnRecord,
+  webhookDeliveryRecord,
+  type ElicitationRow,
+} from './rows.js';
+import * as scripts from './scripts.js';
+import type { Script, ScriptContext, StartTurnInput } from './scripts.js';
+
+/** How a dialect runs statements and scripts. */
+export interface Driver {
+  /** A statement's result read outside any write transaction (SQLite has it already: the statement ran when called). */
+  read<R>(statement: unknown): R | Promise<R>;
+  /** A statement that writes, atomic by itself. `statement` is called where it runs (inside SQLite's transaction). */
+  write<R>(statement: () => unknown): Promise<R>;
+  /** A script in one transaction of its own: committed when the promise resolves. */
+  transaction<T>(script: () => Script<T>): Promise<T>;
+  /**
+   * A script that writes with one statement (reads may come before it), so atomic without a transaction: PostgreSQL
+   * sends it without BEGIN and COMMIT (one round trip for a loop write); SQLite runs it as a transaction.
+   */
+  autocommit<T>(script: () => Script<T>): Promise<T>;
+  /** Resolves once a tool's start record is durable, whatever the durability setting: before the tool runs. */
+  syncToolStart(): Promise<void>;
+  flush(options?: { soon?: boolean }): Promise<void>;
+  /** True for the error of a second active turn started on a thread by another writer at the same moment. */
+  isThreadBusy(error: unknown): boolean;
+  /** Null when the database answers and every migration of this build is applied; else why not. */
+  ping(): Promise<string | null>;
+  close(): Promise<void>;
+}
+
+export interface Dialect {
+  driver: Driver;
+  statements: Queries;
+  json: ScriptContext['json'];
+  stored: ScriptContext['stored'];
+}
+
+export class SqlStore implements Store {
+  readonly #d: Driver;
+  readonly #q: Queries;
+  /** What the scripts run with. */
+  readonly #c: ScriptContext;
+
+  constructor(dialect: Dialect, webhooks: ScriptContext['webhooks']) {
+    this.#d = dialect.driver;
+    this.#q = dialect.statements;
+    this.#c = { q: dialect.statements, json: dialect.json, stored: dialect.stored, webhooks };
+  }
+
+  /** A read of one statement. */
+  #read<K extends StatementName>(name: K, ...params: Params<K>): Result<K> | Promise<Result<K>> {
+    return this.#d.read((this.#q[name] as (...p: Params<K>) => unknown)(...params));
+  }
+
+  /** A loop write of one statement, refused (nothing written) when it matched no turn row it could write. */
+  async #loopWrite<K extends StatementName>(
+    turnId: string,
+    leaseOwner: string | undefined,
+    name: K,
+    params: Params<K>[0],
+  ): Promise<Result<K>> {
+    const q = this.#q[name] as (p: Params<K>[0]) => unknown;
+    const rows = await this.#d.write<Result<K>>(() => q(params));
+    if (!(rows as unknown[])[0]) throw loopWriteRefused(turnId, leaseOwner);
+    return rows;
+  }
+
+  /** PostgreSQL: a loop write that is one statement without webhooks, and a transaction with their outbox rows. */
+  #withWebhooks<T>(script: () => Script<T>): Promise<T> {
+    return this.#c.webhooks ? this.#d.transaction(script) : this.#d.autocommit(script);
+  }
+
+  flush(options?: { soon?: boolean }): Promise<void> {
+    return this.#d.flush(options);
+  }
+
+  ping(): Promise<string | null> {
+    return this.#d.ping();
+  }
+
+  close(): Promise<void> {
+    return this.#d.close();
+  }
+
+  // ---- agents -------------------------------------------------------------------------------------------
+
+  async syncAgent(agent: Agent, now: string): Promise<Agent> {
+    await this.#d.transaction(() => scripts.syncAgent(this.#c, agent, now));
+    return (await this.getAgent(agent.id))!;
+  }
+
+  async getAgent(id: string): Promise<Agent | null> {
+    const [row] = await this.#read('agent', { id });
+    return row ? agentRecord(row) : null;
+  }
+
+  async listAgents(): Promise<Agent[]> {
+    return (await this.#read('agents')).map(agentRecord);
+  }
+
+  async updateAgentGating(id: string, patch: AgentGatingPatch, now: string): Promise<Agent | null> {
+    const found = await this.#d.transaction(() => scripts.updateAgentGating(this.#c, id, patch, now));
+    return found ? this.getAgent(id) : null;
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------------------
+
+  async getThread(id: string, ownerId: string): Promise<ThreadRecord | null> {
+    const [row] = await this.#read('ownedThread', { id, ownerId });
+    return row ? threadRecord(row) : null;
+  }
+
+  async listThreads(
+    ownerId: string,
+    agentId: string | null,
+    first: number,
+    after: string | null,
+  ): Promise<Page<ThreadRecord>> {
+    const rows = await this.#read('threadPage', { ownerId, agentId, after: decodeCursor(after), limit: first + 1 });
+    return buildPage(rows, first, threadRecord);
+  }
+
+  async getTurn(id: string, ownerId: string): Promise<TurnRecord | null> {
+    const [row] = await this.#read('ownedTurn', { id, ownerId });
+    return row ? turnRecord(row) : null;
+  }
+
+  async loadTurn(id: string): Promise<TurnRecord | null> {
+    const [row] = await this.#read('turn', { id });
+    return row ? turnRecord(row) : null;
+  }
+
+  async listTurns(threadId: string): Promise<TurnRecord[]> {
+    return (await this.#read('threadTurns', { threadId })).map(turnRecord);
+  }
+
+  async listThreadMessages(threadId: string): Promise<MessageRecord[]> {
+    return (await this.#read('threadMessages', { threadId })).map(messageRecord);
+  }
+
+  async listTurnMessages(turnId: string): Promise<MessageRecord[]> {
+    return (await this.#read('turnMessages', { turnId })).map(messageRecord);
+  }
+
+  async getElicitation(id: string, ownerId: string): Promise<ElicitationRecord | null> {
+    const [row] = await this.#read('ownedElicitation', { id, ownerId });
+    return row ? elicitationRecord(row) : null;
+  }
+
+  async listTurnElicitations(turnId: string): Promise<ElicitationRecord[]> {
+    return (await this.#read('turnElicitations', { turnId })).map(elicitationRecord);
+  }
+
+  async loadTurns(ids: readonly string[]): Promise<TurnRecord[]> {
+    return (await this.#read('turnsByIds', { ids })).map(turnRecord);
+  }
+
+  async loadThreads(ids: readonly string[]): Promise<ThreadRecord[]> {
+    return (await this.#read('threadsByIds', { ids })).map(threadRecord);
+  }
+
+  async listMessagesOfTurns(turnIds: readonly string[]): Promise<MessageRecord[]> {
+    return (await this.#read('messagesOfTurns', { ids: turnIds })).map(messageRecord);
+  }
+
+  async listMessagesOfThreads(threadIds: readonly string[]): Promise<MessageRecord[]> {
+    return (await this.#read('messagesOfThreads', { ids: threadIds })).map(messageRecord);
+  }
+
+  async listTurnsOfThreads(threadIds: readonly string[]): Promise<TurnRecord[]> {
+    return (await this.#read('turnsOfThreads', { ids: threadIds })).map(turnRecord);
+  }
+
+  async listElicitationsOfTurns(turnIds: readonly string[]): Promise<ElicitationRecord[]> {
+    return (await this.#read('elicitationsOfTurns', { ids: turnIds })).map(elicitationRecord);
+  }
+
+  async listPendingElicitations(
+    ownerId: string,
+    filter: { threadId?: string | null; agentId?: string | null },
+    now: string,
+    first: number,
+    after: string | null,
+  ): Promise<Page<ElicitationRecord> & { totalCount: number }> {
+    // The polling hot path: a first page that holds every match is its own count.
+    const params = { ownerId, now, threadId: filter.threadId ?? null, agentId: filter.agentId ?? null };
+    const afterSeq = decodeCursor(after);
+    const rows = await this.#read('pendingPage', { ...params, after: afterSeq, limit: first + 1 });
+    const count = pageHoldsAll(afterSeq, rows.length, first)
+      ? rows.length
+      : (await this.#read('pendingCount', params))[0].count;
+    return { ...buildPage(rows, first, elicitationRecord), totalCount: count };
+  }
+
+  async listElicitations(
+    ownerId: string,
+    filter: { threadId?: string | null; agentId?: string | null; statuses?: ElicitationStatus[] | null },
+    now: string,
+    first: number,
+    after: string | null,
+  ): Promise<Page<ElicitationRecord> & { totalCount: number }> {
+    const afterSeq = decodeCursor(after);
+    const statuses = filter.statuses ? [...new Set(filter.statuses)].sort() : null;
+    const params = { ownerId, now, threadId: filter.threadId ?? null, agentId: filter.agentId ?? null, statuses };
+    const rows: ElicitationRow[] = await this.#read('auditPage', { ...params, after: afterSeq, limit: first + 1 });
+    const count = pageHoldsAll(afterSeq, rows.length, first)
+      ? rows.length
+      : (await this.#read('auditCount', params))[0].count;
+    return { ...buildPage(rows, first, elicitationRecord), totalCount: count };
+  }
+
+  // ---- the loop's atomic steps -----------------------------------------------------------------------------
+
+  async startTurn(input: StartTurnInput, closeStep: CloseStep): Promise<StartTurnResult> {
+    try {
+      return await this.#d.transaction(() => scripts.startTurn(this.#c, input, closeStep));
+    } catch (error) {
+      if (this.#d.isThreadBusy(error)) return { ok: false, code: 'THREAD_BUSY' };
+      throw error;
+    }
+  }
+
+  // The loop's writes take the lease check into their statement (catalogue.ts), so that a step of the loop costs as
+  // few statements as it writes (on PostgreSQL one round trip).
+
+  async appendAssistantMessage(
+    turnId: string,
+    message: ChatMessage,
+    now: string,
+    iterations?: number,
+    leaseOwner?: string,
+  ): Promise<MessageRecord> {
+    const id = newId('msg');
+    const [held] = await this.#loopWrite(turnId, leaseOwner, 'appendMessage', {
+      turnId,
+      owner: leaseOwner ?? null,
+      iterations: iterations ?? null,
+      now,
+      id,
+      role: message.role,
+      text: message.text,
+      toolCalls: message.toolCalls.length ? this.#c.json(message.toolCalls) : null,
+      toolCallId: message.toolCallId,
+    });
+    return { ...message, id, threadId: held!.thread_id, turnId, createdAt: now };
+  }
+
+  async appendToolMessages(
+    turnId: string,
+    drafts: ToolMessageDraft[],
+    now: string,
+    leaseOwner?: string,
+  ): Promise<void> {
+    if (drafts.length === 0) return;
+    await this.#loopWrite(turnId, leaseOwner, 'appendToolMessages', { turnId, owner: leaseOwner ?? null, now, drafts });
+  }
+
+  async markToolStarted(
+    turnId: string,
+    toolCallId: string,
+    now: string,
+    leaseOwner?: string,
+    grantId?: string,
+  ): Promise<boolean> {
+    const script = () => scripts.markToolStarted(this.#c, turnId, toolCallId, now, leaseOwner, grantId);
+    const started = await (grantId === undefined ? this.#d.autocommit(script) : this.#d.transaction(script));
+    // The started row must be on disk before the tool's effect happens; the same sync makes every earlier commit
+    // durable too (the answer that allowed the call).
+    await this.#d.syncToolStart();
+    return started;
+  }
+
+  async finishTool(turnId: string, draft: ToolMessageDraft, now: string, leaseOwner?: string): Promise<void> {
+    await this.#loopWrite(turnId, leaseOwner, 'finishTool', {
+      turnId,
+      owner: leaseOwner ?? null,
+      toolCallId: draft.toolCallId,
+      now,
+      id: newId('msg'),
+      text: draft.text,
+    });
+  }
+
+  async pauseTurn(
+    turnId: string,
+    step: PendingStep,
+    drafts: ElicitationDraft[],
+    text: string,
+    expiresAt: string,
+    now: string,
+    leaseOwner?: string,
+    answer?: StepAnswer,
+  ): Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }> {
+    return this.#withWebhooks(() =>
+      scripts.pauseTurn(this.#c, turnId, step, drafts, text, expiresAt, now, leaseOwner, answer),
+    );
+  }
+
+  async finishTurn(
+    turnId: string,
+    status: 'COMPLETED' | 'FAILED' | 'CANCELLED',
+    fields: { text?: string | null; error?: string | null; answer?: StepAnswer },
+    now: string,
+    leaseOwner?: string,
+  ): Promise<TurnRecord> {
+    return this.#withWebhooks(() => scripts.finishTurn(this.#c, turnId, status, fields, now, leaseOwner));
+  }
+
+  async setIterations(turnId: string, iterations: number, now: string, leaseOwner?: string): Promise<void> {
+    await this.#loopWrite(turnId, leaseOwner, 'touchTurn', { id: turnId, owner: leaseOwner ?? null, iterations, now });
+  }
+
+  async resolveElicitation(input: AnswerInput, closeStep: CloseStep): Promise<ResolveResult> {
+    return this.#d.transaction(() => scripts.resolveElicitation(this.#c, input, closeStep));
+  }
+
+  async expireDueTurns(now: string, limit: number, closeStep: CloseStep): Promise<TurnRecord[]> {
+    return this.#d.transaction(() => scripts.expireDueTurns(this.#c, now, limit, closeStep));
+  }
+
+  async listRunningTurns(): Promise<TurnRecord[]> {
+    return (await this.#read('runningTurns')).map(turnRecord);
+  }
+
+  async listUnfinishedToolCalls(turnId: string): Promise<string[]> {
+    return (await this.#read('unfinishedToolCalls', { turnId })).map((row) => row.tool_call_id);
+  }
+
+  async listRunningLeases(): Promise<RunningTurnLease[]> {
+    return (await this.#read('runningLeases')).map((row) => ({
+      turnId: row.id,
+      owner: row.lease_owner,
+      expiresAt: row.lease_expires_at,
+      recoveries: row.recoveries,
+    }));
+  }
+
+  async claimTurn(
+    turnId: string,
+    expectedOwner: string | null,
+    lease: TurnLease,
+    now: string,
+  ): Promise<{ turn: TurnRecord; recoveries: number } | null> {
+    // Compare-and-swap in one UPDATE: of several processes, the first to take the row wins; the others find the
+    // lease no longer `expectedOwner`'s and change nothing.
+    const params = { id: turnId, expected: expectedOwner, owner: lease.owner, until: lease.until, now };
+    const [row] = await this.#d.write<Result<'claimTurn'>>(() => this.#q.claimTurn(params));
+    return row ? { turn: turnRecord(row), recoveries: row.recoveries } : null;
+  }
+
+  async renewLeases(owner: string, until: string, now: string): Promise<number> {
+    return this.#d.write(() => this.#q.renewLeases({ owner, until, now }));
+  }
+
+  async holdsLease(turnId: string, owner: string): Promise<boolean> {
+    return (await this.#read('leaseOwner', { id: turnId }))[0]?.lease_owner === owner;
+  }
+
+  async deleteDeliveredWebhooks(before: string, limit: number): Promise<number> {
+    return this.#d.write(() => this.#q.deleteDeliveredWebhooks({ before, limit }));
+  }
+
+  async deleteLapsedGrants(before: string, limit: number): Promise<number> {
+    return this.#d.write(() => this.#q.deleteLapsedGrants({ before, limit }));
+  }
+
+  async deleteExpiredElicitations(before: string, limit: number): Promise<number> {
+    return this.#d.write(() => this.#q.deleteExpiredElicitations({ before, limit }));
+  }
+
+  async countPendingElicitations(now: string): Promise<number> {
+    return (await this.#read('allPendingCount', { now }))[0].count;
+  }
+
+  // ---- remembered approvals ---------------------------------------------------------------------------------
+
+  async listGrantCandidates(ownerId: string, agentId: string, toolId: string): Promise<ApprovalGrantRecord[]> {
+    return (await this.#read('grantCandidates', { ownerId, agentId, toolId })).map(grantRecord);
+  }
+
+  async getApprovalGrant(id: string, ownerId: string): Promise<ApprovalGrantRecord | null> {
+    const [row] = await this.#read('ownedGrant', { id, ownerId });
+    return row ? grantRecord(row) : null;
+  }
+
+  async listApprovalGrants(
+    ownerId: string,
+    filter: { agentId?: string | null; threadId?: string | null; activeOnly: boolean },
+    now: string,
+    first: number,
+    after: string | null,
+  ): Promise<Page<ApprovalGrantRecord>> {
+    const rows = await this.#read('grantPage', {
+      ownerId,
+      agentId: filter.agentId ?? null,
+      threadId: filter.threadId ?? null,
+      activeOnly: scripts.bit(filter.activeOnly),
+      now,
+      after: decodeCursor(after),
+      limit: first + 1,
+    });
+    return buildPage(rows, first, grantRecord);
+  }
+
+  async revokeApprovalGrant(id: string, ownerId: string, now: string): Promise<ApprovalGrantRecord | null> {
+    return this.#d.transaction(() => scripts.revokeApprovalGrant(this.#c, id, ownerId, now));
+  }
+
+  async listGrantUses(grantIds: readonly string[]): Promise<GrantUseRecord[]> {
+    if (grantIds.length === 0) return [];
+    return (await this.#read('grantUses', { ids: grantIds })).map((row) => ({
+      grantId: row.grant_id,
+      turnId: row.turn_id,
+      toolCallId: row.tool_call_id,
+      startedAt: row.started_at,
+    }));
+  }
+
+  // ---- webhooks (docs/webhooks.md) ---------------------------------------------------------------------------
+
+  async claimWebhookDeliveries(
+    owner: string,
+    endpoints: readonly string[],
+    now: string,
+    until: string,
+    limit: number,
+  ): Promise<WebhookDeliveryRecord[]> {
+    if (endpoints.length === 0) return [];
+    const params = { owner, endpoints, now, until, limit };
+    const rows = await this.#d.write<Result<'claimWebhookDeliveries'>>(() => this.#q.claimWebhookDeliveries(params));
+    return rows.sort((a, b) => a.seq - b.seq).map(webhookDeliveryRecord);
+  }
+
+  async recordWebhookAttempt(id: string, owner: string, outcome: WebhookAttemptOutcome, now: string): Promise<boolean> {
+    const params = { id, owner, ...attemptChanges(outcome, now) };
+    return (await this.#d.write(() => this.#q.recordWebhookAttempt(params))) === 1;
+  }
+
+  async listWebhookDeliveries(
+    filter: { status?: WebhookDeliveryStatus | null },
+    first: number,
+    after: string | null,
+  ): Promise<Page<WebhookDeliveryRecord> & { totalCount: number }> {
+    const afterSeq = decodeCursor(after);
+    const status = filter.status ?? null;
+    const rows = await this.#read('webhookDeliveryPage', { status, after: afterSeq, limit: first + 1 });
+    const count = pageHoldsAll(afterSeq, rows.length, first)
+      ? rows.length
+      : (await this.#read('webhookDeliveryCount', { status }))[0].count;
+    return { ...buildPage(rows, first, webhookDeliveryRecord), totalCount: count };
+  }
+}
+
+/** The audit list's condition on statuses as read at @now (storedConditionsFor, src/domain/expiry.ts). */
+export function auditStatusCondition(statuses: readonly ElicitationStatus[]): string {
+  const asRead = (status: ElicitationStatus) =>
+    storedConditionsFor(status)
+      .map(
+        ({ status, pastExpiry }) =>
+          `(status = '${status}'${pastExpiry === undefined ? '' : pastExpiry ? ' AND expires_at <= @now' : ' AND expires_at > @now'})`,
+      )
+      .join(' OR ');
+  return `(${statuses.map(asRead).join(' OR ') || 'false'})`;
+}
