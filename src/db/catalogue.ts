@@ -1,4 +1,4 @@
-// The statements the transaction scripts (scripts.ts) run, by name, with their named parameters and the rows they
+// The statements the Store (sql-store.ts) and its transaction scripts (scripts.ts) run, by name, with their named parameters and the rows they
 // return: each dialect's catalogue (sqlite/statements.ts, postgres/statements.ts) implements this interface, so a
 // statement missing from one, or taking other parameters, fails type-checking. A statement that returns columns gives
 // its rows; one that returns none, how many rows it changed.
@@ -10,7 +10,15 @@
 // lease (status RUNNING, lease_owner = owner), checked in the statement itself, and returns no row otherwise; null
 // writes unconditioned (tests, admin paths).
 import type { ToolOverrideRow } from '../domain/agent-overrides.js';
-import type { ElicitationDraft, ElicitationStatus, MessageRole, ToolMessageDraft } from '../domain/records.js';
+import { storedConditionsFor } from '../domain/expiry.js';
+import type {
+  ApprovalGrantRecord,
+  ChatMessage,
+  ElicitationDraft,
+  ElicitationStatus,
+  MessageRole,
+  ToolMessageDraft,
+} from '../domain/records.js';
 import type { WebhookDeliveryDraft, WebhookDeliveryStatus } from '../domain/webhook-events.js';
 import type {
   AgentRow,
@@ -44,12 +52,9 @@ interface AuditFilter extends ElicitationFilter {
   statuses: readonly ElicitationStatus[] | null;
 }
 
-/** The ASSISTANT message a loop write appends with it (the model's answer): all null without one. */
+/** The model's answer (an ASSISTANT message) a loop write appends with it; null: none. */
 interface AnswerMessage {
-  answerId: string | null;
-  answerText: string | null;
-  /** JSON, null without tool calls. */
-  answerToolCalls: string | null;
+  answer: ChatMessage | null;
 }
 
 export interface Catalogue {
@@ -264,19 +269,7 @@ export interface Catalogue {
       now: string;
     } & PageParams,
   ): GrantRow[];
-  insertGrant(p: {
-    id: string;
-    ownerId: string;
-    agentId: string;
-    scope: string;
-    threadId: string | null;
-    toolId: string;
-    definitionHash: string;
-    elicitationId: string;
-    createdAt: string;
-    expiresAt: string;
-    revokedAt: string | null;
-  }): number;
+  insertGrant(p: ApprovalGrantRecord): number;
   lastGrantUse(p: { id: string }): { started_at: string | null }[];
   revokeGrant(p: { id: string; revokedAt: string }): number;
   grantUses(p: Ids): GrantUseRow[];
@@ -315,3 +308,29 @@ export type Result<K extends StatementName> = ReturnType<Catalogue[K]>;
  * synchronous and hands the rows straight back); PostgreSQL returns the query, which its driver sends.
  */
 export type Queries = { readonly [K in StatementName]: (...params: Params<K>) => unknown };
+
+/** The audit list's condition on statuses as read at @now (storedConditionsFor, src/domain/expiry.ts), in both dialects. */
+export function auditStatusCondition(statuses: readonly ElicitationStatus[]): string {
+  const asRead = (status: ElicitationStatus) =>
+    storedConditionsFor(status)
+      .map(
+        ({ status, pastExpiry }) =>
+          `(status = '${status}'${pastExpiry === undefined ? '' : pastExpiry ? ' AND expires_at <= @now' : ' AND expires_at > @now'})`,
+      )
+      .join(' OR ');
+  return `(${statuses.map(asRead).join(' OR ') || 'false'})`;
+}
+
+/** Insert or update an agent; its gating only while no admin changed it (gating_set_by_api): alike in both dialects. */
+export const UPSERT_AGENT = `INSERT INTO agents (id, name, description, model_id, system_prompt, tool_ids, max_iterations,
+    require_tool_confirmation, pause_ttl_seconds, allow_edit, created_at, updated_at)
+  VALUES (@id, @name, @description, @modelId, @systemPrompt, @toolIds, @maxIterations, @requireToolConfirmation,
+    @pauseTtlSeconds, @allowEdit, @now, @now)
+  ON CONFLICT (id) DO UPDATE SET name = excluded.name, description = excluded.description, model_id = excluded.model_id,
+    system_prompt = excluded.system_prompt, tool_ids = excluded.tool_ids, max_iterations = excluded.max_iterations,
+    updated_at = excluded.updated_at,
+    require_tool_confirmation = CASE WHEN agents.gating_set_by_api THEN agents.require_tool_confirmation
+      ELSE excluded.require_tool_confirmation END,
+    pause_ttl_seconds = CASE WHEN agents.gating_set_by_api THEN agents.pause_ttl_seconds ELSE excluded.pause_ttl_seconds END,
+    allow_edit = CASE WHEN agents.gating_set_by_api THEN agents.allow_edit ELSE excluded.allow_edit END
+  RETURNING gating_set_by_api`;

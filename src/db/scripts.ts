@@ -25,7 +25,7 @@ import {
   type ResolveResult,
   type StartTurnResult,
   type StepAnswer,
-  type TurnLease,
+  type Store,
 } from '../domain/store.js';
 import { recordedAnswer } from '../domain/stored-answer.js';
 import {
@@ -132,16 +132,7 @@ export function* updateAgentGating(
 
 // ---- the loop's atomic steps --------------------------------------------------------------------------------------
 
-export interface StartTurnInput {
-  turnId: string;
-  newThreadId: string;
-  threadId: string | null;
-  agentId: string;
-  ownerId: string;
-  message: string;
-  now: string;
-  lease?: TurnLease;
-}
+export type StartTurnInput = Parameters<Store['startTurn']>[0];
 
 /** New thread or existing one (of this owner and agent); supersedes a PAUSED turn, refuses a RUNNING one. */
 export function* startTurn(c: ScriptContext, input: StartTurnInput, closeStep: CloseStep): Script<StartTurnResult> {
@@ -270,9 +261,7 @@ export function* pauseTurn(
     now,
     drafts,
     iterations: answer ? answer.iterations : null,
-    answerId: answer ? newId('msg') : null,
-    answerText: answer ? answer.message.text : null,
-    answerToolCalls: answer?.message.toolCalls.length ? c.json(answer.message.toolCalls) : null,
+    answer: answer ? answer.message : null,
   });
   if (!row) throw loopWriteRefused(turnId, leaseOwner);
   const turn = turnRecord(row);
@@ -290,12 +279,12 @@ export function* pauseTurn(
 export function* finishTurn(
   c: ScriptContext,
   turnId: string,
-  status: 'COMPLETED' | 'FAILED' | 'CANCELLED',
-  fields: { text?: string | null; error?: string | null; answer?: StepAnswer },
+  status: Parameters<Store['finishTurn']>[1],
+  fields: Parameters<Store['finishTurn']>[2],
   now: string,
   leaseOwner: string | undefined,
 ): Script<TurnRecord> {
-  const answer = fields.answer;
+  const { answer } = fields;
   const [row]: TurnRow[] = yield c.q.finishTurn({
     id: turnId,
     owner: leaseOwner ?? null,
@@ -304,9 +293,7 @@ export function* finishTurn(
     error: fields.error ?? null,
     now,
     iterations: answer ? answer.iterations : null,
-    answerId: answer ? newId('msg') : null,
-    answerText: answer ? answer.message.text : null,
-    answerToolCalls: answer?.message.toolCalls.length ? c.json(answer.message.toolCalls) : null,
+    answer: answer ? answer.message : null,
   });
   if (!row) throw loopWriteRefused(turnId, leaseOwner);
   const turn = turnRecord(row);

@@ -2,7 +2,6 @@
 // for SQLite and PostgreSQL. What differs is the dialect's: its statements' SQL (sqlite/statements.ts,
 // postgres/statements.ts) and how it runs them (Driver: synchronously in SQLite's group commit, asynchronously in
 // PostgreSQL's transactions with retries). docs/architecture.md draws the layers.
-import { storedConditionsFor } from '../domain/expiry.js';
 import { newId } from '../domain/ids.js';
 import { buildPage, decodeCursor, pageHoldsAll } from '../domain/pagination.js';
 import type {
@@ -496,16 +495,4 @@ export class SqlStore implements Store {
       : (await this.#read('webhookDeliveryCount', { status }))[0].count;
     return { ...buildPage(rows, first, webhookDeliveryRecord), totalCount: count };
   }
-}
-
-/** The audit list's condition on statuses as read at @now (storedConditionsFor, src/domain/expiry.ts). */
-export function auditStatusCondition(statuses: readonly ElicitationStatus[]): string {
-  const asRead = (status: ElicitationStatus) =>
-    storedConditionsFor(status)
-      .map(
-        ({ status, pastExpiry }) =>
-          `(status = '${status}'${pastExpiry === undefined ? '' : pastExpiry ? ' AND expires_at <= @now' : ' AND expires_at > @now'})`,
-      )
-      .join(' OR ');
-  return `(${statuses.map(asRead).join(' OR ') || 'false'})`;
 }

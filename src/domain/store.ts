@@ -1,5 +1,5 @@
-// The storage interface the rest of toolgate uses: the SQLite store (src/db/sqlite/sqlite-store.ts) and the PostgreSQL store
-// (src/db/postgres/) implement it. Every method that changes state is one atomic transaction, committed when its
+// The storage interface the rest of toolgate uses: src/db/sql-store.ts implements it over SQLite and PostgreSQL
+// (docs/architecture.md). Every method that changes state is one atomic transaction, committed when its
 // promise resolves.
 import type {
   Agent,
@@ -77,7 +77,7 @@ export interface AgentGatingPatch {
   requireToolConfirmation?: boolean;
   pauseTtlSeconds?: number;
   toolConfirmation?: Record<string, ToolConfirmationMode>;
-  // ---- argument rules and editing (issue 15) ----
+  // Argument rules and editing.
   allowEdit?: boolean;
   /** Replaces the rules of each tool named; [] clears them. */
   toolRules?: Record<string, ArgumentRule[]>;

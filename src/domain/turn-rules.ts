@@ -1,6 +1,6 @@
 // The rules of a turn's life that a store applies inside its transactions: whether a turn may start on a thread, what
 // happens to the thread's paused turn, and how a paused turn closes without running. Pure functions: the store reads
-// the rows, asks, and writes what the answer says, so every store (SQLite now, PostgreSQL later) decides alike.
+// the rows, asks, and writes what the answer says, so every dialect decides alike.
 import { isPastExpiry } from './expiry.js';
 import type {
   CloseReason,

@@ -6,9 +6,9 @@
 // (postgres-store.ts) sends it. Parameters are written @name and sent as $n.
 import type pg from 'pg';
 import { newId } from '../../domain/ids.js';
+import type { ChatMessage, ElicitationStatus } from '../../domain/records.js';
 import { toStorableJson, toStorableText } from '../../domain/text.js';
-import type { Catalogue, Params } from '../catalogue.js';
-import { auditStatusCondition } from '../sql-store.js';
+import { auditStatusCondition, UPSERT_AGENT, type Catalogue, type Params } from '../catalogue.js';
 
 /** A query as the driver sends it; `outbox`: it writes outbox rows (its commit tells the deliverer). */
 export interface PgQuery extends pg.QueryConfig {
@@ -64,6 +64,13 @@ const HOLDS = "(@owner::text IS NULL OR (status = 'RUNNING' AND lease_owner = @o
 const AGENT = `SELECT a.*, COALESCE((SELECT json_agg(json_build_array(o.tool_id, o.mode, o.rules, o.allow_edit))
     FROM agent_tool_overrides o WHERE o.agent_id = a.id), '[]') AS overrides FROM agents a`;
 
+/** The model's answer a loop write appends (an ASSISTANT message): its new id, text and tool calls; null without one. */
+const answerColumns = (answer: ChatMessage | null) => ({
+  answerId: answer ? newId('msg') : null,
+  answerText: answer ? answer.text : null,
+  answerToolCalls: answer?.toolCalls.length ? json(answer.toolCalls) : null,
+});
+
 /** Tool messages as one array per column, with their new ids. */
 const toolMessageColumns = ({ drafts }: { drafts: readonly { text: string; toolCallId: string }[] }) => ({
   ids: drafts.map(() => newId('msg')),
@@ -73,13 +80,13 @@ const toolMessageColumns = ({ drafts }: { drafts: readonly { text: string; toolC
 
 /** The audit list's statements for one status filter, named and built on first use. */
 const audits = new Map<string, { page: (params?: object) => PgQuery; count: (params?: object) => PgQuery }>();
-function audit(statuses: readonly string[] | null) {
+function audit(statuses: readonly ElicitationStatus[] | null) {
   const key = statuses?.join('_') ?? 'all';
   let found = audits.get(key);
   if (!found) {
     const where = `owner_id = @ownerId AND (@threadId::text IS NULL OR thread_id = @threadId)
       AND (@agentId::text IS NULL OR agent_id = @agentId) AND (@now::timestamptz IS NOT NULL)
-      ${statuses ? `AND ${auditStatusCondition(statuses as Parameters<typeof auditStatusCondition>[0])}` : ''}`;
+      ${statuses ? `AND ${auditStatusCondition(statuses)}` : ''}`;
     found = {
       page: statement(
         `audit_page_${key}`,
@@ -113,22 +120,7 @@ const insertDeliveries = statement(
 export const postgresStatements: PgCatalogue = {
   agent: statement('agent', `${AGENT} WHERE a.id = @id`),
   agents: statement('agents', `${AGENT} ORDER BY a.id`),
-  upsertAgent: statement(
-    'upsert_agent',
-    `INSERT INTO agents (id, name, description, model_id, system_prompt, tool_ids, max_iterations,
-       require_tool_confirmation, pause_ttl_seconds, allow_edit, created_at, updated_at)
-     VALUES (@id, @name, @description, @modelId, @systemPrompt, @toolIds, @maxIterations, @requireToolConfirmation,
-       @pauseTtlSeconds, @allowEdit, @now, @now)
-     ON CONFLICT (id) DO UPDATE SET name = excluded.name, description = excluded.description,
-       model_id = excluded.model_id, system_prompt = excluded.system_prompt, tool_ids = excluded.tool_ids,
-       max_iterations = excluded.max_iterations, updated_at = excluded.updated_at,
-       require_tool_confirmation = CASE WHEN agents.gating_set_by_api THEN agents.require_tool_confirmation
-         ELSE excluded.require_tool_confirmation END,
-       pause_ttl_seconds = CASE WHEN agents.gating_set_by_api THEN agents.pause_ttl_seconds
-         ELSE excluded.pause_ttl_seconds END,
-       allow_edit = CASE WHEN agents.gating_set_by_api THEN agents.allow_edit ELSE excluded.allow_edit END
-     RETURNING gating_set_by_api`,
-  ),
+  upsertAgent: statement('upsert_agent', UPSERT_AGENT),
   deleteOverrides: statement('delete_overrides', 'DELETE FROM agent_tool_overrides WHERE agent_id = @agentId'),
   // Rules travel as JSON text (NULL for none) in a text[]: jsonb[] would need each element quoted as an array literal.
   insertOverrides: statement(
@@ -316,7 +308,8 @@ export const postgresStatements: PgCatalogue = {
        ORDER BY e.n
      )
      SELECT * FROM held`,
-    ({ drafts }: Params<'pauseTurn'>[0]) => ({
+    ({ drafts, answer }: Params<'pauseTurn'>[0]) => ({
+      ...answerColumns(answer),
       elicitationIds: drafts.map((d) => d.id),
       toolCallIds: drafts.map((d) => d.toolCallId),
       requests: drafts.map((d) => json(d.request)),
@@ -335,6 +328,7 @@ export const postgresStatements: PgCatalogue = {
        WHERE @answerId::text IS NOT NULL
      )
      SELECT * FROM held`,
+    ({ answer }: Params<'finishTurn'>[0]) => answerColumns(answer),
   ),
 
   lockTurnOfElicitation: statement(

@@ -5,8 +5,8 @@
 // data-modifying CTE), SQLite runs two or three in a row. Lists are bound as one JSON array (json_each).
 import type Database from 'better-sqlite3';
 import { newId } from '../../domain/ids.js';
-import type { Catalogue } from '../catalogue.js';
-import { auditStatusCondition } from '../sql-store.js';
+import type { ChatMessage } from '../../domain/records.js';
+import { auditStatusCondition, UPSERT_AGENT, type Catalogue } from '../catalogue.js';
 
 /** A prepared statement as a catalogue entry: its rows when it returns columns, else the rows it changed. */
 type Entry = (params?: object) => never;
@@ -69,24 +69,16 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
     }
   };
   /** The model's answer a pause or an end appends (the turn's row just written gives its thread). */
-  const insertAnswer = (
-    params: {
-      id: string;
-      answerId: string | null;
-      answerText: string | null;
-      answerToolCalls: string | null;
-      now: string;
-    },
-    threadId: string,
-  ) => {
-    if (params.answerId === null) return;
+  const insertAnswer = (params: { id: string; answer: ChatMessage | null; now: string }, threadId: string) => {
+    const { answer } = params;
+    if (answer === null) return;
     insertMessage.run({
-      id: params.answerId,
+      id: newId('msg'),
       threadId,
       turnId: params.id,
       role: 'ASSISTANT',
-      text: params.answerText,
-      toolCalls: params.answerToolCalls,
+      text: answer.text,
+      toolCalls: answer.toolCalls.length ? JSON.stringify(answer.toolCalls) : null,
       toolCallId: null,
       now: params.now,
     });
@@ -156,19 +148,7 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
   return {
     agent: prepared(`${AGENT} WHERE id = @id`),
     agents: prepared(`${AGENT} ORDER BY id`),
-    upsertAgent: prepared(`INSERT INTO agents (id, name, description, model_id, system_prompt, tool_ids, max_iterations,
-        require_tool_confirmation, pause_ttl_seconds, allow_edit, created_at, updated_at)
-      VALUES (@id, @name, @description, @modelId, @systemPrompt, @toolIds, @maxIterations, @requireToolConfirmation,
-        @pauseTtlSeconds, @allowEdit, @now, @now)
-      ON CONFLICT (id) DO UPDATE SET name = excluded.name, description = excluded.description,
-        model_id = excluded.model_id, system_prompt = excluded.system_prompt, tool_ids = excluded.tool_ids,
-        max_iterations = excluded.max_iterations, updated_at = excluded.updated_at,
-        require_tool_confirmation = CASE WHEN agents.gating_set_by_api THEN agents.require_tool_confirmation
-          ELSE excluded.require_tool_confirmation END,
-        pause_ttl_seconds = CASE WHEN agents.gating_set_by_api THEN agents.pause_ttl_seconds
-          ELSE excluded.pause_ttl_seconds END,
-        allow_edit = CASE WHEN agents.gating_set_by_api THEN agents.allow_edit ELSE excluded.allow_edit END
-      RETURNING gating_set_by_api`),
+    upsertAgent: prepared(UPSERT_AGENT),
     deleteOverrides: prepared('DELETE FROM agent_tool_overrides WHERE agent_id = @agentId'),
     insertOverrides: ({ agentId, overrides }) => {
       for (const o of overrides) {

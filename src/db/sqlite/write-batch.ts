@@ -1,17 +1,15 @@
 // Write transactions of concurrent callers run together: every write queued during a few turns of the event loop
 // runs in one BEGIN IMMEDIATE … COMMIT, each in its own savepoint. A commit in WAL mode costs a dozen system
 // calls (frame writes, locks) whatever it holds, and pages that several writes touch (an index's last leaf,
-// sqlite_sequence) are written once per batch instead of once per write: two system calls per page, the largest
-// part of a round trip's SQLite cost (docs/bench.md). Each caller still gets its own
+// sqlite_sequence) are written once per batch instead of once per write (docs/bench.md). Each caller still gets its own
 // all-or-nothing transaction: one that throws rolls back to its savepoint and the others commit. A caller's
 // promise settles only after the batch committed, so nothing is reported done that could still roll back.
 import type Database from 'better-sqlite3';
 
 /**
  * How many turns of the event loop a batch stays open after its first write. One turn gathers only the writes of
- * the I/O that one poll delivered; over HTTP that was 1.4 commits per round trip under bench part 1's load. Four
- * gather the writes of the requests arriving meanwhile: 0.9 commits per round trip and ~30 % less server CPU per
- * round trip (paired runs, docs/bench.md). An idle turn takes microseconds, so a lone write waits about as long.
+ * the I/O that one poll delivered; four gather those of the requests arriving meanwhile, so fewer commits serve the
+ * same writes (measured: docs/bench.md). An idle turn takes microseconds, so a lone write waits about as long.
  */
 export const BATCH_TURNS = 4;
 
@@ -25,7 +23,7 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 export class WriteBatcher {
   #queue: QueuedWrite[] = [];
-  /** Batches committed and the writes they held, since the start (bench part 1 reports them per round trip). */
+  /** Batches committed and the writes they held, since the start. */
   commits = 0;
   writes = 0;
   readonly #batch: (writes: QueuedWrite[]) => Outcome[];
