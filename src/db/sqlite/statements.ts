@@ -8,7 +8,10 @@ import { newId } from '../../domain/ids.js';
 import type { ChatMessage } from '../../domain/records.js';
 import { auditStatusCondition, UPSERT_AGENT, type Catalogue } from '../catalogue.js';
 
-/** A prepared statement as a catalogue entry: its rows when it returns columns, else the rows it changed. */
+/**
+ * A prepared statement as a catalogue entry: its rows when it returns columns, else the rows it changed (typed by the
+ * Catalogue entry it is assigned to).
+ */
 type Entry = (params?: object) => never;
 
 const NONE: never[] = [];
@@ -37,7 +40,7 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
   };
 
   const holdsLease = raw("SELECT 1 FROM turns WHERE id = @turnId AND status = 'RUNNING' AND lease_owner = @owner");
-  /** False when the write names a lease owner that no longer holds the turn (then nothing may be written). */
+  /** True when the write names a lease owner that no longer holds the turn (then nothing may be written). */
   const leaseLost = (params: { turnId: string; owner: string | null }) =>
     params.owner !== null && holdsLease.get(params) === undefined;
   const touchTurn = raw(`UPDATE turns SET updated_at = @now WHERE id = @turnId AND ${HOLDS} RETURNING thread_id`);
