@@ -11,9 +11,7 @@ import type {
   Agent,
   ApprovalGrantRecord,
   CloseReason,
-  ElicitationDraft,
   ElicitationRecord,
-  PendingStep,
   ThreadRecord,
   TurnRecord,
 } from '../domain/records.js';
@@ -24,7 +22,6 @@ import {
   type AnswerInput,
   type ResolveResult,
   type StartTurnResult,
-  type StepAnswer,
   type Store,
 } from '../domain/store.js';
 import { recordedAnswer } from '../domain/stored-answer.js';
@@ -44,7 +41,7 @@ import {
   type WebhookEvent,
   type WebhookSubscription,
 } from '../domain/webhook-events.js';
-import type { Queries } from './catalogue.js';
+import type { Params, Queries } from './catalogue.js';
 import {
   agentRecord,
   elicitationRecord,
@@ -243,61 +240,27 @@ export function* markToolStarted(
 /** The step, its elicitations and the answer that asked, turn PAUSED; the elicitations' outbox rows. */
 export function* pauseTurn(
   c: ScriptContext,
-  turnId: string,
-  step: PendingStep,
-  drafts: ElicitationDraft[],
-  text: string,
-  expiresAt: string,
-  now: string,
-  leaseOwner: string | undefined,
-  answer: StepAnswer | undefined,
+  params: Params<'pauseTurn'>[0],
 ): Script<{ turn: TurnRecord; elicitations: ElicitationRecord[] }> {
-  const [row]: TurnRow[] = yield c.q.pauseTurn({
-    id: turnId,
-    owner: leaseOwner ?? null,
-    step: c.json(step),
-    text,
-    expiresAt,
-    now,
-    drafts,
-    iterations: answer ? answer.iterations : null,
-    answer: answer ? answer.message : null,
-  });
-  if (!row) throw loopWriteRefused(turnId, leaseOwner);
+  const [row]: TurnRow[] = yield c.q.pauseTurn(params);
+  if (!row) throw loopWriteRefused(params.id, params.owner ?? undefined);
   const turn = turnRecord(row);
   // As stored (what the dialect could hold of them), without reading them back.
   const { stored: asStored } = c;
   const stored = asStored
-    ? drafts.map((d) => ({ ...d, request: asStored(d.request), toolCall: asStored(d.toolCall) }))
-    : drafts;
-  const created = pausedElicitations(turn, stored, now, expiresAt);
-  if (c.webhooks) yield* writeWebhookEvents(c, elicitationsRequested(created, now), now);
+    ? params.drafts.map((d) => ({ ...d, request: asStored(d.request), toolCall: asStored(d.toolCall) }))
+    : params.drafts;
+  const created = pausedElicitations(turn, stored, params.now, params.expiresAt);
+  if (c.webhooks) yield* writeWebhookEvents(c, elicitationsRequested(created, params.now), params.now);
   return { turn, elicitations: created };
 }
 
 /** RUNNING turn to a final state, with the model's final answer; its outbox rows. */
-export function* finishTurn(
-  c: ScriptContext,
-  turnId: string,
-  status: Parameters<Store['finishTurn']>[1],
-  fields: Parameters<Store['finishTurn']>[2],
-  now: string,
-  leaseOwner: string | undefined,
-): Script<TurnRecord> {
-  const { answer } = fields;
-  const [row]: TurnRow[] = yield c.q.finishTurn({
-    id: turnId,
-    owner: leaseOwner ?? null,
-    status,
-    text: fields.text ?? null,
-    error: fields.error ?? null,
-    now,
-    iterations: answer ? answer.iterations : null,
-    answer: answer ? answer.message : null,
-  });
-  if (!row) throw loopWriteRefused(turnId, leaseOwner);
+export function* finishTurn(c: ScriptContext, params: Params<'finishTurn'>[0]): Script<TurnRecord> {
+  const [row]: TurnRow[] = yield c.q.finishTurn(params);
+  if (!row) throw loopWriteRefused(params.id, params.owner ?? undefined);
   const turn = turnRecord(row);
-  if (c.webhooks) yield* writeWebhookEvents(c, turnEnded(turn, now), now);
+  if (c.webhooks) yield* writeWebhookEvents(c, turnEnded(turn, params.now), params.now);
   return turn;
 }
 

@@ -337,9 +337,18 @@ export class SqlStore implements Store {
     leaseOwner?: string,
     answer?: StepAnswer,
   ): Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }> {
-    return this.#withWebhooks(() =>
-      scripts.pauseTurn(this.#c, turnId, step, drafts, text, expiresAt, now, leaseOwner, answer),
-    );
+    const params = {
+      id: turnId,
+      owner: leaseOwner ?? null,
+      step: this.#c.json(step),
+      text,
+      expiresAt,
+      now,
+      drafts,
+      iterations: answer ? answer.iterations : null,
+      answer: answer ? answer.message : null,
+    };
+    return this.#withWebhooks(() => scripts.pauseTurn(this.#c, params));
   }
 
   async finishTurn(
@@ -349,7 +358,18 @@ export class SqlStore implements Store {
     now: string,
     leaseOwner?: string,
   ): Promise<TurnRecord> {
-    return this.#withWebhooks(() => scripts.finishTurn(this.#c, turnId, status, fields, now, leaseOwner));
+    const { answer } = fields;
+    const params = {
+      id: turnId,
+      owner: leaseOwner ?? null,
+      status,
+      text: fields.text ?? null,
+      error: fields.error ?? null,
+      now,
+      iterations: answer ? answer.iterations : null,
+      answer: answer ? answer.message : null,
+    };
+    return this.#withWebhooks(() => scripts.finishTurn(this.#c, params));
   }
 
   async setIterations(turnId: string, iterations: number, now: string, leaseOwner?: string): Promise<void> {
