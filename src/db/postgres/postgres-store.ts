@@ -27,26 +27,19 @@ export interface PostgresStoreOptions {
 const RETRYABLE = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 5;
 
+const { builtins } = pg.types;
+const parseDate = pg.types.getTypeParser(builtins.TIMESTAMPTZ, 'text') as (value: string) => Date;
+const toIso = (value: string) => parseDate(value).toISOString();
 /**
  * Values as the rows of ../rows.ts have them, as on SQLite: times as ISO-8601 strings, int8 (sequence numbers,
  * counts) as numbers, JSON as its text (the shared mappers parse it).
  */
 const TYPES = {
   getTypeParser(oid: number, format?: string): (value: string) => unknown {
-    const { builtins } = pg.types;
-    switch (oid) {
-      case builtins.INT8:
-        return Number;
-      case builtins.TIMESTAMPTZ: {
-        const date = pg.types.getTypeParser(oid, 'text') as (value: string) => Date;
-        return (value) => date(value).toISOString();
-      }
-      case builtins.JSON:
-      case builtins.JSONB:
-        return String;
-      default:
-        return pg.types.getTypeParser(oid, format as 'text') as (value: string) => unknown;
-    }
+    if (oid === builtins.INT8) return Number;
+    if (oid === builtins.TIMESTAMPTZ) return toIso;
+    if (oid === builtins.JSON || oid === builtins.JSONB) return String;
+    return pg.types.getTypeParser(oid, format as 'text') as (value: string) => unknown;
   },
 };
 
