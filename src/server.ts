@@ -28,7 +28,8 @@ import { createLoaders } from './graphql/loaders.js';
 import { schema } from './graphql/schema.js';
 import { useSharedEventExecution } from './graphql/shared-event-execution.js';
 import { closeHttpServer, settleBy } from './http/shutdown.js';
-import { attachWebSocket, webSocketShareKey, webSocketViewer } from './http/websocket.js';
+import { useSubscriptionLimits } from './http/subscription-limits.js';
+import { attachWebSocket, webSocketOf, webSocketShareKey, webSocketViewer } from './http/websocket.js';
 import { createModel } from './models/index.js';
 import type { Model } from './models/model.js';
 import { ConfigError } from './config/load.js';
@@ -242,6 +243,18 @@ async function startServer(
   if (metrics) observers.unshift(metrics.observer);
   /** Set when close() begins: /readyz then answers 503, so that a load balancer stops sending requests here. */
   let closing = false;
+  const limits: Limits = {
+    ...defaultLimits,
+    ...definedOnly({
+      maxRequestBytes: config.server?.maxRequestBytes ?? options.maxBodyBytes,
+      maxMessageLength: config.server?.maxMessageLength,
+      maxContentBytes: config.server?.maxContentBytes,
+      maxToolArgumentsBytes: config.server?.maxToolArgumentsBytes,
+      maxSubscriptionsPerSocket: config.server?.maxSubscriptionsPerSocket,
+      maxSubscriptionsPerUser: config.server?.maxSubscriptionsPerUser,
+    }),
+    ...options.limits,
+  };
   const runner = new AgentRunner({
     store,
     tools,
@@ -251,6 +264,7 @@ async function startServer(
     observer: fanOut(observers, onError),
     lease: { leaseSeconds: options.leaseSeconds },
     maxRecoveries: options.maxRecoveries,
+    maxToolArgumentsBytes: limits.maxToolArgumentsBytes,
     checkpoint: options.checkpoint,
     models: (id) => models.get(id),
     // An event goes out once what it reports is on disk (store.flush()), like a mutation's response: a client
@@ -258,15 +272,6 @@ async function startServer(
     // the turn's earlier events (src/events/runner-events.ts).
     events: runnerEvents,
   });
-  const limits: Limits = {
-    ...defaultLimits,
-    ...definedOnly({
-      maxRequestBytes: config.server?.maxRequestBytes ?? options.maxBodyBytes,
-      maxMessageLength: config.server?.maxMessageLength,
-      maxContentBytes: config.server?.maxContentBytes,
-    }),
-    ...options.limits,
-  };
   const services: Services = { store, runner, tools, pubsub, clock, limits, turnText: runnerEvents };
   // GraphiQL and introspection: on for the local mode, off once tokens guard a reachable server, unless the config says.
   const exposed = {
@@ -307,6 +312,12 @@ async function startServer(
       useDurableResponses(store),
       // One execution per subscription event for all of a viewer's WebSocket subscriptions of the same operation.
       useSharedEventExecution({ shareKey: webSocketShareKey }),
+      // Last: it wraps the subscribe function the plugins before it set, to free a subscription's slot when it ends.
+      useSubscriptionLimits({
+        maxPerSocket: limits.maxSubscriptionsPerSocket,
+        maxPerUser: limits.maxSubscriptionsPerUser,
+        socketOf: webSocketOf,
+      }),
     ],
     // Over WebSocket the viewer was authenticated once, at connection_init (src/http/websocket.ts); over HTTP
     // a request without valid credentials, where they are required, is refused with 401 UNAUTHENTICATED.

@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_TOOL_ARGUMENTS_BYTES } from './agent/argument-size.js';
 import type { AgentRunner } from './agent/runner.js';
 import type { Store } from './domain/store.js';
 import type { ToolRegistry } from './tools/registry.js';
@@ -25,6 +26,12 @@ export interface Limits {
   maxRequestBytes: number;
   /** List items all list fields of one operation (one event, for a subscription) may return: src/http/list-budget.ts. */
   maxListItems: number;
+  /** Largest arguments of a model's tool call, in UTF-8 bytes of JSON: src/agent/argument-size.ts. */
+  maxToolArgumentsBytes: number;
+  /** Subscriptions open at once on one WebSocket: src/http/subscription-limits.ts. */
+  maxSubscriptionsPerSocket: number;
+  /** Subscriptions open at once for one user on this instance, WebSocket and SSE together. */
+  maxSubscriptionsPerUser: number;
 }
 
 export const defaultLimits: Limits = {
@@ -32,4 +39,7 @@ export const defaultLimits: Limits = {
   maxContentBytes: 16_384,
   maxRequestBytes: 1_048_576,
   maxListItems: 20_000,
+  maxToolArgumentsBytes: DEFAULT_MAX_TOOL_ARGUMENTS_BYTES,
+  maxSubscriptionsPerSocket: 100,
+  maxSubscriptionsPerUser: 500,
 };

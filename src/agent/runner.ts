@@ -4,7 +4,7 @@
 import { coveringGrant, definitionHash } from '../domain/grants.js';
 import { newId } from '../domain/ids.js';
 import { PENDING_STEP_VERSION } from '../domain/pending-step.js';
-import { toStorableJson, toStorableText } from '../domain/text.js';
+import { toStorableText } from '../domain/text.js';
 import type {
   Agent,
   ChatMessage,
@@ -20,6 +20,7 @@ import type {
 import { GrantLapsedError, LeaseLostError, type StepAnswer, type Store } from '../domain/store.js';
 import type { Model, ModelMessage } from '../models/model.js';
 import type { Tool } from '../tools/tool.js';
+import { admitArguments, DEFAULT_MAX_TOOL_ARGUMENTS_BYTES } from './argument-size.js';
 import { closeStep } from './closing.js';
 import { checkedElicitationRequest } from './elicitation-request.js';
 import { ListenerRegistry, ToolPreExecuteEvent } from './event.js';
@@ -64,6 +65,8 @@ export interface RunnerOptions {
   lease?: LeaseOptions;
   /** Times a turn may be taken over after the process running it died, before it is FAILED instead. Default 3. */
   maxRecoveries?: number;
+  /** Largest arguments of a model's tool call, in UTF-8 bytes of JSON; a larger call is refused. Default 256 KiB. */
+  maxToolArgumentsBytes?: number;
   /**
    * Fault injection for tests: awaited at each named moment of a turn, so a test can kill the process exactly
    * there (test/fixtures/durability-server.ts). Not for production use.
@@ -393,7 +396,12 @@ export class AgentRunner {
             id,
             name,
             toolId: toStorableText(toolId),
-            arguments: toStorableJson(call.arguments),
+            // Over the size limit, refused now: its arguments are dropped and `refusal` is its TOOL message.
+            ...admitArguments(
+              call.arguments,
+              calledAs,
+              this.options.maxToolArgumentsBytes ?? DEFAULT_MAX_TOOL_ARGUMENTS_BYTES,
+            ),
           };
           // The model's name for it where that is not the tool's own (prefixed, made valid): its TOOL texts use it.
           if (calledAs !== name) toolCall.modelName = calledAs;
@@ -510,6 +518,10 @@ export class AgentRunner {
     const drafts: ElicitationDraft[] = [];
     const asked: Tool[] = [];
     for (const toolCall of calls) {
+      if (toolCall.refusal) {
+        step.calls.push({ toolCall, outcome: { kind: 'rejected', text: toolCall.refusal } });
+        continue;
+      }
       const tool = tools.get(toolCall.toolId);
       if (!tool) {
         step.calls.push({ toolCall, outcome: { kind: 'rejected', text: toolText.unknownTool(calledName(toolCall)) } });

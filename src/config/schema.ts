@@ -191,7 +191,7 @@ export const authConfig = z
   })
   .strict();
 
-/** What the GraphQL endpoint exposes and how much it accepts; see docs/security.md. */
+/** What the GraphQL endpoint exposes and how much it (and the loop, from a model) accepts; see docs/security.md. */
 export const serverConfig = z
   .object({
     graphiql: z
@@ -223,6 +223,33 @@ export const serverConfig = z
       .max(10_000_000)
       .optional()
       .describe('Largest elicitation answer content, in bytes of JSON (default 16384)'),
+    maxToolArgumentsBytes: z
+      .number()
+      .int()
+      .min(64)
+      .max(64 * 1024 * 1024)
+      .optional()
+      .describe(
+        "Largest arguments of a model's tool call, in UTF-8 bytes of JSON; a larger call does not run and is not asked about, the model is told why (default 262144)",
+      ),
+    maxSubscriptionsPerSocket: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .optional()
+      .describe(
+        'Subscriptions one WebSocket may hold open at once; one more gets TOO_MANY_SUBSCRIPTIONS (default 100)',
+      ),
+    maxSubscriptionsPerUser: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .optional()
+      .describe(
+        'Subscriptions one user may hold open at once on this instance, over WebSocket and SSE together; one more gets TOO_MANY_SUBSCRIPTIONS (default 500)',
+      ),
     metrics: z
       .enum(['admin', 'public', 'off'])
       .optional()

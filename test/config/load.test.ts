@@ -40,6 +40,13 @@ describe('loadConfigFile', () => {
     });
   });
 
+  it('takes the limits of the server section', () => {
+    const file = join(dir, 'limits.json');
+    const server = { maxToolArgumentsBytes: 4096, maxSubscriptionsPerSocket: 10, maxSubscriptionsPerUser: 50 };
+    writeFileSync(file, JSON.stringify({ ...base, server }));
+    expect(loadConfigFile(file).config.server).toEqual(server);
+  });
+
   it.each([
     ['a missing file', null, /missing\.json: cannot read the config file \(ENOENT\)$/],
     ['broken JSON', '{"models": ', /config\.json: not valid JSON: /],
@@ -88,6 +95,16 @@ describe('loadConfigFile', () => {
       'an MCP source with both command and url',
       { ...base, toolSources: { fs: { type: 'mcp', command: 'x', url: 'http://127.0.0.1:1/mcp' } } },
       /config\.json: toolSources\.fs: an MCP source has "command" \(stdio\) or "url" \(Streamable HTTP\), not both$/,
+    ],
+    [
+      'no subscriptions at all per socket',
+      { ...base, server: { maxSubscriptionsPerSocket: 0 } },
+      /config\.json: server\.maxSubscriptionsPerSocket: Too small: expected number to be >=1$/,
+    ],
+    [
+      'a tool arguments limit that is not a whole number',
+      { ...base, server: { maxToolArgumentsBytes: 1.5 } },
+      /config\.json: server\.maxToolArgumentsBytes: Invalid input: expected int, received number$/,
     ],
   ])('names file, path and problem for %s', (_what, config, expected) => {
     const message =
