@@ -93,7 +93,12 @@ export type StartTurnOutcome =
       /** When `turn` is the pause this call stopped at: its elicitations as created (no need to read them back). */
       pausedWith: ElicitationRecord[] | null;
     }
-  | { ok: false; code: 'NOT_FOUND' | 'THREAD_BUSY'; message: string; field: string[] };
+  | {
+      ok: false;
+      code: 'NOT_FOUND' | 'THREAD_BUSY' | 'IDEMPOTENCY_KEY_REUSED';
+      message: string;
+      field: string[];
+    };
 
 export type ResolveOutcome =
   | { ok: true; elicitation: ElicitationRecord; turn: TurnRecord; pausedWith: ElicitationRecord[] | null }
@@ -147,6 +152,8 @@ export class AgentRunner {
     ownerId: string;
     message: string;
     background: boolean;
+    /** The client's name for this request (src/domain/idempotency.ts): sent again, it returns the first turn. */
+    idempotencyKey?: string;
   }): Promise<StartTurnOutcome> {
     const result = await this.#store.startTurn(
       {
@@ -158,11 +165,28 @@ export class AgentRunner {
         message: input.message,
         now: this.#now(),
         lease: this.#leases.next(),
+        ...(input.idempotencyKey !== undefined && { idempotencyKey: input.idempotencyKey }),
       },
       closeStep,
     );
     if (!result.ok && result.code === 'AGENT_NOT_FOUND') {
       return { ok: false, code: 'NOT_FOUND', message: 'No agent with this id.', field: ['input', 'agentId'] };
+    }
+    if (!result.ok && result.code === 'IDEMPOTENCY_KEY_REUSED') {
+      return {
+        ok: false,
+        code: 'IDEMPOTENCY_KEY_REUSED',
+        message:
+          'This idempotency key was already used for another request (another agent, thread or message); ' +
+          'use a new key for a new message.',
+        field: ['input', 'idempotencyKey'],
+      };
+    }
+    if (result.ok && result.replayed) {
+      // The request sent again: its turn as it is now. Like the first request, one that does not run in the
+      // background waits for the turn to stop when this process runs it (another process's reads as it is now).
+      const running = input.background ? undefined : this.#inFlight.get(result.turn.id);
+      return { ok: true, thread: result.thread, turn: (await running) ?? result.turn, pausedWith: null };
     }
     if (!result.ok) {
       const message =

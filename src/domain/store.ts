@@ -25,6 +25,7 @@ import type { WebhookAttemptOutcome, WebhookDeliveryRecord, WebhookDeliveryStatu
 export type StartTurnResult =
   | {
       ok: true;
+      replayed?: false;
       thread: ThreadRecord;
       turn: TurnRecord;
       superseded: TurnRecord | null;
@@ -33,7 +34,37 @@ export type StartTurnResult =
       /** The USER message as stored. */
       message: MessageRecord;
     }
-  | { ok: false; code: StartRefusal | 'AGENT_NOT_FOUND' };
+  /**
+   * The idempotency key was claimed before by the same request: the turn it started, as it is now (RUNNING, PAUSED or
+   * ended), and its thread. Nothing was written.
+   */
+  | {
+      ok: true;
+      replayed: true;
+      thread: ThreadRecord;
+      turn: TurnRecord;
+      superseded?: never;
+      agent?: never;
+      message?: never;
+    }
+  /** IDEMPOTENCY_KEY_REUSED: the key was claimed before by another request (agent, thread or message differ). */
+  | { ok: false; code: StartRefusal | 'AGENT_NOT_FOUND' | 'IDEMPOTENCY_KEY_REUSED' };
+
+/**
+ * Thrown inside a store's startTurn transaction to refuse the start: the transaction rolls back, so an idempotency key
+ * it claimed is not kept (a refused request may be sent again with its key). The store returns it as the result.
+ */
+export class StartRefused extends Error {
+  constructor(readonly code: StartRefusal | 'AGENT_NOT_FOUND') {
+    super(`startTurn was refused: ${code}`);
+  }
+}
+
+/** The result a StartRefused stands for; any other error is thrown again. */
+export function refusalOf(error: unknown): StartTurnResult {
+  if (error instanceof StartRefused) return { ok: false, code: error.code };
+  throw error;
+}
 
 export type ResolveResult =
   /** Answer recorded; other elicitations of the turn still wait. */
@@ -198,6 +229,12 @@ export interface Store {
       now: string;
       /** The process that will run the new turn. */
       lease?: TurnLease;
+      /**
+       * The caller's idempotency key (src/domain/idempotency.ts), claimed for this owner in the same transaction: when
+       * the owner claimed it before, nothing is written and the result is that request's turn (replayed) or, for
+       * another request, IDEMPOTENCY_KEY_REUSED. Two starts with one key at once: one turn, both get it.
+       */
+      idempotencyKey?: string;
     },
     closeStep: CloseStep,
   ): Promise<StartTurnResult>;
@@ -289,6 +326,8 @@ export interface Store {
   deleteLapsedGrants(before: string, limit: number): Promise<number>;
   /** Retention: delete at most `limit` EXPIRED elicitations that expired before `before`; returns how many. */
   deleteExpiredElicitations(before: string, limit: number): Promise<number>;
+  /** Retention: delete at most `limit` idempotency keys claimed before `before`; returns how many. */
+  deleteIdempotencyKeys(before: string, limit: number): Promise<number>;
   /** Every owner's elicitations PENDING and not yet expired at `now` (the metrics gauge, read at scrape time). */
   countPendingElicitations(now: string): Promise<number>;
 

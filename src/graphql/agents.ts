@@ -238,7 +238,9 @@ builder.mutationField('updateAgent', (t) =>
   t.field({
     type: UpdateAgentPayload,
     description:
-      "Administrators only: the agent's tool-confirmation gating (modes, argument rules, allowEdit) and pause expiry.",
+      "Administrators only: the agent's tool-confirmation gating (modes, argument rules, allowEdit) and pause expiry. " +
+      'It sets what it names, so the same input sent again (a retry after a GraphQL error or a timeout) leaves the ' +
+      'agent as the first one did.',
     args: { input: t.arg({ type: UpdateAgentInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const fail = (error: UserError) => ({ agent: null, userErrors: [error] });

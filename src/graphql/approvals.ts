@@ -159,7 +159,8 @@ builder.mutationField('revokeApprovalGrant', (t) =>
     type: RevokeApprovalGrantPayload,
     description:
       'Revoke one of your remembered approvals: from its commit on, calls it covered ask again; a call it let through ' +
-      'that has not started yet does not run. Revoking again returns the grant as first revoked.',
+      'that has not started yet does not run. Revoking again returns the grant as first revoked, so a retry after a ' +
+      'GraphQL error or a timeout is safe.',
     args: { input: t.arg({ type: RevokeApprovalGrantInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const grant = await ctx.services.store.revokeApprovalGrant(

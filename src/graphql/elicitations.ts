@@ -319,7 +319,9 @@ builder.mutationField('resolveElicitation', (t) =>
     type: ResolveElicitationPayload,
     description:
       'Answer one confirmation request. Resolving the same elicitation again with the same action and content returns ' +
-      'the same result and does nothing twice.',
+      'the same result and does nothing twice. Retrying: after a GraphQL error or a timeout, send the same answer ' +
+      'again (the elicitation id is its idempotency key): if the first one was recorded, you get its result; a ' +
+      'different answer after it is ALREADY_RESOLVED.',
     args: { input: t.arg({ type: ResolveElicitationInput, required: true }) },
     resolve: async (_root, { input }, ctx): Promise<ResolveResult> => {
       const fail = (error: UserError) => ({ elicitation: null, turn: null, userErrors: [error] });

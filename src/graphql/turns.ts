@@ -5,6 +5,7 @@ import { builder, type GraphQLContext } from './builder.js';
 import { ElicitationRef } from './elicitations.js';
 import { startWith } from './live.js';
 import { knownRead, readOnce } from './shared-reads.js';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../domain/idempotency.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../domain/text.js';
 import { NodeRef, optionalId } from './node.js';
 import { MessageRef, ThreadRef } from './threads.js';
@@ -93,6 +94,14 @@ const StartTurnInput = builder.inputType('StartTurnInput', {
       defaultValue: false,
       description: 'When true, return at once with the turn RUNNING; follow it by polling or turnUpdated.',
     }),
+    idempotencyKey: t.string({
+      description:
+        `A name of your choosing for this request (1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, e.g. a UUID), ` +
+        'so that it can be sent again safely: the same key with the same agentId, threadId and message returns the ' +
+        'turn the first request started, as it is now, instead of starting another; with other input it is the user ' +
+        'error IDEMPOTENCY_KEY_REUSED. Keys are per user and kept at least 24 hours. A request that was refused (a ' +
+        'userErrors entry) claims no key.',
+    }),
   }),
 });
 
@@ -115,7 +124,9 @@ builder.mutationField('startTurn', (t) =>
     type: StartTurnPayload,
     description:
       'Send a user message to an agent, in a new thread or an existing one. Unless `background` is true, the call ' +
-      'returns when the turn has stopped: COMPLETED, PAUSED (waiting for confirmations), CANCELLED, FAILED.',
+      'returns when the turn has stopped: COMPLETED, PAUSED (waiting for confirmations), CANCELLED, FAILED. ' +
+      'Retrying: after a GraphQL error or a timeout the turn may have started; send the request again with the same ' +
+      '`idempotencyKey` to get that turn rather than a second one. Without a key, look at the thread first.',
     args: { input: t.arg({ type: StartTurnInput, required: true }) },
     resolve: async (_root, { input }, ctx): Promise<StartTurnResult> => {
       const fail = (error: UserError) => ({ turn: null, thread: null, userErrors: [error] });
@@ -136,12 +147,18 @@ builder.mutationField('startTurn', (t) =>
           ]),
         );
       }
+      const key = input.idempotencyKey ?? undefined;
+      if (key !== undefined) {
+        const problem = idempotencyKeyProblem(key);
+        if (problem) return fail(userError('INVALID_INPUT', problem, ['input', 'idempotencyKey']));
+      }
       const result = await services.runner.startTurn({
         agentId: String(input.agentId),
         ownerId: viewer.id,
         threadId: optionalId(input.threadId),
         message: input.message,
         background: input.background ?? false,
+        ...(key !== undefined && { idempotencyKey: key }),
       });
       if (!result.ok) return fail(userError(result.code, result.message, result.field));
       if (result.pausedWith) knownRead(result.turn, PAUSED_WITH, result.pausedWith);
@@ -149,6 +166,16 @@ builder.mutationField('startTurn', (t) =>
     },
   }),
 );
+
+/** Why a key cannot be used, or null. */
+function idempotencyKeyProblem(key: string): string | null {
+  if (key.length === 0) return 'The idempotency key is empty.';
+  if (!isStorableText(key)) return `The idempotency key ${UNSTORABLE_TEXT_MESSAGE}.`;
+  if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH && [...key].length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    return `The idempotency key is longer than ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`;
+  }
+  return null;
+}
 
 builder.subscriptionField('turnUpdated', (t) =>
   t.field({

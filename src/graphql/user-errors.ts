@@ -8,6 +8,7 @@ export const USER_ERROR_CODES = [
   'INVALID_INPUT',
   'THREAD_BUSY',
   'FORBIDDEN',
+  'IDEMPOTENCY_KEY_REUSED',
 ] as const;
 export type UserErrorCode = (typeof USER_ERROR_CODES)[number];
 

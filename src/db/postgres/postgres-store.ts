@@ -36,9 +36,12 @@ import type {
   ToolMessageDraft,
   TurnRecord,
 } from '../../domain/records.js';
+import { startTurnFingerprint } from '../../domain/idempotency.js';
 import {
   GrantLapsedError,
   loopWriteRefused,
+  refusalOf,
+  StartRefused,
   type AgentGatingPatch,
   type AnswerInput,
   type ResolveResult,
@@ -422,15 +425,22 @@ export class PostgresStore implements Store {
       message: string;
       now: string;
       lease?: TurnLease;
+      idempotencyKey?: string;
     },
     closeStep: CloseStep,
   ): Promise<StartTurnResult> {
     try {
       return await this.#transaction(async (client): Promise<StartTurnResult> => {
         const { now } = input;
+        // The key first, before any other lock: a second start with the key waits here until the first commits (or
+        // rolls back), then finds its turn; taken later, it would find the thread busy with that very turn.
+        if (input.idempotencyKey !== undefined) {
+          const prior = await this.#claimIdempotencyKey(client, { ...input, idempotencyKey: input.idempotencyKey });
+          if (prior) return prior;
+        }
         // The agent as committed now: the turn runs with it (a gating change committed before this applies).
         const agentRow = (await run(client, Q.agent, [input.agentId])).rows[0];
-        if (!agentRow) return { ok: false, code: 'AGENT_NOT_FOUND' };
+        if (!agentRow) throw new StartRefused('AGENT_NOT_FOUND');
         let thread: ThreadRecord;
         let superseded: TurnRecord | null = null;
         // The thread's row lock: two turns started on one thread at once go one after the other, and the second
@@ -440,12 +450,12 @@ export class PostgresStore implements Store {
             ? (await run(client, Q.lockOwnedThread, [input.threadId, input.ownerId])).rows[0]
             : undefined;
         const where = decideThread(input, found ? threadRecord(found) : null);
-        if (where.kind === 'refuse') return { ok: false, code: where.code };
+        if (where.kind === 'refuse') throw new StartRefused(where.code);
         if (where.kind === 'existing') {
           thread = where.thread;
           const active = (await run(client, Q.lockActiveTurn, [thread.id])).rows[0];
           const decision = decideActiveTurn(active ? turnRecord(active) : null, now);
-          if (decision.kind === 'refuse') return { ok: false, code: decision.code };
+          if (decision.kind === 'refuse') throw new StartRefused(decision.code);
           if (decision.kind === 'supersede') {
             superseded = await this.#closePausedTurn(client, turnRecord(active!), decision.reason, closeStep, now);
           }
@@ -478,8 +488,44 @@ export class PostgresStore implements Store {
       if (sqlState(error) === '23505' && constraint(error) === 'turns_one_active_per_thread') {
         return { ok: false, code: 'THREAD_BUSY' };
       }
-      throw error;
+      // A refusal rolled its transaction back: a key it claimed is not kept.
+      return refusalOf(error);
     }
+  }
+
+  /**
+   * Claims the owner's idempotency key for this request's turn; null once claimed. The primary key makes a claim by a
+   * transaction still open wait for its end. Claimed before: the result that request gets again (its turn as it is
+   * now: READ COMMITTED, each statement sees what committed before it), or IDEMPOTENCY_KEY_REUSED.
+   */
+  async #claimIdempotencyKey(
+    client: pg.PoolClient,
+    input: {
+      idempotencyKey: string;
+      ownerId: string;
+      agentId: string;
+      threadId: string | null;
+      message: string;
+      turnId: string;
+      newThreadId: string;
+      now: string;
+    },
+  ): Promise<StartTurnResult | null> {
+    const fingerprint = startTurnFingerprint(input);
+    const key = [input.ownerId, input.idempotencyKey];
+    const { rowCount } = await run(client, Q.claimIdempotencyKey, [
+      ...key,
+      fingerprint,
+      input.turnId,
+      input.threadId ?? input.newThreadId,
+      input.now,
+    ]);
+    if (rowCount) return null;
+    const prior = (await run(client, Q.idempotencyKey, key)).rows[0]!;
+    if (prior.fingerprint !== fingerprint) return { ok: false, code: 'IDEMPOTENCY_KEY_REUSED' };
+    const turn = (await run(client, Q.turn, [prior.turn_id])).rows[0]!;
+    const thread = (await run(client, Q.ownedThread, [prior.thread_id, input.ownerId])).rows[0]!;
+    return { ok: true, replayed: true, thread: threadRecord(thread), turn: turnRecord(turn) };
   }
 
   // The loop's writes: each is ONE statement (data-modifying CTEs), atomic without BEGIN/COMMIT, so a step of the loop
@@ -756,6 +802,10 @@ export class PostgresStore implements Store {
 
   async deleteExpiredElicitations(before: string, limit: number): Promise<number> {
     return (await run(this.pool, Q.deleteExpiredElicitations, [before, limit])).rowCount ?? 0;
+  }
+
+  async deleteIdempotencyKeys(before: string, limit: number): Promise<number> {
+    return (await run(this.pool, Q.deleteIdempotencyKeys, [before, limit])).rowCount ?? 0;
   }
 
   async countPendingElicitations(now: string): Promise<number> {
@@ -1265,6 +1315,20 @@ const Q = {
     'delete_lapsed_grants',
     `DELETE FROM approval_grants WHERE seq IN (SELECT seq FROM approval_grants
        WHERE COALESCE(revoked_at, expires_at) < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+  ),
+  deleteIdempotencyKeys: statement(
+    'delete_idempotency_keys',
+    `DELETE FROM idempotency_keys WHERE (owner_id, key) IN (SELECT owner_id, key FROM idempotency_keys
+       WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+  ),
+  claimIdempotencyKey: statement(
+    'claim_idempotency_key',
+    `INSERT INTO idempotency_keys (owner_id, key, fingerprint, turn_id, thread_id, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+  ),
+  idempotencyKey: statement(
+    'idempotency_key',
+    'SELECT fingerprint, turn_id, thread_id FROM idempotency_keys WHERE owner_id = $1 AND key = $2',
   ),
   deleteExpiredElicitations: statement(
     'delete_expired_elicitations',

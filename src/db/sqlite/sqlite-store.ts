@@ -48,10 +48,13 @@ import { answerFromColumns, grantIdFromColumn, recordedAnswer } from '../../doma
 import { newId } from '../../domain/ids.js';
 import { buildPage, decodeCursor, totalCount } from '../../domain/pagination.js';
 import { loadPendingStep } from '../../domain/pending-step.js';
+import { startTurnFingerprint, type StoredIdempotencyKey } from '../../domain/idempotency.js';
 import {
   GrantLapsedError,
   LeaseLostError,
   loopWriteRefused,
+  refusalOf,
+  StartRefused,
   type AgentGatingPatch,
   type AnswerInput,
   type ResolveResult,
@@ -461,25 +464,31 @@ export class SqliteStore implements Store {
       message: string;
       now: string;
       lease?: TurnLease;
+      idempotencyKey?: string;
     },
     closeStep: CloseStep,
   ): Promise<StartTurnResult> {
-    return this.#write((): StartTurnResult => {
+    const started = this.#write((): StartTurnResult => {
       const { now } = input;
+      // The key first: a request sent again finds its turn whatever became of the thread since.
+      if (input.idempotencyKey !== undefined) {
+        const prior = this.#claimIdempotencyKey({ ...input, idempotencyKey: input.idempotencyKey });
+        if (prior) return prior;
+      }
       // The agent as committed now: the turn runs with it (a gating change committed before this applies).
       const agent = this.#readAgent(input.agentId);
-      if (!agent) return { ok: false, code: 'AGENT_NOT_FOUND' };
+      if (!agent) throw new StartRefused('AGENT_NOT_FOUND');
       let thread: ThreadRecord;
       let superseded: TurnRecord | null = null;
       const found =
         input.threadId !== null ? this.#q.ownedThread.get({ id: input.threadId, ownerId: input.ownerId }) : undefined;
       const where = decideThread(input, found ? threadRecord(found) : null);
-      if (where.kind === 'refuse') return { ok: false, code: where.code };
+      if (where.kind === 'refuse') throw new StartRefused(where.code);
       if (where.kind === 'existing') {
         thread = where.thread;
         const active = this.#q.activeTurn.get({ threadId: thread.id });
         const decision = decideActiveTurn(active ?? null, now);
-        if (decision.kind === 'refuse') return { ok: false, code: decision.code };
+        if (decision.kind === 'refuse') throw new StartRefused(decision.code);
         if (decision.kind === 'supersede') {
           superseded = this.#closePausedTurn(turnRecord(active!), decision.reason, closeStep, now);
         }
@@ -519,6 +528,39 @@ export class SqliteStore implements Store {
       };
       return { ok: true, thread, turn, superseded, agent, message };
     });
+    // A refusal rolled its transaction back: a key it claimed is not kept.
+    return started.catch(refusalOf);
+  }
+
+  /**
+   * Claims the owner's idempotency key for this request's turn (INSERT … ON CONFLICT DO NOTHING); null once claimed.
+   * Claimed before: the result that request gets again (its turn as it is now), or IDEMPOTENCY_KEY_REUSED.
+   */
+  #claimIdempotencyKey(input: {
+    idempotencyKey: string;
+    ownerId: string;
+    agentId: string;
+    threadId: string | null;
+    message: string;
+    turnId: string;
+    newThreadId: string;
+    now: string;
+  }): StartTurnResult | null {
+    const fingerprint = startTurnFingerprint(input);
+    const key = { ownerId: input.ownerId, key: input.idempotencyKey };
+    const claimed = this.#q.claimIdempotencyKey.run({
+      ...key,
+      fingerprint,
+      turnId: input.turnId,
+      threadId: input.threadId ?? input.newThreadId,
+      now: input.now,
+    }).changes;
+    if (claimed) return null;
+    const prior = this.#q.idempotencyKey.get(key) as StoredIdempotencyKey;
+    if (prior.fingerprint !== fingerprint) return { ok: false, code: 'IDEMPOTENCY_KEY_REUSED' };
+    const turn = this.#q.turn.get({ id: prior.turnId })!;
+    const thread = this.#q.thread.get({ id: prior.threadId })!;
+    return { ok: true, replayed: true, thread: threadRecord(thread), turn: turnRecord(turn) };
   }
 
   // The loop's writes below take the lease check into their first statement (an UPDATE … WHERE lease_owner = … whose
@@ -783,6 +825,10 @@ export class SqliteStore implements Store {
 
   async deleteExpiredElicitations(before: string, limit: number): Promise<number> {
     return this.#write(() => this.#q.deleteExpiredElicitations.run({ before, limit }).changes);
+  }
+
+  async deleteIdempotencyKeys(before: string, limit: number): Promise<number> {
+    return this.#write(() => this.#q.deleteIdempotencyKeys.run({ before, limit }).changes);
   }
 
   async countPendingElicitations(now: string): Promise<number> {
@@ -1218,6 +1264,12 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
       SELECT seq FROM approval_grants WHERE coalesce(revoked_at, expires_at) < @before LIMIT @limit)`),
     deleteExpiredElicitations: raw(`DELETE FROM elicitations WHERE seq IN (
       SELECT seq FROM elicitations WHERE status = 'EXPIRED' AND expires_at < @before LIMIT @limit)`),
+    deleteIdempotencyKeys: raw(`DELETE FROM idempotency_keys WHERE rowid IN (
+      SELECT rowid FROM idempotency_keys WHERE created_at < @before LIMIT @limit)`),
+    claimIdempotencyKey: raw(`INSERT INTO idempotency_keys (owner_id, key, fingerprint, turn_id, thread_id, created_at)
+      VALUES (@ownerId, @key, @fingerprint, @turnId, @threadId, @now) ON CONFLICT DO NOTHING`),
+    idempotencyKey: raw(`SELECT fingerprint, turn_id AS turnId, thread_id AS threadId FROM idempotency_keys
+      WHERE owner_id = @ownerId AND key = @key`),
     closeElicitation: raw(
       `UPDATE elicitations SET status = @status, resolved_at = @now WHERE id = @id AND status = 'PENDING'`,
     ),

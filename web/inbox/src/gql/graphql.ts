@@ -76,6 +76,8 @@ export type StartTurnInput = {
   agentId: string | number;
   /** When true, return at once with the turn RUNNING; follow it by polling or turnUpdated. */
   background?: boolean | null | undefined;
+  /** A name of your choosing for this request (1 to 255 characters, e.g. a UUID), so that it can be sent again safely: the same key with the same agentId, threadId and message returns the turn the first request started, as it is now, instead of starting another; with other input it is the user error IDEMPOTENCY_KEY_REUSED. Keys are per user and kept at least 24 hours. A request that was refused (a userErrors entry) claims no key. */
+  idempotencyKey?: string | null | undefined;
   message: string;
   /** Omit to open a new thread. */
   threadId?: string | number | null | undefined;
@@ -93,6 +95,7 @@ export type UserErrorCode =
   | 'ALREADY_RESOLVED'
   | 'EXPIRED'
   | 'FORBIDDEN'
+  | 'IDEMPOTENCY_KEY_REUSED'
   | 'INVALID_CONTENT'
   | 'INVALID_INPUT'
   | 'NOT_FOUND'
