@@ -1,6 +1,7 @@
 import { validateArguments } from '../agent/arguments.js';
 import { contentBytes, validateContent } from '../agent/content.js';
 import { editAllowed } from '../agent/gating.js';
+import { effectiveAnswer } from '../domain/answer-rules.js';
 import { MAX_GRANT_TTL_SECONDS } from '../domain/grants.js';
 import { elicitationStatusAt } from '../domain/expiry.js';
 import type {
@@ -281,7 +282,8 @@ const ResolveElicitationInput = builder.inputType('ResolveElicitationInput', {
       type: 'JSON',
       description:
         "With ACCEPT: run the call with these arguments instead of the model's (edit, then accept). Validated against " +
-        "the tool's inputSchema; the pre-execute listeners see the edited call again (a veto still wins).",
+        "the tool's inputSchema; the pre-execute listeners see the edited call again (a veto still wins). Equal to the " +
+        "model's arguments (key order aside): a plain ACCEPT, not an edit.",
     }),
     remember: t.field({ type: RememberApprovalInput, description: 'With ACCEPT: remember the approval.' }),
     elicitationId: t.id({ required: true }),
@@ -339,10 +341,12 @@ builder.mutationField('resolveElicitation', (t) =>
       if (!existing) return fail(userError('NOT_FOUND', 'No elicitation with this id.', ['input', 'elicitationId']));
       const problem = validateContent(existing.request.requestedSchema, input.action, content);
       if (problem) return fail(userError('INVALID_CONTENT', problem.message, ['input', 'content', ...problem.path]));
-      const answer: ElicitationAnswer = { action: input.action, content: content as JsonObject | null };
-      if (input.arguments != null) answer.arguments = input.arguments as JsonObject;
+      const given: ElicitationAnswer = { action: input.action, content: content as JsonObject | null };
+      if (input.arguments != null) given.arguments = input.arguments as JsonObject;
       if (input.remember != null)
-        answer.remember = { scope: input.remember.scope, ttlSeconds: input.remember.ttlSeconds };
+        given.remember = { scope: input.remember.scope, ttlSeconds: input.remember.ttlSeconds };
+      // Before anything else reads it: an "edit" that changes nothing is a plain ACCEPT, recorded and reported as one.
+      const answer = effectiveAnswer(given, existing.toolCall.arguments);
       const refusal = await checkEditAndRemember(existing, answer, ctx);
       if (refusal) return fail(refusal);
       const result = await services.runner.resolveElicitation({ elicitationId, ownerId: viewer.id, answer });

@@ -59,7 +59,7 @@ export type RememberApprovalInput = {
 
 export type ResolveElicitationInput = {
   action: ElicitationAction;
-  /** With ACCEPT: run the call with these arguments instead of the model's (edit, then accept). Validated against the tool's inputSchema; the pre-execute listeners see the edited call again (a veto still wins). */
+  /** With ACCEPT: run the call with these arguments instead of the model's (edit, then accept). Validated against the tool's inputSchema; the pre-execute listeners see the edited call again (a veto still wins). Equal to the model's arguments (key order aside): a plain ACCEPT, not an edit. */
   arguments?: unknown;
   /** With ACCEPT or DECLINE: an object matching the elicitation's requestedSchema, e.g. {instructions: "..."}. */
   content?: unknown;
