@@ -224,14 +224,18 @@ builder.queryFields((t) => ({
   elicitations: t.field({
     type: ElicitationConnectionRef,
     description:
-      "Audit: the viewer's elicitations of every status, oldest first, with who answered them and when; " +
-      'optionally of one thread or agent, or of some statuses only.',
+      "Audit: the viewer's elicitations of every status, oldest first (or with newestFirst newest first), with who " +
+      'answered them and when; optionally of one thread or agent, or of some statuses only.',
     args: {
       threadId: t.arg.id(),
       agentId: t.arg.id(),
       status: t.arg({ type: [ElicitationStatusEnum] }),
       first: t.arg.int({ defaultValue: 50 }),
       after: t.arg.string(),
+      newestFirst: t.arg.boolean({
+        defaultValue: false,
+        description: 'Newest first; `after` then pages on towards older ones.',
+      }),
     },
     resolve: async (_root, args, ctx) => {
       const page = await ctx.services.store.listElicitations(
@@ -244,6 +248,7 @@ builder.queryFields((t) => ({
         ctx.services.clock().toISOString(),
         clampFirst(args.first, 50, 200),
         args.after ?? null,
+        args.newestFirst === true,
       );
       return { ...connection(page), totalCount: page.totalCount };
     },
