@@ -169,11 +169,13 @@ export interface Store {
 
   // Reads, scoped to an owner: another owner's record reads as absent.
   getThread(id: string, ownerId: string): Promise<ThreadRecord | null>;
+  /** Oldest first, or newest first. */
   listThreads(
     ownerId: string,
     agentId: string | null,
     first: number,
     after: string | null,
+    newestFirst?: boolean,
   ): Promise<Page<ThreadRecord>>;
   getTurn(id: string, ownerId: string): Promise<TurnRecord | null>;
   /** Unscoped: for the loop, which acts for the turn's owner. */
@@ -205,8 +207,8 @@ export interface Store {
     after: string | null,
   ): Promise<Page<ElicitationRecord> & { totalCount: number }>;
   /**
-   * The owner's elicitations of every status, oldest first: the audit trail of who answered what and when.
-   * `statuses` as the API reads them at `now` (a PENDING one past its expiry counts as EXPIRED).
+   * The owner's elicitations of every status, oldest first (or newest first): the audit trail of who answered what
+   * and when. `statuses` as the API reads them at `now` (a PENDING one past its expiry counts as EXPIRED).
    */
   listElicitations(
     ownerId: string,
@@ -214,6 +216,7 @@ export interface Store {
     now: string,
     first: number,
     after: string | null,
+    newestFirst?: boolean,
   ): Promise<Page<ElicitationRecord> & { totalCount: number }>;
 
   // The loop's atomic steps.

@@ -1,6 +1,7 @@
 import { validateArguments } from '../agent/arguments.js';
 import { contentBytes, validateContent } from '../agent/content.js';
 import { editAllowed } from '../agent/gating.js';
+import { effectiveAnswer } from '../domain/answer-rules.js';
 import { MAX_GRANT_TTL_SECONDS } from '../domain/grants.js';
 import { elicitationStatusAt } from '../domain/expiry.js';
 import type {
@@ -223,14 +224,18 @@ builder.queryFields((t) => ({
   elicitations: t.field({
     type: ElicitationConnectionRef,
     description:
-      "Audit: the viewer's elicitations of every status, oldest first, with who answered them and when; " +
-      'optionally of one thread or agent, or of some statuses only.',
+      "Audit: the viewer's elicitations of every status, oldest first (or with newestFirst newest first), with who " +
+      'answered them and when; optionally of one thread or agent, or of some statuses only.',
     args: {
       threadId: t.arg.id(),
       agentId: t.arg.id(),
       status: t.arg({ type: [ElicitationStatusEnum] }),
       first: t.arg.int({ defaultValue: 50 }),
       after: t.arg.string(),
+      newestFirst: t.arg.boolean({
+        defaultValue: false,
+        description: 'Newest first; `after` then pages on towards older ones.',
+      }),
     },
     resolve: async (_root, args, ctx) => {
       const page = await ctx.services.store.listElicitations(
@@ -243,6 +248,7 @@ builder.queryFields((t) => ({
         ctx.services.clock().toISOString(),
         clampFirst(args.first, 50, 200),
         args.after ?? null,
+        args.newestFirst === true,
       );
       return { ...connection(page), totalCount: page.totalCount };
     },
@@ -281,7 +287,8 @@ const ResolveElicitationInput = builder.inputType('ResolveElicitationInput', {
       type: 'JSON',
       description:
         "With ACCEPT: run the call with these arguments instead of the model's (edit, then accept). Validated against " +
-        "the tool's inputSchema; the pre-execute listeners see the edited call again (a veto still wins).",
+        "the tool's inputSchema; the pre-execute listeners see the edited call again (a veto still wins). Equal to the " +
+        "model's arguments (key order aside): a plain ACCEPT, not an edit.",
     }),
     remember: t.field({ type: RememberApprovalInput, description: 'With ACCEPT: remember the approval.' }),
     elicitationId: t.id({ required: true }),
@@ -341,10 +348,12 @@ builder.mutationField('resolveElicitation', (t) =>
       if (!existing) return fail(userError('NOT_FOUND', 'No elicitation with this id.', ['input', 'elicitationId']));
       const problem = validateContent(existing.request.requestedSchema, input.action, content);
       if (problem) return fail(userError('INVALID_CONTENT', problem.message, ['input', 'content', ...problem.path]));
-      const answer: ElicitationAnswer = { action: input.action, content: content as JsonObject | null };
-      if (input.arguments != null) answer.arguments = input.arguments as JsonObject;
+      const given: ElicitationAnswer = { action: input.action, content: content as JsonObject | null };
+      if (input.arguments != null) given.arguments = input.arguments as JsonObject;
       if (input.remember != null)
-        answer.remember = { scope: input.remember.scope, ttlSeconds: input.remember.ttlSeconds };
+        given.remember = { scope: input.remember.scope, ttlSeconds: input.remember.ttlSeconds };
+      // Before anything else reads it: an "edit" that changes nothing is a plain ACCEPT, recorded and reported as one.
+      const answer = effectiveAnswer(given, existing.toolCall.arguments);
       const refusal = await checkEditAndRemember(existing, answer, ctx);
       if (refusal) return fail(refusal);
       const result = await services.runner.resolveElicitation({ elicitationId, ownerId: viewer.id, answer });

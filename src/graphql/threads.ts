@@ -83,13 +83,24 @@ builder.queryFields((t) => ({
   }),
   threads: t.field({
     type: ThreadConnectionRef,
-    args: { agentId: t.arg.id(), first: t.arg.int({ defaultValue: 20 }), after: t.arg.string() },
+    description:
+      "The viewer's threads, in the order they were started: oldest first, or with newestFirst newest first.",
+    args: {
+      agentId: t.arg.id(),
+      first: t.arg.int({ defaultValue: 20 }),
+      after: t.arg.string(),
+      newestFirst: t.arg.boolean({
+        defaultValue: false,
+        description: 'Newest first; `after` then pages on towards older ones.',
+      }),
+    },
     resolve: async (_root, args, ctx) => {
       const page = await ctx.services.store.listThreads(
         ctx.viewer.id,
         optionalId(args.agentId),
         clampFirst(args.first, 20, 100),
         args.after ?? null,
+        args.newestFirst === true,
       );
       return connection(page);
     },

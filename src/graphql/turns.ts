@@ -53,6 +53,17 @@ TurnRef.implement({
       description: 'The messages this turn added to the thread, oldest first.',
       resolve: (turn, _args, ctx) => readOnce(turn, 'messages', () => ctx.loaders.turnMessages(turn.id)),
     }),
+    userMessage: t.field({
+      type: MessageRef,
+      nullable: true,
+      description:
+        "The user's message that started this turn: what the user asked for (the first of `messages`). A client can " +
+        'show it beside a confirmation request of the turn, to say what it is about.',
+      resolve: async (turn, _args, ctx) => {
+        const messages = await readOnce(turn, 'messages', () => ctx.loaders.turnMessages(turn.id));
+        return messages.find((m) => m.role === 'USER') ?? null;
+      },
+    }),
     iterations: t.exposeInt('iterations', { description: 'Model calls made so far in this turn.' }),
     error: t.exposeString('error', { nullable: true }),
     createdAt: t.field({ type: 'DateTime', resolve: (turn) => turn.createdAt }),

@@ -246,6 +246,10 @@ describe('toolgate CLI with a good config', () => {
     const startLine = logLines(out.stdout).find((line) => line.msg.startsWith('serving '))!;
     expect(startLine).toMatchObject({ level: 30, name: 'toolgate', config: file, url: expect.any(String) });
     const url = startLine.url as string;
+    // It names the approval inbox too, a page this server answers.
+    const inbox = url.replace(/\/graphql$/, '/inbox');
+    expect(startLine).toMatchObject({ inbox, msg: expect.stringContaining(`the approval inbox at ${inbox}`) });
+    expect((await fetch(inbox)).headers.get('content-type')).toMatch(/^text\/html/);
     const answer = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

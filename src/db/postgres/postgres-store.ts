@@ -14,7 +14,7 @@ import { grantStateAt, revokedAtFor } from '../../domain/grants.js';
 import { answerFromColumns, grantIdFromColumn, recordedAnswer } from '../../domain/stored-answer.js';
 import { argumentRulesFromRows, overrideChanges, overrideRows } from '../../domain/agent-overrides.js';
 import { newId } from '../../domain/ids.js';
-import { buildPage, decodeCursor, pageHoldsAll } from '../../domain/pagination.js';
+import { buildPage, decodeCursor, pageHoldsAll, seqBound } from '../../domain/pagination.js';
 import { loadPendingStep } from '../../domain/pending-step.js';
 import { toStorableJson, toStorableText } from '../../domain/text.js';
 import type {
@@ -101,7 +101,7 @@ export class PostgresStore implements Store {
   readonly pool: pg.Pool;
   readonly db: NodePgDatabase<typeof schema>;
   readonly #newestMigration: number;
-  readonly #auditStatements = new Map<string, { page: Statement; count: Statement }>();
+  readonly #auditStatements = new Map<string, { page: Statement; pageNewest: Statement; count: Statement }>();
   /** Null without subscribed endpoints: the changes then write no outbox rows and run no statement for them. */
   readonly #webhooks: WebhookOutbox | null;
   /** Connections whose open transaction wrote outbox rows: its COMMIT tells the deliverer. */
@@ -292,8 +292,11 @@ export class PostgresStore implements Store {
     agentId: string | null,
     first: number,
     after: string | null,
+    newestFirst = false,
   ): Promise<Page<ThreadRecord>> {
-    const { rows } = await run(this.pool, Q.threadPage, [ownerId, agentId, decodeCursor(after), first + 1]);
+    const bound = seqBound(decodeCursor(after), newestFirst);
+    const page = newestFirst ? Q.threadPageNewest : Q.threadPage;
+    const { rows } = await run(this.pool, page, [ownerId, agentId, bound, first + 1]);
     return buildPage(rows.map(withSeq), first, threadRecord);
   }
 
@@ -374,11 +377,13 @@ export class PostgresStore implements Store {
     now: string,
     first: number,
     after: string | null,
+    newestFirst = false,
   ): Promise<Page<ElicitationRecord> & { totalCount: number }> {
     const afterSeq = decodeCursor(after);
     const queries = this.#auditQueries(filter.statuses ?? null);
     const params = [ownerId, now, filter.threadId ?? null, filter.agentId ?? null];
-    const { rows } = await run(this.pool, queries.page, [...params, afterSeq, first + 1]);
+    const page = newestFirst ? queries.pageNewest : queries.page;
+    const { rows } = await run(this.pool, page, [...params, seqBound(afterSeq, newestFirst), first + 1]);
     const count = pageHoldsAll(afterSeq, rows.length, first)
       ? rows.length
       : Number((await run(this.pool, queries.count, params)).rows[0]!.count);
@@ -386,7 +391,7 @@ export class PostgresStore implements Store {
   }
 
   /** The audit list's statements for one status filter (deduplicated, sorted), named and built on first use. */
-  #auditQueries(statuses: ElicitationStatus[] | null): { page: Statement; count: Statement } {
+  #auditQueries(statuses: ElicitationStatus[] | null): { page: Statement; pageNewest: Statement; count: Statement } {
     const shape = statuses && [...new Set(statuses)].sort();
     const key = shape?.join('_') ?? 'all';
     let queries = this.#auditStatements.get(key);
@@ -405,6 +410,11 @@ export class PostgresStore implements Store {
         page: statement(
           `audit_page_${key}`,
           `SELECT * FROM elicitations WHERE ${where} AND seq > $5 ORDER BY seq LIMIT $6`,
+        ),
+        // Newest first: $5 is the seq the page reads back from.
+        pageNewest: statement(
+          `audit_page_newest_${key}`,
+          `SELECT * FROM elicitations WHERE ${where} AND seq < $5 ORDER BY seq DESC LIMIT $6`,
         ),
         count: statement(`audit_count_${key}`, `SELECT count(*) AS count FROM elicitations WHERE ${where}`),
       };
@@ -1069,6 +1079,11 @@ const Q = {
     'thread_page',
     `SELECT * FROM threads WHERE owner_id = $1 AND ($2::text IS NULL OR agent_id = $2) AND seq > $3
      ORDER BY seq LIMIT $4`,
+  ),
+  threadPageNewest: statement(
+    'thread_page_newest',
+    `SELECT * FROM threads WHERE owner_id = $1 AND ($2::text IS NULL OR agent_id = $2) AND seq < $3
+     ORDER BY seq DESC LIMIT $4`,
   ),
   insertThread: statement(
     'insert_thread',

@@ -8,12 +8,14 @@ import Database from 'better-sqlite3';
 import {
   and,
   asc,
+  desc,
   eq,
   getTableColumns,
   getTableName,
   gt,
   inArray,
   isNull,
+  lt,
   lte,
   or,
   sql,
@@ -46,7 +48,7 @@ import { storedConditionsFor } from '../../domain/expiry.js';
 import { grantStateAt, revokedAtFor } from '../../domain/grants.js';
 import { answerFromColumns, grantIdFromColumn, recordedAnswer } from '../../domain/stored-answer.js';
 import { newId } from '../../domain/ids.js';
-import { buildPage, decodeCursor, totalCount } from '../../domain/pagination.js';
+import { buildPage, decodeCursor, seqBound, totalCount } from '../../domain/pagination.js';
 import { loadPendingStep } from '../../domain/pending-step.js';
 import { startTurnFingerprint, type StoredIdempotencyKey } from '../../domain/idempotency.js';
 import {
@@ -345,9 +347,11 @@ export class SqliteStore implements Store {
     agentId: string | null,
     first: number,
     after: string | null,
+    newestFirst = false,
   ): Promise<Page<ThreadRecord>> {
-    const afterSeq = decodeCursor(after);
-    const rows = this.#q.threadPage.all({ ownerId, agentId, after: afterSeq, limit: first + 1 });
+    const bound = seqBound(decodeCursor(after), newestFirst);
+    const page = newestFirst ? this.#q.threadPageNewest : this.#q.threadPage;
+    const rows = page.all({ ownerId, agentId, after: bound, limit: first + 1 });
     return buildPage(rows, first, threadRecord);
   }
 
@@ -434,11 +438,13 @@ export class SqliteStore implements Store {
     now: string,
     first: number,
     after: string | null,
+    newestFirst = false,
   ): Promise<Page<ElicitationRecord> & { totalCount: number }> {
     const afterSeq = decodeCursor(after);
     const queries = this.#auditQueries(filter.statuses ?? null, filter.threadId != null, filter.agentId != null);
     const params = { ownerId, now, threadId: filter.threadId ?? null, agentId: filter.agentId ?? null };
-    const rows = queries.page.all({ ...params, after: afterSeq, limit: first + 1 });
+    const page = newestFirst ? queries.pageNewest : queries.page;
+    const rows = page.all({ ...params, after: seqBound(afterSeq, newestFirst), limit: first + 1 });
     const count = totalCount(afterSeq, rows.length, first, () => queries.count.get(params)!.count);
     return { ...buildPage(rows, first, elicitationRecord), totalCount: count };
   }
@@ -1055,6 +1061,14 @@ function prepareAuditQueries(db: Db, statuses: ElicitationStatus[] | null, byThr
       .orderBy(asc(elicitations.seq))
       .limit(p('limit'))
       .prepare(),
+    // Newest first: `after` is the seq the page reads back from.
+    pageNewest: db
+      .select()
+      .from(elicitations)
+      .where(and(where, lt(elicitations.seq, p('after'))))
+      .orderBy(desc(elicitations.seq))
+      .limit(p('limit'))
+      .prepare(),
     count: db
       .select({ count: sql<number>`count(*)` })
       .from(elicitations)
@@ -1199,6 +1213,19 @@ function prepareQueries(db: Db, sqlite: Database.Database) {
         ),
       )
       .orderBy(asc(threads.seq))
+      .limit(p('limit'))
+      .prepare(),
+    threadPageNewest: db
+      .select()
+      .from(threads)
+      .where(
+        and(
+          eq(threads.ownerId, p('ownerId')),
+          sql`(${p('agentId')} IS NULL OR ${threads.agentId} = ${p('agentId')})`,
+          lt(threads.seq, p('after')),
+        ),
+      )
+      .orderBy(desc(threads.seq))
       .limit(p('limit'))
       .prepare(),
     // The sweeper's and recovery's reads: they run every few seconds on every server, whatever the load.

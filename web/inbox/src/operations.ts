@@ -46,6 +46,9 @@ export const ElicitationCardFragment = graphql(`
     }
     turn {
       id
+      userMessage {
+        text
+      }
       thread {
         id
         agent {
@@ -86,6 +89,10 @@ export const TurnViewFragment = graphql(`
       id
       status
       resolvedBy
+      response {
+        action
+        arguments
+      }
     }
   }
 `);
@@ -136,7 +143,7 @@ export const AnswerMutation = graphql(`
 
 export const HistoryQuery = graphql(`
   query History($after: String, $status: [ElicitationStatus!]) {
-    elicitations(first: 50, after: $after, status: $status) {
+    elicitations(first: 50, after: $after, status: $status, newestFirst: true) {
       totalCount
       pageInfo {
         endCursor
@@ -153,7 +160,7 @@ export const HistoryQuery = graphql(`
 
 export const ThreadsQuery = graphql(`
   query Threads {
-    threads(first: 50) {
+    threads(first: 50, newestFirst: true) {
       edges {
         node {
           id
