@@ -22,12 +22,17 @@ import type { CountingTool } from '../support/tools.js';
 import { toolMessageFor } from '../support/transcript.js';
 import { WebhookReceiver } from '../webhooks/receiver.js';
 
-/** A tool with a real schema: an id (required) and optional text, nothing else. */
+/** A tool with a real schema: an id (required), optional text, priority and tag (a pattern V8 backtracks on). */
 const EDIT_NOTE: CountingTool = {
   name: 'edit_note',
   inputSchema: {
     type: 'object',
-    properties: { id: { type: 'string', minLength: 1 }, text: { type: 'string' }, priority: { type: 'integer' } },
+    properties: {
+      id: { type: 'string', minLength: 1 },
+      text: { type: 'string' },
+      priority: { type: 'integer' },
+      tag: { type: 'string', pattern: '^(a+)+$' },
+    },
     required: ['id'],
     additionalProperties: false,
   },
@@ -161,6 +166,27 @@ describe('edited arguments are checked before anything is recorded', () => {
     const valid = await answer({ elicitationId, action: 'ACCEPT', arguments: { id: 'n9' } });
     expect(valid.userErrors).toEqual([]);
     expect(s.tools.runs.get('edit_note')).toEqual([{ id: 'n9' }]);
+  });
+
+  it('a pattern of the schema is matched in linear time: ^(a+)+$ refuses 30 "a"s and a "!" at once', async () => {
+    const { thread, elicitationId } = await pausedOnEdit();
+    const before = await snapshot(thread.id, elicitationId);
+    const started = performance.now();
+    // V8's backtracking engine takes minutes on this string, and the server would answer nobody meanwhile.
+    const result = await answer({
+      elicitationId,
+      action: 'ACCEPT',
+      arguments: { id: 'n1', tag: `${'a'.repeat(30)}!` },
+    });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(result.userErrors).toEqual([
+      {
+        code: 'INVALID_CONTENT',
+        message: 'arguments.tag must match pattern "^(a+)+$".',
+        field: ['input', 'arguments', 'tag'],
+      },
+    ]);
+    expect(await snapshot(thread.id, elicitationId)).toEqual(before);
   });
 
   it.each(['DECLINE', 'CANCEL'] as const)(
