@@ -22,6 +22,7 @@ import type { GraphQLContext } from './graphql/builder.js';
 import { createAuthenticator, isLoopbackHost, requestAuthentication, type Authenticator } from './http/auth.js';
 import { armorPlugins } from './http/armor.js';
 import { useBodyLimit } from './http/body-limit.js';
+import { useUrlEncodedParams } from './http/url-encoded-params.js';
 import { bundledGraphiQL } from './http/graphiql.js';
 import { useListBudget } from './http/list-budget.js';
 import { createLoaders } from './graphql/loaders.js';
@@ -306,6 +307,9 @@ async function startServer(
       // Before parsing and validation: a client without a valid token learns nothing of the schema.
       authentication.plugin,
       ...armorPlugins({ introspection: exposed.introspection }),
+      // Malformed JSON in a GET's or a form's variables/extensions is a 400, not a fault; before useBodyLimit, which
+      // wraps the parser chosen here.
+      useUrlEncodedParams(),
       useBodyLimit(limits.maxRequestBytes),
       useListBudget(schema, limits.maxListItems),
       useDurableResponses(store),
