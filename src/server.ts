@@ -22,7 +22,8 @@ import type { GraphQLContext } from './graphql/builder.js';
 import { createAuthenticator, isLoopbackHost, requestAuthentication, type Authenticator } from './http/auth.js';
 import { armorPlugins } from './http/armor.js';
 import { useBodyLimit } from './http/body-limit.js';
-import { renderBundledGraphiQL } from './http/graphiql.js';
+import { useUrlEncodedParams } from './http/url-encoded-params.js';
+import { bundledGraphiQL } from './http/graphiql.js';
 import { useListBudget } from './http/list-budget.js';
 import { createLoaders } from './graphql/loaders.js';
 import { schema } from './graphql/schema.js';
@@ -48,6 +49,7 @@ import type { ToolSource } from './tools/tool.js';
 import { resolveWebhooks, webhookSubscriptions } from './config/webhooks.js';
 import { WebhookDeliverer, type WebhookDelivererOptions } from './webhooks/deliverer.js';
 import { createInboxSite } from './http/inbox.js';
+import { setDefaultSecurityHeaders } from './http/security-headers.js';
 
 export interface ServerOptions {
   /** The parsed config; default: the built-in demo. */
@@ -280,12 +282,13 @@ async function startServer(
   };
 
   const authentication = requestAuthentication(auth, () => metrics?.refusedCredentials());
+  const graphiql = bundledGraphiQL();
   const yoga = createYoga<Record<string, never>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
     graphiql: exposed.graphiql,
-    renderGraphiQL: renderBundledGraphiQL,
+    renderGraphiQL: graphiql.render,
     // Never the original error or its stack for a client, whatever NODE_ENV says (Yoga adds them for "development").
     maskedErrors: { isDev: false },
     // Liveness: 200 from Yoga's first plugin, before any limit or auth. Readiness: useReadiness below.
@@ -299,6 +302,8 @@ async function startServer(
     plugins: [
       // First: sees every request, also those refused by the plugins after it (413, limits).
       useRequestLog(logger),
+      // The page's own Content-Security-Policy (src/http/graphiql.ts).
+      graphiql.plugin,
       // /readyz and /metrics answer before the limits and the context (auth); /metrics has its own access rule.
       useReadiness({ store, sources, closing: () => closing }),
       ...(metrics
@@ -307,6 +312,9 @@ async function startServer(
       // Before parsing and validation: a client without a valid token learns nothing of the schema.
       authentication.plugin,
       ...armorPlugins({ introspection: exposed.introspection }),
+      // Malformed JSON in a GET's or a form's variables/extensions is a 400, not a fault; before useBodyLimit, which
+      // wraps the parser chosen here.
+      useUrlEncodedParams(),
       useBodyLimit(limits.maxRequestBytes),
       useListBudget(schema, limits.maxListItems),
       useDurableResponses(store),
@@ -334,6 +342,8 @@ async function startServer(
   // else (src/http/local-browser-guard.ts); with tokens there is no ambient credential for it to use.
   const foreign = localMode ? foreignBrowserRequest : () => null;
   const httpServer = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
+    // No framing, and nothing runs in a page that does not set a policy of its own (src/http/security-headers.ts).
+    setDefaultSecurityHeaders(res);
     const refusal = foreign(req.headers);
     if (refusal) {
       res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' });

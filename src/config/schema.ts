@@ -2,6 +2,7 @@
 // from it (`npm run config:schema`).
 import { z } from 'zod';
 import { WEBHOOK_EVENT_TYPES } from '../domain/webhook-events.js';
+import { BEARER_TOKEN_CHARS, BEARER_TOKEN_FORMAT } from './bearer-token.js';
 import { isWebhookSecret, WEBHOOK_SECRET_FORMAT } from './webhook-secret.js';
 
 /** A literal, or `env:NAME` read from the environment at start. */
@@ -183,10 +184,19 @@ export const agentConfig = z
   })
   .strict();
 
+/** A token that "Authorization: Bearer <token>" can carry (src/config/bearer-token.ts), or env:NAME (checked at start). */
+const bearerToken = z
+  .string()
+  .regex(
+    new RegExp(`^(env:.*|${BEARER_TOKEN_CHARS}+)$`),
+    `expected a bearer token, ${BEARER_TOKEN_FORMAT}, or "env:NAME"`,
+  )
+  .describe(`A bearer token, ${BEARER_TOKEN_FORMAT}; "env:NAME" reads it from the environment`);
+
 export const authConfig = z
   .object({
     tokens: z
-      .array(z.object({ token: secret, user: z.string().min(1), admin: z.boolean().default(false) }).strict())
+      .array(z.object({ token: bearerToken, user: z.string().min(1), admin: z.boolean().default(false) }).strict())
       .min(1),
   })
   .strict();

@@ -47,6 +47,29 @@ describe('loadConfigFile', () => {
     expect(loadConfigFile(file).config.server).toEqual(server);
   });
 
+  it('accepts any token of visible ASCII characters, RFC 6750 b64token and beyond', () => {
+    const file = join(dir, 'tokens.json');
+    const tokens = ['abc', 'A-Z.a_z~0+9/==', '!#$%&\'*^`|:;<>?@[]{}\\"(),'];
+    writeFileSync(
+      file,
+      JSON.stringify({ ...base, auth: { tokens: tokens.map((token, i) => ({ token, user: `u${i}` })) } }),
+    );
+    expect(loadConfigFile(file).config.auth!.tokens.map((entry) => entry.token)).toEqual(tokens);
+  });
+
+  it.each(['a b', '', ' padded', 'tab\there', 'line\nbreak', 'café', 'no\u00a0break'])(
+    'names the path of a token that no Authorization header can carry: %j',
+    (token) => {
+      const tokens = [
+        { token: 'fine-token', user: 'alice' },
+        { token, user: 'bob' },
+      ];
+      expect(errorOf({ ...base, auth: { tokens } })).toMatch(
+        /config\.json: auth\.tokens\[1\]\.token: expected a bearer token, one or more visible ASCII characters \("!" to "~"; no spaces\), or "env:NAME"$/,
+      );
+    },
+  );
+
   it.each([
     ['a missing file', null, /missing\.json: cannot read the config file \(ENOENT\)$/],
     ['broken JSON', '{"models": ', /config\.json: not valid JSON: /],
