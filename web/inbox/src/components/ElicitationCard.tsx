@@ -11,6 +11,7 @@ import { hrefOf, linkClick } from '../router';
 import { formatRemaining, formatTime, spokenRemaining, useNow } from '../time';
 import { AnnotationBadges, StatusBadge } from './Badges';
 import { TurnProgress } from './TurnProgress';
+import { DisplayWarnings, VisibleText } from './VisibleText';
 
 type Mode = 'idle' | 'decline' | 'edit';
 
@@ -178,7 +179,10 @@ export function ElicitationCard({
       </dl>
       <section class="arguments" aria-label="Arguments, exactly as they will run">
         <h4>Arguments, exactly as they will run</h4>
-        <pre tabIndex={0}>{JSON.stringify(elicitation.toolCall.arguments, null, 2)}</pre>
+        <DisplayWarnings display={elicitation.toolCall.argumentsDisplay} where="these arguments" />
+        <pre tabIndex={0}>
+          <VisibleText display={elicitation.toolCall.argumentsDisplay} />
+        </pre>
       </section>
 
       {pending && !expired && (

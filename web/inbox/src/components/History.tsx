@@ -1,4 +1,4 @@
-// The audit list: every request of the viewer, who answered what and when, oldest first, 50 at a time.
+// The audit list: every request of the viewer, who answered what and when, oldest first, 25 at a time.
 import { useQuery } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import type { ElicitationStatus } from '../gql/graphql';
@@ -8,6 +8,7 @@ import { hrefOf, linkClick } from '../router';
 import { formatTime } from '../time';
 import { StatusBadge } from './Badges';
 import { toolLabel } from './ElicitationCard';
+import { DisplayWarnings, VisibleText } from './VisibleText';
 
 const STATUSES: ElicitationStatus[] = ['PENDING', 'ACCEPTED', 'DECLINED', 'CANCELLED', 'EXPIRED'];
 
@@ -90,11 +91,17 @@ function HistoryPage({ after, status }: { after: string | null; status: Elicitat
             </dl>
             <details>
               <summary>Arguments and answer</summary>
-              <pre>{JSON.stringify(node.toolCall.arguments, null, 2)}</pre>
-              {node.response?.arguments != null && (
+              <DisplayWarnings display={node.toolCall.argumentsDisplay} where="these arguments" />
+              <pre>
+                <VisibleText display={node.toolCall.argumentsDisplay} />
+              </pre>
+              {node.response?.argumentsDisplay && (
                 <>
                   <p>Ran with edited arguments:</p>
-                  <pre>{JSON.stringify(node.response.arguments, null, 2)}</pre>
+                  <DisplayWarnings display={node.response.argumentsDisplay} where="the edited arguments" />
+                  <pre>
+                    <VisibleText display={node.response.argumentsDisplay} />
+                  </pre>
                 </>
               )}
               {node.response?.content != null && (
