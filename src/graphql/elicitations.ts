@@ -485,3 +485,6 @@ builder.subscriptionField('elicitationRequested', (t) =>
     resolve: (e) => e,
   }),
 );
+
+// Their display fields (argumentsDisplay) are added in visible-text.ts.
+export { ElicitationResponseRef, ElicitationToolCallRef };

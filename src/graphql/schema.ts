@@ -7,6 +7,7 @@ import './threads.js';
 import './turns.js';
 import './turn-events.js';
 import './elicitations.js';
+import './visible-text.js';
 import './approvals.js';
 import './webhooks.js';
 import { kindOfId, NodeRef } from './node.js';

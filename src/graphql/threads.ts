@@ -15,6 +15,9 @@ const ToolCallRef = builder.objectRef<ToolCall>('ToolCall').implement({
   }),
 });
 
+// ToolCall.argumentsDisplay and Message.textDisplay are added in visible-text.ts.
+export { ToolCallRef };
+
 export const MessageRef = builder.objectRef<MessageRecord>('Message').implement({
   fields: (t) => ({
     id: t.exposeID('id'),

@@ -12,9 +12,15 @@ import { hrefOf, linkClick } from '../router';
 import { formatRemaining, formatTime, spokenRemaining, useNow } from '../time';
 import { AnnotationBadges, StatusBadge } from './Badges';
 import { CallArguments } from './CallArguments';
+import type { Displayed } from './VisibleText';
 import { TurnProgress } from './TurnProgress';
 
 type Mode = 'idle' | 'decline' | 'edit';
+
+/** The answer's display form of its edited arguments, where the query that brought the answer selected it. */
+function displayOf(response: object | null | undefined): Displayed | null {
+  return response && 'argumentsDisplay' in response ? (response.argumentsDisplay as Displayed | null) : null;
+}
 
 const REMEMBER_TTLS = [
   { seconds: 3600, text: '1 hour' },
@@ -219,8 +225,10 @@ export function ElicitationCard({
       </dl>
       <CallArguments
         modelArguments={elicitation.toolCall.arguments}
+        modelDisplay={elicitation.toolCall.argumentsDisplay}
         status={expired ? 'EXPIRED' : status}
         editedArguments={response?.arguments}
+        editedDisplay={displayOf(response)}
       />
 
       {pending && !expired && (

@@ -1,4 +1,4 @@
-// The audit list: every request of the viewer, newest first, 50 at a time: what the user asked for, who answered
+// The audit list: every request of the viewer, newest first, 25 at a time: what the user asked for, who answered
 // what and when, and for an edited ACCEPT both the arguments that ran and the model's.
 import { useQuery } from '@urql/preact';
 import { useState } from 'preact/hooks';
@@ -100,8 +100,12 @@ function HistoryPage({ after, status }: { after: string | null; status: Elicitat
               <summary>Arguments and answer</summary>
               <CallArguments
                 modelArguments={node.toolCall.arguments}
+                modelDisplay={node.toolCall.argumentsDisplay}
                 status={node.status}
                 editedArguments={node.response?.arguments}
+                editedDisplay={
+                  node.response && 'argumentsDisplay' in node.response ? node.response.argumentsDisplay : null
+                }
               />
               {node.response?.content != null && (
                 <>
