@@ -24,7 +24,7 @@ import { armorPlugins } from './http/armor.js';
 import { useBodyLimit } from './http/body-limit.js';
 import { renderBundledGraphiQL } from './http/graphiql.js';
 import { useListBudget } from './http/list-budget.js';
-import { createLoaders } from './graphql/loaders.js';
+import { createLoaders } from './app/loaders.js';
 import { schema } from './graphql/schema.js';
 import { useSharedEventExecution } from './graphql/shared-event-execution.js';
 import { closeHttpServer, settleBy } from './http/shutdown.js';

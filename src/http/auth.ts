@@ -6,7 +6,7 @@ import type { Plugin } from 'graphql-yoga';
 import { GraphQLError } from 'graphql';
 import { ConfigError, resolveSecret } from '../config/load.js';
 import type { ToolgateConfig } from '../config/schema.js';
-import type { Viewer } from '../graphql/builder.js';
+import type { Viewer } from '../app/viewer.js';
 
 /** Turns the `Authorization` value of a request (HTTP header, or connectionParams.authorization over WebSocket) into a viewer. */
 export interface Authenticator {
