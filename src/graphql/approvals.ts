@@ -1,5 +1,5 @@
 // Remembered approvals (docs/approvals.md): the viewer's grants, what each let run, and revoking one. A grant is
-// recorded by an ACCEPT with `remember` (src/graphql/elicitations.ts); src/domain/grants.ts says when it holds.
+// recorded by an ACCEPT with `remember` (src/app/answer-elicitation.ts); src/domain/grants.ts says when it holds.
 import { getGrant, grantState, grantUses, listGrants } from '../app/grant-reads.js';
 import { getElicitation } from '../app/reads.js';
 import { revokeGrant } from '../app/revoke-grant.js';
