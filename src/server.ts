@@ -25,7 +25,7 @@ import { useBodyLimit } from './http/body-limit.js';
 import { useUrlEncodedParams } from './http/url-encoded-params.js';
 import { bundledGraphiQL } from './http/graphiql.js';
 import { useListBudget } from './http/list-budget.js';
-import { createLoaders } from './graphql/loaders.js';
+import { createLoaders } from './app/loaders.js';
 import { schema } from './graphql/schema.js';
 import { useSharedEventExecution } from './graphql/shared-event-execution.js';
 import { closeHttpServer, settleBy } from './http/shutdown.js';

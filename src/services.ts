@@ -1,12 +1,13 @@
 import { DEFAULT_MAX_TOOL_ARGUMENTS_BYTES } from './agent/argument-size.js';
 import type { AgentRunner } from './agent/runner.js';
+import type { AppDeps, AppLimits } from './app/deps.js';
 import type { Store } from './domain/store.js';
 import type { ToolRegistry } from './tools/registry.js';
 import type { ToolgatePubSub } from './events/pubsub.js';
 import type { RunnerEventPublisher } from './events/runner-events.js';
 
-/** What the API layer reaches: built once by createServer. */
-export interface Services {
+/** What the API layer reaches: built once by createServer. The use cases of src/app/ take it as their AppDeps. */
+export interface Services extends AppDeps {
   store: Store;
   runner: AgentRunner;
   tools: ToolRegistry;
@@ -17,11 +18,7 @@ export interface Services {
   turnText: Pick<RunnerEventPublisher, 'textSoFar'>;
 }
 
-export interface Limits {
-  /** Longest user message, in characters. */
-  maxMessageLength: number;
-  /** Largest elicitation content, in bytes of JSON. */
-  maxContentBytes: number;
+export interface Limits extends AppLimits {
   /** Largest HTTP request body and WebSocket message (graphql-ws maxPayload), in bytes: one setting for every transport. */
   maxRequestBytes: number;
   /** List items all list fields of one operation (one event, for a subscription) may return: src/http/list-budget.ts. */

@@ -185,7 +185,7 @@ export interface Store {
   listTurnMessages(turnId: string): Promise<MessageRecord[]>;
   getElicitation(id: string, ownerId: string): Promise<ElicitationRecord | null>;
 
-  // Batched reads for the API (src/graphql/loaders.ts): one query for the items of a whole list, unscoped (the
+  // Batched reads for the API (src/app/loaders.ts): one query for the items of a whole list, unscoped (the
   // caller filters by owner). Each returns the records found, in no promised order but by seq within a parent.
   loadTurns(ids: readonly string[]): Promise<TurnRecord[]>;
   loadThreads(ids: readonly string[]): Promise<ThreadRecord[]>;

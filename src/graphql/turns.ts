@@ -1,21 +1,20 @@
 import { GraphQLError } from 'graphql';
+import { getTurn } from '../app/reads.js';
+import { startTurn } from '../app/start-turn.js';
 import { elicitationStatusAt, turnStatusAt } from '../domain/expiry.js';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../domain/idempotency.js';
 import type { ThreadRecord, TurnRecord } from '../domain/records.js';
 import { builder, type GraphQLContext } from './builder.js';
-import { ElicitationRef } from './elicitations.js';
 import { startWith } from './live.js';
-import { knownRead, readOnce } from './shared-reads.js';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../domain/idempotency.js';
-import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../domain/text.js';
 import { NodeRef, optionalId } from './node.js';
-import { MessageRef, ThreadRef } from './threads.js';
-import { userError, UserErrorRef, type UserError } from './user-errors.js';
+import { ElicitationRef, MessageRef, ThreadRef, TurnRef } from './refs.js';
+import { startTurnError } from './refusals.js';
+import { knownRead, PAUSED_WITH, readOnce } from './shared-reads.js';
+import { UserErrorRef, type UserError } from './user-errors.js';
 
 const TurnStatusEnum = builder.enumType('TurnStatus', {
   values: ['RUNNING', 'PAUSED', 'COMPLETED', 'CANCELLED', 'FAILED', 'EXPIRED'] as const,
 });
-
-export const TurnRef = builder.objectRef<TurnRecord>('Turn');
 
 TurnRef.implement({
   interfaces: [NodeRef],
@@ -77,12 +76,6 @@ TurnRef.implement({
   }),
 });
 
-/**
- * Key of a PAUSED turn's record under which a mutation that paused it leaves the pause's elicitations as just created
- * (knownRead): `pendingElicitations` then need not read them. Only that field: `elicitations` lists every pause's.
- */
-export const PAUSED_WITH = 'pausedWith';
-
 function turnElicitations(turn: TurnRecord, ctx: GraphQLContext) {
   return readOnce(turn, 'elicitations', () => ctx.loaders.turnElicitations(turn.id));
 }
@@ -92,7 +85,7 @@ builder.queryField('turn', (t) =>
     type: TurnRef,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.store.getTurn(String(args.id), ctx.viewer.id),
+    resolve: (_root, args, ctx) => getTurn(ctx.services, ctx.viewer, String(args.id)),
   }),
 );
 
@@ -140,53 +133,19 @@ builder.mutationField('startTurn', (t) =>
       '`idempotencyKey` to get that turn rather than a second one. Without a key, look at the thread first.',
     args: { input: t.arg({ type: StartTurnInput, required: true }) },
     resolve: async (_root, { input }, ctx): Promise<StartTurnResult> => {
-      const fail = (error: UserError) => ({ turn: null, thread: null, userErrors: [error] });
-      const { services, viewer } = ctx;
-      if (input.message.trim().length === 0)
-        return fail(userError('INVALID_INPUT', 'The message is empty.', ['input', 'message']));
-      if (!isStorableText(input.message))
-        return fail(userError('INVALID_INPUT', `The message ${UNSTORABLE_TEXT_MESSAGE}.`, ['input', 'message']));
-      // Characters as a user counts them (code points): an emoji is one, not two UTF-16 units.
-      if (
-        input.message.length > services.limits.maxMessageLength &&
-        [...input.message].length > services.limits.maxMessageLength
-      ) {
-        return fail(
-          userError('INVALID_INPUT', `The message is longer than ${services.limits.maxMessageLength} characters.`, [
-            'input',
-            'message',
-          ]),
-        );
-      }
-      const key = input.idempotencyKey ?? undefined;
-      if (key !== undefined) {
-        const problem = idempotencyKeyProblem(key);
-        if (problem) return fail(userError('INVALID_INPUT', problem, ['input', 'idempotencyKey']));
-      }
-      const result = await services.runner.startTurn({
+      const outcome = await startTurn(ctx.services, ctx.viewer, {
         agentId: String(input.agentId),
-        ownerId: viewer.id,
         threadId: optionalId(input.threadId),
         message: input.message,
         background: input.background ?? false,
-        ...(key !== undefined && { idempotencyKey: key }),
+        idempotencyKey: input.idempotencyKey,
       });
-      if (!result.ok) return fail(userError(result.code, result.message, result.field));
-      if (result.pausedWith) knownRead(result.turn, PAUSED_WITH, result.pausedWith);
-      return { turn: result.turn, thread: result.thread, userErrors: [] };
+      if (!outcome.ok) return { turn: null, thread: null, userErrors: [startTurnError(outcome)] };
+      if (outcome.pausedWith) knownRead(outcome.turn, PAUSED_WITH, outcome.pausedWith);
+      return { turn: outcome.turn, thread: outcome.thread, userErrors: [] };
     },
   }),
 );
-
-/** Why a key cannot be used, or null. */
-function idempotencyKeyProblem(key: string): string | null {
-  if (key.length === 0) return 'The idempotency key is empty.';
-  if (!isStorableText(key)) return `The idempotency key ${UNSTORABLE_TEXT_MESSAGE}.`;
-  if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH && [...key].length > MAX_IDEMPOTENCY_KEY_LENGTH) {
-    return `The idempotency key is longer than ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`;
-  }
-  return null;
-}
 
 builder.subscriptionField('turnUpdated', (t) =>
   t.field({
@@ -198,7 +157,7 @@ builder.subscriptionField('turnUpdated', (t) =>
       // Listen first, read second: the current state, then every change, with nothing in between lost.
       const updates = ctx.services.pubsub.subscribe('turn', turnId);
       await updates.listening;
-      const turn = await ctx.services.store.getTurn(turnId, ctx.viewer.id);
+      const turn = await getTurn(ctx.services, ctx.viewer, turnId);
       if (!turn) {
         // Another user's turn reads as unknown; the error is the operation's result, the connection stays.
         await updates.return();

@@ -6,8 +6,8 @@ import type { HiddenCharacter, MixedScriptWord, VisibleText } from '../domain/vi
 import { LOOKALIKE_SCRIPTS, visibleJson, visibleText } from '../domain/visible-text.js';
 import { builder } from './builder.js';
 import { ElicitationResponseRef, ElicitationToolCallRef } from './elicitations.js';
-import { MessageRef, ToolCallRef } from './threads.js';
-import { TurnRef } from './turns.js';
+import { MessageRef, TurnRef } from './refs.js';
+import { ToolCallRef } from './threads.js';
 
 const HiddenCharacterRef = builder.objectRef<HiddenCharacter>('HiddenCharacter').implement({
   description:

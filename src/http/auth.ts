@@ -7,7 +7,7 @@ import { GraphQLError } from 'graphql';
 import { BEARER_TOKEN_CHARS, BEARER_TOKEN_FORMAT, isBearerToken } from '../config/bearer-token.js';
 import { ConfigError, resolveSecret } from '../config/load.js';
 import type { ToolgateConfig } from '../config/schema.js';
-import type { Viewer } from '../graphql/builder.js';
+import type { Viewer } from '../app/viewer.js';
 
 /** Turns the `Authorization` value of a request (HTTP header, or connectionParams.authorization over WebSocket) into a viewer. */
 export interface Authenticator {
