@@ -10,19 +10,23 @@ const root = resolve(import.meta.dirname, '..');
 const webRoot = join(root, 'web', 'inbox');
 export const INBOX_BUILD_DIR = join(webRoot, 'dist');
 const STAMP = join(INBOX_BUILD_DIR, '.inputs-sha256');
+/** Modules of the server's that the inbox imports too (one rule in one place), so part of what the build reads. */
+const SHARED_SOURCES = ['src/domain/visible-text.ts'];
 
-/** A hash of everything the build reads: the app's files (not its build) and the locked dependency versions. */
+/** A hash of everything the build reads: the app's files (not its build), shared sources, locked dependencies. */
 export function inboxInputsHash(): string {
   const hash = createHash('sha256');
+  const add = (path: string) => hash.update(relative(root, path)).update('\0').update(readFileSync(path)).update('\0');
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       const path = join(dir, entry.name);
       if (path === INBOX_BUILD_DIR) continue;
       if (entry.isDirectory()) walk(path);
-      else if (entry.isFile()) hash.update(relative(root, path)).update('\0').update(readFileSync(path)).update('\0');
+      else if (entry.isFile()) add(path);
     }
   };
   walk(webRoot);
+  for (const path of SHARED_SOURCES) add(join(root, path));
   hash.update(readFileSync(join(root, 'package-lock.json')));
   return hash.digest('hex');
 }

@@ -87,9 +87,11 @@ async function main(): Promise<void> {
   // handler yet ends the process without its shutdown.
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // The inbox is served beside the API (src/http/inbox.ts): the line names both, so a new user finds the page.
+  const inbox = new URL('/inbox', url).href;
   log.info(
-    { url, database: shown, config: loaded?.file ?? null },
-    `serving ${loaded ? loaded.file : 'the built-in demo'} at ${url} (database ${shown})`,
+    { url, inbox, database: shown, config: loaded?.file ?? null },
+    `serving ${loaded ? loaded.file : 'the built-in demo'} at ${url}, the approval inbox at ${inbox} (database ${shown})`,
   );
 }
 

@@ -22,13 +22,15 @@ import type { GraphQLContext } from './graphql/builder.js';
 import { createAuthenticator, isLoopbackHost, requestAuthentication, type Authenticator } from './http/auth.js';
 import { armorPlugins } from './http/armor.js';
 import { useBodyLimit } from './http/body-limit.js';
-import { renderBundledGraphiQL } from './http/graphiql.js';
+import { useUrlEncodedParams } from './http/url-encoded-params.js';
+import { bundledGraphiQL } from './http/graphiql.js';
 import { useListBudget } from './http/list-budget.js';
-import { createLoaders } from './graphql/loaders.js';
+import { createLoaders } from './app/loaders.js';
 import { schema } from './graphql/schema.js';
 import { useSharedEventExecution } from './graphql/shared-event-execution.js';
 import { closeHttpServer, settleBy } from './http/shutdown.js';
-import { attachWebSocket, webSocketShareKey, webSocketViewer } from './http/websocket.js';
+import { useSubscriptionLimits } from './http/subscription-limits.js';
+import { attachWebSocket, webSocketOf, webSocketShareKey, webSocketViewer } from './http/websocket.js';
 import { createModel } from './models/index.js';
 import type { Model } from './models/model.js';
 import { ConfigError } from './config/load.js';
@@ -47,6 +49,7 @@ import type { ToolSource } from './tools/tool.js';
 import { resolveWebhooks, webhookSubscriptions } from './config/webhooks.js';
 import { WebhookDeliverer, type WebhookDelivererOptions } from './webhooks/deliverer.js';
 import { createInboxSite } from './http/inbox.js';
+import { setDefaultSecurityHeaders } from './http/security-headers.js';
 
 export interface ServerOptions {
   /** The parsed config; default: the built-in demo. */
@@ -242,6 +245,18 @@ async function startServer(
   if (metrics) observers.unshift(metrics.observer);
   /** Set when close() begins: /readyz then answers 503, so that a load balancer stops sending requests here. */
   let closing = false;
+  const limits: Limits = {
+    ...defaultLimits,
+    ...definedOnly({
+      maxRequestBytes: config.server?.maxRequestBytes ?? options.maxBodyBytes,
+      maxMessageLength: config.server?.maxMessageLength,
+      maxContentBytes: config.server?.maxContentBytes,
+      maxToolArgumentsBytes: config.server?.maxToolArgumentsBytes,
+      maxSubscriptionsPerSocket: config.server?.maxSubscriptionsPerSocket,
+      maxSubscriptionsPerUser: config.server?.maxSubscriptionsPerUser,
+    }),
+    ...options.limits,
+  };
   const runner = new AgentRunner({
     store,
     tools,
@@ -251,6 +266,7 @@ async function startServer(
     observer: fanOut(observers, onError),
     lease: { leaseSeconds: options.leaseSeconds },
     maxRecoveries: options.maxRecoveries,
+    maxToolArgumentsBytes: limits.maxToolArgumentsBytes,
     checkpoint: options.checkpoint,
     models: (id) => models.get(id),
     // An event goes out once what it reports is on disk (store.flush()), like a mutation's response: a client
@@ -258,15 +274,6 @@ async function startServer(
     // the turn's earlier events (src/events/runner-events.ts).
     events: runnerEvents,
   });
-  const limits: Limits = {
-    ...defaultLimits,
-    ...definedOnly({
-      maxRequestBytes: config.server?.maxRequestBytes ?? options.maxBodyBytes,
-      maxMessageLength: config.server?.maxMessageLength,
-      maxContentBytes: config.server?.maxContentBytes,
-    }),
-    ...options.limits,
-  };
   const services: Services = { store, runner, tools, pubsub, clock, limits, turnText: runnerEvents };
   // GraphiQL and introspection: on for the local mode, off once tokens guard a reachable server, unless the config says.
   const exposed = {
@@ -275,12 +282,13 @@ async function startServer(
   };
 
   const authentication = requestAuthentication(auth, () => metrics?.refusedCredentials());
+  const graphiql = bundledGraphiQL();
   const yoga = createYoga<Record<string, never>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
     graphiql: exposed.graphiql,
-    renderGraphiQL: renderBundledGraphiQL,
+    renderGraphiQL: graphiql.render,
     // Never the original error or its stack for a client, whatever NODE_ENV says (Yoga adds them for "development").
     maskedErrors: { isDev: false },
     // Liveness: 200 from Yoga's first plugin, before any limit or auth. Readiness: useReadiness below.
@@ -294,6 +302,8 @@ async function startServer(
     plugins: [
       // First: sees every request, also those refused by the plugins after it (413, limits).
       useRequestLog(logger),
+      // The page's own Content-Security-Policy (src/http/graphiql.ts).
+      graphiql.plugin,
       // /readyz and /metrics answer before the limits and the context (auth); /metrics has its own access rule.
       useReadiness({ store, sources, closing: () => closing }),
       ...(metrics
@@ -302,11 +312,20 @@ async function startServer(
       // Before parsing and validation: a client without a valid token learns nothing of the schema.
       authentication.plugin,
       ...armorPlugins({ introspection: exposed.introspection }),
+      // Malformed JSON in a GET's or a form's variables/extensions is a 400, not a fault; before useBodyLimit, which
+      // wraps the parser chosen here.
+      useUrlEncodedParams(),
       useBodyLimit(limits.maxRequestBytes),
       useListBudget(schema, limits.maxListItems),
       useDurableResponses(store),
       // One execution per subscription event for all of a viewer's WebSocket subscriptions of the same operation.
       useSharedEventExecution({ shareKey: webSocketShareKey }),
+      // Last: it wraps the subscribe function the plugins before it set, to free a subscription's slot when it ends.
+      useSubscriptionLimits({
+        maxPerSocket: limits.maxSubscriptionsPerSocket,
+        maxPerUser: limits.maxSubscriptionsPerUser,
+        socketOf: webSocketOf,
+      }),
     ],
     // Over WebSocket the viewer was authenticated once, at connection_init (src/http/websocket.ts); over HTTP
     // a request without valid credentials, where they are required, is refused with 401 UNAUTHENTICATED.
@@ -323,6 +342,8 @@ async function startServer(
   // else (src/http/local-browser-guard.ts); with tokens there is no ambient credential for it to use.
   const foreign = localMode ? foreignBrowserRequest : () => null;
   const httpServer = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
+    // No framing, and nothing runs in a page that does not set a policy of its own (src/http/security-headers.ts).
+    setDefaultSecurityHeaders(res);
     const refusal = foreign(req.headers);
     if (refusal) {
       res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' });

@@ -1,5 +1,5 @@
 // The real CLI (src/cli.ts) in its own process: SIGTERM while a WebSocket client is connected and a turn is
-// paused, then a restart on the same database file.
+// paused, then a restart on the same database file; and `npm start` stopped by its own pid.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -16,8 +16,10 @@ interface Cli {
   exited: Promise<number | null>;
 }
 
-async function startCli(env: Record<string, string>): Promise<Cli> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts'], {
+const NODE_CLI = [process.execPath, '--import', 'tsx', 'src/cli.ts'];
+
+async function startCli(env: Record<string, string>, [command, ...args] = NODE_CLI): Promise<Cli> {
+  const child = spawn(command!, args, {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -68,6 +70,11 @@ function childrenOf(pid: number): number[] {
     });
 }
 
+/** Every process below `pid`: its children, theirs, and so on. */
+function descendantsOf(pid: number): number[] {
+  return childrenOf(pid).flatMap((child) => [child, ...descendantsOf(child)]);
+}
+
 /** Running (a zombie, exited but not yet reaped by its new parent, is not). */
 function alive(pid: number): boolean {
   try {
@@ -101,6 +108,22 @@ describe('the CLI on SIGTERM', () => {
     );
     expect(runs).toEqual(Array.from({ length: 6 }, () => ({ code: 0, shutdown: true })));
   }, 60_000);
+
+  it('`npm start` stopped by its pid (as systemd, a container runtime or `kill $!` do): the server shuts down cleanly, nothing is left', async () => {
+    // npm runs the script through sh: the signal reaches npm, which passes it on to its child only.
+    const cli = await startCli({ TOOLGATE_DB: join(temp.dir, 'npm-start.db') }, ['npm', 'start']);
+    const below = descendantsOf(cli.process.pid!);
+    try {
+      expect(below.length).toBeGreaterThan(0);
+      cli.process.kill('SIGTERM');
+      expect(await cli.exited).toBe(0);
+      expect(cli.output()).toContain('SIGTERM, shutting down');
+      await expect(fetch(cli.url)).rejects.toThrow(); // nothing listens on its port any more
+      expect(await stillAlive(below)).toEqual([]);
+    } finally {
+      for (const pid of below.filter(alive)) process.kill(pid, 'SIGKILL');
+    }
+  }, 180_000); // the prestart script builds the inbox when its build is stale
 
   it(
     'closes WebSockets with 1001, ends its MCP servers, exits 0, and the paused turn is still PAUSED after a restart',

@@ -2,6 +2,7 @@
 // ajv. This module checks rules (for the config loader and updateAgent) and matches them, compiling each schema once.
 import type { ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { linearPatterns } from '../domain/linear-regexp.js';
 import type { ArgumentRule, JsonObject } from '../domain/records.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../domain/text.js';
 
@@ -13,7 +14,8 @@ export const MAX_RULE_REASON_LENGTH = 1000;
 // Strict: an unknown keyword (a typo such as "patern") would otherwise be ignored and the rule match calls it was
 // not meant for. No formats are loaded, so "format" is refused rather than ignored. addUsedSchema: false keeps
 // schemas with an $id out of the instance's registry, so two rules may use the same $id. Nothing that changes
-// data (defaults, coercion, removal) is on: a rule never alters the arguments it looks at.
+// data (defaults, coercion, removal) is on: a rule never alters the arguments it looks at. Patterns match in linear
+// time (src/domain/linear-regexp.ts): a rule reads what a model wrote, and gate(arguments:) what any user sends.
 const ajv = new Ajv2020({
   strict: true,
   strictTypes: false,
@@ -21,6 +23,7 @@ const ajv = new Ajv2020({
   strictRequired: false,
   addUsedSchema: false,
   logger: false,
+  code: linearPatterns(),
 });
 
 /** Compiled validators by the schema's JSON text: a turn reads its agent afresh, so object identity would miss. */

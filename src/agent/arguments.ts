@@ -2,6 +2,7 @@
 // what the user typed must be a call the tool accepts, and a problem names the field at fault.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { canonicalJson } from '../domain/canonical-json.js';
+import { linearPatterns } from '../domain/linear-regexp.js';
 import type { JsonObject } from '../domain/records.js';
 import { toStorableJson, UNSTORABLE_TEXT_MESSAGE } from '../domain/text.js';
 import type { ContentProblem } from './content.js';
@@ -9,13 +10,15 @@ import type { ContentProblem } from './content.js';
 // Tool schemas come from MCP servers of every kind: unknown keywords and formats are not errors here (the MCP SDK
 // validates the same way); the schema is the server's, the arguments are what is checked.
 // addUsedSchema: false: a schema's `$id` is not registered, so two versions of a tool's schema with one `$id` (a server
-// upgrade) both compile.
+// upgrade) both compile. Patterns match in linear time (src/domain/linear-regexp.ts): the schema is an MCP server's,
+// the strings are what a user typed; a schema whose pattern cannot be matched so does not compile (edits refused).
 const ajv = new Ajv({
   strict: false,
   validateSchema: false,
   validateFormats: false,
   allErrors: false,
   addUsedSchema: false,
+  code: linearPatterns(),
 });
 
 /** Compiled validators by schema (canonical JSON), with the schema object ajv caches them under. */

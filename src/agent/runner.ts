@@ -4,7 +4,7 @@
 import { coveringGrant, definitionHash } from '../domain/grants.js';
 import { newId } from '../domain/ids.js';
 import { PENDING_STEP_VERSION } from '../domain/pending-step.js';
-import { toStorableJson, toStorableText } from '../domain/text.js';
+import { toStorableText } from '../domain/text.js';
 import type {
   Agent,
   ChatMessage,
@@ -20,6 +20,7 @@ import type {
 import { GrantLapsedError, LeaseLostError, type StepAnswer, type Store } from '../domain/store.js';
 import type { Model, ModelMessage } from '../models/model.js';
 import type { Tool } from '../tools/tool.js';
+import { admitArguments, DEFAULT_MAX_TOOL_ARGUMENTS_BYTES } from './argument-size.js';
 import { closeStep } from './closing.js';
 import { checkedElicitationRequest } from './elicitation-request.js';
 import { ListenerRegistry, ToolPreExecuteEvent } from './event.js';
@@ -64,6 +65,8 @@ export interface RunnerOptions {
   lease?: LeaseOptions;
   /** Times a turn may be taken over after the process running it died, before it is FAILED instead. Default 3. */
   maxRecoveries?: number;
+  /** Largest arguments of a model's tool call, in UTF-8 bytes of JSON; a larger call is refused. Default 256 KiB. */
+  maxToolArgumentsBytes?: number;
   /**
    * Fault injection for tests: awaited at each named moment of a turn, so a test can kill the process exactly
    * there (test/fixtures/durability-server.ts). Not for production use.
@@ -90,11 +93,21 @@ export type StartTurnOutcome =
       /** When `turn` is the pause this call stopped at: its elicitations as created (no need to read them back). */
       pausedWith: ElicitationRecord[] | null;
     }
-  | { ok: false; code: 'NOT_FOUND' | 'THREAD_BUSY'; message: string; field: string[] };
+  /**
+   * Refused, nothing written: no such agent; no such thread of the owner (THREAD_NOT_FOUND) or one of another agent
+   * (WRONG_AGENT); its turn is RUNNING; the idempotency key was claimed by another request.
+   */
+  | {
+      ok: false;
+      code: 'AGENT_NOT_FOUND' | 'THREAD_NOT_FOUND' | 'WRONG_AGENT' | 'THREAD_BUSY' | 'IDEMPOTENCY_KEY_REUSED';
+    };
 
 export type ResolveOutcome =
   | { ok: true; elicitation: ElicitationRecord; turn: TurnRecord; pausedWith: ElicitationRecord[] | null }
-  | { ok: false; code: 'NOT_FOUND' | 'EXPIRED' | 'ALREADY_RESOLVED'; message: string };
+  /** No such elicitation of the owner. */
+  | { ok: false; code: 'NOT_FOUND' }
+  /** Answered before with another answer, or past its expiry: nothing ran. `elicitation` as it is now. */
+  | { ok: false; code: 'ALREADY_RESOLVED' | 'EXPIRED'; elicitation: ElicitationRecord };
 
 /** What a caller already holds of a turn it hands to the loop, so that the loop need not read it again. */
 interface KnownState {
@@ -144,6 +157,8 @@ export class AgentRunner {
     ownerId: string;
     message: string;
     background: boolean;
+    /** The client's name for this request (src/domain/idempotency.ts): sent again, it returns the first turn. */
+    idempotencyKey?: string;
   }): Promise<StartTurnOutcome> {
     const result = await this.#store.startTurn(
       {
@@ -155,26 +170,17 @@ export class AgentRunner {
         message: input.message,
         now: this.#now(),
         lease: this.#leases.next(),
+        ...(input.idempotencyKey !== undefined && { idempotencyKey: input.idempotencyKey }),
       },
       closeStep,
     );
-    if (!result.ok && result.code === 'AGENT_NOT_FOUND') {
-      return { ok: false, code: 'NOT_FOUND', message: 'No agent with this id.', field: ['input', 'agentId'] };
+    if (result.ok && result.replayed) {
+      // The request sent again: its turn as it is now. Like the first request, one that does not run in the
+      // background waits for the turn to stop when this process runs it (another process's reads as it is now).
+      const running = input.background ? undefined : this.#inFlight.get(result.turn.id);
+      return { ok: true, thread: result.thread, turn: (await running) ?? result.turn, pausedWith: null };
     }
-    if (!result.ok) {
-      const message =
-        result.code === 'THREAD_BUSY'
-          ? 'The thread has a turn running; wait for it to stop.'
-          : result.code === 'WRONG_AGENT'
-            ? 'The thread belongs to another agent.'
-            : 'No thread with this id.';
-      return {
-        ok: false,
-        code: result.code === 'THREAD_BUSY' ? 'THREAD_BUSY' : 'NOT_FOUND',
-        message,
-        field: ['input', 'threadId'],
-      };
-    }
+    if (!result.ok) return { ok: false, code: result.code === 'NOT_FOUND' ? 'THREAD_NOT_FOUND' : result.code };
     if (result.superseded) {
       this.#emitTurn(result.superseded);
       // A paused turn past its expiry ends EXPIRED (its requests went unanswered), else CANCELLED.
@@ -199,8 +205,9 @@ export class AgentRunner {
   }
 
   /**
-   * Records an answer; the last answer of a step resumes the turn and returns where it stopped next. The caller has
-   * validated it (src/graphql/elicitations.ts): edited arguments against the tool's schema, remember against the gating.
+   * Records an answer; the last answer of a step resumes the turn and returns where it stopped next. Its one caller,
+   * src/app/answer-elicitation.ts, checks the answer first: content against the request, edited arguments against
+   * the tool's schema and allowEdit, remember against the gating.
    */
   async resolveElicitation(input: {
     elicitationId: string;
@@ -218,23 +225,15 @@ export class AgentRunner {
     );
     switch (result.kind) {
       case 'not_found':
-        return { ok: false, code: 'NOT_FOUND', message: 'No elicitation with this id.' };
+        return { ok: false, code: 'NOT_FOUND' };
       case 'already_resolved':
-        return {
-          ok: false,
-          code: 'ALREADY_RESOLVED',
-          message: `This elicitation was already answered (${result.elicitation.status}).`,
-        };
+        return { ok: false, code: 'ALREADY_RESOLVED', elicitation: result.elicitation };
       case 'expired':
         if (result.changed) {
           this.#emitTurn(result.turn);
           await this.#observeExpired(result.turn);
         }
-        return {
-          ok: false,
-          code: 'EXPIRED',
-          message: `This elicitation expired at ${result.elicitation.expiresAt}; nothing was run.`,
-        };
+        return { ok: false, code: 'EXPIRED', elicitation: result.elicitation };
       case 'duplicate':
         // The same answer again: return the recorded result; if the turn is still being continued, wait for it.
         return {
@@ -393,7 +392,12 @@ export class AgentRunner {
             id,
             name,
             toolId: toStorableText(toolId),
-            arguments: toStorableJson(call.arguments),
+            // Over the size limit, refused now: its arguments are dropped and `refusal` is its TOOL message.
+            ...admitArguments(
+              call.arguments,
+              calledAs,
+              this.options.maxToolArgumentsBytes ?? DEFAULT_MAX_TOOL_ARGUMENTS_BYTES,
+            ),
           };
           // The model's name for it where that is not the tool's own (prefixed, made valid): its TOOL texts use it.
           if (calledAs !== name) toolCall.modelName = calledAs;
@@ -510,6 +514,10 @@ export class AgentRunner {
     const drafts: ElicitationDraft[] = [];
     const asked: Tool[] = [];
     for (const toolCall of calls) {
+      if (toolCall.refusal) {
+        step.calls.push({ toolCall, outcome: { kind: 'rejected', text: toolCall.refusal } });
+        continue;
+      }
       const tool = tools.get(toolCall.toolId);
       if (!tool) {
         step.calls.push({ toolCall, outcome: { kind: 'rejected', text: toolText.unknownTool(calledName(toolCall)) } });

@@ -3,6 +3,7 @@
 // small batches (each one short transaction) and yields to the event loop between them, so requests are served
 // while it works; a sweep never overlaps the previous one. See docs/durability.md.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { IDEMPOTENCY_KEY_RETENTION_MS } from '../domain/idempotency.js';
 import type { Store } from '../domain/store.js';
 import type { AgentRunner } from './runner.js';
 
@@ -24,6 +25,8 @@ export interface SweepReport {
   /** Webhook deliveries delivered before the retention period, and approval grants revoked or expired before it. */
   deletedDeliveries: number;
   deletedGrants: number;
+  /** startTurn idempotency keys claimed more than a day ago. */
+  deletedIdempotencyKeys: number;
   /** Orphaned RUNNING turns it took over. */
   recoveredTurns: number;
   /** Batches (transactions) it took. */
@@ -75,6 +78,7 @@ export class Sweeper {
       deletedElicitations: 0,
       deletedDeliveries: 0,
       deletedGrants: 0,
+      deletedIdempotencyKeys: 0,
       recoveredTurns: 0,
       batches: 0,
     };
@@ -93,10 +97,13 @@ export class Sweeper {
     const before = new Date(this.#clock().getTime() - retentionDays * 86_400_000).toISOString();
     // So are webhook deliveries delivered that long ago (FAILED ones stay for the admin query) and approval grants
     // revoked or expired that long ago (their uses stay in the execution journal).
+    // Idempotency keys are kept their own, shorter time: a retry comes within minutes, not days.
+    const keysBefore = new Date(this.#clock().getTime() - IDEMPOTENCY_KEY_RETENTION_MS).toISOString();
     const retention = [
       ['deletedElicitations', () => this.#store.deleteExpiredElicitations(before, batchSize)],
       ['deletedDeliveries', () => this.#store.deleteDeliveredWebhooks(before, batchSize)],
       ['deletedGrants', () => this.#store.deleteLapsedGrants(before, batchSize)],
+      ['deletedIdempotencyKeys', () => this.#store.deleteIdempotencyKeys(keysBefore, batchSize)],
     ] as const;
     for (const [counter, deleteBatch] of retention) {
       for (;;) {

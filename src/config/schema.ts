@@ -2,6 +2,7 @@
 // from it (`npm run config:schema`).
 import { z } from 'zod';
 import { WEBHOOK_EVENT_TYPES } from '../domain/webhook-events.js';
+import { BEARER_TOKEN_CHARS, BEARER_TOKEN_FORMAT } from './bearer-token.js';
 import { isWebhookSecret, WEBHOOK_SECRET_FORMAT } from './webhook-secret.js';
 
 /** A literal, or `env:NAME` read from the environment at start. */
@@ -183,15 +184,24 @@ export const agentConfig = z
   })
   .strict();
 
+/** A token that "Authorization: Bearer <token>" can carry (src/config/bearer-token.ts), or env:NAME (checked at start). */
+const bearerToken = z
+  .string()
+  .regex(
+    new RegExp(`^(env:.*|${BEARER_TOKEN_CHARS}+)$`),
+    `expected a bearer token, ${BEARER_TOKEN_FORMAT}, or "env:NAME"`,
+  )
+  .describe(`A bearer token, ${BEARER_TOKEN_FORMAT}; "env:NAME" reads it from the environment`);
+
 export const authConfig = z
   .object({
     tokens: z
-      .array(z.object({ token: secret, user: z.string().min(1), admin: z.boolean().default(false) }).strict())
+      .array(z.object({ token: bearerToken, user: z.string().min(1), admin: z.boolean().default(false) }).strict())
       .min(1),
   })
   .strict();
 
-/** What the GraphQL endpoint exposes and how much it accepts; see docs/security.md. */
+/** What the GraphQL endpoint exposes and how much it (and the loop, from a model) accepts; see docs/security.md. */
 export const serverConfig = z
   .object({
     graphiql: z
@@ -223,6 +233,33 @@ export const serverConfig = z
       .max(10_000_000)
       .optional()
       .describe('Largest elicitation answer content, in bytes of JSON (default 16384)'),
+    maxToolArgumentsBytes: z
+      .number()
+      .int()
+      .min(64)
+      .max(64 * 1024 * 1024)
+      .optional()
+      .describe(
+        "Largest arguments of a model's tool call, in UTF-8 bytes of JSON; a larger call does not run and is not asked about, the model is told why (default 262144)",
+      ),
+    maxSubscriptionsPerSocket: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .optional()
+      .describe(
+        'Subscriptions one WebSocket may hold open at once; one more gets TOO_MANY_SUBSCRIPTIONS (default 100)',
+      ),
+    maxSubscriptionsPerUser: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .optional()
+      .describe(
+        'Subscriptions one user may hold open at once on this instance, over WebSocket and SSE together; one more gets TOO_MANY_SUBSCRIPTIONS (default 500)',
+      ),
     metrics: z
       .enum(['admin', 'public', 'off'])
       .optional()

@@ -25,6 +25,7 @@ import type {
   ElicitationRow,
   GrantRow,
   GrantUseRow,
+  IdempotencyKeyRow,
   LeaseRow,
   MessageRow,
   ThreadRow,
@@ -41,6 +42,10 @@ interface ElicitationFilter {
   ownerId: string;
   now: string;
   threadId: string | null;
+  agentId: string | null;
+}
+interface ThreadFilter {
+  ownerId: string;
   agentId: string | null;
 }
 interface PageParams {
@@ -98,7 +103,9 @@ export interface Catalogue {
 
   // ---- reads for a viewer (the owner is part of the lookup) and the API's batched reads
   ownedThread(p: { id: string; ownerId: string }): ThreadRow[];
-  threadPage(p: { ownerId: string; agentId: string | null } & PageParams): ThreadRow[];
+  threadPage(p: ThreadFilter & PageParams): ThreadRow[];
+  /** Newest first: the rows before `after` (seqBound, src/domain/pagination.ts), by seq descending. */
+  threadPageNewest(p: ThreadFilter & PageParams): ThreadRow[];
   ownedTurn(p: { id: string; ownerId: string }): TurnRow[];
   turn(p: { id: string }): TurnRow[];
   threadTurns(p: { threadId: string }): TurnRow[];
@@ -117,10 +124,25 @@ export interface Catalogue {
   pendingPage(p: ElicitationFilter & PageParams): ElicitationRow[];
   pendingCount(p: ElicitationFilter): Count;
   auditPage(p: AuditFilter & PageParams): ElicitationRow[];
+  /** Newest first: the rows before `after`, by seq descending. */
+  auditPageNewest(p: AuditFilter & PageParams): ElicitationRow[];
   auditCount(p: AuditFilter): Count;
   allPendingCount(p: { now: string }): Count;
 
   // ---- starting a turn
+  /**
+   * Claims the owner's idempotency key for this turn (src/domain/idempotency.ts): 1, or 0 when it was claimed before.
+   * A claim by a transaction still open makes it wait for that one's end where writers run at once.
+   */
+  claimIdempotencyKey(p: {
+    ownerId: string;
+    key: string;
+    fingerprint: string;
+    turnId: string;
+    threadId: string;
+    now: string;
+  }): number;
+  idempotencyKey(p: { ownerId: string; key: string }): IdempotencyKeyRow[];
   /** Takes the thread's row lock where writers run at once. */
   lockOwnedThread(p: { id: string; ownerId: string }): ThreadRow[];
   /** The thread's RUNNING or PAUSED turn, its row locked where writers run at once. */
@@ -251,6 +273,7 @@ export interface Catalogue {
   deleteDeliveredWebhooks(p: { before: string; limit: number }): number;
   deleteLapsedGrants(p: { before: string; limit: number }): number;
   deleteExpiredElicitations(p: { before: string; limit: number }): number;
+  deleteIdempotencyKeys(p: { before: string; limit: number }): number;
 
   // ---- remembered approvals
   /** The grant, held FOR SHARE where writers run at once: a revoke waits for the start that reads it. */

@@ -137,6 +137,13 @@ export interface WebhookRow {
   finished_at: string | null;
 }
 
+/** startTurn's idempotency key as claimed: the request it was first used for (hashed) and what that one started. */
+export interface IdempotencyKeyRow {
+  fingerprint: string;
+  turn_id: string;
+  thread_id: string;
+}
+
 export interface LeaseRow {
   id: string;
   lease_owner: string | null;

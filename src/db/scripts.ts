@@ -6,6 +6,7 @@
 import { overrideChanges, overrideRows } from '../domain/agent-overrides.js';
 import { decideAnswer, resumesTurn } from '../domain/answer-rules.js';
 import { grantStateAt, revokedAtFor } from '../domain/grants.js';
+import { startTurnFingerprint } from '../domain/idempotency.js';
 import { newId } from '../domain/ids.js';
 import type {
   Agent,
@@ -18,6 +19,7 @@ import type {
 import {
   GrantLapsedError,
   loopWriteRefused,
+  StartRefused,
   type AgentGatingPatch,
   type AnswerInput,
   type ResolveResult,
@@ -51,6 +53,7 @@ import {
   type AgentRow,
   type ElicitationRow,
   type GrantRow,
+  type IdempotencyKeyRow,
   type ThreadRow,
   type TurnRow,
 } from './rows.js';
@@ -131,12 +134,21 @@ export function* updateAgentGating(
 
 export type StartTurnInput = Parameters<Store['startTurn']>[0];
 
-/** New thread or existing one (of this owner and agent); supersedes a PAUSED turn, refuses a RUNNING one. */
+/**
+ * New thread or existing one (of this owner and agent); supersedes a PAUSED turn, refuses a RUNNING one. A refusal
+ * throws StartRefused (the caller returns it), so the transaction rolls back with the idempotency key it claimed.
+ */
 export function* startTurn(c: ScriptContext, input: StartTurnInput, closeStep: CloseStep): Script<StartTurnResult> {
   const { now } = input;
+  // The key first, before any lock: a second start with the key waits on this claim until it commits (or rolls
+  // back), then finds its turn; taken after the thread's lock, it would find the thread busy with that very turn.
+  if (input.idempotencyKey !== undefined) {
+    const prior = yield* claimIdempotencyKey(c, input, input.idempotencyKey);
+    if (prior) return prior;
+  }
   // The agent as committed now: the turn runs with it (a gating change committed before this applies).
   const [agentRow]: AgentRow[] = yield c.q.agent({ id: input.agentId });
-  if (!agentRow) return { ok: false, code: 'AGENT_NOT_FOUND' };
+  if (!agentRow) throw new StartRefused('AGENT_NOT_FOUND');
   let thread: ThreadRecord;
   let superseded: TurnRecord | null = null;
   // The thread's row lock: two turns started on one thread at once go one after the other, and the second sees the
@@ -144,13 +156,13 @@ export function* startTurn(c: ScriptContext, input: StartTurnInput, closeStep: C
   let found: ThreadRow | undefined;
   if (input.threadId !== null) [found] = yield c.q.lockOwnedThread({ id: input.threadId, ownerId: input.ownerId });
   const where = decideThread(input, found ? threadRecord(found) : null);
-  if (where.kind === 'refuse') return { ok: false, code: where.code };
+  if (where.kind === 'refuse') throw new StartRefused(where.code);
   if (where.kind === 'existing') {
     thread = where.thread;
     const [row]: TurnRow[] = yield c.q.lockActiveTurn({ threadId: thread.id });
     const active = row ? turnRecord(row) : null;
     const decision = decideActiveTurn(active, now);
-    if (decision.kind === 'refuse') return { ok: false, code: decision.code };
+    if (decision.kind === 'refuse') throw new StartRefused(decision.code);
     if (decision.kind === 'supersede') superseded = yield* closePausedTurn(c, active!, decision.reason, closeStep, now);
   } else {
     yield c.q.insertThread({ id: input.newThreadId, agentId: input.agentId, ownerId: input.ownerId, now });
@@ -202,6 +214,28 @@ export function* startTurn(c: ScriptContext, input: StartTurnInput, closeStep: C
     createdAt: now,
   };
   return { ok: true, thread, turn, superseded, agent: agentRecord(agentRow), message };
+}
+
+/**
+ * Claims the owner's key for this request's turn; null once claimed. Claimed before: the result that request gets
+ * again (its turn as it is now; on PostgreSQL each statement sees what committed before it), or IDEMPOTENCY_KEY_REUSED.
+ */
+function* claimIdempotencyKey(c: ScriptContext, input: StartTurnInput, key: string): Script<StartTurnResult | null> {
+  const fingerprint = startTurnFingerprint(input);
+  const claimed: number = yield c.q.claimIdempotencyKey({
+    ownerId: input.ownerId,
+    key,
+    fingerprint,
+    turnId: input.turnId,
+    threadId: input.threadId ?? input.newThreadId,
+    now: input.now,
+  });
+  if (claimed) return null;
+  const [prior]: IdempotencyKeyRow[] = yield c.q.idempotencyKey({ ownerId: input.ownerId, key });
+  if (prior!.fingerprint !== fingerprint) return { ok: false, code: 'IDEMPOTENCY_KEY_REUSED' };
+  const [turn]: TurnRow[] = yield c.q.turn({ id: prior!.turn_id });
+  const [thread]: ThreadRow[] = yield c.q.ownedThread({ id: prior!.thread_id, ownerId: input.ownerId });
+  return { ok: true, replayed: true, thread: threadRecord(thread!), turn: turnRecord(turn!) };
 }
 
 /**

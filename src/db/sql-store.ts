@@ -3,7 +3,7 @@
 // postgres/statements.ts) and how it runs them (Driver: synchronously in SQLite's group commit, asynchronously in
 // PostgreSQL's transactions with retries). docs/architecture.md draws the layers.
 import { newId } from '../domain/ids.js';
-import { buildPage, decodeCursor, pageHoldsAll } from '../domain/pagination.js';
+import { buildPage, decodeCursor, pageHoldsAll, seqBound } from '../domain/pagination.js';
 import type {
   Agent,
   ApprovalGrantRecord,
@@ -21,6 +21,7 @@ import type {
 } from '../domain/records.js';
 import {
   loopWriteRefused,
+  refusalOf,
   type AgentGatingPatch,
   type AnswerInput,
   type ResolveResult,
@@ -161,8 +162,10 @@ export class SqlStore implements Store {
     agentId: string | null,
     first: number,
     after: string | null,
+    newestFirst = false,
   ): Promise<Page<ThreadRecord>> {
-    const rows = await this.#read('threadPage', { ownerId, agentId, after: decodeCursor(after), limit: first + 1 });
+    const params = { ownerId, agentId, after: seqBound(decodeCursor(after), newestFirst), limit: first + 1 };
+    const rows = await this.#read(newestFirst ? 'threadPageNewest' : 'threadPage', params);
     return buildPage(rows, first, threadRecord);
   }
 
@@ -244,11 +247,13 @@ export class SqlStore implements Store {
     now: string,
     first: number,
     after: string | null,
+    newestFirst = false,
   ): Promise<Page<ElicitationRecord> & { totalCount: number }> {
     const afterSeq = decodeCursor(after);
     const statuses = filter.statuses ? [...new Set(filter.statuses)].sort() : null;
     const params = { ownerId, now, threadId: filter.threadId ?? null, agentId: filter.agentId ?? null, statuses };
-    const rows: ElicitationRow[] = await this.#read('auditPage', { ...params, after: afterSeq, limit: first + 1 });
+    const page = { ...params, after: seqBound(afterSeq, newestFirst), limit: first + 1 };
+    const rows: ElicitationRow[] = await this.#read(newestFirst ? 'auditPageNewest' : 'auditPage', page);
     const count = pageHoldsAll(afterSeq, rows.length, first)
       ? rows.length
       : (await this.#read('auditCount', params))[0].count;
@@ -262,7 +267,8 @@ export class SqlStore implements Store {
       return await this.#d.transaction(() => scripts.startTurn(this.#c, input, closeStep));
     } catch (error) {
       if (this.#d.isThreadBusy(error)) return { ok: false, code: 'THREAD_BUSY' };
-      throw error;
+      // A refusal rolled its transaction back: a key it claimed is not kept.
+      return refusalOf(error);
     }
   }
 
@@ -432,6 +438,10 @@ export class SqlStore implements Store {
 
   async deleteExpiredElicitations(before: string, limit: number): Promise<number> {
     return this.#d.write(() => this.#q.deleteExpiredElicitations({ before, limit }));
+  }
+
+  async deleteIdempotencyKeys(before: string, limit: number): Promise<number> {
+    return this.#d.write(() => this.#q.deleteIdempotencyKeys({ before, limit }));
   }
 
   async countPendingElicitations(now: string): Promise<number> {

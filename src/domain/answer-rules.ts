@@ -2,7 +2,7 @@
 // from the request as the store read it inside the answer's transaction. Pure: the store writes what it says.
 import { sameJson } from './canonical-json.js';
 import { isPastExpiry } from './expiry.js';
-import type { ElicitationAction, ElicitationAnswer, ElicitationRecord } from './records.js';
+import type { ElicitationAction, ElicitationAnswer, ElicitationRecord, JsonObject } from './records.js';
 
 export type AnsweredStatus = 'ACCEPTED' | 'DECLINED' | 'CANCELLED';
 
@@ -60,6 +60,18 @@ export function sameAnswer(recorded: ElicitationAnswer | null, answer: Elicitati
     sameJson(recorded.arguments ?? null, answer.arguments ?? null) &&
     sameJson(recorded.remember ?? null, answer.remember ?? null)
   );
+}
+
+/**
+ * The answer as it counts: an ACCEPT whose `arguments` equal the model's (as JSON values, key order aside) is a plain
+ * ACCEPT, not an edit, and is recorded, run, told to the model and reported as one. Anything else is unchanged.
+ */
+export function effectiveAnswer(answer: ElicitationAnswer, modelArguments: JsonObject): ElicitationAnswer {
+  if (answer.action !== 'ACCEPT' || answer.arguments == null || !sameJson(answer.arguments, modelArguments)) {
+    return answer;
+  }
+  const { arguments: _unchanged, ...plain } = answer;
+  return plain;
 }
 
 /**

@@ -1,5 +1,6 @@
 // Relay pagination over a store's rows: opaque cursors, pages, and when a page is its own total count. Every list a
-// store pages is ordered by a row's insertion sequence (`seq`), and a cursor is that position.
+// store pages is ordered by a row's insertion sequence (`seq`), ascending or (newest first) descending, and a cursor
+// is that position.
 import type { Page } from './records.js';
 
 export function encodeCursor(seq: number): string {
@@ -17,6 +18,14 @@ export function decodeCursor(cursor: string | null): number {
   // Past any row a store can hold: an empty page. Unclamped, 1e+23 reached PostgreSQL as a bigint it cannot read.
   const seq = Number(match[1]);
   return Number.isSafeInteger(seq) ? seq : Number.MAX_SAFE_INTEGER;
+}
+
+/**
+ * The seq a page's SQL reads from: rows after it (oldest first), or before it (newest first). `afterSeq` 0 is the first
+ * page, which newest first starts past every row.
+ */
+export function seqBound(afterSeq: number, newestFirst: boolean): number {
+  return newestFirst && afterSeq === 0 ? Number.MAX_SAFE_INTEGER : afterSeq;
 }
 
 /** A page from the rows a store read for it: up to `first` of them, and one more if there is a next page. */

@@ -15,6 +15,7 @@ const toolCall = z.object({
   toolId: z.string(),
   arguments: z.record(z.string(), z.unknown()),
   modelName: z.string().optional(),
+  refusal: z.string().optional(),
 });
 
 const gateOutcome = z.discriminatedUnion('kind', [

@@ -85,6 +85,11 @@ export interface ToolCall {
    * valid for the model's API); absent otherwise. TOOL message texts name the call by it.
    */
   modelName?: string;
+  /**
+   * Set when the call was refused as it was read from the model (its arguments over the size limit, which were then
+   * dropped: `arguments` is empty): its TOOL message. Such a call never reaches the listeners, the user or the tool.
+   */
+  refusal?: string;
 }
 
 export interface ChatMessage {

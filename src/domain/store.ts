@@ -25,6 +25,7 @@ import type { WebhookAttemptOutcome, WebhookDeliveryRecord, WebhookDeliveryStatu
 export type StartTurnResult =
   | {
       ok: true;
+      replayed?: false;
       thread: ThreadRecord;
       turn: TurnRecord;
       superseded: TurnRecord | null;
@@ -33,7 +34,37 @@ export type StartTurnResult =
       /** The USER message as stored. */
       message: MessageRecord;
     }
-  | { ok: false; code: StartRefusal | 'AGENT_NOT_FOUND' };
+  /**
+   * The idempotency key was claimed before by the same request: the turn it started, as it is now (RUNNING, PAUSED or
+   * ended), and its thread. Nothing was written.
+   */
+  | {
+      ok: true;
+      replayed: true;
+      thread: ThreadRecord;
+      turn: TurnRecord;
+      superseded?: never;
+      agent?: never;
+      message?: never;
+    }
+  /** IDEMPOTENCY_KEY_REUSED: the key was claimed before by another request (agent, thread or message differ). */
+  | { ok: false; code: StartRefusal | 'AGENT_NOT_FOUND' | 'IDEMPOTENCY_KEY_REUSED' };
+
+/**
+ * Thrown inside a store's startTurn transaction to refuse the start: the transaction rolls back, so an idempotency key
+ * it claimed is not kept (a refused request may be sent again with its key). The store returns it as the result.
+ */
+export class StartRefused extends Error {
+  constructor(readonly code: StartRefusal | 'AGENT_NOT_FOUND') {
+    super(`startTurn was refused: ${code}`);
+  }
+}
+
+/** The result a StartRefused stands for; any other error is thrown again. */
+export function refusalOf(error: unknown): StartTurnResult {
+  if (error instanceof StartRefused) return { ok: false, code: error.code };
+  throw error;
+}
 
 export type ResolveResult =
   /** Answer recorded; other elicitations of the turn still wait. */
@@ -138,11 +169,13 @@ export interface Store {
 
   // Reads, scoped to an owner: another owner's record reads as absent.
   getThread(id: string, ownerId: string): Promise<ThreadRecord | null>;
+  /** Oldest first, or newest first. */
   listThreads(
     ownerId: string,
     agentId: string | null,
     first: number,
     after: string | null,
+    newestFirst?: boolean,
   ): Promise<Page<ThreadRecord>>;
   getTurn(id: string, ownerId: string): Promise<TurnRecord | null>;
   /** Unscoped: for the loop, which acts for the turn's owner. */
@@ -152,7 +185,7 @@ export interface Store {
   listTurnMessages(turnId: string): Promise<MessageRecord[]>;
   getElicitation(id: string, ownerId: string): Promise<ElicitationRecord | null>;
 
-  // Batched reads for the API (src/graphql/loaders.ts): one query for the items of a whole list, unscoped (the
+  // Batched reads for the API (src/app/loaders.ts): one query for the items of a whole list, unscoped (the
   // caller filters by owner). Each returns the records found, in no promised order but by seq within a parent.
   loadTurns(ids: readonly string[]): Promise<TurnRecord[]>;
   loadThreads(ids: readonly string[]): Promise<ThreadRecord[]>;
@@ -174,8 +207,8 @@ export interface Store {
     after: string | null,
   ): Promise<Page<ElicitationRecord> & { totalCount: number }>;
   /**
-   * The owner's elicitations of every status, oldest first: the audit trail of who answered what and when.
-   * `statuses` as the API reads them at `now` (a PENDING one past its expiry counts as EXPIRED).
+   * The owner's elicitations of every status, oldest first (or newest first): the audit trail of who answered what
+   * and when. `statuses` as the API reads them at `now` (a PENDING one past its expiry counts as EXPIRED).
    */
   listElicitations(
     ownerId: string,
@@ -183,6 +216,7 @@ export interface Store {
     now: string,
     first: number,
     after: string | null,
+    newestFirst?: boolean,
   ): Promise<Page<ElicitationRecord> & { totalCount: number }>;
 
   // The loop's atomic steps.
@@ -198,6 +232,12 @@ export interface Store {
       now: string;
       /** The process that will run the new turn. */
       lease?: TurnLease;
+      /**
+       * The caller's idempotency key (src/domain/idempotency.ts), claimed for this owner in the same transaction: when
+       * the owner claimed it before, nothing is written and the result is that request's turn (replayed) or, for
+       * another request, IDEMPOTENCY_KEY_REUSED. Two starts with one key at once: one turn, both get it.
+       */
+      idempotencyKey?: string;
     },
     closeStep: CloseStep,
   ): Promise<StartTurnResult>;
@@ -289,6 +329,8 @@ export interface Store {
   deleteLapsedGrants(before: string, limit: number): Promise<number>;
   /** Retention: delete at most `limit` EXPIRED elicitations that expired before `before`; returns how many. */
   deleteExpiredElicitations(before: string, limit: number): Promise<number>;
+  /** Retention: delete at most `limit` idempotency keys claimed before `before`; returns how many. */
+  deleteIdempotencyKeys(before: string, limit: number): Promise<number>;
   /** Every owner's elicitations PENDING and not yet expired at `now` (the metrics gauge, read at scrape time). */
   countPendingElicitations(now: string): Promise<number>;
 

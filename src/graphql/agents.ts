@@ -1,17 +1,26 @@
 import { GraphQLError } from 'graphql';
-import { argumentRuleProblems } from '../agent/argument-rules.js';
-import { editAllowed, gateDecision, requiresConfirmation, type GateDecision } from '../agent/gating.js';
-import type { Agent, ArgumentRule, JsonObject, ToolAnnotations, ToolConfirmationMode } from '../domain/records.js';
-import type { Tool } from '../tools/tool.js';
+import {
+  agentTools,
+  getAgent,
+  listAgents,
+  previewGate,
+  toolGating,
+  type AgentTool,
+  type GateDecision,
+} from '../app/agent-reads.js';
+import { updateAgentGating } from '../app/update-agent-gating.js';
+import type { Agent, ArgumentRule } from '../domain/records.js';
 import { builder } from './builder.js';
 import { NodeRef } from './node.js';
-import { userError, UserErrorRef, type UserError } from './user-errors.js';
+import { AgentRef, ToolAnnotationsRef } from './refs.js';
+import { updateAgentError } from './refusals.js';
+import { UserErrorRef, type UserError } from './user-errors.js';
 
 export const ToolConfirmationModeEnum = builder.enumType('ToolConfirmationMode', {
   values: ['ALWAYS', 'NEVER', 'BY_ANNOTATION'] as const,
 });
 
-export const ToolAnnotationsRef = builder.objectRef<ToolAnnotations>('ToolAnnotations').implement({
+ToolAnnotationsRef.implement({
   description: 'MCP tool annotations; an absent hint is null (the MCP defaults then apply).',
   fields: (t) => ({
     title: t.string({ nullable: true, resolve: (a) => a.title ?? null }),
@@ -89,7 +98,7 @@ const ToolGateDecisionRef = builder.objectRef<GateDecision>('ToolGateDecision').
 
 // ---- end of argument rules and editing ----
 
-const AgentToolRef = builder.objectRef<{ agent: Agent; tool: Tool }>('AgentTool').implement({
+const AgentToolRef = builder.objectRef<AgentTool>('AgentTool').implement({
   fields: (t) => ({
     toolId: t.id({ description: '<source>:<tool name>, e.g. demo:delete_entities', resolve: ({ tool }) => tool.id }),
     name: t.string({ resolve: ({ tool }) => tool.name }),
@@ -103,47 +112,48 @@ const AgentToolRef = builder.objectRef<{ agent: Agent; tool: Tool }>('AgentTool'
     confirmation: t.field({
       type: ToolConfirmationModeEnum,
       description: 'The per-tool override; BY_ANNOTATION unless set.',
-      resolve: ({ agent, tool }) => agent.toolConfirmation[tool.id] ?? 'BY_ANNOTATION',
+      resolve: (agentTool) => toolGating(agentTool).mode,
     }),
     requiresConfirmation: t.boolean({
       description:
         "The effective decision from the agent toggle, the override and the annotations: what a call gets when none of the tool's argument rules matches (see `gate` for given arguments).",
-      resolve: ({ agent, tool }) => requiresConfirmation(agent, tool),
+      resolve: (agentTool) => toolGating(agentTool).requiresConfirmation,
     }),
     // ---- argument rules and editing (issue 15) ----
     rules: t.field({
       type: [ArgumentRuleRef],
       description: "The tool's argument rules, in the order they are evaluated; empty when it has none.",
-      resolve: ({ agent, tool }) => agent.toolRules[tool.id] ?? [],
+      resolve: (agentTool) => toolGating(agentTool).rules,
     }),
     allowEdit: t.boolean({
       description:
         "Whether a user may edit this tool's arguments when accepting a call: allowEditOverride, else the agent's allowEdit.",
-      resolve: ({ agent, tool }) => editAllowed(agent, tool.id),
+      resolve: (agentTool) => toolGating(agentTool).allowEdit,
     }),
     allowEditOverride: t.boolean({
       nullable: true,
       description: "This tool's own allowEdit; null: the agent's applies.",
-      resolve: ({ agent, tool }) => agent.toolAllowEdit[tool.id] ?? null,
+      resolve: (agentTool) => toolGating(agentTool).allowEditOverride,
     }),
     gate: t.field({
       type: ToolGateDecisionRef,
       description:
         "What the gate would decide for a call of this tool with these arguments, now: the argument rules, then the mode and annotations. The tool's inputSchema is not checked.",
       args: { arguments: t.arg({ type: 'JSON', required: true }) },
-      resolve: ({ agent, tool }, args) => {
-        const callArguments = args.arguments;
-        if (typeof callArguments !== 'object' || callArguments === null || Array.isArray(callArguments))
+      resolve: (agentTool, args) => {
+        const preview = previewGate(agentTool, args.arguments);
+        // A field's argument has no userErrors: refused as GraphQL's own input errors are.
+        if (!preview.ok)
           throw new GraphQLError('arguments must be a JSON object, as a tool call has.', {
             extensions: { code: 'BAD_USER_INPUT' },
           });
-        return gateDecision(agent, tool, callArguments as JsonObject);
+        return preview.decision;
       },
     }),
   }),
 });
 
-export const AgentRef = builder.objectRef<Agent>('Agent').implement({
+AgentRef.implement({
   interfaces: [NodeRef],
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -162,7 +172,7 @@ export const AgentRef = builder.objectRef<Agent>('Agent').implement({
     }),
     tools: t.field({
       type: [AgentToolRef],
-      resolve: async (agent, _args, ctx) => (await ctx.services.tools.toolsFor(agent)).map((tool) => ({ agent, tool })),
+      resolve: (agent, _args, ctx) => agentTools(ctx.services, agent),
     }),
   }),
 });
@@ -171,13 +181,13 @@ builder.queryFields((t) => ({
   agents: t.field({
     type: [AgentRef],
     description: 'Agents the viewer may talk to.',
-    resolve: (_root, _args, ctx) => ctx.services.store.listAgents(),
+    resolve: (_root, _args, ctx) => listAgents(ctx.services),
   }),
   agent: t.field({
     type: AgentRef,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.store.getAgent(String(args.id)),
+    resolve: (_root, args, ctx) => getAgent(ctx.services, String(args.id)),
   }),
 }));
 
@@ -232,82 +242,22 @@ const UpdateAgentPayload = builder
     }),
   });
 
-const MAX_PAUSE_TTL = 30 * 24 * 3600;
-
 builder.mutationField('updateAgent', (t) =>
   t.field({
     type: UpdateAgentPayload,
     description:
-      "Administrators only: the agent's tool-confirmation gating (modes, argument rules, allowEdit) and pause expiry.",
+      "Administrators only: the agent's tool-confirmation gating (modes, argument rules, allowEdit) and pause expiry. " +
+      'It sets what it names, so the same input sent again (a retry after a GraphQL error or a timeout) leaves the ' +
+      'agent as the first one did.',
     args: { input: t.arg({ type: UpdateAgentInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
-      const fail = (error: UserError) => ({ agent: null, userErrors: [error] });
-      if (!ctx.viewer.isAdmin) return fail(userError('FORBIDDEN', 'Only administrators may change agents.'));
-      const agent = await ctx.services.store.getAgent(String(input.agentId));
-      if (!agent) return fail(userError('NOT_FOUND', 'No agent with this id.', ['input', 'agentId']));
-      const ttl = input.pauseTtlSeconds;
-      if (ttl !== null && ttl !== undefined && (ttl < 1 || ttl > MAX_PAUSE_TTL)) {
-        return fail(
-          userError('INVALID_INPUT', `pauseTtlSeconds must be between 1 and ${MAX_PAUSE_TTL}.`, [
-            'input',
-            'pauseTtlSeconds',
-          ]),
-        );
-      }
-      const known = new Set((await ctx.services.tools.toolsFor(agent)).map((tool) => tool.id));
-      const overrides: Record<string, ToolConfirmationMode> = {};
-      const toolRules: Record<string, ArgumentRule[]> = {};
-      const toolAllowEdit: Record<string, boolean | null> = {};
-      for (const [i, entry] of (input.toolConfirmation ?? []).entries()) {
-        const toolId = String(entry.toolId);
-        if (!known.has(toolId)) {
-          return fail(
-            userError('INVALID_INPUT', `The agent has no tool ${toolId}.`, [
-              'input',
-              'toolConfirmation',
-              String(i),
-              'toolId',
-            ]),
-          );
-        }
-        if (entry.mode != null) overrides[toolId] = entry.mode;
-        // ---- argument rules and editing (issue 15) ----
-        if (entry.rules != null) {
-          const rules = entry.rules.map((rule): ArgumentRule => ({
-            match: rule.match as JsonObject,
-            mode: rule.mode,
-            ...(rule.reason != null && { reason: rule.reason }),
-          }));
-          const problem = argumentRuleProblems(rules)[0];
-          if (problem) {
-            const at = problem.path.length > 0 ? `Rule ${problem.path[0]} of ${toolId}` : `The rules of ${toolId}`;
-            return fail(
-              userError('INVALID_INPUT', `${at}: ${problem.message}.`, [
-                'input',
-                'toolConfirmation',
-                String(i),
-                'rules',
-                ...problem.path.map(String),
-              ]),
-            );
-          }
-          toolRules[toolId] = rules;
-        }
-        if (entry.allowEdit !== undefined) toolAllowEdit[toolId] = entry.allowEdit;
-      }
-      const updated = await ctx.services.store.updateAgentGating(
-        agent.id,
-        {
-          ...(input.requireToolConfirmation != null && { requireToolConfirmation: input.requireToolConfirmation }),
-          ...(ttl != null && { pauseTtlSeconds: ttl }),
-          toolConfirmation: overrides,
-          ...(input.allowEdit != null && { allowEdit: input.allowEdit }),
-          toolRules,
-          toolAllowEdit,
-        },
-        ctx.services.clock().toISOString(),
-      );
-      return { agent: updated, userErrors: [] };
+      const outcome = await updateAgentGating(ctx.services, ctx.viewer, {
+        ...input,
+        agentId: String(input.agentId),
+        toolConfirmation: input.toolConfirmation?.map((entry) => ({ ...entry, toolId: String(entry.toolId) })),
+      });
+      if (!outcome.ok) return { agent: null, userErrors: [updateAgentError(outcome)] };
+      return { agent: outcome.agent, userErrors: [] };
     },
   }),
 );

@@ -1,14 +1,14 @@
 // Remembered approvals (docs/approvals.md): the viewer's grants, what each let run, and revoking one. A grant is
-// recorded by an ACCEPT with `remember` (src/graphql/elicitations.ts); src/domain/grants.ts says when it holds.
-import { definitionHash, grantStateAt } from '../domain/grants.js';
+// recorded by an ACCEPT with `remember` (src/app/answer-elicitation.ts); src/domain/grants.ts says when it holds.
+import { getGrant, grantState, grantUses, listGrants } from '../app/grant-reads.js';
+import { getElicitation } from '../app/reads.js';
+import { revokeGrant } from '../app/revoke-grant.js';
 import type { ApprovalGrantRecord, GrantUseRecord } from '../domain/records.js';
-import { AgentRef } from './agents.js';
 import { builder } from './builder.js';
-import { ApprovalGrantScopeEnum, ElicitationRef } from './elicitations.js';
-import { clampFirst, optionalId, PageInfoRef } from './node.js';
-import { connection, ThreadRef } from './threads.js';
-import { TurnRef } from './turns.js';
-import { userError, UserErrorRef, type UserError } from './user-errors.js';
+import { connection, optionalId, PageInfoRef } from './node.js';
+import { AgentRef, ApprovalGrantRef, ApprovalGrantScopeEnum, ElicitationRef, ThreadRef, TurnRef } from './refs.js';
+import { revokeGrantError } from './refusals.js';
+import { UserErrorRef, type UserError } from './user-errors.js';
 
 const ApprovalGrantStateEnum = builder.enumType('ApprovalGrantState', {
   values: {
@@ -36,7 +36,7 @@ const ApprovalGrantUseRef = builder.objectRef<GrantUseRecord>('ApprovalGrantUse'
   }),
 });
 
-export const ApprovalGrantRef = builder.objectRef<ApprovalGrantRecord>('ApprovalGrant').implement({
+ApprovalGrantRef.implement({
   description:
     "A remembered approval: the user's ACCEPT that lets later calls of one tool run without asking (the pre-execute " +
     'listeners still run; a veto still wins). Per user, never shared.',
@@ -58,24 +58,18 @@ export const ApprovalGrantRef = builder.objectRef<ApprovalGrantRecord>('Approval
     state: t.field({
       type: ApprovalGrantStateEnum,
       description: 'As of now.',
-      resolve: async (g, _args, ctx) => {
-        const state = grantStateAt(g, ctx.services.clock().toISOString());
-        if (state !== 'ACTIVE') return state;
-        const agent = await ctx.loaders.agent(g.agentId);
-        const tool = agent && (await ctx.services.tools.toolOf(agent, g.toolId));
-        return tool && definitionHash(tool) === g.definitionHash ? 'ACTIVE' : 'TOOL_CHANGED';
-      },
+      resolve: (g, _args, ctx) => grantState(ctx.services, g, (id) => ctx.loaders.agent(id)),
     }),
     elicitation: t.field({
       type: ElicitationRef,
       nullable: true,
       description: 'The ACCEPT that recorded it.',
-      resolve: (g, _args, ctx) => ctx.services.store.getElicitation(g.elicitationId, ctx.viewer.id),
+      resolve: (g, _args, ctx) => getElicitation(ctx.services, ctx.viewer, g.elicitationId),
     }),
     uses: t.field({
       type: [ApprovalGrantUseRef],
       description: 'Every call it let run without asking, oldest first.',
-      resolve: (g, _args, ctx) => ctx.services.store.listGrantUses([g.id]),
+      resolve: (g, _args, ctx) => grantUses(ctx.services, g),
     }),
     createdAt: t.field({ type: 'DateTime', resolve: (g) => g.createdAt }),
     expiresAt: t.field({ type: 'DateTime', resolve: (g) => g.expiresAt }),
@@ -88,7 +82,7 @@ builder.objectField(ElicitationRef, 'grant', (t) =>
     type: ApprovalGrantRef,
     nullable: true,
     description: 'The remembered approval its ACCEPT recorded, if it asked to remember.',
-    resolve: (e, _args, ctx) => (e.grantId ? ctx.services.store.getApprovalGrant(e.grantId, ctx.viewer.id) : null),
+    resolve: (e, _args, ctx) => (e.grantId ? getGrant(ctx.services, ctx.viewer, e.grantId) : null),
   }),
 );
 
@@ -126,17 +120,13 @@ builder.queryField('approvalGrants', (t) =>
     },
     resolve: async (_root, args, ctx) =>
       connection(
-        await ctx.services.store.listApprovalGrants(
-          ctx.viewer.id,
-          {
-            agentId: optionalId(args.agentId),
-            threadId: optionalId(args.threadId),
-            activeOnly: args.includeInactive !== true,
-          },
-          ctx.services.clock().toISOString(),
-          clampFirst(args.first, 50, 200),
-          args.after ?? null,
-        ),
+        await listGrants(ctx.services, ctx.viewer, {
+          agentId: optionalId(args.agentId),
+          threadId: optionalId(args.threadId),
+          includeInactive: args.includeInactive === true,
+          first: args.first,
+          after: args.after,
+        }),
       ),
   }),
 );
@@ -159,21 +149,13 @@ builder.mutationField('revokeApprovalGrant', (t) =>
     type: RevokeApprovalGrantPayload,
     description:
       'Revoke one of your remembered approvals: from its commit on, calls it covered ask again; a call it let through ' +
-      'that has not started yet does not run. Revoking again returns the grant as first revoked.',
+      'that has not started yet does not run. Revoking again returns the grant as first revoked, so a retry after a ' +
+      'GraphQL error or a timeout is safe.',
     args: { input: t.arg({ type: RevokeApprovalGrantInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
-      const grant = await ctx.services.store.revokeApprovalGrant(
-        String(input.grantId),
-        ctx.viewer.id,
-        ctx.services.clock().toISOString(),
-      );
-      if (!grant) {
-        return {
-          grant: null,
-          userErrors: [userError('NOT_FOUND', 'No approval grant with this id.', ['input', 'grantId'])],
-        };
-      }
-      return { grant, userErrors: [] };
+      const outcome = await revokeGrant(ctx.services, ctx.viewer, { grantId: String(input.grantId) });
+      if (!outcome.ok) return { grant: null, userErrors: [revokeGrantError(outcome)] };
+      return { grant: outcome.grant, userErrors: [] };
     },
   }),
 );

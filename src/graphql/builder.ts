@@ -1,17 +1,16 @@
 import SchemaBuilder from '@pothos/core';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
+import type { Loaders } from '../app/loaders.js';
+import type { Viewer } from '../app/viewer.js';
 import type { Services } from '../services.js';
-import type { Loaders } from './loaders.js';
 
-export interface Viewer {
-  id: string;
-  isAdmin: boolean;
-}
+export type { Viewer };
 
 export interface GraphQLContext {
   viewer: Viewer;
+  /** What the use cases of src/app/ take (and pub/sub, for subscriptions). */
   services: Services;
-  /** Batched per-item reads (loaders.ts). */
+  /** Batched per-item reads (src/app/loaders.ts). */
   loaders: Loaders;
 }
 

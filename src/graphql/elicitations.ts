@@ -1,31 +1,25 @@
-import { validateArguments } from '../agent/arguments.js';
-import { contentBytes, validateContent } from '../agent/content.js';
-import { editAllowed } from '../agent/gating.js';
+import { answerElicitation, mayEdit, mayRemember } from '../app/answer-elicitation.js';
+import {
+  allPendingElicitations,
+  elicitationResolution,
+  getElicitation,
+  listElicitations,
+  listPendingElicitations,
+} from '../app/reads.js';
 import { MAX_GRANT_TTL_SECONDS } from '../domain/grants.js';
 import { elicitationStatusAt } from '../domain/expiry.js';
-import type {
-  Agent,
-  ElicitationAnswer,
-  ElicitationRecord,
-  JsonObject,
-  RememberChoice,
-  TurnRecord,
-} from '../domain/records.js';
-import type { GraphQLContext } from './builder.js';
-import { ToolAnnotationsRef } from './agents.js';
+import type { ElicitationAnswer, ElicitationRecord, RememberChoice, TurnRecord } from '../domain/records.js';
 import { builder } from './builder.js';
 import { startWith } from './live.js';
-import { clampFirst, NodeRef, optionalId, PageInfoRef } from './node.js';
-import { connection } from './threads.js';
-import { knownRead } from './shared-reads.js';
-import { PAUSED_WITH, TurnRef } from './turns.js';
-import { userError, UserErrorRef, type UserError } from './user-errors.js';
+import { connection, NodeRef, optionalId, PageInfoRef } from './node.js';
+import { answerElicitationError } from './refusals.js';
+import { ApprovalGrantScopeEnum, ElicitationRef, ToolAnnotationsRef, TurnRef } from './refs.js';
+import { knownRead, PAUSED_WITH } from './shared-reads.js';
+import { UserErrorRef, type UserError } from './user-errors.js';
 
 const ElicitationStatusEnum = builder.enumType('ElicitationStatus', {
   values: ['PENDING', 'ACCEPTED', 'DECLINED', 'CANCELLED', 'EXPIRED'] as const,
 });
-/** How a closed elicitation was closed: answered by its user, or closed by the server without an answer. */
-export type ElicitationResolution = 'ANSWERED' | 'EXPIRED' | 'SUPERSEDED' | 'TURN_CANCELLED';
 
 const ElicitationResolutionEnum = builder.enumType('ElicitationResolution', {
   description: 'Audit: how an elicitation stopped waiting.',
@@ -40,20 +34,6 @@ const ElicitationResolutionEnum = builder.enumType('ElicitationResolution', {
     },
   } as const,
 });
-
-/** Derived from what is stored: the answer, the status, and (for an unanswered CANCELLED one) its siblings' answers. */
-async function resolutionOf(
-  e: ElicitationRecord,
-  now: string,
-  siblings: () => Promise<ElicitationRecord[]>,
-): Promise<ElicitationResolution | null> {
-  if (e.response) return 'ANSWERED';
-  const status = elicitationStatusAt(e, now);
-  if (status === 'PENDING') return null;
-  if (status === 'EXPIRED') return 'EXPIRED';
-  const cancelledBySibling = (await siblings()).some((other) => other.response?.action === 'CANCEL');
-  return cancelledBySibling ? 'TURN_CANCELLED' : 'SUPERSEDED';
-}
 
 const ElicitationActionEnum = builder.enumType('ElicitationAction', {
   values: ['ACCEPT', 'DECLINE', 'CANCEL'] as const,
@@ -71,14 +51,6 @@ const ElicitationToolCallRef = builder.objectRef<ElicitationRecord['toolCall']>(
     }),
     annotations: t.field({ type: ToolAnnotationsRef, resolve: (c) => c.annotations }),
   }),
-});
-
-export const ApprovalGrantScopeEnum = builder.enumType('ApprovalGrantScope', {
-  description: 'Where a remembered approval lets later calls of the tool run unasked.',
-  values: {
-    THREAD: { description: 'In the thread of the accepted call only.' },
-    AGENT: { description: 'In every thread of the user with this agent.' },
-  } as const,
 });
 
 const RememberedApprovalRef = builder.objectRef<RememberChoice>('RememberedApproval').implement({
@@ -113,8 +85,6 @@ const ElicitationResponseRef = builder.objectRef<ElicitationAnswer>('Elicitation
     }),
   }),
 });
-
-export const ElicitationRef = builder.objectRef<ElicitationRecord>('Elicitation');
 
 ElicitationRef.implement({
   description:
@@ -159,16 +129,13 @@ ElicitationRef.implement({
     response: t.field({ type: ElicitationResponseRef, nullable: true, resolve: (e) => e.response }),
     canEdit: t.boolean({
       description: "Whether an ACCEPT may carry edited arguments: the agent's allowEdit for this tool, as of now.",
-      resolve: async (e, _args, ctx) => {
-        const agent = await ctx.loaders.agent(e.agentId);
-        return agent !== null && editAllowed(agent, e.toolCall.toolId);
-      },
+      resolve: async (e, _args, ctx) => mayEdit(e, await ctx.loaders.agent(e.agentId)),
     }),
     canRemember: t.boolean({
       description:
         'Whether an ACCEPT may carry remember: false for a call that asks every time (ALWAYS, or a listener asking ' +
         'for reasons of its own).',
-      resolve: async (e, _args, ctx) => rememberable(e, await ctx.loaders.agent(e.agentId)),
+      resolve: async (e, _args, ctx) => mayRemember(e, await ctx.loaders.agent(e.agentId)),
     }),
     resolvedBy: t.exposeString('resolvedBy', {
       nullable: true,
@@ -181,7 +148,7 @@ ElicitationRef.implement({
       nullable: true,
       description: 'Audit: how it stopped waiting; null while PENDING.',
       resolve: (e, _args, ctx) =>
-        resolutionOf(e, ctx.services.clock().toISOString(), () => ctx.loaders.turnElicitations(e.turnId)),
+        elicitationResolution(e, ctx.services.clock().toISOString(), () => ctx.loaders.turnElicitations(e.turnId)),
     }),
     createdAt: t.field({ type: 'DateTime', resolve: (e) => e.createdAt }),
     expiresAt: t.field({ type: 'DateTime', resolve: (e) => e.expiresAt }),
@@ -218,32 +185,33 @@ builder.queryFields((t) => ({
     type: ElicitationRef,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.store.getElicitation(String(args.id), ctx.viewer.id),
+    resolve: (_root, args, ctx) => getElicitation(ctx.services, ctx.viewer, String(args.id)),
   }),
   elicitations: t.field({
     type: ElicitationConnectionRef,
     description:
-      "Audit: the viewer's elicitations of every status, oldest first, with who answered them and when; " +
-      'optionally of one thread or agent, or of some statuses only.',
+      "Audit: the viewer's elicitations of every status, oldest first (or with newestFirst newest first), with who " +
+      'answered them and when; optionally of one thread or agent, or of some statuses only.',
     args: {
       threadId: t.arg.id(),
       agentId: t.arg.id(),
       status: t.arg({ type: [ElicitationStatusEnum] }),
       first: t.arg.int({ defaultValue: 50 }),
       after: t.arg.string(),
+      newestFirst: t.arg.boolean({
+        defaultValue: false,
+        description: 'Newest first; `after` then pages on towards older ones.',
+      }),
     },
     resolve: async (_root, args, ctx) => {
-      const page = await ctx.services.store.listElicitations(
-        ctx.viewer.id,
-        {
-          threadId: optionalId(args.threadId),
-          agentId: optionalId(args.agentId),
-          statuses: args.status ?? null,
-        },
-        ctx.services.clock().toISOString(),
-        clampFirst(args.first, 50, 200),
-        args.after ?? null,
-      );
+      const page = await listElicitations(ctx.services, ctx.viewer, {
+        threadId: optionalId(args.threadId),
+        agentId: optionalId(args.agentId),
+        statuses: args.status ?? null,
+        first: args.first,
+        after: args.after,
+        newestFirst: args.newestFirst === true,
+      });
       return { ...connection(page), totalCount: page.totalCount };
     },
   }),
@@ -253,13 +221,12 @@ builder.queryFields((t) => ({
       "The viewer's confirmation requests that still wait for an answer, oldest first. This is what a polling client calls.",
     args: { threadId: t.arg.id(), agentId: t.arg.id(), first: t.arg.int({ defaultValue: 50 }), after: t.arg.string() },
     resolve: async (_root, args, ctx) => {
-      const page = await ctx.services.store.listPendingElicitations(
-        ctx.viewer.id,
-        { threadId: optionalId(args.threadId), agentId: optionalId(args.agentId) },
-        ctx.services.clock().toISOString(),
-        clampFirst(args.first, 50, 200),
-        args.after ?? null,
-      );
+      const page = await listPendingElicitations(ctx.services, ctx.viewer, {
+        threadId: optionalId(args.threadId),
+        agentId: optionalId(args.agentId),
+        first: args.first,
+        after: args.after,
+      });
       return { ...connection(page), totalCount: page.totalCount };
     },
   }),
@@ -281,7 +248,8 @@ const ResolveElicitationInput = builder.inputType('ResolveElicitationInput', {
       type: 'JSON',
       description:
         "With ACCEPT: run the call with these arguments instead of the model's (edit, then accept). Validated against " +
-        "the tool's inputSchema; the pre-execute listeners see the edited call again (a veto still wins).",
+        "the tool's inputSchema; the pre-execute listeners see the edited call again (a veto still wins). Equal to the " +
+        "model's arguments (key order aside): a plain ACCEPT, not an edit.",
     }),
     remember: t.field({ type: RememberApprovalInput, description: 'With ACCEPT: remember the approval.' }),
     elicitationId: t.id({ required: true }),
@@ -319,108 +287,24 @@ builder.mutationField('resolveElicitation', (t) =>
     type: ResolveElicitationPayload,
     description:
       'Answer one confirmation request. Resolving the same elicitation again with the same action and content returns ' +
-      'the same result and does nothing twice.',
+      'the same result and does nothing twice. Retrying: after a GraphQL error or a timeout, send the same answer ' +
+      'again (the elicitation id is its idempotency key): if the first one was recorded, you get its result; a ' +
+      'different answer after it is ALREADY_RESOLVED.',
     args: { input: t.arg({ type: ResolveElicitationInput, required: true }) },
     resolve: async (_root, { input }, ctx): Promise<ResolveResult> => {
-      const fail = (error: UserError) => ({ elicitation: null, turn: null, userErrors: [error] });
-      const { services, viewer } = ctx;
-      const elicitationId = String(input.elicitationId);
-      const content = input.content ?? null;
-      // Size first, before any lookup: the answer is the same for every id, and nothing large is parsed further.
-      if (contentBytes(content) > services.limits.maxContentBytes) {
-        return fail(
-          userError('INVALID_INPUT', `content is larger than ${services.limits.maxContentBytes} bytes of JSON.`, [
-            'input',
-            'content',
-          ]),
-        );
-      }
-      const existing = await services.store.getElicitation(elicitationId, viewer.id);
-      if (!existing) return fail(userError('NOT_FOUND', 'No elicitation with this id.', ['input', 'elicitationId']));
-      const problem = validateContent(existing.request.requestedSchema, input.action, content);
-      if (problem) return fail(userError('INVALID_CONTENT', problem.message, ['input', 'content', ...problem.path]));
-      const answer: ElicitationAnswer = { action: input.action, content: content as JsonObject | null };
-      if (input.arguments != null) answer.arguments = input.arguments as JsonObject;
-      if (input.remember != null)
-        answer.remember = { scope: input.remember.scope, ttlSeconds: input.remember.ttlSeconds };
-      const refusal = await checkEditAndRemember(existing, answer, ctx);
-      if (refusal) return fail(refusal);
-      const result = await services.runner.resolveElicitation({ elicitationId, ownerId: viewer.id, answer });
-      if (!result.ok) return fail(userError(result.code, result.message, ['input', 'elicitationId']));
-      if (result.pausedWith) knownRead(result.turn, PAUSED_WITH, result.pausedWith);
-      return { elicitation: result.elicitation, turn: result.turn, userErrors: [] };
+      const outcome = await answerElicitation(ctx.services, ctx.viewer, {
+        elicitationId: String(input.elicitationId),
+        action: input.action,
+        content: input.content,
+        arguments: input.arguments,
+        remember: input.remember,
+      });
+      if (!outcome.ok) return { elicitation: null, turn: null, userErrors: [answerElicitationError(outcome)] };
+      if (outcome.pausedWith) knownRead(outcome.turn, PAUSED_WITH, outcome.pausedWith);
+      return { elicitation: outcome.elicitation, turn: outcome.turn, userErrors: [] };
     },
   }),
 );
-
-/**
- * Whether an ACCEPT of this request may remember its approval: it could when it was asked (ElicitationToolCall.grantable)
- * and the tool is not set to ALWAYS now (an admin may have set it since; such a tool never takes a grant).
- */
-function rememberable(elicitation: ElicitationRecord, agent: Agent | null): boolean {
-  const { definitionHash, grantable, toolId } = elicitation.toolCall;
-  return Boolean(definitionHash && grantable) && agent?.toolConfirmation[toolId] !== 'ALWAYS';
-}
-
-/**
- * Edited arguments and remember, checked before anything is recorded: only with ACCEPT; edits only where the agent
- * allows them and only as the tool's inputSchema accepts; remember only for a tool that does not ask every time.
- */
-async function checkEditAndRemember(
-  elicitation: ElicitationRecord,
-  answer: ElicitationAnswer,
-  ctx: GraphQLContext,
-): Promise<UserError | null> {
-  const { arguments: edited, remember } = answer;
-  // Answered already: the store decides (the same answer again is a duplicate, another is ALREADY_RESOLVED), whatever
-  // changed in the agent or the tool since.
-  if ((edited == null && remember == null) || elicitation.status !== 'PENDING') return null;
-  const field = edited != null ? 'arguments' : 'remember';
-  if (answer.action !== 'ACCEPT') {
-    return userError('INVALID_INPUT', `${field} can only be given with ACCEPT.`, ['input', field]);
-  }
-  const { toolId, name } = elicitation.toolCall;
-  const agent = await ctx.services.store.getAgent(elicitation.agentId);
-  if (edited != null) {
-    const tool = agent && (await ctx.services.tools.toolOf(agent, toolId));
-    if (agent && !editAllowed(agent, toolId)) {
-      return userError('FORBIDDEN', `Editing the arguments of ${name} is turned off for this agent (allowEdit).`, [
-        'input',
-        'arguments',
-      ]);
-    }
-    if (!tool) {
-      return userError('INVALID_INPUT', `The tool ${toolId} is no longer available to this agent.`, [
-        'input',
-        'arguments',
-      ]);
-    }
-    const problem = validateArguments(tool.inputSchema, edited);
-    if (problem) return userError('INVALID_CONTENT', problem.message, ['input', 'arguments', ...problem.path]);
-  }
-  if (remember != null) {
-    if (
-      !Number.isInteger(remember.ttlSeconds) ||
-      remember.ttlSeconds < 1 ||
-      remember.ttlSeconds > MAX_GRANT_TTL_SECONDS
-    ) {
-      return userError('INVALID_INPUT', `ttlSeconds must be between 1 and ${MAX_GRANT_TTL_SECONDS}.`, [
-        'input',
-        'remember',
-        'ttlSeconds',
-      ]);
-    }
-    if (!rememberable(elicitation, agent)) {
-      return userError(
-        'INVALID_INPUT',
-        `The approval of ${name} cannot be remembered: it asks every time (ALWAYS, or a policy of its own), or was ` +
-          'requested before approvals could be remembered.',
-        ['input', 'remember'],
-      );
-    }
-  }
-  return null;
-}
 
 builder.subscriptionField('elicitationRequested', (t) =>
   t.field({
@@ -450,20 +334,9 @@ builder.subscriptionField('elicitationRequested', (t) =>
       // Several instances (Redis): from here on a request published by any of them reaches this subscription.
       await updates.listening;
       if (args.includePending !== true) return startWith([], updates, other);
-      const pending: ElicitationRecord[] = [];
+      let pending: ElicitationRecord[];
       try {
-        for (let after: string | null = null; ;) {
-          const page = await services.store.listPendingElicitations(
-            viewer.id,
-            { threadId, agentId },
-            services.clock().toISOString(),
-            200,
-            after,
-          );
-          pending.push(...page.items);
-          if (!page.hasNextPage) break;
-          after = page.endCursor;
-        }
+        pending = await allPendingElicitations(services, viewer, { threadId, agentId });
       } catch (error) {
         await updates.return();
         throw error;
@@ -474,3 +347,6 @@ builder.subscriptionField('elicitationRequested', (t) =>
     resolve: (e) => e,
   }),
 );
+
+// Their display fields (argumentsDisplay) are added in visible-text.ts.
+export { ElicitationResponseRef, ElicitationToolCallRef };

@@ -1,16 +1,16 @@
+import { nodeKind, type NodeKind } from '../app/reads.js';
+import type { Page } from '../domain/records.js';
 import { builder } from './builder.js';
 
-export const ID_PREFIX = { Thread: 'thr_', Turn: 'trn_', Elicitation: 'elc_' } as const;
-
-/** Ids carry their kind as a prefix (thr_, trn_, elc_); anything else is an agent id. */
-export function kindOfId(id: string): 'Thread' | 'Turn' | 'Elicitation' | 'Agent' {
-  for (const [kind, prefix] of Object.entries(ID_PREFIX))
-    if (id.startsWith(prefix)) return kind as keyof typeof ID_PREFIX;
-  return 'Agent';
-}
+const NODE_TYPES: Record<NodeKind, string> = {
+  thread: 'Thread',
+  turn: 'Turn',
+  elicitation: 'Elicitation',
+  agent: 'Agent',
+};
 
 export const NodeRef = builder.interfaceRef<{ id: string }>('Node').implement({
-  resolveType: (value) => kindOfId(value.id),
+  resolveType: (value) => NODE_TYPES[nodeKind(value.id)],
   fields: (t) => ({ id: t.exposeID('id') }),
 });
 
@@ -29,8 +29,10 @@ export function optionalId(id: string | number | null | undefined): string | nul
   return id === null || id === undefined ? null : String(id);
 }
 
-/** `first` within 0..max; a caller asking for more gets max. */
-export function clampFirst(first: number | null | undefined, fallback: number, max: number): number {
-  if (first === null || first === undefined) return fallback;
-  return Math.max(0, Math.min(first, max));
+/** A Relay connection from a store page: each edge's cursor is its own position. */
+export function connection<T>(page: Page<T>) {
+  return {
+    edges: page.items.map((node, i) => ({ cursor: page.cursors[i]!, node })),
+    pageInfo: { hasNextPage: page.hasNextPage, endCursor: page.endCursor },
+  };
 }

@@ -1,4 +1,5 @@
-// Every domain module registers its types and fields on the builder; this file only assembles them.
+// Every domain module registers its types and fields on the builder; this file only assembles them. Resolvers are
+// thin: the input goes to a use case or a read of src/app/, its outcome becomes the payload (refusals.ts words it).
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { builder } from './builder.js';
 import './viewer.js';
@@ -7,29 +8,18 @@ import './threads.js';
 import './turns.js';
 import './turn-events.js';
 import './elicitations.js';
+import './visible-text.js';
 import './approvals.js';
 import './webhooks.js';
-import { kindOfId, NodeRef } from './node.js';
+import { findNode } from '../app/reads.js';
+import { NodeRef } from './node.js';
 
 builder.queryField('node', (t) =>
   t.field({
     type: NodeRef,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, args, ctx) => {
-      const id = String(args.id);
-      const { store } = ctx.services;
-      switch (kindOfId(id)) {
-        case 'Thread':
-          return store.getThread(id, ctx.viewer.id);
-        case 'Turn':
-          return store.getTurn(id, ctx.viewer.id);
-        case 'Elicitation':
-          return store.getElicitation(id, ctx.viewer.id);
-        case 'Agent':
-          return store.getAgent(id);
-      }
-    },
+    resolve: (_root, args, ctx) => findNode(ctx.services, ctx.viewer, String(args.id)),
   }),
 );
 

@@ -23,3 +23,9 @@ export function knownRead<T>(record: object, what: string, value: T): void {
   if (!ofRecord) reads.set(record, (ofRecord = new Map()));
   ofRecord.set(what, Promise.resolve(value));
 }
+
+/**
+ * Key of a PAUSED turn's record under which a mutation that paused it leaves the pause's elicitations as just created
+ * (knownRead): `pendingElicitations` then need not read them. Only that field: `elicitations` lists every pause's.
+ */
+export const PAUSED_WITH = 'pausedWith';

@@ -1,8 +1,8 @@
-import type { MessageRecord, Page, ThreadRecord, ToolCall } from '../domain/records.js';
-import { AgentRef } from './agents.js';
+import { getThread, listThreads } from '../app/reads.js';
+import type { ThreadRecord, ToolCall } from '../domain/records.js';
 import { builder } from './builder.js';
-import { clampFirst, NodeRef, optionalId, PageInfoRef } from './node.js';
-import { TurnRef } from './turns.js';
+import { connection, NodeRef, optionalId, PageInfoRef } from './node.js';
+import { AgentRef, MessageRef, ThreadRef, TurnRef } from './refs.js';
 
 const MessageRoleEnum = builder.enumType('MessageRole', { values: ['SYSTEM', 'USER', 'ASSISTANT', 'TOOL'] as const });
 
@@ -15,7 +15,10 @@ const ToolCallRef = builder.objectRef<ToolCall>('ToolCall').implement({
   }),
 });
 
-export const MessageRef = builder.objectRef<MessageRecord>('Message').implement({
+// ToolCall.argumentsDisplay and Message.textDisplay are added in visible-text.ts.
+export { ToolCallRef };
+
+MessageRef.implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     role: t.field({ type: MessageRoleEnum, resolve: (m) => m.role }),
@@ -32,8 +35,6 @@ export const MessageRef = builder.objectRef<MessageRecord>('Message').implement(
     createdAt: t.field({ type: 'DateTime', resolve: (m) => m.createdAt }),
   }),
 });
-
-export const ThreadRef = builder.objectRef<ThreadRecord>('Thread');
 
 ThreadRef.implement({
   interfaces: [NodeRef],
@@ -79,27 +80,29 @@ builder.queryFields((t) => ({
     nullable: true,
     description: "One of the viewer's threads; null when it does not exist or belongs to someone else.",
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.store.getThread(String(args.id), ctx.viewer.id),
+    resolve: (_root, args, ctx) => getThread(ctx.services, ctx.viewer, String(args.id)),
   }),
   threads: t.field({
     type: ThreadConnectionRef,
-    args: { agentId: t.arg.id(), first: t.arg.int({ defaultValue: 20 }), after: t.arg.string() },
-    resolve: async (_root, args, ctx) => {
-      const page = await ctx.services.store.listThreads(
-        ctx.viewer.id,
-        optionalId(args.agentId),
-        clampFirst(args.first, 20, 100),
-        args.after ?? null,
-      );
-      return connection(page);
+    description:
+      "The viewer's threads, in the order they were started: oldest first, or with newestFirst newest first.",
+    args: {
+      agentId: t.arg.id(),
+      first: t.arg.int({ defaultValue: 20 }),
+      after: t.arg.string(),
+      newestFirst: t.arg.boolean({
+        defaultValue: false,
+        description: 'Newest first; `after` then pages on towards older ones.',
+      }),
     },
+    resolve: async (_root, args, ctx) =>
+      connection(
+        await listThreads(ctx.services, ctx.viewer, {
+          agentId: optionalId(args.agentId),
+          first: args.first,
+          after: args.after,
+          newestFirst: args.newestFirst === true,
+        }),
+      ),
   }),
 }));
-
-/** A Relay connection from a store page: each edge's cursor is its own position. */
-export function connection<T>(page: Page<T>) {
-  return {
-    edges: page.items.map((node, i) => ({ cursor: page.cursors[i]!, node })),
-    pageInfo: { hasNextPage: page.hasNextPage, endCursor: page.endCursor },
-  };
-}

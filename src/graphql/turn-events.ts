@@ -1,11 +1,12 @@
 // turnEvents: one subscription for a live UI of a turn: its changes (as turnUpdated) and its answer's text as the
 // model generates it. The text is best-effort and not stored; the saved ASSISTANT message is what counts.
 import { GraphQLError } from 'graphql';
+import { getTurn } from '../app/reads.js';
 import type { TurnRecord } from '../domain/records.js';
 import type { TurnTextDelta } from '../events/runner-events.js';
 import { builder } from './builder.js';
 import { startWith } from './live.js';
-import { TurnRef } from './turns.js';
+import { TurnRef } from './refs.js';
 
 const TurnTextDeltaRef = builder.objectRef<TurnTextDelta>('TurnTextDelta').implement({
   description:
@@ -61,7 +62,7 @@ builder.subscriptionField('turnEvents', (t) =>
         { topic: 'turnText', key: turnId },
       ]);
       await events.listening;
-      const turn = await ctx.services.store.getTurn(turnId, ctx.viewer.id);
+      const turn = await getTurn(ctx.services, ctx.viewer, turnId);
       if (!turn) {
         // Another user's turn reads as unknown, exactly as turnUpdated answers it.
         await events.return();

@@ -1,20 +1,20 @@
 import { GraphQLError } from 'graphql';
+import { getTurn } from '../app/reads.js';
+import { startTurn } from '../app/start-turn.js';
 import { elicitationStatusAt, turnStatusAt } from '../domain/expiry.js';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../domain/idempotency.js';
 import type { ThreadRecord, TurnRecord } from '../domain/records.js';
 import { builder, type GraphQLContext } from './builder.js';
-import { ElicitationRef } from './elicitations.js';
 import { startWith } from './live.js';
-import { knownRead, readOnce } from './shared-reads.js';
-import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../domain/text.js';
 import { NodeRef, optionalId } from './node.js';
-import { MessageRef, ThreadRef } from './threads.js';
-import { userError, UserErrorRef, type UserError } from './user-errors.js';
+import { ElicitationRef, MessageRef, ThreadRef, TurnRef } from './refs.js';
+import { startTurnError } from './refusals.js';
+import { knownRead, PAUSED_WITH, readOnce } from './shared-reads.js';
+import { UserErrorRef, type UserError } from './user-errors.js';
 
 const TurnStatusEnum = builder.enumType('TurnStatus', {
   values: ['RUNNING', 'PAUSED', 'COMPLETED', 'CANCELLED', 'FAILED', 'EXPIRED'] as const,
 });
-
-export const TurnRef = builder.objectRef<TurnRecord>('Turn');
 
 TurnRef.implement({
   interfaces: [NodeRef],
@@ -52,6 +52,17 @@ TurnRef.implement({
       description: 'The messages this turn added to the thread, oldest first.',
       resolve: (turn, _args, ctx) => readOnce(turn, 'messages', () => ctx.loaders.turnMessages(turn.id)),
     }),
+    userMessage: t.field({
+      type: MessageRef,
+      nullable: true,
+      description:
+        "The user's message that started this turn: what the user asked for (the first of `messages`). A client can " +
+        'show it beside a confirmation request of the turn, to say what it is about.',
+      resolve: async (turn, _args, ctx) => {
+        const messages = await readOnce(turn, 'messages', () => ctx.loaders.turnMessages(turn.id));
+        return messages.find((m) => m.role === 'USER') ?? null;
+      },
+    }),
     iterations: t.exposeInt('iterations', { description: 'Model calls made so far in this turn.' }),
     error: t.exposeString('error', { nullable: true }),
     createdAt: t.field({ type: 'DateTime', resolve: (turn) => turn.createdAt }),
@@ -65,12 +76,6 @@ TurnRef.implement({
   }),
 });
 
-/**
- * Key of a PAUSED turn's record under which a mutation that paused it leaves the pause's elicitations as just created
- * (knownRead): `pendingElicitations` then need not read them. Only that field: `elicitations` lists every pause's.
- */
-export const PAUSED_WITH = 'pausedWith';
-
 function turnElicitations(turn: TurnRecord, ctx: GraphQLContext) {
   return readOnce(turn, 'elicitations', () => ctx.loaders.turnElicitations(turn.id));
 }
@@ -80,7 +85,7 @@ builder.queryField('turn', (t) =>
     type: TurnRef,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.store.getTurn(String(args.id), ctx.viewer.id),
+    resolve: (_root, args, ctx) => getTurn(ctx.services, ctx.viewer, String(args.id)),
   }),
 );
 
@@ -92,6 +97,14 @@ const StartTurnInput = builder.inputType('StartTurnInput', {
     background: t.boolean({
       defaultValue: false,
       description: 'When true, return at once with the turn RUNNING; follow it by polling or turnUpdated.',
+    }),
+    idempotencyKey: t.string({
+      description:
+        `A name of your choosing for this request (1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, e.g. a UUID), ` +
+        'so that it can be sent again safely: the same key with the same agentId, threadId and message returns the ' +
+        'turn the first request started, as it is now, instead of starting another; with other input it is the user ' +
+        'error IDEMPOTENCY_KEY_REUSED. Keys are per user and kept at least 24 hours. A request that was refused (a ' +
+        'userErrors entry) claims no key.',
     }),
   }),
 });
@@ -115,37 +128,21 @@ builder.mutationField('startTurn', (t) =>
     type: StartTurnPayload,
     description:
       'Send a user message to an agent, in a new thread or an existing one. Unless `background` is true, the call ' +
-      'returns when the turn has stopped: COMPLETED, PAUSED (waiting for confirmations), CANCELLED, FAILED.',
+      'returns when the turn has stopped: COMPLETED, PAUSED (waiting for confirmations), CANCELLED, FAILED. ' +
+      'Retrying: after a GraphQL error or a timeout the turn may have started; send the request again with the same ' +
+      '`idempotencyKey` to get that turn rather than a second one. Without a key, look at the thread first.',
     args: { input: t.arg({ type: StartTurnInput, required: true }) },
     resolve: async (_root, { input }, ctx): Promise<StartTurnResult> => {
-      const fail = (error: UserError) => ({ turn: null, thread: null, userErrors: [error] });
-      const { services, viewer } = ctx;
-      if (input.message.trim().length === 0)
-        return fail(userError('INVALID_INPUT', 'The message is empty.', ['input', 'message']));
-      if (!isStorableText(input.message))
-        return fail(userError('INVALID_INPUT', `The message ${UNSTORABLE_TEXT_MESSAGE}.`, ['input', 'message']));
-      // Characters as a user counts them (code points): an emoji is one, not two UTF-16 units.
-      if (
-        input.message.length > services.limits.maxMessageLength &&
-        [...input.message].length > services.limits.maxMessageLength
-      ) {
-        return fail(
-          userError('INVALID_INPUT', `The message is longer than ${services.limits.maxMessageLength} characters.`, [
-            'input',
-            'message',
-          ]),
-        );
-      }
-      const result = await services.runner.startTurn({
+      const outcome = await startTurn(ctx.services, ctx.viewer, {
         agentId: String(input.agentId),
-        ownerId: viewer.id,
         threadId: optionalId(input.threadId),
         message: input.message,
         background: input.background ?? false,
+        idempotencyKey: input.idempotencyKey,
       });
-      if (!result.ok) return fail(userError(result.code, result.message, result.field));
-      if (result.pausedWith) knownRead(result.turn, PAUSED_WITH, result.pausedWith);
-      return { turn: result.turn, thread: result.thread, userErrors: [] };
+      if (!outcome.ok) return { turn: null, thread: null, userErrors: [startTurnError(outcome)] };
+      if (outcome.pausedWith) knownRead(outcome.turn, PAUSED_WITH, outcome.pausedWith);
+      return { turn: outcome.turn, thread: outcome.thread, userErrors: [] };
     },
   }),
 );
@@ -160,7 +157,7 @@ builder.subscriptionField('turnUpdated', (t) =>
       // Listen first, read second: the current state, then every change, with nothing in between lost.
       const updates = ctx.services.pubsub.subscribe('turn', turnId);
       await updates.listening;
-      const turn = await ctx.services.store.getTurn(turnId, ctx.viewer.id);
+      const turn = await getTurn(ctx.services, ctx.viewer, turnId);
       if (!turn) {
         // Another user's turn reads as unknown; the error is the operation's result, the connection stays.
         await updates.return();

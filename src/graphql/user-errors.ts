@@ -1,15 +1,9 @@
+import { REFUSAL_CODES, type RefusalCode } from '../app/outcome.js';
 import { builder } from './builder.js';
 
-export const USER_ERROR_CODES = [
-  'NOT_FOUND',
-  'EXPIRED',
-  'ALREADY_RESOLVED',
-  'INVALID_CONTENT',
-  'INVALID_INPUT',
-  'THREAD_BUSY',
-  'FORBIDDEN',
-] as const;
-export type UserErrorCode = (typeof USER_ERROR_CODES)[number];
+/** The codes of the use cases' refusals (src/app/outcome.ts), as the API names them. */
+export const USER_ERROR_CODES = REFUSAL_CODES;
+export type UserErrorCode = RefusalCode;
 
 export interface UserError {
   code: UserErrorCode;

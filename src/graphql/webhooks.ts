@@ -1,9 +1,9 @@
 // The webhook outbox for administrators (docs/webhooks.md): every delivery with its status, attempts and last error.
 import { GraphQLError } from 'graphql';
+import { listWebhookDeliveries } from '../app/webhook-deliveries.js';
 import type { WebhookDeliveryRecord } from '../domain/webhook-events.js';
 import { builder } from './builder.js';
-import { clampFirst, PageInfoRef } from './node.js';
-import { connection } from './threads.js';
+import { connection, PageInfoRef } from './node.js';
 
 const WebhookDeliveryStatusEnum = builder.enumType('WebhookDeliveryStatus', {
   values: {
@@ -86,18 +86,18 @@ builder.queryField('webhookDeliveries', (t) =>
       after: t.arg.string(),
     },
     resolve: async (_root, args, ctx) => {
+      const outcome = await listWebhookDeliveries(ctx.services, ctx.viewer, {
+        status: args.status ?? null,
+        first: args.first,
+        after: args.after,
+      });
       // A query has no userErrors: refused like updateAgent (the same code, FORBIDDEN), as a GraphQL error.
-      if (!ctx.viewer.isAdmin) {
+      if (!outcome.ok) {
         throw new GraphQLError('Only administrators may list webhook deliveries.', {
-          extensions: { code: 'FORBIDDEN' },
+          extensions: { code: outcome.code },
         });
       }
-      const page = await ctx.services.store.listWebhookDeliveries(
-        { status: args.status ?? null },
-        clampFirst(args.first, 50, 200),
-        args.after ?? null,
-      );
-      return { ...connection(page), totalCount: page.totalCount };
+      return { ...connection(outcome.page), totalCount: outcome.page.totalCount };
     },
   }),
 );

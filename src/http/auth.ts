@@ -4,9 +4,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Plugin } from 'graphql-yoga';
 import { GraphQLError } from 'graphql';
+import { BEARER_TOKEN_CHARS, BEARER_TOKEN_FORMAT, isBearerToken } from '../config/bearer-token.js';
 import { ConfigError, resolveSecret } from '../config/load.js';
 import type { ToolgateConfig } from '../config/schema.js';
-import type { Viewer } from '../graphql/builder.js';
+import type { Viewer } from '../app/viewer.js';
 
 /** Turns the `Authorization` value of a request (HTTP header, or connectionParams.authorization over WebSocket) into a viewer. */
 export interface Authenticator {
@@ -33,7 +34,7 @@ const digest = (token: string): Buffer => createHash('sha256').update(token, 'ut
  */
 export function createTokenAuthenticator(auth: AuthConfig, where = '<config>'): Authenticator {
   const entries = auth.tokens.map((entry, i) => ({
-    digest: digest(resolveSecret(entry.token, `${where}: auth.tokens[${i}].token`)),
+    digest: digest(usableToken(entry.token, `${where}: auth.tokens[${i}].token`)),
     viewer: { id: entry.user, isAdmin: entry.admin } satisfies Viewer,
   }));
   entries.forEach((entry, i) => {
@@ -55,15 +56,33 @@ export function createTokenAuthenticator(auth: AuthConfig, where = '<config>'): 
   };
 }
 
+/**
+ * The token of a config entry, resolved; one that no request could present is a config error (the loader checked a
+ * literal already; a config given in code and an env:NAME value are checked here).
+ */
+function usableToken(value: string, where: string): string {
+  const token = resolveSecret(value, where);
+  if (!isBearerToken(token)) {
+    const what = value.startsWith('env:') ? `the environment variable ${value.slice(4)}` : 'the token';
+    throw new ConfigError(`${where}: ${what} cannot be sent as a bearer token: expected ${BEARER_TOKEN_FORMAT}`);
+  }
+  return token;
+}
+
 /** The authenticator for a config: tokens when it has an `auth` section, else the local admin. */
 export function createAuthenticator(config: ToolgateConfig, where = '<config>'): Authenticator {
   return config.auth ? createTokenAuthenticator(config.auth, where) : localAuthenticator;
 }
 
-/** `Bearer <token>` (the scheme is case-insensitive, RFC 7235); anything else is no credentials. */
+const BEARER = new RegExp(`^Bearer +(${BEARER_TOKEN_CHARS}+) *$`, 'i');
+
+/**
+ * `Bearer <token>` (the scheme is case-insensitive, RFC 7235), the token in the syntax the config allows
+ * (src/config/bearer-token.ts); anything else is no credentials.
+ */
 export function bearerToken(authorization: unknown): string | null {
   if (typeof authorization !== 'string') return null;
-  const match = /^Bearer +(\S+) *$/i.exec(authorization);
+  const match = BEARER.exec(authorization);
   return match ? match[1]! : null;
 }
 

@@ -19,11 +19,11 @@ export interface WebSocketOptions {
   yoga: YogaServerInstance<Record<string, never>, GraphQLContext>;
   authenticator: Authenticator;
   path: string;
-  /** Largest message a client may send, in bytes; a larger one closes the socket with 1009. */
+  /** Largest message a client may send, in bytes; a larger one closes the socket with 1009 (and a warn line). */
   maxPayload: number;
   /** Milliseconds between pings; a client that does not answer one within as long is dropped. 0: off. */
   keepAliveMs?: number;
-  /** Connections opened and closed (info), operations started (debug). */
+  /** Connections opened and closed (info), operations started (debug), protocol errors of clients (warn). */
   logger?: Logger;
   /** Why an upgrade is refused before the handshake (403), or null to go on. */
   refuse?: (request: IncomingMessage) => string | null;
@@ -57,9 +57,17 @@ interface ConnectionExtra extends Record<PropertyKey, unknown> {
 /** Key of the viewer in the initial context of an operation that came over WebSocket. */
 const WEBSOCKET_VIEWER = Symbol('toolgate.websocketViewer');
 
+/** Key of the socket in the initial context of an operation that came over WebSocket. */
+const WEBSOCKET_SOCKET = Symbol('toolgate.websocketSocket');
+
 /** The viewer authenticated at connection_init, when the operation came over WebSocket; else null (HTTP). */
 export function webSocketViewer(initialContext: object): Viewer | null {
   return (initialContext as { [WEBSOCKET_VIEWER]?: Viewer })[WEBSOCKET_VIEWER] ?? null;
+}
+
+/** The socket an operation came over, when it came over WebSocket; else null (HTTP). */
+export function webSocketOf(initialContext: object): object | null {
+  return (initialContext as { [WEBSOCKET_SOCKET]?: object })[WEBSOCKET_SOCKET] ?? null;
 }
 
 /**
@@ -102,6 +110,7 @@ export function attachWebSocket(options: WebSocketOptions): WebSocketTransport {
     wsServer,
     options.keepAliveMs ?? 12_000,
   );
+  if (options.logger) logClientErrors(wsServer, accepted, options.maxPayload, options.logger);
 
   return {
     get connections() {
@@ -166,6 +175,40 @@ function countedOptions(base: GraphqlWsOptions, accepted: Set<GraphqlWsContext>)
       await base.onClose?.(ctx, code, reason);
     },
   };
+}
+
+/**
+ * A socket's 'error' is what its client sent against the protocol (ws has closed the socket by then: 1009 for a
+ * message over maxPayload). graphql-ws prints each to stderr as an internal error with a stack; it is the client's
+ * doing, so it is one warn line instead, with the socket's user when it authenticated. Registered after graphql-ws's
+ * own handler, which it takes the place of; an error that is not ws's protocol error still goes to that handler.
+ */
+function logClientErrors(
+  wsServer: WebSocketServer,
+  accepted: Set<GraphqlWsContext>,
+  maxPayload: number,
+  logger: Logger,
+): void {
+  const viewerOf = (socket: WebSocket) => {
+    for (const connection of accepted) if (connection.extra.socket === socket) return connection.extra.viewer ?? null;
+    return null;
+  };
+  wsServer.on('connection', (socket: WebSocket) => {
+    const graphqlWsHandlers = socket.listeners('error') as ((error: unknown) => void)[];
+    socket.removeAllListeners('error');
+    socket.once('error', (error: Error & { code?: string }) => {
+      if (!error.code?.startsWith('WS_ERR_')) {
+        for (const handler of graphqlWsHandlers) handler.call(socket, error);
+        return;
+      }
+      const viewerId = viewerOf(socket)?.id ?? null;
+      if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+        logger.warn({ viewerId, maxBytes: maxPayload }, 'websocket message too large');
+      } else {
+        logger.warn({ viewerId, error: error.code, reason: error.message }, 'websocket protocol error');
+      }
+    });
+  });
 }
 
 /**
@@ -240,6 +283,7 @@ export function graphqlWsOptions(yoga: WebSocketOptions['yoga'], authenticator: 
         socket: extra.socket,
         params,
         [WEBSOCKET_VIEWER]: extra.viewer,
+        [WEBSOCKET_SOCKET]: extra.socket,
       });
       let document;
       try {

@@ -14,10 +14,11 @@ import {
   type CallToolResult,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JsonObject, ToolAnnotations, ToolResult } from '../domain/records.js';
 import { ConfigError, resolveSecret } from '../config/load.js';
 import type { ToolSourceConfig } from '../config/schema.js';
+import { mcpResultValidator, mcpSchemaValidator } from './mcp-schemas.js';
 import { toolLabel, type Tool, type ToolExecutionContext, type ToolSource, type ToolSourceHealth } from './tool.js';
 
 export type McpSourceConfig = Extract<ToolSourceConfig, { type: 'mcp' }>;
@@ -44,7 +45,7 @@ export class McpToolSource implements ToolSource {
   #refreshing: Promise<void> | null = null;
   /** The last list the server gave; kept while the server is down so calls fail clearly instead of vanishing. */
   #tools: Tool[] = [];
-  #validators = new AjvJsonSchemaValidator();
+  #validators = mcpSchemaValidator();
   #compiled = new Map<string, ReturnType<AjvJsonSchemaValidator['getValidator']>>();
   #stderr: string[] = [];
   #lastFailure: { at: number; message: string } | null = null;
@@ -132,7 +133,7 @@ export class McpToolSource implements ToolSource {
   }
 
   async #open(): Promise<Client> {
-    const client = new Client({ name: 'toolgate', version: '0.1.0' });
+    const client = new Client({ name: 'toolgate', version: '0.1.0' }, { jsonSchemaValidator: mcpResultValidator() });
     client.onclose = () => {
       if (this.#client !== client) return;
       this.#client = null;
@@ -198,7 +199,7 @@ export class McpToolSource implements ToolSource {
         cursor = page.nextCursor;
       } while (cursor);
       this.#tools = listed.map((tool) => this.#define(tool));
-      this.#validators = new AjvJsonSchemaValidator();
+      this.#validators = mcpSchemaValidator();
       this.#compiled.clear();
     };
     const run = this.#refreshing ? this.#refreshing.then(list) : list();

@@ -14,6 +14,10 @@ describe("docs/design.md's exact TOOL message texts", () => {
     [toolText.superseded('rm'), 'Execution of rm was cancelled: the user sent a new message instead.'],
     [toolText.interrupted('rm'), 'Execution of rm was interrupted; its outcome is unknown.'],
     [toolText.failed('rm', 'disk full'), 'Execution of rm failed: disk full'],
+    [
+      toolText.argumentsTooLarge('rm', 262_145, 262_144),
+      'Execution of rm was refused: its arguments are 262145 bytes, over the limit of 262144 bytes.',
+    ],
   ])('%s', (actual, wanted) => {
     expect(actual).toBe(wanted);
   });

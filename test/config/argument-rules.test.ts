@@ -96,6 +96,18 @@ describe('the config file', () => {
       'toolgate.json: agents[0].toolConfirmation.fs:write_file.rules[0].match: not a usable JSON Schema: Invalid regular expression: /(/u: Unterminated group',
     ],
     [
+      'a pattern with a backreference (no linear-time match)',
+      {
+        'fs:write_file': { rules: [{ match: { properties: { path: { pattern: '^/(\\w+)/\\1/' } } }, mode: 'NEVER' }] },
+      },
+      'toolgate.json: agents[0].toolConfirmation.fs:write_file.rules[0].match: not a usable JSON Schema: the pattern "^/(\\w+)/\\1/" uses a backreference, \\1, which cannot be matched in linear time',
+    ],
+    [
+      'a lookahead in patternProperties',
+      { 'fs:write_file': { rules: [{ match: { patternProperties: { '^(?!path$)': false } }, mode: 'NEVER' }] } },
+      'toolgate.json: agents[0].toolConfirmation.fs:write_file.rules[0].match: not a usable JSON Schema: the pattern "^(?!path$)" uses a lookahead, (?!path$), which cannot be matched in linear time',
+    ],
+    [
       'a DENY without a reason',
       { 'fs:write_file': { rules: [{ match: TMP_ONLY, mode: 'DENY' }] } },
       'toolgate.json: agents[0].toolConfirmation.fs:write_file.rules[0].reason: a DENY rule needs a reason: the model is told it',

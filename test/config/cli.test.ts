@@ -125,6 +125,22 @@ describe('toolgate CLI with a bad config', () => {
     expect(existsSync(cli.database)).toBe(false);
   });
 
+  it('names a token that no Authorization header can carry, and exits 1 without creating the database', async () => {
+    const file = writeConfig('spaced-token.json', {
+      ...scripted,
+      agents: [{ id: 'a', name: 'A', model: 'm' }],
+      auth: { tokens: [{ token: 'a b', user: 'alice' }] },
+    });
+    const cli = startCli(file);
+    const run = await cli.done;
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `toolgate: ${file}: auth.tokens[0].token: expected a bearer token, one or more visible ASCII characters ("!" to "~"; no spaces), or "env:NAME"\n`,
+    );
+    expect(run.stdout).toBe('');
+    expect(existsSync(cli.database)).toBe(false);
+  });
+
   it('names a missing env: secret of a model, before any MCP server starts', async () => {
     const pidFile = join(dir, 'pids-secret');
     const file = writeConfig('secret.json', {
@@ -246,6 +262,10 @@ describe('toolgate CLI with a good config', () => {
     const startLine = logLines(out.stdout).find((line) => line.msg.startsWith('serving '))!;
     expect(startLine).toMatchObject({ level: 30, name: 'toolgate', config: file, url: expect.any(String) });
     const url = startLine.url as string;
+    // It names the approval inbox too, a page this server answers.
+    const inbox = url.replace(/\/graphql$/, '/inbox');
+    expect(startLine).toMatchObject({ inbox, msg: expect.stringContaining(`the approval inbox at ${inbox}`) });
+    expect((await fetch(inbox)).headers.get('content-type')).toMatch(/^text\/html/);
     const answer = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

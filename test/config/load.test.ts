@@ -40,6 +40,36 @@ describe('loadConfigFile', () => {
     });
   });
 
+  it('takes the limits of the server section', () => {
+    const file = join(dir, 'limits.json');
+    const server = { maxToolArgumentsBytes: 4096, maxSubscriptionsPerSocket: 10, maxSubscriptionsPerUser: 50 };
+    writeFileSync(file, JSON.stringify({ ...base, server }));
+    expect(loadConfigFile(file).config.server).toEqual(server);
+  });
+
+  it('accepts any token of visible ASCII characters, RFC 6750 b64token and beyond', () => {
+    const file = join(dir, 'tokens.json');
+    const tokens = ['abc', 'A-Z.a_z~0+9/==', '!#$%&\'*^`|:;<>?@[]{}\\"(),'];
+    writeFileSync(
+      file,
+      JSON.stringify({ ...base, auth: { tokens: tokens.map((token, i) => ({ token, user: `u${i}` })) } }),
+    );
+    expect(loadConfigFile(file).config.auth!.tokens.map((entry) => entry.token)).toEqual(tokens);
+  });
+
+  it.each(['a b', '', ' padded', 'tab\there', 'line\nbreak', 'café', 'no\u00a0break'])(
+    'names the path of a token that no Authorization header can carry: %j',
+    (token) => {
+      const tokens = [
+        { token: 'fine-token', user: 'alice' },
+        { token, user: 'bob' },
+      ];
+      expect(errorOf({ ...base, auth: { tokens } })).toMatch(
+        /config\.json: auth\.tokens\[1\]\.token: expected a bearer token, one or more visible ASCII characters \("!" to "~"; no spaces\), or "env:NAME"$/,
+      );
+    },
+  );
+
   it.each([
     ['a missing file', null, /missing\.json: cannot read the config file \(ENOENT\)$/],
     ['broken JSON', '{"models": ', /config\.json: not valid JSON: /],
@@ -88,6 +118,16 @@ describe('loadConfigFile', () => {
       'an MCP source with both command and url',
       { ...base, toolSources: { fs: { type: 'mcp', command: 'x', url: 'http://127.0.0.1:1/mcp' } } },
       /config\.json: toolSources\.fs: an MCP source has "command" \(stdio\) or "url" \(Streamable HTTP\), not both$/,
+    ],
+    [
+      'no subscriptions at all per socket',
+      { ...base, server: { maxSubscriptionsPerSocket: 0 } },
+      /config\.json: server\.maxSubscriptionsPerSocket: Too small: expected number to be >=1$/,
+    ],
+    [
+      'a tool arguments limit that is not a whole number',
+      { ...base, server: { maxToolArgumentsBytes: 1.5 } },
+      /config\.json: server\.maxToolArgumentsBytes: Invalid input: expected int, received number$/,
     ],
   ])('names file, path and problem for %s', (_what, config, expected) => {
     const message =

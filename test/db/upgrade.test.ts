@@ -40,14 +40,15 @@ const MIGRATION_0002 = (
 
 /**
  * Puts a database back to how the release with migrations 0000-0001 left it: its tables, columns and indexes, its
- * migration log. Undoes 0004 (fewer indexes on the hot tables), 0003 (approvals, webhooks) and 0002; a later migration
- * would need undoing too (the row count says so).
+ * migration log. Undoes 0005 (idempotency keys), 0004 (fewer indexes on the hot tables), 0003 (approvals, webhooks)
+ * and 0002; a later migration would need undoing too (the row count says so).
  */
 function asBeforeMigration0002(database: string): void {
   const db = new Database(database);
   try {
     db.exec('CREATE UNIQUE INDEX messages_id_unique ON messages (id);');
-    db.exec(`DROP TABLE approval_grants;
+    db.exec(`DROP TABLE idempotency_keys;
+      DROP TABLE approval_grants;
       DROP TABLE webhook_deliveries;
       DROP INDEX tool_executions_grant;
       ALTER TABLE tool_executions DROP COLUMN grant_id;
@@ -60,8 +61,8 @@ function asBeforeMigration0002(database: string): void {
       DROP INDEX elicitations_owner_status_seq;
       CREATE INDEX elicitations_owner_status_seq ON elicitations (owner_id, status, seq);`);
     const undone = db.prepare('DELETE FROM __drizzle_migrations WHERE created_at >= ?').run(MIGRATION_0002).changes;
-    if (undone !== 3)
-      throw new Error(`expected to undo migrations 0002 to 0004 only, undid ${undone}: undo the later ones here too`);
+    if (undone !== 4)
+      throw new Error(`expected to undo migrations 0002 to 0005 only, undid ${undone}: undo the later ones here too`);
   } finally {
     db.close();
   }
@@ -122,6 +123,11 @@ describe('upgrading a database of the previous release', () => {
       expect(resumed.userErrors).toEqual([]);
       expect(resumed.turn.status).toBe('COMPLETED');
       expect(resumed.turn.text).toContain('Deleted 1 entit');
+      // 0005: startTurn's idempotency keys.
+      const keyed = { input: { agentId: 'demo', message: 'list entities', idempotencyKey: 'after-upgrade' } };
+      const first = dataOf(await after.gql(START_TURN, keyed)).startTurn;
+      expect(first.userErrors).toEqual([]);
+      expect(dataOf(await after.gql(START_TURN, keyed)).startTurn.turn.id).toBe(first.turn.id);
     } finally {
       await after.close();
     }

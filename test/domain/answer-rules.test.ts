@@ -1,6 +1,12 @@
 // The answer state machine, without a database: what an answer does to a confirmation request as the store read it.
 import { describe, expect, it } from 'vitest';
-import { answeredStatus, decideAnswer, resumesTurn, sameAnswer } from '../../src/domain/answer-rules.js';
+import {
+  answeredStatus,
+  decideAnswer,
+  effectiveAnswer,
+  resumesTurn,
+  sameAnswer,
+} from '../../src/domain/answer-rules.js';
 import type { ElicitationAnswer, ElicitationRecord } from '../../src/domain/records.js';
 
 const EXPIRES_AT = '2030-01-01T12:00:00.000Z';
@@ -191,5 +197,47 @@ describe('sameAnswer and decideAnswer with edited arguments and remember', () =>
       then: 'resume_if_last',
     });
     expect(decideAnswer(pending, remembered, ONE_MS_LATE)).toEqual({ kind: 'expired', expireTurn: true });
+  });
+});
+
+describe('effectiveAnswer', () => {
+  const model = { id: 'n1', tags: ['a', 'b'], opts: { x: 1, y: null } };
+
+  it("an ACCEPT with the model's own arguments, key order aside, is a plain ACCEPT (other fields kept)", () => {
+    const given: ElicitationAnswer = {
+      action: 'ACCEPT',
+      content: { instructions: 'go' },
+      arguments: { opts: { y: null, x: 1 }, tags: ['a', 'b'], id: 'n1' },
+      remember: { scope: 'THREAD', ttlSeconds: 60 },
+    };
+    expect(effectiveAnswer(given, model)).toEqual({
+      action: 'ACCEPT',
+      content: { instructions: 'go' },
+      remember: { scope: 'THREAD', ttlSeconds: 60 },
+    });
+  });
+
+  it('a changed value, a reordered array, a key more or less: still an edit', () => {
+    for (const args of [
+      { ...model, id: 'n2' },
+      { ...model, tags: ['b', 'a'] },
+      { ...model, extra: true },
+      { id: 'n1', tags: ['a', 'b'] },
+      { ...model, opts: { x: '1', y: null } },
+    ]) {
+      const given: ElicitationAnswer = { action: 'ACCEPT', content: null, arguments: args };
+      expect(effectiveAnswer(given, model)).toBe(given);
+    }
+  });
+
+  it('anything but an ACCEPT with arguments is left as given (a DECLINE with arguments is refused later)', () => {
+    for (const given of [
+      { action: 'ACCEPT', content: null },
+      { action: 'ACCEPT', content: null, arguments: null },
+      { action: 'DECLINE', content: null, arguments: model },
+      { action: 'CANCEL', content: null },
+    ] satisfies ElicitationAnswer[]) {
+      expect(effectiveAnswer(given, model)).toBe(given);
+    }
   });
 });

@@ -1,6 +1,8 @@
 // The layers, checked on the source: src/domain/ (records, the Store interface, the rules) depends on nothing of
 // toolgate's; the loop (src/agent/) and the stores (src/db/) depend on src/domain/ and never on each other. A store
 // written later (PostgreSQL) then reuses the rules without pulling the loop in, and the loop stays free of SQL.
+// Above them, the use cases (src/app/) decide who may do what and call the loop and the store; the GraphQL API
+// (src/graphql/) reaches them through src/app/ only, so another entrance gets the same rules (docs/architecture.md).
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,8 +22,8 @@ function importsOf(source: string): string[] {
   return found;
 }
 
-/** The files of a src/ folder, with the src/ folders their relative imports reach (`agent`, `db`, …). */
-function reachedFolders(folder: string): { file: string; specifier: string; reaches: string }[] {
+/** The relative imports of the files of a src/ folder, each with the source file it names (relative to src/). */
+function relativeImports(folder: string): { file: string; specifier: string; target: string }[] {
   const dir = join(ROOT, 'src', folder);
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .filter((name) => name.endsWith('.ts'))
@@ -29,12 +31,42 @@ function reachedFolders(folder: string): { file: string; specifier: string; reac
       const file = join(dir, name);
       return importsOf(readFileSync(file, 'utf8'))
         .filter((specifier) => specifier.startsWith('.'))
-        .map((specifier) => {
-          const target = relative(join(ROOT, 'src'), resolve(dirname(file), specifier));
-          const reaches = target.includes('/') ? target.split('/')[0]! : '(src root)';
-          return { file: relative(ROOT, file), specifier, reaches };
-        });
+        .map((specifier) => ({
+          file: relative(join(ROOT, 'src'), file),
+          specifier,
+          // A `.js` specifier names its `.ts` source.
+          target: relative(join(ROOT, 'src'), resolve(dirname(file), specifier)).replace(/\.js$/, '.ts'),
+        }));
     });
+}
+
+/** The files of a src/ folder, with the src/ folders their relative imports reach (`agent`, `db`, …). */
+function reachedFolders(folder: string): { file: string; specifier: string; target: string; reaches: string }[] {
+  return relativeImports(folder).map((found) => ({
+    ...found,
+    reaches: found.target.includes('/') ? found.target.split('/')[0]! : '(src root)',
+  }));
+}
+
+/** Every cycle of a graph of imports, each as the files around it, once per file it starts from. */
+function cyclesOf(imports: ReadonlyMap<string, readonly string[]>): string[][] {
+  const cycles: string[][] = [];
+  const walk = (file: string, path: string[]) => {
+    if (path.includes(file)) {
+      if (path[0] === file) cycles.push([...path, file]);
+      return;
+    }
+    for (const next of imports.get(file) ?? []) walk(next, [...path, file]);
+  };
+  for (const file of imports.keys()) walk(file, []);
+  return cycles;
+}
+
+/** The import cycles among the files of a src/ folder. */
+function importCycles(folder: string): string[][] {
+  const imports = new Map<string, string[]>();
+  for (const { file, target } of relativeImports(folder)) imports.set(file, [...(imports.get(file) ?? []), target]);
+  return cyclesOf(imports);
 }
 
 function violations(folder: string, allowed: string[]): string[] {
@@ -57,6 +89,19 @@ describe('layering', () => {
     ]);
     expect(reachedFolders('db').some(({ reaches }) => reaches === 'domain')).toBe(true);
     expect(reachedFolders('agent').some(({ reaches }) => reaches === 'domain')).toBe(true);
+    expect(reachedFolders('graphql').some(({ reaches }) => reaches === 'app')).toBe(true);
+    expect(reachedFolders('app').some(({ reaches }) => reaches === 'agent')).toBe(true);
+  });
+
+  it('finds import cycles, long ones too, and nothing in a graph without one', () => {
+    const graph = (edges: Record<string, string[]>) => new Map(Object.entries(edges));
+    expect(cyclesOf(graph({ a: ['b'], b: ['c'], c: ['a'], d: ['a'] }))).toEqual([
+      ['a', 'b', 'c', 'a'],
+      ['b', 'c', 'a', 'b'],
+      ['c', 'a', 'b', 'c'],
+    ]);
+    expect(cyclesOf(graph({ a: ['b', 'c'], b: ['c'], c: [] }))).toEqual([]);
+    expect(relativeImports('graphql').some(({ target }) => target === 'graphql/refs.ts')).toBe(true);
   });
 
   it('src/db/ (the stores) does not import src/agent/ (the loop)', () => {
@@ -69,5 +114,27 @@ describe('layering', () => {
 
   it('src/domain/ imports nothing of toolgate outside itself', () => {
     expect(violations('domain', ['domain'])).toEqual([]);
+  });
+
+  it('src/app/ (the use cases) reaches the loop and the domain, and no entrance: no GraphQL, HTTP or MCP', () => {
+    expect(violations('app', ['app', 'agent', 'domain', 'tools'])).toEqual([]);
+    // Of src/tools/, the definition of a tool only: not the tool sources (the MCP client among them).
+    const tools = reachedFolders('app').filter(
+      ({ reaches, target }) => reaches === 'tools' && target !== 'tools/tool.ts',
+    );
+    expect(tools.map(({ file, specifier }) => `${file} imports ${specifier}`)).toEqual([]);
+  });
+
+  it('src/graphql/ (the API) reaches the loop and the stores through src/app/ only', () => {
+    // At the root, src/services.ts only: the type of what the server hands the API. src/events/: subscriptions.
+    expect(violations('graphql', ['graphql', 'app', 'domain', 'events', '(src root)'])).toEqual([]);
+    const root = reachedFolders('graphql').filter(
+      ({ reaches, target }) => reaches === '(src root)' && target !== 'services.ts',
+    );
+    expect(root.map(({ file, specifier }) => `${file} imports ${specifier}`)).toEqual([]);
+  });
+
+  it('src/graphql/ has no import cycle: its type modules name each other through refs.ts', () => {
+    expect(importCycles('graphql')).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 // Cursors and pages: what a client paging through threads or requests sees.
 import { describe, expect, it } from 'vitest';
-import { buildPage, decodeCursor, encodeCursor, totalCount } from '../../src/domain/pagination.js';
+import { buildPage, decodeCursor, encodeCursor, seqBound, totalCount } from '../../src/domain/pagination.js';
 
 const rows = (...seqs: number[]) => seqs.map((seq) => ({ seq, id: `row${seq}` }));
 
@@ -62,5 +62,18 @@ describe('totalCount', () => {
   it('counts when there is more than one page, or after a cursor', () => {
     expect(totalCount(0, 11, 10, () => 25)).toBe(25);
     expect(totalCount(7, 2, 10, () => 25)).toBe(25);
+  });
+});
+
+describe('seqBound', () => {
+  it('oldest first: rows after the cursor; the first page after 0', () => {
+    expect(seqBound(0, false)).toBe(0);
+    expect(seqBound(42, false)).toBe(42);
+  });
+
+  it('newest first: rows before the cursor; the first page (and a malformed cursor) before every row', () => {
+    expect(seqBound(42, true)).toBe(42);
+    expect(seqBound(0, true)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(seqBound(decodeCursor('not-a-cursor'), true)).toBe(Number.MAX_SAFE_INTEGER);
   });
 });

@@ -235,6 +235,12 @@ describe('updateAgent', () => {
       /^Rule 1 of t:write_file: not a usable JSON Schema: strict mode: unknown keyword: "patern"\.$/,
     ],
     [
+      'a pattern that cannot be matched in linear time',
+      [{ match: { properties: { path: { pattern: '^(?!/tmp/)' } } }, mode: 'ALWAYS' }],
+      ['input', 'toolConfirmation', '1', 'rules', '0', 'match'],
+      /^Rule 0 of t:write_file: not a usable JSON Schema: the pattern "\^\(\?!\/tmp\/\)" uses a lookahead, \(\?!\/tmp\/\), which cannot be matched in linear time\.$/,
+    ],
+    [
       'a DENY without a reason',
       [{ match: {}, mode: 'DENY' }],
       ['input', 'toolConfirmation', '1', 'rules', '0', 'reason'],

@@ -7,10 +7,12 @@ import { confirmationRequest, toolText } from '../../src/agent/messages.js';
 import type { JsonObject } from '../../src/domain/records.js';
 import type { ModelRequest } from '../../src/models/model.js';
 import { dataOf } from '../support/harness.js';
+import { memoryLog } from '../support/log.js';
 import {
   call,
   callStep,
   startScenario,
+  testConfig,
   textStep,
   toolTexts,
   type Scenario,
@@ -18,13 +20,19 @@ import {
 } from '../support/scenario.js';
 import type { CountingTool } from '../support/tools.js';
 import { toolMessageFor } from '../support/transcript.js';
+import { WebhookReceiver } from '../webhooks/receiver.js';
 
-/** A tool with a real schema: an id (required) and optional text, nothing else. */
+/** A tool with a real schema: an id (required), optional text, priority and tag (a pattern V8 backtracks on). */
 const EDIT_NOTE: CountingTool = {
   name: 'edit_note',
   inputSchema: {
     type: 'object',
-    properties: { id: { type: 'string', minLength: 1 }, text: { type: 'string' }, priority: { type: 'integer' } },
+    properties: {
+      id: { type: 'string', minLength: 1 },
+      text: { type: 'string' },
+      priority: { type: 'integer' },
+      tag: { type: 'string', pattern: '^(a+)+$' },
+    },
     required: ['id'],
     additionalProperties: false,
   },
@@ -158,6 +166,27 @@ describe('edited arguments are checked before anything is recorded', () => {
     const valid = await answer({ elicitationId, action: 'ACCEPT', arguments: { id: 'n9' } });
     expect(valid.userErrors).toEqual([]);
     expect(s.tools.runs.get('edit_note')).toEqual([{ id: 'n9' }]);
+  });
+
+  it('a pattern of the schema is matched in linear time: ^(a+)+$ refuses 30 "a"s and a "!" at once', async () => {
+    const { thread, elicitationId } = await pausedOnEdit();
+    const before = await snapshot(thread.id, elicitationId);
+    const started = performance.now();
+    // V8's backtracking engine takes minutes on this string, and the server would answer nobody meanwhile.
+    const result = await answer({
+      elicitationId,
+      action: 'ACCEPT',
+      arguments: { id: 'n1', tag: `${'a'.repeat(30)}!` },
+    });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(result.userErrors).toEqual([
+      {
+        code: 'INVALID_CONTENT',
+        message: 'arguments.tag must match pattern "^(a+)+$".',
+        field: ['input', 'arguments', 'tag'],
+      },
+    ]);
+    expect(await snapshot(thread.id, elicitationId)).toEqual(before);
   });
 
   it.each(['DECLINE', 'CANCEL'] as const)(
@@ -374,5 +403,84 @@ describe('allowEdit and argument rules on edited calls', () => {
     expect(result.userErrors).toEqual([]);
     expect(toolTexts(result.turn.messages)).toEqual([toolText.denied('edit_note', 'root is off limits')]);
     expect(s.tools.count('edit_note')).toBe(0);
+  });
+});
+
+describe("an ACCEPT whose arguments are the model's own (key order aside) is a plain ACCEPT", () => {
+  /** The model's arguments, keys in another order. */
+  const SAME = { text: 'model text', id: 'n1' };
+  const PLAIN_TOOL_MESSAGE = 'edit_note ran with {"id":"n1","text":"model text"}';
+
+  it('is recorded, run, told to the model, reported and logged as a plain ACCEPT', async () => {
+    const hooks = await WebhookReceiver.start();
+    const log = memoryLog('info');
+    try {
+      const { thread, elicitationId } = await pausedOnEdit({
+        config: {
+          ...testConfig(),
+          webhooks: [{ url: hooks.url, secret: hooks.secret, events: ['elicitation.resolved'] }],
+        },
+        webhookDelivery: { pollIntervalMs: 50 },
+        logger: log.logger,
+      });
+      const result = await answer({ elicitationId, action: 'ACCEPT', arguments: SAME });
+      expect(result.userErrors).toEqual([]);
+      expect(result.turn.status).toBe('COMPLETED');
+      expect(result.elicitation.response).toEqual({ action: 'ACCEPT', content: null, arguments: null, remember: null });
+      expect((await elicitation(elicitationId)).response).toEqual({ action: 'ACCEPT', content: null, arguments: null });
+      expect(s.tools.runs.get('edit_note')).toEqual([{ id: 'n1', text: 'model text' }]);
+      // No "The user changed the arguments" note, for the model or anyone reading the thread.
+      expect(toolTexts(result.turn.messages)).toEqual([PLAIN_TOOL_MESSAGE]);
+      expect(toolMessageFor((s.model.requests[1] as ModelRequest).messages, 'call_edit_note')?.text).toBe(
+        PLAIN_TOOL_MESSAGE,
+      );
+      const resolved = await hooks.waitFor('elicitation.resolved', () => hooks.delivered()[0]);
+      expect(resolved.payload.data.answer).toMatchObject({ action: 'ACCEPT', arguments: null });
+      expect(log.find('tool started')).toHaveLength(1);
+      expect(log.find('tool started')[0]).not.toHaveProperty('edited');
+      await s.expectConsistent(thread.id);
+    } finally {
+      await hooks.close();
+    }
+  });
+
+  it.each([
+    ['the same again', { action: 'ACCEPT', arguments: SAME }],
+    ['a plain ACCEPT', { action: 'ACCEPT' }],
+    ["the model's arguments in their own order", { action: 'ACCEPT', arguments: { id: 'n1', text: 'model text' } }],
+  ] as const)('then %s: the same answer, nothing runs twice', async (_what, again) => {
+    const { elicitationId } = await pausedOnEdit();
+    const first = await answer({ elicitationId, action: 'ACCEPT', arguments: SAME });
+    const second = await answer({ elicitationId, ...again });
+    expect(second.userErrors).toEqual([]);
+    expect(second.elicitation).toEqual(first.elicitation);
+    expect(s.tools.count('edit_note')).toBe(1);
+  });
+
+  it("after a plain ACCEPT, the model's arguments sent as an edit are the same answer, not ALREADY_RESOLVED", async () => {
+    const { elicitationId } = await pausedOnEdit();
+    const first = await answer({ elicitationId, action: 'ACCEPT' });
+    const second = await answer({ elicitationId, action: 'ACCEPT', arguments: SAME });
+    expect(second.userErrors).toEqual([]);
+    expect(second.elicitation).toEqual(first.elicitation);
+    expect(s.tools.count('edit_note')).toBe(1);
+  });
+
+  it('is allowed where editing is turned off: it edits nothing', async () => {
+    const { elicitationId } = await pausedOnEdit({
+      agent: { toolConfirmation: { 't:edit_note': { allowEdit: false } } },
+    });
+    const result = await answer({ elicitationId, action: 'ACCEPT', arguments: SAME });
+    expect(result.userErrors).toEqual([]);
+    expect(result.elicitation.response.arguments).toBeNull();
+    expect(s.tools.runs.get('edit_note')).toEqual([{ id: 'n1', text: 'model text' }]);
+  });
+
+  it('one value changed is still an edit', async () => {
+    const { elicitationId } = await pausedOnEdit();
+    const edited = { text: 'model text ', id: 'n1' };
+    const result = await answer({ elicitationId, action: 'ACCEPT', arguments: edited });
+    expect(result.elicitation.response.arguments).toEqual(edited);
+    expect(toolTexts(result.turn.messages)[0]).toContain('The user changed the arguments of edit_note');
   });
 });

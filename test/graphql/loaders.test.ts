@@ -73,6 +73,18 @@ describe('batched reads', () => {
   });
 });
 
+describe('Turn.userMessage', () => {
+  it("each request's turn says what its user asked for, read with the turns' messages in one batch", async () => {
+    calls.clear();
+    const query = `{ pendingElicitations(first: 50) { edges { node { turn { userMessage { role text } messages { id } } } } } }`;
+    const turns = dataOf(await s.h.gql(query)).pendingElicitations.edges.map((e: any) => e.node.turn);
+    expect(turns.map((t: any) => t.userMessage)).toEqual(
+      Array.from({ length: 6 }, (_, i) => ({ role: 'USER', text: `wipe ${i}` })),
+    );
+    expect(calls.get('listMessagesOfTurns')).toBe(1);
+  });
+});
+
 describe('what a mutation that pauses hands to its own response', () => {
   it("a turn that pauses twice: the answer's response lists both pauses' requests in elicitations, the new one as pending", async () => {
     const own = await startScenario({

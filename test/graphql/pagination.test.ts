@@ -9,8 +9,15 @@ const PENDING = `query($first: Int, $after: String, $threadId: ID, $agentId: ID)
     totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id turn { thread { id } } } }
   }
 }`;
-const THREADS = `query($first: Int, $after: String, $agentId: ID) {
-  threads(first: $first, after: $after, agentId: $agentId) { pageInfo { hasNextPage endCursor } edges { cursor node { id } } }
+const THREADS = `query($first: Int, $after: String, $agentId: ID, $newestFirst: Boolean) {
+  threads(first: $first, after: $after, agentId: $agentId, newestFirst: $newestFirst) {
+    pageInfo { hasNextPage endCursor } edges { cursor node { id } }
+  }
+}`;
+const AUDIT = `query($first: Int, $after: String, $status: [ElicitationStatus!], $newestFirst: Boolean) {
+  elicitations(first: $first, after: $after, status: $status, newestFirst: $newestFirst) {
+    totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id } }
+  }
 }`;
 
 const COUNT = 5;
@@ -120,6 +127,46 @@ describe('threads', () => {
     const firstPage = dataOf(await s.h.gql(THREADS, { first: 2 })).threads;
     const rest = dataOf(await s.h.gql(THREADS, { first: 100, after: firstPage.edges[0].cursor })).threads;
     expect(rest.edges.map((e: any) => e.node.id)).toEqual(threadIds.slice(1));
+  });
+});
+
+describe('newest first', () => {
+  it('threads: the same threads, newest first, page after page', async () => {
+    const { seen, shapes } = await pages(THREADS, 'threads', 4, { newestFirst: true });
+    expect(seen).toEqual([...threadIds].reverse());
+    expect(shapes).toEqual([
+      { size: 4, hasNextPage: true },
+      { size: 2, hasNextPage: false },
+    ]);
+    expect((await pages(THREADS, 'threads', 10, { newestFirst: false })).seen).toEqual(threadIds);
+  });
+
+  it('threads: a cursor from the middle continues with older ones', async () => {
+    const firstPage = dataOf(await s.h.gql(THREADS, { first: 2, newestFirst: true })).threads;
+    const after = firstPage.edges[1].cursor;
+    const rest = dataOf(await s.h.gql(THREADS, { first: 100, after, newestFirst: true })).threads;
+    expect(rest.edges.map((e: any) => e.node.id)).toEqual([...threadIds].reverse().slice(2));
+  });
+
+  it.each([
+    ['every status', null],
+    ['one status', ['PENDING']],
+  ])(
+    'the audit list, %s: the same requests, newest first, with the same totalCount on every page',
+    async (_what, status) => {
+      const oldest = await pages(AUDIT, 'elicitations', 100, { status });
+      const newest = await pages(AUDIT, 'elicitations', 2, { status, newestFirst: true });
+      expect(oldest.seen.length).toBeGreaterThan(2);
+      expect(newest.seen).toEqual([...oldest.seen].reverse());
+      expect(new Set(newest.shapes.map((p) => p.totalCount))).toEqual(new Set([oldest.seen.length]));
+      expect(newest.shapes.at(-1)?.hasNextPage).toBe(false);
+    },
+  );
+
+  it('a cursor that is not one reads as the start, newest first too', async () => {
+    const result = await s.h.gql(THREADS, { first: 100, after: 'not-a-cursor', newestFirst: true });
+    expect(result.errors).toBeUndefined();
+    expect(dataOf(result).threads.edges.map((e: any) => e.node.id)).toEqual([...threadIds].reverse());
   });
 });
 

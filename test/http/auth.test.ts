@@ -16,6 +16,8 @@ const ALICE = 'alice-7f3c9a1e5b2d4c6f8a0b';
 const ROOT = 'root-0a9b8c7d6e5f4a3b2c1d';
 const BOB_ENV = 'TOOLGATE_TEST_BOB_TOKEN';
 const BOB = 'bob-from-the-environment-31415926';
+// Beyond RFC 6750's b64token, still visible ASCII: an Authorization header carries it.
+const CAROL = 'carol:!#$%&\'*^`|;<>?@[]{}\\"(),=';
 
 const withAuth = (tokens: NonNullable<ToolgateConfig['auth']>['tokens']): ToolgateConfig => ({
   ...demoConfig,
@@ -31,6 +33,7 @@ describe('bearer tokens over HTTP', () => {
         { token: ALICE, user: 'alice', admin: false },
         { token: `env:${BOB_ENV}`, user: 'bob', admin: false },
         { token: ROOT, user: 'root', admin: true },
+        { token: CAROL, user: 'carol', admin: false },
       ]),
     });
   });
@@ -52,6 +55,7 @@ describe('bearer tokens over HTTP', () => {
       [`bearer ${ALICE}`, { id: 'alice', isAdmin: false }],
       [`Bearer ${BOB}`, { id: 'bob', isAdmin: false }],
       [`Bearer ${ROOT}`, { id: 'root', isAdmin: true }],
+      [`Bearer ${CAROL}`, { id: 'carol', isAdmin: false }],
     ] as const) {
       const response = await post({ query: '{ viewer { id isAdmin } }' }, { authorization });
       expect(response.status).toBe(200);
@@ -165,6 +169,37 @@ describe('the token authenticator', () => {
     await expect(createServer({ config, configFile: '/etc/toolgate.json', database: ':memory:' })).rejects.toThrow(
       new ConfigError(
         '/etc/toolgate.json: auth.tokens[1].token: the environment variable TOOLGATE_TEST_UNSET_TOKEN is not set',
+      ),
+    );
+  });
+
+  it.each([
+    ['with a space', 'two words'],
+    ['with a line break', 'line\nbreak'],
+    ['beyond ASCII', 'café-token'],
+  ])(
+    'stops the start with one line naming the config path when an env:NAME token could never log in (%s)',
+    async (_label, value) => {
+      process.env.TOOLGATE_TEST_BAD_TOKEN = value;
+      try {
+        const config = withAuth([{ token: 'env:TOOLGATE_TEST_BAD_TOKEN', user: 'eve', admin: false }]);
+        await expect(createServer({ config, configFile: '/etc/toolgate.json', database: ':memory:' })).rejects.toThrow(
+          new ConfigError(
+            '/etc/toolgate.json: auth.tokens[0].token: the environment variable TOOLGATE_TEST_BAD_TOKEN cannot be sent as a bearer token: expected one or more visible ASCII characters ("!" to "~"; no spaces)',
+          ),
+        );
+      } finally {
+        delete process.env.TOOLGATE_TEST_BAD_TOKEN;
+      }
+    },
+  );
+
+  it('refuses a token that could never log in in a config given in code too', () => {
+    expect(() =>
+      createTokenAuthenticator({ tokens: [{ token: 'a b', user: 'alice', admin: false }] }, 'c.json'),
+    ).toThrow(
+      new ConfigError(
+        'c.json: auth.tokens[0].token: the token cannot be sent as a bearer token: expected one or more visible ASCII characters ("!" to "~"; no spaces)',
       ),
     );
   });

@@ -1,10 +1,11 @@
 // graphql-ws (graphql-transport-ws) on /graphql of the same HTTP server, with a real client over a real socket.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { ScriptedModel } from '../../src/models/scripted.js';
 import { dataOf, RESOLVE, START_TURN, startHarness, type Harness } from '../support/harness.js';
 import { CountingToolSource } from '../support/tools.js';
 import { connectWs, observedPubSub, subscribeWs, testUsersAuthenticator, wsUrl } from '../support/live.js';
+import { LEVEL, memoryLog } from '../support/log.js';
 
 const ELICITATION_REQUESTED = `subscription Requested($threadId: ID, $agentId: ID, $includePending: Boolean) {
   elicitationRequested(threadId: $threadId, agentId: $agentId, includePending: $includePending) {
@@ -347,8 +348,11 @@ describe('graphql-ws on /graphql', () => {
     }
   });
 
-  it('closes a socket that sends a message larger than the limit with 1009', async () => {
-    const small = await startHarness({ authenticator: testUsersAuthenticator, maxBodyBytes: 4096 });
+  it('closes a socket that sends a message larger than the limit with 1009, and logs one line for it, not a stack on stderr', async () => {
+    const log = memoryLog('info');
+    const stderr = vi.spyOn(process.stderr, 'write');
+    const consoleError = vi.spyOn(console, 'error');
+    const small = await startHarness({ authenticator: testUsersAuthenticator, maxBodyBytes: 4096, logger: log.logger });
     const client = connectWs(small.url, alice.authorization);
     try {
       const outcome = await client
@@ -359,7 +363,29 @@ describe('graphql-ws on /graphql', () => {
           (error: { code?: number }) => error.code,
         );
       expect(outcome).toBe(1009);
+      await log.waitFor('websocket closed', { viewerId: 'alice' });
+
+      // Before connection_init is answered the socket has no user yet.
+      const socket = new WebSocket(wsUrl(small.url), 'graphql-transport-ws');
+      await new Promise((resolve, reject) => {
+        socket.once('open', resolve);
+        socket.once('error', reject);
+      });
+      const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+      socket.send(JSON.stringify({ type: 'connection_init', payload: { pad: 'x'.repeat(8192) } }));
+      expect(await closed).toBe(1009);
+      await log.waitFor('websocket closed', { viewerId: null });
+
+      expect(log.find('websocket message too large')).toEqual([
+        expect.objectContaining({ level: LEVEL.warn, viewerId: 'alice', maxBytes: 4096 }),
+        expect.objectContaining({ level: LEVEL.warn, viewerId: null, maxBytes: 4096 }),
+      ]);
+      expect(log.lines().filter((line) => line.level >= LEVEL.error)).toEqual([]);
+      expect(consoleError).not.toHaveBeenCalled();
+      expect(stderr).not.toHaveBeenCalled();
     } finally {
+      stderr.mockRestore();
+      consoleError.mockRestore();
       await client.dispose();
       await small.close();
     }

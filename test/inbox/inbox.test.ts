@@ -7,7 +7,7 @@ import type { ToolgateConfig } from '../../src/config/schema.js';
 import type { ModelRequest, ModelResponse } from '../../src/models/model.js';
 import { ScriptedModel } from '../../src/models/scripted.js';
 import { launchBrowser, screenshotOnFailure, type Browser } from '../support/browser.js';
-import { dataOf, START_TURN, startHarness, type Harness } from '../support/harness.js';
+import { dataOf, RESOLVE, START_TURN, startHarness, type Harness } from '../support/harness.js';
 import { call, callStep, MODEL_ID, SOURCE_ID, testAgent, textStep } from '../support/scenario.js';
 import { CountingToolSource } from '../support/tools.js';
 
@@ -68,6 +68,8 @@ describe('the inbox in local mode (no login)', () => {
   let model: ScriptedModel;
   /** Seconds the server's clock runs ahead of the browser's (to expire a request the page still counts down). */
   let skewSeconds = 0;
+  /** How long each model call takes (an answer's response waits for the model call after it). */
+  let modelDelayMs = 0;
   let base: string;
 
   const start = async (message: string, agentId = 'tester') =>
@@ -78,7 +80,14 @@ describe('the inbox in local mode (no login)', () => {
     model = removerModel();
     h = await startHarness({
       config: inboxConfig(),
-      models: { [MODEL_ID]: model },
+      models: {
+        [MODEL_ID]: {
+          generate: async (request) => {
+            if (modelDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, modelDelayMs));
+            return model.generate(request);
+          },
+        },
+      },
       toolSources: [tools],
       clock: () => new Date(Date.now() + skewSeconds * 1000),
     });
@@ -259,6 +268,156 @@ describe('the inbox in local mode (no login)', () => {
     const rows = await page.locator('ol.history li').allInnerTexts();
     expect(rows.some((row) => row.includes('ACCEPT by local') && row.includes('t:remove'))).toBe(true);
   });
+
+  /** Ends the requests a test left waiting, so that the next test's page starts with none. */
+  async function cancelPending(ids: string[]) {
+    for (const elicitationId of ids) await h.gql(RESOLVE, { input: { elicitationId, action: 'CANCEL' } });
+  }
+
+  it('an edited Accept shows the arguments that ran, marked edited, beside the model’s; the history keeps both', async () => {
+    screenshotOnFailure('edited-accept', () => pages.slice(-1));
+    const page = await open(`${base}/inbox`);
+    await page.getByText('Nothing waits for your answer.', { exact: false }).first().waitFor();
+    const json = (value: unknown) => JSON.stringify(value, null, 2);
+
+    // 1. Edited here.
+    const edited = await start('remove 40');
+    const here = page.locator(`article[data-elicitation-id="${edited.turn.pendingElicitations[0].id}"]`);
+    await here.getByRole('button', { name: 'Edit arguments…' }).click();
+    await here.getByLabel('Arguments to run instead (JSON)').fill('{"id": 41}');
+    await here.getByRole('button', { name: 'Accept with these arguments' }).click();
+    await here.getByText('COMPLETED').waitFor();
+    expect(tools.runs.get('remove')!.at(-1)).toEqual({ id: 41 });
+    const shownHere = here.getByRole('region', { name: 'Arguments that ran, edited' });
+    await shownHere.waitFor();
+    expect(await shownHere.locator('pre').allInnerTexts()).toEqual([json({ id: 41 }), json({ id: 40 })]);
+    expect(await shownHere.innerText()).toContain('The model’s arguments, replaced by the edit');
+    expect(await here.getByText('Arguments, exactly as they will run').count()).toBe(0);
+
+    // 2. Edited elsewhere (another tab, a script): the open card shows it too.
+    const elsewhere = await start('remove 42');
+    const there = page.locator(`article[data-elicitation-id="${elsewhere.turn.pendingElicitations[0].id}"]`);
+    await there.getByText('Expires in').waitFor();
+    const answered = await h.gql(RESOLVE, {
+      input: { elicitationId: elsewhere.turn.pendingElicitations[0].id, action: 'ACCEPT', arguments: { id: 43 } },
+    });
+    expect(dataOf(answered).resolveElicitation.userErrors).toEqual([]);
+    const shownThere = there.getByRole('region', { name: 'Arguments that ran, edited' });
+    await shownThere.waitFor();
+    expect(await shownThere.locator('pre').allInnerTexts()).toEqual([json({ id: 43 }), json({ id: 42 })]);
+
+    // 3. "Edited" into the model's own arguments (spacing and all): a plain Accept, shown as one.
+    const same = await start('remove 44');
+    const unchanged = page.locator(`article[data-elicitation-id="${same.turn.pendingElicitations[0].id}"]`);
+    await unchanged.getByRole('button', { name: 'Edit arguments…' }).click();
+    await unchanged.getByLabel('Arguments to run instead (JSON)').fill('{ "id" : 44 }');
+    await unchanged.getByRole('button', { name: 'Accept with these arguments' }).click();
+    await unchanged.getByText('COMPLETED').waitFor();
+    const plain = unchanged.getByRole('region', { name: 'Arguments that ran' });
+    expect(await plain.locator('pre').allInnerTexts()).toEqual([json({ id: 44 })]);
+    expect(await unchanged.innerText()).not.toMatch(/edited/i);
+    expect(model.requests.at(-1)!.messages.at(-1)!.text).toBe('remove ran with {"id":44}');
+
+    // The history: both sets for the edited ones, marked; one for the plain one.
+    await page.getByRole('link', { name: 'History' }).click();
+    for (const [started, ran, asked] of [
+      [edited, { id: 41 }, { id: 40 }],
+      [elsewhere, { id: 43 }, { id: 42 }],
+    ] as const) {
+      const row = page.locator(`ol.history li[data-elicitation-id="${started.turn.pendingElicitations[0].id}"]`);
+      expect(await row.innerText()).toContain('ACCEPT, edited, by local');
+      await row.getByText('Arguments and answer').click();
+      const both = row.getByRole('region', { name: 'Arguments that ran, edited' });
+      expect(await both.locator('pre').allInnerTexts()).toEqual([json(ran), json(asked)]);
+    }
+    const plainRow = page.locator(`ol.history li[data-elicitation-id="${same.turn.pendingElicitations[0].id}"]`);
+    await plainRow.getByText('Arguments and answer').click();
+    expect(await plainRow.innerText()).not.toMatch(/edited/i);
+    expect(await plainRow.getByRole('region', { name: 'Arguments that ran' }).locator('pre').allInnerTexts()).toEqual([
+      json({ id: 44 }),
+    ]);
+  });
+
+  it('a card says what the user asked for; Threads and History list the newest first', async () => {
+    screenshotOnFailure('newest-first', () => pages.slice(-1));
+    const page = await open(`${base}/inbox`);
+    await page.getByText('Nothing waits for your answer.', { exact: false }).first().waitFor();
+    const older = await start('remove 50, the old one');
+    const newer = await start('remove 51, the new one');
+    const ids = [older, newer].map((started) => started.turn.pendingElicitations[0].id as string);
+    try {
+      const shown = page.locator(`article[data-elicitation-id="${ids[1]}"]`);
+      await shown.waitFor();
+      expect(await shown.getByRole('link', { name: 'remove 51, the new one' }).getAttribute('href')).toBe(
+        `/inbox/threads/${newer.thread.id}`,
+      );
+
+      await page.getByRole('link', { name: 'Threads' }).click();
+      await page.locator('ul.threads li').first().waitFor();
+      expect((await page.locator('ul.threads li a').allInnerTexts()).slice(0, 2)).toEqual([
+        'remove 51, the new one',
+        'remove 50, the old one',
+      ]);
+
+      await page.getByRole('link', { name: 'History' }).click();
+      await page.getByText('newest first', { exact: false }).waitFor();
+      const rows = page.locator('ol.history li');
+      expect([
+        await rows.nth(0).getAttribute('data-elicitation-id'),
+        await rows.nth(1).getAttribute('data-elicitation-id'),
+      ]).toEqual([ids[1], ids[0]]);
+      expect(await rows.nth(0).innerText()).toContain('remove 51, the new one');
+    } finally {
+      await cancelPending(ids);
+    }
+  });
+
+  it('keys and a screen reader: J/K before any card has focus, focus back on the card after Decline, the status line follows each answer', async () => {
+    screenshotOnFailure('keys-status', () => pages.slice(-1));
+    const page = await open(`${base}/inbox`);
+    const statusLine = page.locator(
+      'section[aria-labelledby="pending-heading"] > p[role="status"][aria-live="polite"]',
+    );
+    await statusLine.getByText('Nothing waits for your answer.').waitFor();
+    const first = await start('remove 60');
+    const second = await start('remove 61');
+    const ids = [first, second].map((started) => started.turn.pendingElicitations[0].id as string);
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('data-elicitation-id') ?? null);
+    try {
+      await page.locator(`article[data-elicitation-id="${ids[1]}"]`).waitFor();
+      await statusLine.getByText('2 requests waiting.').waitFor();
+      // Nothing focused yet: J goes to the first card, then the next; K back.
+      expect(await page.evaluate(() => document.activeElement === document.body)).toBe(true);
+      await page.keyboard.press('j');
+      await expect.poll(focused).toBe(ids[0]);
+      await page.keyboard.press('j');
+      await expect.poll(focused).toBe(ids[1]);
+      await page.keyboard.press('k');
+      await expect.poll(focused).toBe(ids[0]);
+
+      // Decline with the keyboard: focus goes back to the card, in the list, at once (not only once the answer's
+      // response is back, after the model call that follows it: slow here), and the status line says what happened.
+      await page.keyboard.press('d');
+      await page.keyboard.type('not now');
+      modelDelayMs = 3_000;
+      try {
+        await page.keyboard.press('Enter');
+        await page.locator(`article[data-elicitation-id="${ids[0]}"]`).getByText('DECLINED', { exact: true }).waitFor();
+        await expect.poll(focused, { timeout: 1_000 }).toBe(ids[0]);
+      } finally {
+        modelDelayMs = 0;
+      }
+      await statusLine.getByText('Remove a record: declined. 1 request waiting.').waitFor();
+
+      await page.keyboard.press('j');
+      await expect.poll(focused).toBe(ids[1]);
+      await page.keyboard.press('a');
+      await page.locator(`article[data-elicitation-id="${ids[1]}"]`).getByText('COMPLETED').waitFor();
+      await statusLine.getByText('Remove a record: accepted. Nothing waits for your answer.').waitFor();
+    } finally {
+      await cancelPending(ids);
+    }
+  });
 });
 
 describe('the inbox with auth: a token prompt, and each user sees only their own', () => {
@@ -327,7 +486,7 @@ describe('the inbox with auth: a token prompt, and each user sees only their own
 
     // Nor does his history, nor alice's thread by its URL.
     await bob.goto(`${base}/inbox/history`);
-    await bob.getByText('0 requests, oldest first.').waitFor();
+    await bob.getByText('0 requests, newest first.').waitFor();
     await bob.goto(`${base}/inbox/threads/${started.thread.id}`);
     await bob.getByText('This thread does not exist, or it is not yours.').waitFor();
     await alice.goto(`${base}/inbox/threads/${started.thread.id}`);

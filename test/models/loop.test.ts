@@ -196,6 +196,23 @@ describe('a real model protocol and real MCP tools, end to end', () => {
     expect(toolMessage(fake.requests[1], 'call_fail')).toBe('Execution of fail failed: the disk is full');
   });
 
+  it('refuses a call whose arguments are over 256 KiB (the default) without asking; the model reads why and gets its call back without them', async () => {
+    const text = 'x'.repeat(300_000);
+    fake.reply(
+      { toolCalls: [{ id: 'call_huge', name: 'write_note', arguments: { id: 'h', text } }] },
+      { text: 'Too big, sorry.' },
+    );
+    const started = await start('notes', 'write a huge note');
+    expect(started.turn.status).toBe('COMPLETED');
+    expect(started.turn.pendingElicitations).toEqual([]);
+    expect(toolMessage(fake.requests[1], 'call_huge')).toBe(
+      'Execution of write_note was refused: its arguments are 300020 bytes, over the limit of 262144 bytes.',
+    );
+    const assistant = fake.requests[1]!.body.messages.find((m: any) => m.tool_calls?.[0]?.id === 'call_huge');
+    expect(assistant.tool_calls[0].function.arguments).toBe('{}');
+    expect(JSON.stringify(fake.requests[1]!.body)).not.toContain(text);
+  });
+
   it('sends API-valid, distinct names for same-named tools of two servers and maps each call back to its server', async () => {
     fake.reply(
       { toolCalls: [{ id: 'call_m', name: 'notes_mirror_echo', arguments: { text: 'to the mirror' } }] },

@@ -108,6 +108,37 @@ describe('one info line per GraphQL request', () => {
     ]);
   });
 
+  describe('malformed JSON in a request', () => {
+    const bad = encodeURIComponent('{"id": oops}');
+    const query = encodeURIComponent('{ agents { id } }');
+    const get = (search: string) => () => fetch(`${h.url}?query=${query}&${search}`);
+    const postAs = (type: string, body: string) => () =>
+      fetch(h.url, { method: 'POST', headers: { 'content-type': type }, body });
+    const form = 'application/x-www-form-urlencoded';
+    it.each([
+      ['the variables of a GET', get(`variables=${bad}`), /^The query parameter "variables" is not valid JSON: /],
+      ['the extensions of a GET', get(`extensions=${bad}`), /^The query parameter "extensions" is not valid JSON: /],
+      ['the variables of a form', postAs(form, `query=${query}&variables=${bad}`), /^The form field "variables" is/],
+      ['the extensions of a form', postAs(form, `query=${query}&extensions=${bad}`), /^The form field "extensions" is/],
+      ['a JSON body', postAs('application/json', '{"query": oops}'), /^POST body sent invalid JSON\.$/],
+    ])('%s: 400 BAD_REQUEST saying so, before credentials; nothing above info in the log', async (_, send, message) => {
+      const before = log.lines().length;
+      const response = await send();
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { errors: unknown[] }).errors).toEqual([
+        expect.objectContaining({
+          message: expect.stringMatching(message),
+          extensions: expect.objectContaining({ code: 'BAD_REQUEST' }),
+        }),
+      ]);
+      const written = log.lines().slice(before);
+      expect(written.filter((line) => line.level > LEVEL.info)).toEqual([]);
+      expect(written.filter((line) => line.msg === 'graphql request')).toEqual([
+        expect.objectContaining({ level: LEVEL.info, status: 400, errors: 1, viewerId: null }),
+      ]);
+    });
+  });
+
   it('a body over the limit: logged with 413', async () => {
     const lines = await requestLines(async () => {
       const response = await post(

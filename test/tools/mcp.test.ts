@@ -121,6 +121,36 @@ describe('McpToolSource over stdio', () => {
   });
 });
 
+describe("McpToolSource and the patterns of a server's schemas", () => {
+  let source: McpToolSource;
+  beforeAll(async () => {
+    const config = { type: 'mcp' as const, command: process.execPath, args: [FIXTURE], env: { FIXTURE_PATTERNS: '1' } };
+    source = await McpToolSource.start('notes', config, options);
+  });
+  afterAll(async () => {
+    await source.close();
+  });
+
+  it('matches an input schema\'s pattern in linear time: ^(a+)+$ refuses 30 "a"s and a "!" at once', async () => {
+    const before = JSON.parse((await run(source, 'call_log')).text) as string[];
+    const started = performance.now();
+    // V8's backtracking engine takes minutes on this string.
+    expect(await run(source, 'tag', { tag: `${'a'.repeat(30)}!` })).toEqual({
+      isError: true,
+      text: 'invalid arguments: tag must match pattern "^(a+)+$"',
+    });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(await run(source, 'tag', { tag: 'aaa' })).toEqual({ isError: false, text: 'tagged aaa' });
+    const after = JSON.parse((await run(source, 'call_log')).text) as string[];
+    expect(after.slice(before.length)).toEqual(['tag', 'call_log']); // the refused call never reached it
+  });
+
+  it('a tool whose output schema cannot be matched in linear time (a lookahead) is listed and runs, the rest too', async () => {
+    expect((await source.listTools()).map((t) => t.name)).toEqual(expect.arrayContaining(['tag', 'not_x', 'echo']));
+    expect(await run(source, 'not_x')).toEqual({ isError: false, text: 'word' });
+  });
+});
+
 describe('McpToolSource when the server dies', () => {
   it('fails the call it died in (outcome unknown, not repeated) and restarts the server on next use', async () => {
     const source = await McpToolSource.start(

@@ -234,3 +234,22 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [index('webhook_deliveries_due').on(t.status, t.nextAttemptAt)],
 );
+
+/**
+ * startTurn's idempotency keys (src/domain/idempotency.ts): one row per user and key, claimed first in the transaction
+ * that creates the turn, so two starts with one key at once wait on each other's claim and make one turn. The sweeper
+ * deletes a row a day after it was claimed.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    ownerId: text('owner_id').notNull(),
+    key: text('key').notNull(),
+    /** What the first request asked (agent, thread, message), hashed: a retry must ask the same. */
+    fingerprint: text('fingerprint').notNull(),
+    turnId: text('turn_id').notNull(),
+    threadId: text('thread_id').notNull(),
+    createdAt: time('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.ownerId, t.key] }), index('idempotency_keys_created').on(t.createdAt)],
+);

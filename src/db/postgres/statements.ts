@@ -79,7 +79,8 @@ const toolMessageColumns = ({ drafts }: { drafts: readonly { text: string; toolC
 });
 
 /** The audit list's statements for one status filter, named and built on first use. */
-const audits = new Map<string, { page: (params?: object) => PgQuery; count: (params?: object) => PgQuery }>();
+type Named = (params?: object) => PgQuery;
+const audits = new Map<string, { page: Named; pageNewest: Named; count: Named }>();
 function audit(statuses: readonly ElicitationStatus[] | null) {
   const key = statuses?.join('_') ?? 'all';
   let found = audits.get(key);
@@ -91,6 +92,10 @@ function audit(statuses: readonly ElicitationStatus[] | null) {
       page: statement(
         `audit_page_${key}`,
         `SELECT * FROM elicitations WHERE ${where} AND seq > @after ORDER BY seq LIMIT @limit`,
+      ),
+      pageNewest: statement(
+        `audit_page_newest_${key}`,
+        `SELECT * FROM elicitations WHERE ${where} AND seq < @after ORDER BY seq DESC LIMIT @limit`,
       ),
       count: statement(`audit_count_${key}`, `SELECT count(*) AS count FROM elicitations WHERE ${where}`),
     };
@@ -164,6 +169,11 @@ export const postgresStatements: PgCatalogue = {
     `SELECT * FROM threads WHERE owner_id = @ownerId AND (@agentId::text IS NULL OR agent_id = @agentId)
        AND seq > @after ORDER BY seq LIMIT @limit`,
   ),
+  threadPageNewest: statement(
+    'thread_page_newest',
+    `SELECT * FROM threads WHERE owner_id = @ownerId AND (@agentId::text IS NULL OR agent_id = @agentId)
+       AND seq < @after ORDER BY seq DESC LIMIT @limit`,
+  ),
   ownedTurn: statement('owned_turn', 'SELECT * FROM turns WHERE id = @id AND owner_id = @ownerId'),
   turn: statement('turn', 'SELECT * FROM turns WHERE id = @id'),
   threadTurns: statement('thread_turns', 'SELECT * FROM turns WHERE thread_id = @threadId ORDER BY seq'),
@@ -199,12 +209,24 @@ export const postgresStatements: PgCatalogue = {
        AND (@threadId::text IS NULL OR thread_id = @threadId) AND (@agentId::text IS NULL OR agent_id = @agentId)`,
   ),
   auditPage: (params) => audit(params.statuses).page(params),
+  auditPageNewest: (params) => audit(params.statuses).pageNewest(params),
   auditCount: (params) => audit(params.statuses).count(params),
   allPendingCount: statement(
     'all_pending_count',
     `SELECT count(*) AS count FROM elicitations WHERE status = 'PENDING' AND expires_at > @now`,
   ),
 
+  // The primary key (owner_id, key): a claim another transaction made and has not committed makes this one wait for
+  // its end, then insert (it rolled back) or do nothing (it committed; idempotencyKey then reads its row).
+  claimIdempotencyKey: statement(
+    'claim_idempotency_key',
+    `INSERT INTO idempotency_keys (owner_id, key, fingerprint, turn_id, thread_id, created_at)
+     VALUES (@ownerId, @key, @fingerprint, @turnId, @threadId, @now) ON CONFLICT DO NOTHING`,
+  ),
+  idempotencyKey: statement(
+    'idempotency_key',
+    'SELECT fingerprint, turn_id, thread_id FROM idempotency_keys WHERE owner_id = @ownerId AND key = @key',
+  ),
   lockOwnedThread: statement(
     'lock_owned_thread',
     'SELECT * FROM threads WHERE id = @id AND owner_id = @ownerId FOR UPDATE',
@@ -412,6 +434,11 @@ export const postgresStatements: PgCatalogue = {
     'delete_expired_elicitations',
     `DELETE FROM elicitations WHERE seq IN (SELECT seq FROM elicitations WHERE status = 'EXPIRED'
        AND expires_at < @before LIMIT @limit FOR UPDATE SKIP LOCKED)`,
+  ),
+  deleteIdempotencyKeys: statement(
+    'delete_idempotency_keys',
+    `DELETE FROM idempotency_keys WHERE (owner_id, key) IN (SELECT owner_id, key FROM idempotency_keys
+       WHERE created_at < @before LIMIT @limit FOR UPDATE SKIP LOCKED)`,
   ),
 
   lockGrant: statement('lock_grant', 'SELECT * FROM approval_grants WHERE id = @id FOR SHARE'),

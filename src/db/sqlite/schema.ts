@@ -206,3 +206,22 @@ export const webhookDeliveries = sqliteTable(
   },
   (t) => [index('webhook_deliveries_due').on(t.status, t.nextAttemptAt)],
 );
+
+/**
+ * startTurn's idempotency keys (src/domain/idempotency.ts): one row per user and key, claimed in the transaction that
+ * creates the turn, so a retry with the key finds the turn instead of starting another. The sweeper deletes a row a
+ * day after it was claimed.
+ */
+export const idempotencyKeys = sqliteTable(
+  'idempotency_keys',
+  {
+    ownerId: text('owner_id').notNull(),
+    key: text('key').notNull(),
+    /** What the first request asked (agent, thread, message), hashed: a retry must ask the same. */
+    fingerprint: text('fingerprint').notNull(),
+    turnId: text('turn_id').notNull(),
+    threadId: text('thread_id').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.ownerId, t.key] }), index('idempotency_keys_created').on(t.createdAt)],
+);

@@ -124,9 +124,9 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
     WHERE owner_id = @ownerId AND status = 'PENDING' AND expires_at > @now
       AND (@threadId IS NULL OR thread_id = @threadId) AND (@agentId IS NULL OR agent_id = @agentId)`;
 
-  // The audit list: one statement pair per filter shape (statuses, by thread, by agent), prepared on its first use,
-  // which keeps each one's query plan; at most (2^5 + 1) × 2 × 2 shapes.
-  const audits = new Map<string, { page: Entry; count: Entry }>();
+  // The audit list: its statements per filter shape (statuses, by thread, by agent), prepared on its first use,
+  // which keeps each one's query plan; at most (2^5 + 1) × 2 × 2 shapes, each read either way.
+  const audits = new Map<string, { page: Entry; pageNewest: Entry; count: Entry }>();
   const audit = (params: Parameters<Catalogue['auditCount']>[0]) => {
     const key = `${params.statuses?.join(',') ?? '*'}|${params.threadId !== null}|${params.agentId !== null}`;
     let found = audits.get(key);
@@ -139,6 +139,9 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
       ].join(' AND ');
       found = {
         page: prepared(`SELECT * FROM elicitations WHERE ${where} AND seq > @after ORDER BY seq LIMIT @limit`),
+        pageNewest: prepared(
+          `SELECT * FROM elicitations WHERE ${where} AND seq < @after ORDER BY seq DESC LIMIT @limit`,
+        ),
         count: prepared(`SELECT count(*) AS count FROM elicitations WHERE ${where}`),
       };
       audits.set(key, found);
@@ -188,6 +191,8 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
     ownedThread: prepared('SELECT * FROM threads WHERE id = @id AND owner_id = @ownerId'),
     threadPage: prepared(`SELECT * FROM threads WHERE owner_id = @ownerId
       AND (@agentId IS NULL OR agent_id = @agentId) AND seq > @after ORDER BY seq LIMIT @limit`),
+    threadPageNewest: prepared(`SELECT * FROM threads WHERE owner_id = @ownerId
+      AND (@agentId IS NULL OR agent_id = @agentId) AND seq < @after ORDER BY seq DESC LIMIT @limit`),
     ownedTurn: prepared('SELECT * FROM turns WHERE id = @id AND owner_id = @ownerId'),
     turn: prepared('SELECT * FROM turns WHERE id = @id'),
     threadTurns: prepared('SELECT * FROM turns WHERE thread_id = @threadId ORDER BY created_at, rowid'),
@@ -205,12 +210,19 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
     pendingPage: prepared(`SELECT * ${pending} AND seq > @after ORDER BY seq LIMIT @limit`),
     pendingCount: prepared(`SELECT count(*) AS count ${pending}`),
     auditPage: (params) => audit(params).page(params),
+    auditPageNewest: (params) => audit(params).pageNewest(params),
     auditCount: (params) => audit(params).count(params),
     // Everyone's, for the metrics gauge: elicitations_status_expiry answers it from the index alone.
     allPendingCount: prepared(
       "SELECT count(*) AS count FROM elicitations WHERE status = 'PENDING' AND expires_at > @now",
     ),
 
+    claimIdempotencyKey:
+      prepared(`INSERT INTO idempotency_keys (owner_id, key, fingerprint, turn_id, thread_id, created_at)
+      VALUES (@ownerId, @key, @fingerprint, @turnId, @threadId, @now) ON CONFLICT DO NOTHING`),
+    idempotencyKey: prepared(
+      'SELECT fingerprint, turn_id, thread_id FROM idempotency_keys WHERE owner_id = @ownerId AND key = @key',
+    ),
     lockOwnedThread: prepared('SELECT * FROM threads WHERE id = @id AND owner_id = @ownerId'),
     lockActiveTurn: prepared(
       "SELECT * FROM turns WHERE thread_id = @threadId AND status IN ('RUNNING', 'PAUSED') LIMIT 1",
@@ -312,6 +324,8 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
       SELECT seq FROM approval_grants WHERE coalesce(revoked_at, expires_at) < @before LIMIT @limit)`),
     deleteExpiredElicitations: prepared(`DELETE FROM elicitations WHERE seq IN (
       SELECT seq FROM elicitations WHERE status = 'EXPIRED' AND expires_at < @before LIMIT @limit)`),
+    deleteIdempotencyKeys: prepared(`DELETE FROM idempotency_keys WHERE rowid IN (
+      SELECT rowid FROM idempotency_keys WHERE created_at < @before LIMIT @limit)`),
 
     lockGrant: prepared('SELECT * FROM approval_grants WHERE id = @id'),
     lockGrantForRevoke: ownedGrant,

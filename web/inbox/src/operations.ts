@@ -1,6 +1,10 @@
 // Every GraphQL operation of the inbox, typed by graphql-codegen (npm run codegen) from schema.graphql.
 import { graphql } from './gql';
 
+// The display forms of untrusted text (argumentsDisplay, textDisplay: components/VisibleText.tsx) are selected field
+// by field rather than through a fragment: the server's depth limit (10) counts a fragment spread as two levels, and a
+// card inside History or Thread would pass it.
+
 export const ViewerQuery = graphql(`
   query Viewer {
     viewer {
@@ -27,6 +31,19 @@ export const ElicitationCardFragment = graphql(`
       toolId
       name
       arguments
+      argumentsDisplay {
+        text
+        hiddenCharacters {
+          codePoint
+          name
+          offset
+          escape
+        }
+        mixedScriptWords {
+          word
+          scripts
+        }
+      }
       annotations {
         title
         readOnlyHint
@@ -39,6 +56,19 @@ export const ElicitationCardFragment = graphql(`
       action
       content
       arguments
+      argumentsDisplay {
+        text
+        hiddenCharacters {
+          codePoint
+          name
+          offset
+          escape
+        }
+        mixedScriptWords {
+          word
+          scripts
+        }
+      }
       remember {
         scope
         ttlSeconds
@@ -46,6 +76,9 @@ export const ElicitationCardFragment = graphql(`
     }
     turn {
       id
+      userMessage {
+        text
+      }
       thread {
         id
         agent {
@@ -66,6 +99,19 @@ export const TurnViewFragment = graphql(`
     id
     status
     text
+    textDisplay {
+      text
+      hiddenCharacters {
+        codePoint
+        name
+        offset
+        escape
+      }
+      mixedScriptWords {
+        word
+        scripts
+      }
+    }
     error
     iterations
     expiresAt
@@ -74,6 +120,19 @@ export const TurnViewFragment = graphql(`
       id
       role
       text
+      textDisplay {
+        text
+        hiddenCharacters {
+          codePoint
+          name
+          offset
+          escape
+        }
+        mixedScriptWords {
+          word
+          scripts
+        }
+      }
       toolCallId
       toolCalls {
         id
@@ -86,6 +145,10 @@ export const TurnViewFragment = graphql(`
       id
       status
       resolvedBy
+      response {
+        action
+        arguments
+      }
     }
   }
 `);
@@ -134,9 +197,11 @@ export const AnswerMutation = graphql(`
   }
 `);
 
+// 25 a page: a full card (its arguments' display form included) fifty times over costs more than the server's query
+// cost limit allows.
 export const HistoryQuery = graphql(`
   query History($after: String, $status: [ElicitationStatus!]) {
-    elicitations(first: 50, after: $after, status: $status) {
+    elicitations(first: 25, after: $after, status: $status, newestFirst: true) {
       totalCount
       pageInfo {
         endCursor
@@ -153,7 +218,7 @@ export const HistoryQuery = graphql(`
 
 export const ThreadsQuery = graphql(`
   query Threads {
-    threads(first: 50) {
+    threads(first: 50, newestFirst: true) {
       edges {
         node {
           id
@@ -191,6 +256,19 @@ export const ThreadQuery = graphql(`
         id
         role
         text
+        textDisplay {
+          text
+          hiddenCharacters {
+            codePoint
+            name
+            offset
+            escape
+          }
+          mixedScriptWords {
+            word
+            scripts
+          }
+        }
         toolCallId
         createdAt
         toolCalls {
@@ -198,6 +276,19 @@ export const ThreadQuery = graphql(`
           name
           toolId
           arguments
+          argumentsDisplay {
+            text
+            hiddenCharacters {
+              codePoint
+              name
+              offset
+              escape
+            }
+            mixedScriptWords {
+              word
+              scripts
+            }
+          }
         }
       }
       turns {

@@ -1,8 +1,9 @@
-// One confirmation request: the trusted question, the tool, its annotations, the arguments exactly as they will run,
-// the agent and thread, a countdown; Accept (optionally edited, optionally remembered), Decline with instructions,
+// One confirmation request: the trusted question, the tool, its annotations, the arguments exactly as they will run
+// (after an edited ACCEPT: what ran, marked edited, and the model's), what the user asked for, the agent and thread,
+// a countdown; Accept (optionally edited, optionally remembered), Decline with instructions,
 // Cancel; then the turn's progress, live. Keys (when the card has focus): A accept, D decline, E edit, Escape back.
 import { useMutation } from '@urql/preact';
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ElicitationCardFragment, ResolveElicitationInput } from '../gql/graphql';
 import { describeRequestError, describeUserError } from '../errors';
 import { useLiveTurn } from '../live-turn';
@@ -10,9 +11,16 @@ import { AnswerMutation } from '../operations';
 import { hrefOf, linkClick } from '../router';
 import { formatRemaining, formatTime, spokenRemaining, useNow } from '../time';
 import { AnnotationBadges, StatusBadge } from './Badges';
+import { CallArguments } from './CallArguments';
+import type { Displayed } from './VisibleText';
 import { TurnProgress } from './TurnProgress';
 
 type Mode = 'idle' | 'decline' | 'edit';
+
+/** The answer's display form of its edited arguments, where the query that brought the answer selected it. */
+function displayOf(response: object | null | undefined): Displayed | null {
+  return response && 'argumentsDisplay' in response ? (response.argumentsDisplay as Displayed | null) : null;
+}
 
 const REMEMBER_TTLS = [
   { seconds: 3600, text: '1 hour' },
@@ -27,13 +35,23 @@ export function toolLabel(elicitation: ElicitationCardFragment): string {
   return tool?.label ?? toolCall.annotations.title ?? toolCall.name;
 }
 
+/** The user's message that started the request's turn, shortened for a card. */
+export function requestText(elicitation: ElicitationCardFragment): string | null {
+  const text = elicitation.turn.userMessage?.text?.trim();
+  if (!text) return null;
+  return text.length > 160 ? `${text.slice(0, 159)}…` : text;
+}
+
 export function ElicitationCard({
   elicitation,
   onDismiss,
+  onSettled,
   showThreadLink = true,
 }: {
   elicitation: ElicitationCardFragment;
   onDismiss?: () => void;
+  /** Once it stops waiting (answered here or elsewhere, or expired), with the status it ended in. */
+  onSettled?: (status: string) => void;
   showThreadLink?: boolean;
 }) {
   const cardRef = useRef<HTMLElement>(null);
@@ -45,12 +63,16 @@ export function ElicitationCard({
   const [rememberTtl, setRememberTtl] = useState(3600);
   const [error, setError] = useState<string | null>(null);
   const [answeredHere, setAnsweredHere] = useState<string | null>(null);
+  const [answeredWith, setAnsweredWith] = useState<ElicitationCardFragment['response'] | null>(null);
   const [refused, setRefused] = useState<string | null>(null);
   const [{ fetching }, answer] = useMutation(AnswerMutation);
   const live = useLiveTurn(elicitation.turn.id);
 
-  const liveStatus = live.turn?.elicitations.find((e) => e.id === elicitation.id)?.status;
+  const liveElicitation = live.turn?.elicitations.find((e) => e.id === elicitation.id);
+  const liveStatus = liveElicitation?.status;
   const status = answeredHere ?? refused ?? liveStatus ?? elicitation.status;
+  // The answer as recorded, wherever it was given: its edited arguments are what ran.
+  const response = answeredWith ?? liveElicitation?.response ?? elicitation.response;
   const pending = status === 'PENDING';
   const now = useNow(pending);
   const remaining = new Date(elicitation.expiresAt).getTime() - now;
@@ -59,12 +81,21 @@ export function ElicitationCard({
   const label = toolLabel(elicitation);
   const agent = elicitation.turn.thread.agent;
   const ids = { title: `title-${elicitation.id}`, question: `question-${elicitation.id}` };
+  const request = requestText(elicitation);
+  const settled = pending && !expired ? null : expired ? 'EXPIRED' : status;
 
   const focusCard = () => cardRef.current?.focus();
+
+  useEffect(() => {
+    if (settled) onSettled?.(settled);
+  }, [settled]);
 
   async function submit(input: Omit<ResolveElicitationInput, 'elicitationId'>) {
     if (!answerable) return;
     setError(null);
+    // Now, not after the answer: the form or button that had focus goes while the answer is sent, and focus must not
+    // fall to the page meanwhile (an answer can take as long as the model call after it).
+    focusCard();
     const result = await answer({ input: { elicitationId: elicitation.id, ...input } });
     if (result.error) {
       setError(describeRequestError(result.error));
@@ -81,7 +112,9 @@ export function ElicitationCard({
     }
     setMode('idle');
     setAnsweredHere(payload.elicitation?.status ?? input.action);
-    focusCard();
+    setAnsweredWith(payload.elicitation?.response ?? null);
+    // Only if it was lost: the user may have moved on (J, Tab) while the answer was on its way.
+    if (document.activeElement === document.body) focusCard();
   }
 
   function accept() {
@@ -155,6 +188,20 @@ export function ElicitationCard({
         {elicitation.message}
       </p>
       <dl class="facts">
+        {request && (
+          <div>
+            <dt>Request</dt>
+            <dd class="request">
+              {showThreadLink ? (
+                <a href={hrefOf({ view: 'thread', threadId: elicitation.turn.thread.id })} onClick={linkClick}>
+                  {request}
+                </a>
+              ) : (
+                request
+              )}
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Agent</dt>
           <dd>{agent.name}</dd>
@@ -176,10 +223,13 @@ export function ElicitationCard({
           <dd>{formatTime(elicitation.createdAt)}</dd>
         </div>
       </dl>
-      <section class="arguments" aria-label="Arguments, exactly as they will run">
-        <h4>Arguments, exactly as they will run</h4>
-        <pre tabIndex={0}>{JSON.stringify(elicitation.toolCall.arguments, null, 2)}</pre>
-      </section>
+      <CallArguments
+        modelArguments={elicitation.toolCall.arguments}
+        modelDisplay={elicitation.toolCall.argumentsDisplay}
+        status={expired ? 'EXPIRED' : status}
+        editedArguments={response?.arguments}
+        editedDisplay={displayOf(response)}
+      />
 
       {pending && !expired && (
         <p class="countdown" role="timer" aria-live="off" aria-label={`Expires in ${spokenRemaining(remaining)}`}>

@@ -1,4 +1,5 @@
-// The audit list: every request of the viewer, who answered what and when, oldest first, 50 at a time.
+// The audit list: every request of the viewer, newest first, 25 at a time: what the user asked for, who answered
+// what and when, and for an edited ACCEPT both the arguments that ran and the model's.
 import { useQuery } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import type { ElicitationStatus } from '../gql/graphql';
@@ -7,7 +8,8 @@ import { HistoryQuery } from '../operations';
 import { hrefOf, linkClick } from '../router';
 import { formatTime } from '../time';
 import { StatusBadge } from './Badges';
-import { toolLabel } from './ElicitationCard';
+import { CallArguments } from './CallArguments';
+import { requestText, toolLabel } from './ElicitationCard';
 
 const STATUSES: ElicitationStatus[] = ['PENDING', 'ACCEPTED', 'DECLINED', 'CANCELLED', 'EXPIRED'];
 
@@ -50,7 +52,7 @@ function HistoryPage({ after, status }: { after: string | null; status: Elicitat
     <>
       {after === null && (
         <p class="hint">
-          {totalCount} request{totalCount === 1 ? '' : 's'}, oldest first.
+          {totalCount} request{totalCount === 1 ? '' : 's'}, newest first.
         </p>
       )}
       <ol class="history">
@@ -61,6 +63,12 @@ function HistoryPage({ after, status }: { after: string | null; status: Elicitat
               <StatusBadge status={node.status} />
             </p>
             <dl class="facts">
+              {requestText(node) && (
+                <div>
+                  <dt>Request</dt>
+                  <dd class="request">{requestText(node)}</dd>
+                </div>
+              )}
               <div>
                 <dt>Asked</dt>
                 <dd>{formatTime(node.createdAt)}</dd>
@@ -81,7 +89,7 @@ function HistoryPage({ after, status }: { after: string | null; status: Elicitat
                 <dt>Answered</dt>
                 <dd>
                   {node.resolvedBy
-                    ? `${node.response?.action ?? node.status} by ${node.resolvedBy}, ${formatTime(node.resolvedAt)}`
+                    ? `${node.response?.action ?? node.status}${node.response?.arguments != null ? ', edited,' : ''} by ${node.resolvedBy}, ${formatTime(node.resolvedAt)}`
                     : node.resolution
                       ? `${node.resolution.toLowerCase().replace('_', ' ')}${node.resolvedAt ? `, ${formatTime(node.resolvedAt)}` : ''}`
                       : 'not yet'}
@@ -90,13 +98,15 @@ function HistoryPage({ after, status }: { after: string | null; status: Elicitat
             </dl>
             <details>
               <summary>Arguments and answer</summary>
-              <pre>{JSON.stringify(node.toolCall.arguments, null, 2)}</pre>
-              {node.response?.arguments != null && (
-                <>
-                  <p>Ran with edited arguments:</p>
-                  <pre>{JSON.stringify(node.response.arguments, null, 2)}</pre>
-                </>
-              )}
+              <CallArguments
+                modelArguments={node.toolCall.arguments}
+                modelDisplay={node.toolCall.argumentsDisplay}
+                status={node.status}
+                editedArguments={node.response?.arguments}
+                editedDisplay={
+                  node.response && 'argumentsDisplay' in node.response ? node.response.argumentsDisplay : null
+                }
+              />
               {node.response?.content != null && (
                 <>
                   <p>Instructions:</p>

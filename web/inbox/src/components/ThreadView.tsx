@@ -9,6 +9,7 @@ import { ThreadQuery } from '../operations';
 import { StatusBadge } from './Badges';
 import { Composer } from './Composer';
 import { ElicitationCard } from './ElicitationCard';
+import { DisplayWarnings, VisibleStreamedText, VisibleText } from './VisibleText';
 
 type Message = NonNullable<ThreadData['thread']>['messages'][number];
 
@@ -61,7 +62,9 @@ export function ThreadView({ threadId }: { threadId: string }) {
         {live.streamed && live.turn?.status === 'RUNNING' && (
           <li class="message message-assistant streaming" aria-busy="true">
             <span class="who">Agent</span>
-            <p>{live.streamed.text}</p>
+            <p>
+              <VisibleStreamedText text={live.streamed.text} />
+            </p>
           </li>
         )}
       </ol>
@@ -88,24 +91,31 @@ function MessageItem({ message }: { message: Message }) {
     return (
       <li class="message message-user">
         <span class="who">You</span>
-        <p>{message.text}</p>
+        <p>{message.textDisplay && <VisibleText display={message.textDisplay} />}</p>
       </li>
     );
   if (message.role === 'TOOL')
     return (
       <li class="message message-tool">
         <span class="who">Tool result</span>
-        <p>{message.text}</p>
+        <p>{message.textDisplay && <VisibleText display={message.textDisplay} />}</p>
       </li>
     );
   return (
     <li class="message message-assistant">
       <span class="who">Agent</span>
-      {message.text && <p>{message.text}</p>}
+      {message.textDisplay && (
+        <p>
+          <VisibleText display={message.textDisplay} />
+        </p>
+      )}
       {message.toolCalls.map((call) => (
         <div key={call.id} class="tool-call">
           Asks to run <code>{call.toolId}</code>
-          <pre>{JSON.stringify(call.arguments, null, 2)}</pre>
+          <DisplayWarnings display={call.argumentsDisplay} where="these arguments" />
+          <pre>
+            <VisibleText display={call.argumentsDisplay} />
+          </pre>
         </div>
       ))}
     </li>

@@ -1,6 +1,7 @@
 // The turn after an answer, live: its status, what the tools returned, the streamed and the final text.
 import type { LiveTurn } from '../live-turn';
 import { StatusBadge } from './Badges';
+import { VisibleStreamedText, VisibleText } from './VisibleText';
 
 const WORDS: Record<string, string> = {
   RUNNING: 'The agent is working…',
@@ -23,16 +24,20 @@ export function TurnProgress({ live }: { live: LiveTurn }) {
       {toolResults.length > 0 && (
         <ul class="tool-results" aria-label="Tool results">
           {toolResults.map((m) => (
-            <li key={m.id}>{m.text}</li>
+            <li key={m.id}>{m.textDisplay && <VisibleText display={m.textDisplay} />}</li>
           ))}
         </ul>
       )}
       {live.streamed && turn.status === 'RUNNING' && (
         <p class="assistant streaming" aria-busy="true">
-          {live.streamed.text}
+          <VisibleStreamedText text={live.streamed.text} />
         </p>
       )}
-      {turn.status === 'COMPLETED' && turn.text && <p class="assistant final">{turn.text}</p>}
+      {turn.status === 'COMPLETED' && turn.textDisplay?.text && (
+        <p class="assistant final">
+          <VisibleText display={turn.textDisplay} />
+        </p>
+      )}
       {turn.status === 'FAILED' && turn.error && <p class="error">{turn.error}</p>}
     </section>
   );

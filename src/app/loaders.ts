@@ -1,7 +1,8 @@
-// Per-item reads of the API, batched: the turns of a page of elicitations, the messages of a page of turns and so on
-// are each one store query for the whole list, not one per item (with PostgreSQL each query is a network round trip).
-// DataLoader collects the keys asked for in one tick. No caching: a subscription keeps its context for every event,
-// and each event must read the state it announces (records shared by many subscribers are read once by readOnce).
+// Per-item reads of one request, batched: the turns of a page of elicitations, the messages of a page of turns and so
+// on are each one store query for the whole list, not one per item (with PostgreSQL each query is a network round
+// trip). DataLoader collects the keys asked for in one tick. No caching: a subscription keeps its context for every
+// event, and each event must read the state it announces (records shared by many subscribers are read once, by the
+// API's src/graphql/shared-reads.ts). A record reached through another is scoped to the owner of that one.
 import DataLoader from 'dataloader';
 import type { Agent, ElicitationRecord, MessageRecord, ThreadRecord, TurnRecord } from '../domain/records.js';
 import type { Store } from '../domain/store.js';

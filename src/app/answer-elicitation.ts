@@ -1,0 +1,170 @@
+// Answer an elicitation: the viewer accepts, declines or cancels one of their confirmation requests. Everything about
+// the answer itself is checked here, before anything is recorded; the store then decides against the stored state
+// (answered before, expired) and the loop resumes the turn when it was the step's last answer.
+import { validateArguments } from '../agent/arguments.js';
+import { contentBytes, validateContent } from '../agent/content.js';
+import { editAllowed } from '../agent/gating.js';
+import { effectiveAnswer } from '../domain/answer-rules.js';
+import { MAX_GRANT_TTL_SECONDS } from '../domain/grants.js';
+import type {
+  Agent,
+  ElicitationAction,
+  ElicitationAnswer,
+  ElicitationRecord,
+  ElicitationStatus,
+  JsonObject,
+  RememberChoice,
+  TurnRecord,
+} from '../domain/records.js';
+import type { AppDeps } from './deps.js';
+import { type Outcome } from './outcome.js';
+import type { Viewer } from './viewer.js';
+
+export interface AnswerElicitationInput {
+  elicitationId: string;
+  action: ElicitationAction;
+  /** With ACCEPT or DECLINE: an object matching the request's requestedSchema. */
+  content?: unknown;
+  /** With ACCEPT: the arguments to run instead of the model's (an edit). */
+  arguments?: unknown;
+  /** With ACCEPT: remember the approval for later calls of the tool. */
+  remember?: RememberChoice | null;
+}
+
+export type AnswerElicitationRefusal =
+  | { code: 'INVALID_INPUT'; field: 'content'; reason: 'TOO_LARGE'; maxBytes: number }
+  | { code: 'NOT_FOUND'; field: 'elicitationId' }
+  /** The content does not match the request, or the edited arguments the tool's inputSchema: `problem` says how. */
+  | { code: 'INVALID_CONTENT'; field: 'content' | 'arguments'; at: string[]; problem: string }
+  | { code: 'INVALID_INPUT'; field: 'arguments' | 'remember'; reason: 'ACCEPT_ONLY' }
+  /** The agent's allowEdit is off for the tool. */
+  | { code: 'FORBIDDEN'; field: 'arguments'; reason: 'EDIT_OFF'; toolName: string }
+  /** The agent no longer has the tool whose call is edited. */
+  | { code: 'INVALID_INPUT'; field: 'arguments'; reason: 'TOOL_GONE'; toolId: string }
+  | { code: 'INVALID_INPUT'; field: 'remember'; at: ['ttlSeconds']; reason: 'OUT_OF_RANGE'; max: number }
+  /** The call asks every time (ALWAYS, or a listener's reason of its own), or was asked before grants existed. */
+  | { code: 'INVALID_INPUT'; field: 'remember'; reason: 'NOT_REMEMBERABLE'; toolName: string }
+  | { code: 'ALREADY_RESOLVED'; field: 'elicitationId'; status: ElicitationStatus }
+  | { code: 'EXPIRED'; field: 'elicitationId'; expiresAt: string };
+
+export type AnswerElicitationOutcome = Outcome<
+  {
+    elicitation: ElicitationRecord;
+    /** The turn after the answer: PAUSED while others of its step wait, else where it stopped next. */
+    turn: TurnRecord;
+    pausedWith: ElicitationRecord[] | null;
+  },
+  AnswerElicitationRefusal
+>;
+
+export async function answerElicitation(
+  app: AppDeps,
+  viewer: Viewer,
+  input: AnswerElicitationInput,
+): Promise<AnswerElicitationOutcome> {
+  const content = input.content ?? null;
+  // Size first, before any lookup: the answer is the same for every id, and nothing large is parsed further.
+  if (contentBytes(content) > app.limits.maxContentBytes) {
+    return {
+      ok: false,
+      code: 'INVALID_INPUT',
+      field: 'content',
+      reason: 'TOO_LARGE',
+      maxBytes: app.limits.maxContentBytes,
+    };
+  }
+  // Another user's elicitation reads as absent.
+  const existing = await app.store.getElicitation(input.elicitationId, viewer.id);
+  if (!existing) return { ok: false, code: 'NOT_FOUND', field: 'elicitationId' };
+  const problem = validateContent(existing.request.requestedSchema, input.action, content);
+  if (problem)
+    return { ok: false, code: 'INVALID_CONTENT', field: 'content', at: problem.path, problem: problem.message };
+  const given: ElicitationAnswer = { action: input.action, content: content as JsonObject | null };
+  if (input.arguments != null) given.arguments = input.arguments as JsonObject;
+  if (input.remember != null) given.remember = { scope: input.remember.scope, ttlSeconds: input.remember.ttlSeconds };
+  // Before anything else reads it: an "edit" that changes nothing is a plain ACCEPT, recorded and reported as one.
+  const answer = effectiveAnswer(given, existing.toolCall.arguments);
+  const refusal = await checkEditAndRemember(app, existing, answer);
+  if (refusal) return refusal;
+  const result = await app.runner.resolveElicitation({
+    elicitationId: input.elicitationId,
+    ownerId: viewer.id,
+    answer,
+  });
+  if (result.ok) return result;
+  switch (result.code) {
+    case 'NOT_FOUND':
+      return { ok: false, code: 'NOT_FOUND', field: 'elicitationId' };
+    case 'ALREADY_RESOLVED':
+      return { ok: false, code: 'ALREADY_RESOLVED', field: 'elicitationId', status: result.elicitation.status };
+    case 'EXPIRED':
+      return { ok: false, code: 'EXPIRED', field: 'elicitationId', expiresAt: result.elicitation.expiresAt };
+  }
+}
+
+/** Whether an ACCEPT of this request may carry edited arguments: the agent's allowEdit for the tool, as of now. */
+export function mayEdit(elicitation: ElicitationRecord, agent: Agent | null): boolean {
+  return agent !== null && editAllowed(agent, elicitation.toolCall.toolId);
+}
+
+/**
+ * Whether an ACCEPT of this request may remember its approval: it could when it was asked (the call's `grantable`)
+ * and the tool is not set to ALWAYS now (an admin may have set it since; such a tool never takes a grant).
+ */
+export function mayRemember(elicitation: ElicitationRecord, agent: Agent | null): boolean {
+  const { definitionHash, grantable, toolId } = elicitation.toolCall;
+  return Boolean(definitionHash && grantable) && agent?.toolConfirmation[toolId] !== 'ALWAYS';
+}
+
+/**
+ * Edited arguments and remember, checked before anything is recorded: only with ACCEPT; edits only where the agent
+ * allows them and only as the tool's inputSchema accepts; remember only for a tool that does not ask every time.
+ */
+async function checkEditAndRemember(
+  app: AppDeps,
+  elicitation: ElicitationRecord,
+  answer: ElicitationAnswer,
+): Promise<({ ok: false } & AnswerElicitationRefusal) | null> {
+  const { arguments: edited, remember } = answer;
+  // Answered already: the store decides (the same answer again is a duplicate, another is ALREADY_RESOLVED), whatever
+  // changed in the agent or the tool since.
+  if ((edited == null && remember == null) || elicitation.status !== 'PENDING') return null;
+  if (answer.action !== 'ACCEPT') {
+    return {
+      ok: false,
+      code: 'INVALID_INPUT',
+      field: edited != null ? 'arguments' : 'remember',
+      reason: 'ACCEPT_ONLY',
+    };
+  }
+  const { toolId, name } = elicitation.toolCall;
+  const agent = await app.store.getAgent(elicitation.agentId);
+  if (edited != null) {
+    const tool = agent && (await app.tools.toolOf(agent, toolId));
+    if (agent && !editAllowed(agent, toolId)) {
+      return { ok: false, code: 'FORBIDDEN', field: 'arguments', reason: 'EDIT_OFF', toolName: name };
+    }
+    if (!tool) return { ok: false, code: 'INVALID_INPUT', field: 'arguments', reason: 'TOOL_GONE', toolId };
+    const problem = validateArguments(tool.inputSchema, edited);
+    if (problem) {
+      return { ok: false, code: 'INVALID_CONTENT', field: 'arguments', at: problem.path, problem: problem.message };
+    }
+  }
+  if (remember != null) {
+    const { ttlSeconds } = remember;
+    if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > MAX_GRANT_TTL_SECONDS) {
+      return {
+        ok: false,
+        code: 'INVALID_INPUT',
+        field: 'remember',
+        at: ['ttlSeconds'],
+        reason: 'OUT_OF_RANGE',
+        max: MAX_GRANT_TTL_SECONDS,
+      };
+    }
+    if (!mayRemember(elicitation, agent)) {
+      return { ok: false, code: 'INVALID_INPUT', field: 'remember', reason: 'NOT_REMEMBERABLE', toolName: name };
+    }
+  }
+  return null;
+}

@@ -1,0 +1,28 @@
+// What the use cases reach: the store, the loop, the tools, the clock and the limits. createServer builds them once
+// (src/services.ts extends this); a test can build them from a real store without any API in front.
+import type { AgentRunner } from '../agent/runner.js';
+import type { Agent } from '../domain/records.js';
+import type { Store } from '../domain/store.js';
+import type { Tool } from '../tools/tool.js';
+
+/** An agent's tools as their sources list them now. */
+export interface ToolLookup {
+  toolsFor(agent: Pick<Agent, 'toolIds'>): Promise<Tool[]>;
+  /** null when the agent no longer has the tool. */
+  toolOf(agent: Pick<Agent, 'toolIds'>, toolId: string): Promise<Tool | null>;
+}
+
+export interface AppLimits {
+  /** Longest user message, in characters. */
+  maxMessageLength: number;
+  /** Largest elicitation content, in bytes of JSON. */
+  maxContentBytes: number;
+}
+
+export interface AppDeps {
+  store: Store;
+  runner: Pick<AgentRunner, 'startTurn' | 'resolveElicitation'>;
+  tools: ToolLookup;
+  clock: () => Date;
+  limits: AppLimits;
+}

@@ -1,0 +1,145 @@
+// What the viewer may see of conversations: their threads, turns and elicitations, one by id or a page of them.
+// Every read is scoped to the viewer: another user's record reads as absent, exactly like an unknown id, so an id
+// tells nobody whether it exists. Pages are capped here, whichever entrance asks.
+import { elicitationStatusAt } from '../domain/expiry.js';
+import type { Agent, ElicitationRecord, ElicitationStatus, Page, ThreadRecord, TurnRecord } from '../domain/records.js';
+import type { AppDeps } from './deps.js';
+import type { Viewer } from './viewer.js';
+
+/** Where a page starts and how long it is; `first` is capped by each list (a caller asking for more gets the cap). */
+export interface PageRequest {
+  first?: number | null;
+  after?: string | null;
+}
+
+/** `first` within 0..max; absent: `fallback`. */
+export function pageSize(first: number | null | undefined, fallback: number, max: number): number {
+  if (first === null || first === undefined) return fallback;
+  return Math.max(0, Math.min(first, max));
+}
+
+export function getThread(app: AppDeps, viewer: Viewer, id: string): Promise<ThreadRecord | null> {
+  return app.store.getThread(id, viewer.id);
+}
+
+/** Oldest first, or newest first; optionally of one agent. 20 by default, at most 100. */
+export function listThreads(
+  app: AppDeps,
+  viewer: Viewer,
+  request: PageRequest & { agentId: string | null; newestFirst?: boolean },
+): Promise<Page<ThreadRecord>> {
+  return app.store.listThreads(
+    viewer.id,
+    request.agentId,
+    pageSize(request.first, 20, 100),
+    request.after ?? null,
+    request.newestFirst === true,
+  );
+}
+
+export function getTurn(app: AppDeps, viewer: Viewer, id: string): Promise<TurnRecord | null> {
+  return app.store.getTurn(id, viewer.id);
+}
+
+export function getElicitation(app: AppDeps, viewer: Viewer, id: string): Promise<ElicitationRecord | null> {
+  return app.store.getElicitation(id, viewer.id);
+}
+
+export interface ElicitationFilter {
+  threadId: string | null;
+  agentId: string | null;
+}
+
+/** The audit trail: every status (or some, as read now), oldest first or newest first. 50 by default, at most 200. */
+export function listElicitations(
+  app: AppDeps,
+  viewer: Viewer,
+  request: PageRequest & ElicitationFilter & { statuses: ElicitationStatus[] | null; newestFirst?: boolean },
+): Promise<Page<ElicitationRecord> & { totalCount: number }> {
+  return app.store.listElicitations(
+    viewer.id,
+    { threadId: request.threadId, agentId: request.agentId, statuses: request.statuses },
+    app.clock().toISOString(),
+    pageSize(request.first, 50, 200),
+    request.after ?? null,
+    request.newestFirst === true,
+  );
+}
+
+/** The requests that still wait for an answer (not expired), oldest first. 50 by default, at most 200. */
+export function listPendingElicitations(
+  app: AppDeps,
+  viewer: Viewer,
+  request: PageRequest & ElicitationFilter,
+): Promise<Page<ElicitationRecord> & { totalCount: number }> {
+  return app.store.listPendingElicitations(
+    viewer.id,
+    { threadId: request.threadId, agentId: request.agentId },
+    app.clock().toISOString(),
+    pageSize(request.first, 50, 200),
+    request.after ?? null,
+  );
+}
+
+/** Every request that waits now, oldest first, page after page (a subscription catching up). */
+export async function allPendingElicitations(
+  app: AppDeps,
+  viewer: Viewer,
+  filter: ElicitationFilter,
+): Promise<ElicitationRecord[]> {
+  const pending: ElicitationRecord[] = [];
+  for (let after: string | null = null; ;) {
+    const page = await app.store.listPendingElicitations(viewer.id, filter, app.clock().toISOString(), 200, after);
+    pending.push(...page.items);
+    if (!page.hasNextPage) return pending;
+    after = page.endCursor;
+  }
+}
+
+/** How a closed elicitation was closed: answered by its user, or closed by the server without an answer. */
+export type ElicitationResolution = 'ANSWERED' | 'EXPIRED' | 'SUPERSEDED' | 'TURN_CANCELLED';
+
+/**
+ * Derived from what is stored: the answer, the status, and (for an unanswered CANCELLED one) its siblings' answers,
+ * read only then. null while it waits.
+ */
+export async function elicitationResolution(
+  elicitation: ElicitationRecord,
+  now: string,
+  siblings: () => Promise<ElicitationRecord[]>,
+): Promise<ElicitationResolution | null> {
+  if (elicitation.response) return 'ANSWERED';
+  const status = elicitationStatusAt(elicitation, now);
+  if (status === 'PENDING') return null;
+  if (status === 'EXPIRED') return 'EXPIRED';
+  const cancelledBySibling = (await siblings()).some((other) => other.response?.action === 'CANCEL');
+  return cancelledBySibling ? 'TURN_CANCELLED' : 'SUPERSEDED';
+}
+
+/** Record ids carry their kind as a prefix (src/domain/ids.ts); anything else is an agent id. */
+const NODE_PREFIXES = { thread: 'thr_', turn: 'trn_', elicitation: 'elc_' } as const;
+
+export type NodeKind = keyof typeof NODE_PREFIXES | 'agent';
+
+export function nodeKind(id: string): NodeKind {
+  for (const [kind, prefix] of Object.entries(NODE_PREFIXES)) if (id.startsWith(prefix)) return kind as NodeKind;
+  return 'agent';
+}
+
+/** Any record by its id alone, as the reads by kind find it (the viewer's, or a shared agent). */
+export function findNode(
+  app: AppDeps,
+  viewer: Viewer,
+  id: string,
+): Promise<ThreadRecord | TurnRecord | ElicitationRecord | Agent | null> {
+  switch (nodeKind(id)) {
+    case 'thread':
+      return getThread(app, viewer, id);
+    case 'turn':
+      return getTurn(app, viewer, id);
+    case 'elicitation':
+      return getElicitation(app, viewer, id);
+    case 'agent':
+      return app.store.getAgent(id);
+  }
+}

@@ -1,0 +1,81 @@
+// Start a turn: the viewer's message to an agent, in a new thread or one of theirs. The loop runs it
+// (src/agent/runner.ts); this decides whether it may start: the message and the key are checked here, the agent,
+// the thread (the viewer's, of this agent, not busy) and the key's earlier use by the store, in one transaction.
+import type { ElicitationRecord, ThreadRecord, TurnRecord } from '../domain/records.js';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../domain/idempotency.js';
+import { isStorableText } from '../domain/text.js';
+import type { AppDeps } from './deps.js';
+import { type Outcome, type TextProblem } from './outcome.js';
+import type { Viewer } from './viewer.js';
+
+export interface StartTurnInput {
+  agentId: string;
+  /** null: open a new thread. */
+  threadId: string | null;
+  message: string;
+  /** Return at once with the turn RUNNING instead of when it stops. */
+  background: boolean;
+  /** The client's name for this request: sent again, it returns the first request's turn (src/domain/idempotency.ts). */
+  idempotencyKey?: string | null;
+}
+
+export type StartTurnRefusal =
+  | ({ code: 'INVALID_INPUT'; field: 'message' | 'idempotencyKey' } & TextProblem)
+  | { code: 'NOT_FOUND'; field: 'agentId' }
+  /** No thread with this id of the viewer's, or one of another agent. */
+  | { code: 'NOT_FOUND'; field: 'threadId'; reason: 'NO_SUCH_THREAD' | 'OTHER_AGENT' }
+  /** The thread's turn is RUNNING. */
+  | { code: 'THREAD_BUSY'; field: 'threadId' }
+  /** The key was used before for another agent, thread or message. */
+  | { code: 'IDEMPOTENCY_KEY_REUSED'; field: 'idempotencyKey' };
+
+export type StartTurnOutcome = Outcome<
+  {
+    thread: ThreadRecord;
+    turn: TurnRecord;
+    /** When `turn` is the pause the call stopped at: its elicitations as created. */
+    pausedWith: ElicitationRecord[] | null;
+  },
+  StartTurnRefusal
+>;
+
+export async function startTurn(app: AppDeps, viewer: Viewer, input: StartTurnInput): Promise<StartTurnOutcome> {
+  // A message of blanks is empty; a key is a name, any non-empty one will do.
+  const messageProblem = textProblem(input.message, input.message.trim().length === 0, app.limits.maxMessageLength);
+  if (messageProblem) return { ok: false, code: 'INVALID_INPUT', field: 'message', ...messageProblem };
+  const key = input.idempotencyKey ?? undefined;
+  if (key !== undefined) {
+    const keyProblem = textProblem(key, key.length === 0, MAX_IDEMPOTENCY_KEY_LENGTH);
+    if (keyProblem) return { ok: false, code: 'INVALID_INPUT', field: 'idempotencyKey', ...keyProblem };
+  }
+  const result = await app.runner.startTurn({
+    agentId: input.agentId,
+    ownerId: viewer.id,
+    threadId: input.threadId,
+    message: input.message,
+    background: input.background,
+    ...(key !== undefined && { idempotencyKey: key }),
+  });
+  if (result.ok) return result;
+  switch (result.code) {
+    case 'AGENT_NOT_FOUND':
+      return { ok: false, code: 'NOT_FOUND', field: 'agentId' };
+    case 'THREAD_NOT_FOUND':
+      return { ok: false, code: 'NOT_FOUND', field: 'threadId', reason: 'NO_SUCH_THREAD' };
+    case 'WRONG_AGENT':
+      return { ok: false, code: 'NOT_FOUND', field: 'threadId', reason: 'OTHER_AGENT' };
+    case 'THREAD_BUSY':
+      return { ok: false, code: 'THREAD_BUSY', field: 'threadId' };
+    case 'IDEMPOTENCY_KEY_REUSED':
+      return { ok: false, code: 'IDEMPOTENCY_KEY_REUSED', field: 'idempotencyKey' };
+  }
+}
+
+/** Why a user's text cannot be taken, or null. Its length is in characters as a user counts them (code points). */
+function textProblem(text: string, empty: boolean, max: number): TextProblem | null {
+  if (empty) return { reason: 'EMPTY' };
+  if (!isStorableText(text)) return { reason: 'UNSTORABLE' };
+  // An emoji is one character, not two UTF-16 units; the spread only when the cheap count is over.
+  if (text.length > max && [...text].length > max) return { reason: 'TOO_LONG', max };
+  return null;
+}

@@ -1,0 +1,24 @@
+// The webhook outbox (docs/webhooks.md), for administrators: every delivery with its status, attempts and last error.
+import type { Page } from '../domain/records.js';
+import type { WebhookDeliveryRecord, WebhookDeliveryStatus } from '../domain/webhook-events.js';
+import type { AppDeps } from './deps.js';
+import { type Outcome } from './outcome.js';
+import { pageSize, type PageRequest } from './reads.js';
+import type { Viewer } from './viewer.js';
+
+export type ListWebhookDeliveriesRefusal = { code: 'FORBIDDEN'; reason: 'ADMIN_ONLY' };
+
+/** Oldest first, optionally of one status. 50 by default, at most 200. */
+export async function listWebhookDeliveries(
+  app: AppDeps,
+  viewer: Viewer,
+  request: PageRequest & { status: WebhookDeliveryStatus | null },
+): Promise<Outcome<{ page: Page<WebhookDeliveryRecord> & { totalCount: number } }, ListWebhookDeliveriesRefusal>> {
+  if (!viewer.isAdmin) return { ok: false, code: 'FORBIDDEN', reason: 'ADMIN_ONLY' };
+  const page = await app.store.listWebhookDeliveries(
+    { status: request.status },
+    pageSize(request.first, 50, 200),
+    request.after ?? null,
+  );
+  return { ok: true, page };
+}

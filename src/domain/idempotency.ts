@@ -1,0 +1,20 @@
+// Idempotency keys of startTurn, after Stripe's: a client names a request with a key of its choosing, and sending it
+// again (after an error or a timeout whose outcome it cannot know) returns the turn the first one started instead of
+// starting a second. A key belongs to one user, is claimed in the transaction that creates the turn (a unique
+// (owner, key) row), and is kept at least IDEMPOTENCY_KEY_RETENTION_MS; the sweeper deletes it after that.
+import { createHash } from 'node:crypto';
+
+/** The longest key accepted, in characters (Stripe's limit). */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/** How long a key is kept: a retry within this time gets the first turn; after it, the sweeper deletes the key. */
+export const IDEMPOTENCY_KEY_RETENTION_MS = 24 * 3600 * 1000;
+
+/**
+ * What a retry must send again for its key to return the first turn: the agent, the thread (null for a new one) and
+ * the message. `background` is not part of it: it changes when the response comes, not what is committed.
+ */
+export function startTurnFingerprint(request: { agentId: string; threadId: string | null; message: string }): string {
+  const text = JSON.stringify([request.agentId, request.threadId, request.message]);
+  return `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
+}

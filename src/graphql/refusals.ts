@@ -1,0 +1,144 @@
+// The API's words for the use cases' refusals (src/app/): each becomes a userErrors entry with its code, a message
+// for a person, and the path of the input field at fault (["input", "threadId"]). Only the API words them; the use
+// cases say what is wrong as data.
+import type { AnswerElicitationRefusal } from '../app/answer-elicitation.js';
+import type { TextProblem } from '../app/outcome.js';
+import type { RevokeGrantRefusal } from '../app/revoke-grant.js';
+import type { StartTurnRefusal } from '../app/start-turn.js';
+import type { UpdateAgentGatingRefusal } from '../app/update-agent-gating.js';
+import { UNSTORABLE_TEXT_MESSAGE } from '../domain/text.js';
+import { userError, type UserError } from './user-errors.js';
+
+/** The path of an input field of a mutation's `input` argument, and a place inside it. */
+function inputPath(field: string, at: readonly (string | number)[] = []): string[] {
+  return ['input', field, ...at.map(String)];
+}
+
+function textProblemMessage(what: string, problem: TextProblem): string {
+  switch (problem.reason) {
+    case 'EMPTY':
+      return `The ${what} is empty.`;
+    case 'UNSTORABLE':
+      return `The ${what} ${UNSTORABLE_TEXT_MESSAGE}.`;
+    case 'TOO_LONG':
+      return `The ${what} is longer than ${problem.max} characters.`;
+  }
+}
+
+export function startTurnError(refusal: StartTurnRefusal): UserError {
+  const at = inputPath(refusal.field);
+  switch (refusal.code) {
+    case 'INVALID_INPUT':
+      return userError(
+        refusal.code,
+        textProblemMessage(refusal.field === 'message' ? 'message' : 'idempotency key', refusal),
+        at,
+      );
+    case 'NOT_FOUND':
+      if (refusal.field === 'agentId') return userError(refusal.code, 'No agent with this id.', at);
+      return userError(
+        refusal.code,
+        refusal.reason === 'OTHER_AGENT' ? 'The thread belongs to another agent.' : 'No thread with this id.',
+        at,
+      );
+    case 'THREAD_BUSY':
+      return userError(refusal.code, 'The thread has a turn running; wait for it to stop.', at);
+    case 'IDEMPOTENCY_KEY_REUSED':
+      return userError(
+        refusal.code,
+        'This idempotency key was already used for another request (another agent, thread or message); ' +
+          'use a new key for a new message.',
+        at,
+      );
+  }
+}
+
+export function answerElicitationError(refusal: AnswerElicitationRefusal): UserError {
+  switch (refusal.code) {
+    case 'NOT_FOUND':
+      return userError(refusal.code, 'No elicitation with this id.', inputPath(refusal.field));
+    case 'ALREADY_RESOLVED':
+      return userError(
+        refusal.code,
+        `This elicitation was already answered (${refusal.status}).`,
+        inputPath(refusal.field),
+      );
+    case 'EXPIRED':
+      return userError(
+        refusal.code,
+        `This elicitation expired at ${refusal.expiresAt}; nothing was run.`,
+        inputPath(refusal.field),
+      );
+    case 'INVALID_CONTENT':
+      return userError(refusal.code, refusal.problem, inputPath(refusal.field, refusal.at));
+    case 'FORBIDDEN':
+      return userError(
+        refusal.code,
+        `Editing the arguments of ${refusal.toolName} is turned off for this agent (allowEdit).`,
+        inputPath(refusal.field),
+      );
+    case 'INVALID_INPUT':
+      switch (refusal.reason) {
+        case 'TOO_LARGE':
+          return userError(
+            refusal.code,
+            `content is larger than ${refusal.maxBytes} bytes of JSON.`,
+            inputPath(refusal.field),
+          );
+        case 'ACCEPT_ONLY':
+          return userError(refusal.code, `${refusal.field} can only be given with ACCEPT.`, inputPath(refusal.field));
+        case 'TOOL_GONE':
+          return userError(
+            refusal.code,
+            `The tool ${refusal.toolId} is no longer available to this agent.`,
+            inputPath(refusal.field),
+          );
+        case 'OUT_OF_RANGE':
+          return userError(
+            refusal.code,
+            `ttlSeconds must be between 1 and ${refusal.max}.`,
+            inputPath(refusal.field, refusal.at),
+          );
+        case 'NOT_REMEMBERABLE':
+          return userError(
+            refusal.code,
+            `The approval of ${refusal.toolName} cannot be remembered: it asks every time (ALWAYS, or a policy of ` +
+              'its own), or was requested before approvals could be remembered.',
+            inputPath(refusal.field),
+          );
+      }
+  }
+}
+
+export function updateAgentError(refusal: UpdateAgentGatingRefusal): UserError {
+  switch (refusal.code) {
+    case 'FORBIDDEN':
+      return userError(refusal.code, 'Only administrators may change agents.');
+    case 'NOT_FOUND':
+      return userError(refusal.code, 'No agent with this id.', inputPath(refusal.field));
+    case 'INVALID_INPUT':
+      switch (refusal.reason) {
+        case 'OUT_OF_RANGE':
+          return userError(
+            refusal.code,
+            `pauseTtlSeconds must be between 1 and ${refusal.max}.`,
+            inputPath(refusal.field),
+          );
+        case 'UNKNOWN_TOOL':
+          return userError(
+            refusal.code,
+            `The agent has no tool ${refusal.toolId}.`,
+            inputPath(refusal.field, refusal.at),
+          );
+        case 'INVALID_RULES': {
+          const which =
+            refusal.rule !== null ? `Rule ${refusal.rule} of ${refusal.toolId}` : `The rules of ${refusal.toolId}`;
+          return userError(refusal.code, `${which}: ${refusal.problem}.`, inputPath(refusal.field, refusal.at));
+        }
+      }
+  }
+}
+
+export function revokeGrantError(refusal: RevokeGrantRefusal): UserError {
+  return userError(refusal.code, 'No approval grant with this id.', inputPath(refusal.field));
+}

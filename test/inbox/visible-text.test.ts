@@ -1,0 +1,127 @@
+// Hidden characters and look-alike letters in what the approver is shown, in headless Chromium against a real
+// toolgate: a bidi override must not turn `invoice\u202Egpj.exe` into `invoiceexe.jpg` on screen, a zero-width space
+// must not make `ad\u200Bmin@corp` pass for `admin@corp`, and a Cyrillic а must not pass for a Latin a unremarked.
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildInbox } from '../../scripts/inbox-build.js';
+import type { ModelRequest, ModelResponse } from '../../src/models/model.js';
+import { ScriptedModel } from '../../src/models/scripted.js';
+import { launchBrowser, screenshotOnFailure, type Browser } from '../support/browser.js';
+import { dataOf, START_TURN, startHarness, type Harness } from '../support/harness.js';
+import { call, callStep, MODEL_ID, SOURCE_ID, testConfig, textStep } from '../support/scenario.js';
+import { CountingToolSource } from '../support/tools.js';
+
+const INVOICE = { id: 'invoice\u202Egpj.exe', notify: 'ad\u200Bmin@corp' };
+const PAYEE = { payee: 'p\u0430ypal' };
+const SAYS = 'Sending invoice\u202Egpj.exe now.';
+const HIDDEN = /[\u202E\u200B]/;
+
+/** "invoice" asks to send INVOICE (saying SAYS), "pay" asks to pay PAYEE; after a tool result it reports back. */
+function senderModel(): ScriptedModel {
+  return new ScriptedModel([
+    (request: ModelRequest): ModelResponse => {
+      const last = request.messages.at(-1)!;
+      const id = `call_${request.messages.length}`;
+      if (last.role === 'TOOL') return textStep('Sent to ad\u200Bmin@corp.');
+      if (last.text?.includes('invoice')) return { text: SAYS, toolCalls: [call('send', INVOICE, id)] };
+      if (last.text?.includes('pay')) return callStep(call('pay', PAYEE, id));
+      return textStep('Nothing to do.');
+    },
+  ]);
+}
+
+let browser: Browser;
+let h: Harness;
+let tools: CountingToolSource;
+let base: string;
+const pages: Page[] = [];
+
+async function open(url: string): Promise<Page> {
+  const page = await browser.newPage();
+  pages.push(page);
+  await page.goto(url);
+  await page.getByText('Signed in as local').waitFor();
+  return page;
+}
+
+const start = async (message: string) =>
+  dataOf(await h.gql(START_TURN, { input: { agentId: 'tester', message } })).startTurn;
+
+beforeAll(async () => {
+  await buildInbox({ ifStale: true });
+  browser = await launchBrowser();
+  tools = new CountingToolSource(SOURCE_ID, [{ name: 'send' }, { name: 'pay' }]);
+  h = await startHarness({ config: testConfig(), models: { [MODEL_ID]: senderModel() }, toolSources: [tools] });
+  base = h.url.replace(/\/graphql$/, '');
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await h?.close();
+});
+
+describe('hidden characters in the inbox', () => {
+  it('the card shows the arguments with marked \\u escapes and a warning; what it shows is what runs', async () => {
+    screenshotOnFailure('hidden-card', () => pages.slice(-1));
+    const page = await open(`${base}/inbox`);
+    const started = await start('send the invoice');
+    const shown = page.locator(`article[data-elicitation-id="${started.turn.pendingElicitations[0].id}"]`);
+    const args = shown.locator('section.arguments pre');
+    await args.waitFor();
+
+    const text = await args.innerText();
+    expect(text).toContain('"id": "invoice\\u202Egpj.exe"');
+    expect(text).toContain('"notify": "ad\\u200Bmin@corp"');
+    expect(text).not.toMatch(HIDDEN);
+    const marks = args.locator('mark.hidden-char');
+    expect(await marks.allInnerTexts()).toEqual(['\\u202E', '\\u200B']);
+    expect(await marks.first().getAttribute('title')).toBe('Hidden character U+202E RIGHT-TO-LEFT OVERRIDE');
+    expect(await shown.getByRole('note').allInnerTexts()).toEqual([
+      expect.stringContaining(
+        'Hidden characters in these arguments: U+202E RIGHT-TO-LEFT OVERRIDE, U+200B ZERO WIDTH SPACE.',
+      ),
+    ]);
+
+    await shown.getByRole('button', { name: 'Accept', exact: true }).click();
+    await shown.getByText('COMPLETED').waitFor();
+    // The shown text is JSON of exactly the arguments that ran.
+    expect(tools.runs.get('send')).toEqual([JSON.parse(text)]);
+    expect(tools.runs.get('send')).toEqual([INVOICE]);
+    // The agent's final text, after the answer, is shown the same way.
+    const final = shown.locator('.assistant.final');
+    expect(await final.innerText()).toBe('Sent to ad\\u200Bmin@corp.');
+    expect(await final.locator('mark.hidden-char').getAttribute('title')).toBe(
+      'Hidden character U+200B ZERO WIDTH SPACE',
+    );
+
+    // The thread: the model's text and its call, escaped; the raw characters nowhere on the page.
+    await page.goto(`${base}/inbox/threads/${started.thread.id}`);
+    const assistant = page.locator('.message-assistant').first();
+    await assistant.getByText('Sending invoice', { exact: false }).waitFor();
+    expect(await assistant.locator('p').first().innerText()).toBe('Sending invoice\\u202Egpj.exe now.');
+    expect(await assistant.locator('pre').innerText()).toBe(text);
+    await assistant.getByRole('note').getByText('Hidden characters in these arguments', { exact: false }).waitFor();
+    expect(await page.locator('main').innerText()).not.toMatch(HIDDEN);
+
+    // The history's record of the request, likewise.
+    await page.getByRole('link', { name: 'History' }).click();
+    const row = page.locator(`ol.history li[data-elicitation-id="${started.turn.pendingElicitations[0].id}"]`);
+    await row.getByText('Arguments and answer').click();
+    expect(await row.locator('pre').first().innerText()).toBe(text);
+    await row.getByRole('note').getByText('Hidden characters in these arguments', { exact: false }).waitFor();
+  });
+
+  it('the card warns of a word mixing Latin and Cyrillic letters', async () => {
+    screenshotOnFailure('mixed-script-card', () => pages.slice(-1));
+    const page = await open(`${base}/inbox`);
+    const started = await start('pay the bill');
+    const shown = page.locator(`article[data-elicitation-id="${started.turn.pendingElicitations[0].id}"]`);
+    await shown.locator('section.arguments pre').waitFor();
+    expect(await shown.getByRole('note').allInnerTexts()).toEqual([
+      'Look-alike letters in these arguments: “p\u0430ypal” mixes Latin and Cyrillic letters. A word spelt so can ' +
+        'imitate another.',
+    ]);
+    // Nothing hidden here, so no escape and no hidden-character warning.
+    expect(await shown.locator('mark.hidden-char').count()).toBe(0);
+  });
+});

@@ -1,0 +1,63 @@
+// The arguments of a confirmation request, labelled by what became of them: before the answer, the model's, exactly as
+// they will run; after an ACCEPT with edited arguments, those (what ran, marked edited) and then the model's, which
+// they replaced; after a plain ACCEPT, the model's, which ran; otherwise the model's, which did not run.
+// Each set is shown through its display form (hidden characters as marked escapes): the API's where the query
+// selected it, else the same rule computed here (an answer seen live carries the raw arguments only).
+import { visibleJson } from '../../../../src/domain/visible-text';
+import type { ElicitationStatus } from '../gql/graphql';
+import { type Displayed, DisplayWarnings, VisibleText } from './VisibleText';
+
+function Shown({ value, display, where }: { value: unknown; display: Displayed | null | undefined; where: string }) {
+  const shown = display ?? visibleJson(value);
+  return (
+    <>
+      <DisplayWarnings display={shown} where={where} />
+      <pre tabIndex={0}>
+        <VisibleText display={shown} />
+      </pre>
+    </>
+  );
+}
+
+export function CallArguments({
+  modelArguments,
+  modelDisplay,
+  status,
+  editedArguments,
+  editedDisplay,
+}: {
+  modelArguments: unknown;
+  modelDisplay?: Displayed | null;
+  /** As the card shows it: EXPIRED once the countdown ran out, whatever the server recorded yet. */
+  status: ElicitationStatus | string;
+  /** The answer's arguments: non-null only for an ACCEPT that edited them (the server drops an unchanged "edit"). */
+  editedArguments: unknown;
+  editedDisplay?: Displayed | null;
+}) {
+  if (status === 'ACCEPTED' && editedArguments != null) {
+    return (
+      <section class="arguments arguments-edited" aria-label="Arguments that ran, edited">
+        <h4>
+          Arguments that ran <span class="badge badge-edited">edited</span>
+        </h4>
+        <Shown value={editedArguments} display={editedDisplay} where="the edited arguments" />
+        <h4>The model’s arguments, replaced by the edit</h4>
+        <Shown value={modelArguments} display={modelDisplay} where="the model’s arguments" />
+      </section>
+    );
+  }
+  const heading =
+    status === 'PENDING'
+      ? 'Arguments, exactly as they will run'
+      : status === 'ACCEPTED'
+        ? 'Arguments that ran'
+        : status === 'DECLINED' || status === 'CANCELLED' || status === 'EXPIRED'
+          ? 'The model’s arguments (not run)'
+          : 'The model’s arguments';
+  return (
+    <section class="arguments" aria-label={heading}>
+      <h4>{heading}</h4>
+      <Shown value={modelArguments} display={modelDisplay} where="these arguments" />
+    </section>
+  );
+}
