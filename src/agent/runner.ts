@@ -20,13 +20,14 @@ import type {
 import { GrantLapsedError, LeaseLostError, type StepAnswer, type Store } from '../domain/store.js';
 import type { Model, ModelMessage } from '../models/model.js';
 import type { Tool } from '../tools/tool.js';
-import { admitArguments, DEFAULT_MAX_TOOL_ARGUMENTS_BYTES } from './argument-size.js';
+import { DEFAULT_MAX_TOOL_ARGUMENTS_BYTES } from './argument-size.js';
 import { closeStep } from './closing.js';
-import { checkedElicitationRequest } from './elicitation-request.js';
-import { ListenerRegistry, ToolPreExecuteEvent } from './event.js';
+import type { ListenerRegistry } from './event.js';
 import type { LifecycleEvent, LifecycleObserver } from './lifecycle.js';
 import { TurnLeases, type LeaseOptions } from './lease.js';
 import { answerInstructions, calledName, pausedQuestion, toolText, turnErrors } from './messages.js';
+import { preExecute } from './pre-execute.js';
+import { normaliseToolCalls } from './tool-calls.js';
 import { ToolNames } from './tool-names.js';
 
 /** Resolves an agent's tools (by its tool ids) to runnable tools. */
@@ -404,32 +405,11 @@ export class AgentRunner {
           return await this.#finish(turn.id, 'FAILED', { error: turnErrors.model(errorMessage(error)) });
         }
         this.#observeModel(turn, agent.modelId, 'ok', modelStarted);
-        // Call ids key the TOOL messages and the at-most-once journal, so they must be unique in the thread; some
-        // models reuse or omit them ("call_0", ""): such a call gets an id of ours, which the model then sees.
-        const usedIds = new Set(transcript.flatMap((m) => m.toolCalls.map((call) => call.id)));
-        // What the model wrote is kept as every store can hold it (src/domain/text.ts: no NUL, no unpaired
-        // surrogate), before anything is decided on it: the gate, the confirmation request and the tool see what is stored.
-        const calls: ToolCall[] = response.toolCalls.map((call) => {
-          const toolId = names.toolId(call.name) ?? `unknown:${call.name}`;
-          const given = call.id ? toStorableText(call.id) : '';
-          const id = given && !usedIds.has(given) ? given : newId('call');
-          usedIds.add(id);
-          const calledAs = toStorableText(call.name);
-          const name = byId.get(toolId)?.name ?? calledAs;
-          const toolCall: ToolCall = {
-            id,
-            name,
-            toolId: toStorableText(toolId),
-            // Over the size limit, refused now: its arguments are dropped and `refusal` is its TOOL message.
-            ...admitArguments(
-              call.arguments,
-              calledAs,
-              this.options.maxToolArgumentsBytes ?? DEFAULT_MAX_TOOL_ARGUMENTS_BYTES,
-            ),
-          };
-          // The model's name for it where that is not the tool's own (prefixed, made valid): its TOOL texts use it.
-          if (calledAs !== name) toolCall.modelName = calledAs;
-          return toolCall;
+        const calls = normaliseToolCalls(response.toolCalls, {
+          names,
+          tools: byId,
+          usedIds: transcript.flatMap((m) => m.toolCalls.map((call) => call.id)),
+          maxArgumentsBytes: this.options.maxToolArgumentsBytes ?? DEFAULT_MAX_TOOL_ARGUMENTS_BYTES,
         });
         const answerText = response.text === null ? null : toStorableText(response.text);
         await this.options.checkpoint?.('modelAnswered', { turnId: turn.id });
@@ -551,44 +531,39 @@ export class AgentRunner {
         step.calls.push({ toolCall, outcome: { kind: 'rejected', text: toolText.unknownTool(calledName(toolCall)) } });
         continue;
       }
-      const event = new ToolPreExecuteEvent(
-        agent,
-        turn.threadId,
-        turn.id,
-        definitionOf(tool),
-        structuredClone(toolCall),
-      );
-      await this.options.listeners.dispatch(event);
-      if (event.isVetoed()) {
-        step.calls.push({ toolCall, outcome: { kind: 'vetoed', reason: event.getVetoReason() ?? 'vetoed' } });
+      const site = { agent, threadId: turn.threadId, turnId: turn.id };
+      const verdict = await preExecute(this.options.listeners, site, tool, toolCall);
+      if (verdict.kind === 'vetoed') {
+        step.calls.push({ toolCall, outcome: { kind: 'vetoed', reason: verdict.reason } });
         continue;
       }
-      // Throws for a request that is not an MCP form elicitation: the turn then fails, as when a listener throws.
-      const given = event.getElicitationRequest();
-      const request = given && checkedElicitationRequest(given, tool, toolCall);
-      // A call that would ask runs unasked when the user remembered an approval of this tool, as defined now.
-      const hash = request ? definitionHash(tool) : '';
-      const grant = request && event.isGrantable() ? await this.#coveringGrant(turn, agent, tool, hash) : null;
-      if (request && !grant) {
-        const elicitationId = newId('elc');
-        step.calls.push({ toolCall, outcome: { kind: 'confirm', elicitationId } });
-        drafts.push({
-          id: elicitationId,
-          toolCallId: toolCall.id,
-          request,
-          toolCall: {
-            name: toolCall.name,
-            toolId: toolCall.toolId,
-            arguments: toolCall.arguments,
-            annotations: tool.annotations,
-            definitionHash: hash,
-            grantable: event.isGrantable(),
-          },
-        });
-        asked.push(tool);
-      } else {
-        step.calls.push({ toolCall, outcome: grant ? { kind: 'run', grantId: grant.id } : { kind: 'run' } });
+      if (verdict.kind === 'run') {
+        step.calls.push({ toolCall, outcome: { kind: 'run' } });
+        continue;
       }
+      // A call that would ask runs unasked when the user remembered an approval of this tool, as defined now.
+      const hash = definitionHash(tool);
+      const grant = verdict.grantable ? await this.#coveringGrant(turn, agent, tool, hash) : null;
+      if (grant) {
+        step.calls.push({ toolCall, outcome: { kind: 'run', grantId: grant.id } });
+        continue;
+      }
+      const elicitationId = newId('elc');
+      step.calls.push({ toolCall, outcome: { kind: 'confirm', elicitationId } });
+      drafts.push({
+        id: elicitationId,
+        toolCallId: toolCall.id,
+        request: verdict.request,
+        toolCall: {
+          name: toolCall.name,
+          toolId: toolCall.toolId,
+          arguments: toolCall.arguments,
+          annotations: tool.annotations,
+          definitionHash: hash,
+          grantable: verdict.grantable,
+        },
+      });
+      asked.push(tool);
     }
     return { step, drafts, asked };
   }
@@ -662,16 +637,10 @@ export class AgentRunner {
       // policy: a veto still wins; a confirmation asked for counts as given, for exactly these arguments.
       const edited: ToolCall = { ...toolCall, arguments: answer.arguments };
       if (tool && !startedBefore.has(toolCall.id)) {
-        const event = new ToolPreExecuteEvent(
-          agent,
-          turn.threadId,
-          turn.id,
-          definitionOf(tool),
-          structuredClone(edited),
-        );
-        await this.options.listeners.dispatch(event);
-        if (event.isVetoed()) {
-          await say(toolText.denied(calledName(toolCall), event.getVetoReason() ?? 'vetoed'));
+        const site = { agent, threadId: turn.threadId, turnId: turn.id };
+        const verdict = await preExecute(this.options.listeners, site, tool, edited, { confirmed: true });
+        if (verdict.kind === 'vetoed') {
+          await say(toolText.denied(calledName(toolCall), verdict.reason));
           continue;
         }
       }
@@ -850,11 +819,6 @@ function toModelMessages(transcript: MessageRecord[], names: ToolNames): ModelMe
       })),
       toolCallId: m.toolCallId,
     }));
-}
-
-function definitionOf(tool: Tool) {
-  const { execute: _execute, ...definition } = tool;
-  return structuredClone(definition);
 }
 
 function errorMessage(error: unknown): string {
