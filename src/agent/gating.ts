@@ -16,7 +16,7 @@ export function requiresConfirmation(
   return tool.annotations.readOnlyHint !== true;
 }
 
-// ---- argument rules (issue 15) ------------------------------------------------------------------------------
+// ---- argument rules -----------------------------------------------------------------------------------------
 
 /**
  * What the gate does with one call. `ruleIndex`: the tool's rule that decided, null when none matched (the matrix

@@ -8,12 +8,16 @@ import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { LifecycleObserver } from '../agent/lifecycle.js';
 import type { Store } from '../domain/store.js';
-import type { Authenticator } from '../http/auth.js';
 
 /** `server.metrics` of the config: who may read /metrics. */
 export type MetricsAccess = 'admin' | 'public' | 'off';
 
 export const METRICS_PATH = '/metrics';
+
+/** Who sent a request, from its Authorization header (null: no valid token); src/http/auth.ts gives one. */
+export interface MetricsAuthenticator {
+  authenticate(authorization: string | null): { isAdmin: boolean } | null;
+}
 
 /** What the WebSocket gauges read at scrape time: src/http/websocket.ts counts both. */
 export interface WebSocketActivity {
@@ -228,7 +232,7 @@ export function createMetrics(options: MetricsOptions): ToolgateMetrics {
 export function useMetricsEndpoint(options: {
   metrics: ToolgateMetrics;
   access: MetricsAccess;
-  authenticator: Authenticator;
+  authenticator: MetricsAuthenticator;
   onError?: (error: unknown) => void;
 }): Plugin {
   if (options.access === 'off') return {};

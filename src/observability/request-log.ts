@@ -7,8 +7,12 @@ import type { ServerResponse } from 'node:http';
 import { getOperationAST, GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin, type YogaLogger } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import type { GraphQLContext } from '../graphql/builder.js';
 import { roundMs } from './logger.js';
+
+/** What the log reads of a request's GraphQL context: who made it, once authenticated. */
+interface RequestLogContext {
+  viewer?: { id: string } | null;
+}
 
 interface RequestEntry {
   startedAt: number;
@@ -42,7 +46,7 @@ function isStreamed(response: Response): boolean {
   return type.startsWith('text/event-stream') || type.startsWith('multipart/mixed');
 }
 
-export function useRequestLog(logger: Logger): Plugin<Partial<GraphQLContext>> {
+export function useRequestLog(logger: Logger): Plugin<RequestLogContext> {
   const entries = new WeakMap<Request, RequestEntry>();
   let graphqlEndpoint = '/graphql';
   const entryOf = (context: unknown) => {

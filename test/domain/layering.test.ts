@@ -1,8 +1,9 @@
 // The layers, checked on the source: src/domain/ (records, the Store interface, the rules) depends on nothing of
-// toolgate's; the loop (src/agent/) and the stores (src/db/) depend on src/domain/ and never on each other. A store
-// written later (PostgreSQL) then reuses the rules without pulling the loop in, and the loop stays free of SQL.
-// Above them, the use cases (src/app/) decide who may do what and call the loop and the store; the GraphQL API
-// (src/graphql/) reaches them through src/app/ only, so another entrance gets the same rules (docs/architecture.md).
+// toolgate's; the loop (src/agent/) and the stores (src/db/) depend on src/domain/ and never on each other, so each
+// store reuses the rules without pulling the loop in, and the loop stays free of SQL. Above them, the use cases
+// (src/app/) decide who may do what and call the loop and the store; the GraphQL API (src/graphql/) reaches them
+// through src/app/ only, so another entrance gets the same rules (docs/architecture.md). Logs and metrics
+// (src/observability/) watch the loop and the stores, not the API: they never import src/graphql/ or src/http/.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -110,6 +111,11 @@ describe('layering', () => {
 
   it('src/agent/ (the loop) does not import src/db/: it knows the Store interface of src/domain/ only', () => {
     expect(violations('agent', ['agent', 'domain', 'models', 'tools'])).toEqual([]);
+  });
+
+  it('src/observability/ (logs, metrics, health) does not import the API (src/graphql/, src/http/)', () => {
+    const api = reachedFolders('observability').filter(({ reaches }) => reaches === 'graphql' || reaches === 'http');
+    expect(api.map(({ file, specifier }) => `${file} imports ${specifier}`)).toEqual([]);
   });
 
   it('src/domain/ imports nothing of toolgate outside itself', () => {

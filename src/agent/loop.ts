@@ -1,0 +1,508 @@
+// The agent loop: model call, gate phase, execute phase, until the turn answers, pauses or stops. Its state is what
+// the store holds (the transcript and a paused turn's PendingStep), so any process can continue a turn from where
+// the last one stopped. Who runs a turn, and what happens after a fault, is supervision.ts's.
+import { coveringGrant, definitionHash } from '../domain/grants.js';
+import { newId } from '../domain/ids.js';
+import { PENDING_STEP_VERSION } from '../domain/pending-step.js';
+import { toStorableText } from '../domain/text.js';
+import type {
+  Agent,
+  ChatMessage,
+  ElicitationDraft,
+  ElicitationRecord,
+  MessageRecord,
+  PendingStep,
+  ToolCall,
+  TurnRecord,
+} from '../domain/records.js';
+import { GrantLapsedError, type StepAnswer, type Store } from '../domain/store.js';
+import type { Model } from '../models/model.js';
+import type { Tool } from '../tools/tool.js';
+import type { ListenerRegistry } from './event.js';
+import type { TurnLeases } from './lease.js';
+import { answerInstructions, calledName, pausedQuestion, toolText, turnErrors } from './messages.js';
+import { preExecute } from './pre-execute.js';
+import type { TurnReporter } from './reporting.js';
+import { normaliseToolCalls } from './tool-calls.js';
+import { ToolNames } from './tool-names.js';
+import { openToolCalls, toModelMessages } from './transcript.js';
+
+/** Resolves an agent's tools (by its tool ids) to runnable tools. */
+export interface ToolCatalog {
+  toolsFor(agent: Agent): Promise<Tool[]>;
+}
+
+/**
+ * The moments between a turn's persisted steps: `modelAnswered` (model replied, ASSISTANT not saved yet),
+ * `stepSaved` (a step whose calls run unasked: ASSISTANT saved, no call started; a step that asks is saved with its
+ * pause, in one commit, and has no such moment), `answerRecorded` (last answer and RUNNING committed, nothing run),
+ * `toolStarting` (before the call is journaled started), `toolReturned` (tool returned, result not saved yet).
+ */
+export type Checkpoint = 'modelAnswered' | 'stepSaved' | 'answerRecorded' | 'toolStarting' | 'toolReturned';
+
+/** Awaited at each Checkpoint, so a test can kill the process exactly there. */
+export type CheckpointHook = (
+  point: Checkpoint,
+  at: { turnId: string; toolCallId?: string; toolName?: string },
+) => void | Promise<void>;
+
+export interface LoopOptions {
+  store: Store;
+  models: (modelId: string) => Model | undefined;
+  tools: ToolCatalog;
+  listeners: ListenerRegistry;
+  leases: TurnLeases;
+  reporter: TurnReporter;
+  clock: () => Date;
+  /** Largest arguments of a model's tool call, in UTF-8 bytes of JSON; a larger call is refused. */
+  maxToolArgumentsBytes: number;
+  checkpoint?: CheckpointHook;
+}
+
+/** What a caller already holds of a turn it hands to the loop, so that the loop need not read it again. */
+export interface KnownState {
+  /** The turn as this process just committed it RUNNING. */
+  turn?: TurnRecord;
+  /** The agent as read in the same transaction. */
+  agent?: Agent;
+  /** The whole transcript (a new thread's: its first message). */
+  transcript?: MessageRecord[];
+  /** Just resumed by this process: the step's elicitations with their answers; none of its calls has run. */
+  resumedWith?: ElicitationRecord[];
+}
+
+/** Where a turn stopped: paused (with the elicitations this run created) or ended, or left to another process. */
+export interface TurnStop {
+  turn: TurnRecord;
+  pausedWith: ElicitationRecord[] | null;
+}
+
+/** How a run of the loop ended: the turn stopped, or a fault (a throw) stopped the loop with the turn as it stood. */
+export type LoopEnd = ({ kind: 'stopped' } & TurnStop) | { kind: 'faulted'; turn: TurnRecord; error: unknown };
+
+/** What one step led to. */
+type StepResult =
+  /** Its calls ran, each answered by its TOOL message: the model is called again. */
+  | { kind: 'ran' }
+  /** A call asks: the turn is PAUSED with these new elicitations. */
+  | { kind: 'paused'; turn: TurnRecord; elicitations: ElicitationRecord[] }
+  /** The model's final answer: the turn ends COMPLETED with `text`; `answer`: not saved yet, it commits with the end. */
+  | { kind: 'completed'; text: string; answer?: StepAnswer }
+  /** The turn ends FAILED. */
+  | { kind: 'failed'; error: string };
+
+/** One run of a turn by this process: what it works with, and the turn as this run last wrote it. */
+interface TurnRun {
+  turn: TurnRecord;
+  agent: Agent;
+  model: Model;
+  tools: Tool[];
+  names: ToolNames;
+  byId: Map<string, Tool>;
+}
+
+export class TurnLoop {
+  readonly #store: Store;
+  readonly #reporter: TurnReporter;
+
+  constructor(private readonly options: LoopOptions) {
+    this.#store = options.store;
+    this.#reporter = options.reporter;
+  }
+
+  #now(): string {
+    return this.options.clock().toISOString();
+  }
+
+  get #owner(): string {
+    return this.options.leases.owner;
+  }
+
+  /** Runs the turn from its last persisted step until it stops; `known`: what the caller holds of it (KnownState). */
+  async run(turnId: string, known: KnownState = {}): Promise<LoopEnd> {
+    const turn = known.turn ?? (await this.#store.loadTurn(turnId))!;
+    let run: TurnRun | undefined;
+    try {
+      const agent = known.agent ?? (await this.#store.getAgent(turn.agentId));
+      // A recovered turn may have open calls: fail() gives each its TOOL message, so the thread stays usable.
+      if (!agent) return stopped(await this.fail(turn, `The agent ${turn.agentId} no longer exists.`));
+      const model = this.options.models(agent.modelId);
+      if (!model) return stopped(await this.fail(turn, `The agent's model ${agent.modelId} is not configured.`));
+      const tools = await this.options.tools.toolsFor(agent);
+      run = { turn, agent, model, tools, names: new ToolNames(tools), byId: new Map(tools.map((t) => [t.id, t])) };
+
+      // A resumed turn first runs the execute phase of its step.
+      if (turn.step) await this.#executeStep(run, turn.step, known.resumedWith);
+
+      let transcript = known.transcript;
+      for (;;) {
+        const result = await this.#step(run, transcript ?? (await this.#store.listThreadMessages(turn.threadId)));
+        transcript = undefined;
+        switch (result.kind) {
+          case 'ran':
+            continue;
+          case 'paused':
+            return { kind: 'stopped', turn: result.turn, pausedWith: result.elicitations };
+          case 'completed':
+            return stopped(await this.#finish(turn.id, 'COMPLETED', { text: result.text, answer: result.answer }));
+          case 'failed':
+            return stopped(await this.#finish(turn.id, 'FAILED', { error: result.error }));
+        }
+      }
+    } catch (error) {
+      return { kind: 'faulted', turn: run?.turn ?? turn, error };
+    }
+  }
+
+  /** Ends a turn FAILED; every open call still gets exactly one TOOL message, so the thread stays usable. */
+  async fail(turn: TurnRecord, error: string): Promise<TurnRecord> {
+    const store = this.#store;
+    const open = openToolCalls(await store.listThreadMessages(turn.threadId), turn.id);
+    const unfinished = new Set(await store.listUnfinishedToolCalls(turn.id));
+    await store.appendToolMessages(
+      turn.id,
+      open.map((call) => ({
+        toolCallId: call.id,
+        text: unfinished.has(call.id)
+          ? toolText.interrupted(calledName(call))
+          : toolText.failed(calledName(call), 'the turn stopped before it ran'),
+      })),
+      this.#now(),
+      this.#owner,
+    );
+    return this.#finish(turn.id, 'FAILED', { error });
+  }
+
+  /**
+   * One step from the transcript as stored: the open calls of a step a crash interrupted, or the model's next answer
+   * with its calls gated and run.
+   */
+  async #step(run: TurnRun, transcript: MessageRecord[]): Promise<StepResult> {
+    const { turn, agent } = run;
+    const open = openToolCalls(transcript, turn.id);
+    // A step whose assistant message was saved but whose gate did not finish (a crash): gate it now.
+    if (open.length > 0) return this.#gateAndRun(run, open);
+    const last = transcript.at(-1);
+    if (last?.role === 'ASSISTANT' && last.turnId === turn.id && last.toolCalls.length === 0) {
+      // The final answer was saved, then the process died before the turn was marked COMPLETED: do not ask again.
+      return { kind: 'completed', text: last.text ?? '' };
+    }
+    if (turn.iterations >= agent.maxIterations) {
+      return { kind: 'failed', error: turnErrors.maxIterations(agent.maxIterations) };
+    }
+    let response;
+    const modelStarted = performance.now();
+    try {
+      response = await run.model.generate({
+        system: agent.systemPrompt,
+        messages: toModelMessages(transcript, run.names),
+        tools: run.tools.map((tool) => ({
+          name: run.names.modelName(tool.id),
+          description: tool.description,
+          inputSchema: tool.inputSchema,
+        })),
+        onTextDelta: this.#reporter.modelText(turn, turn.iterations + 1),
+      });
+    } catch (error) {
+      this.#reporter.modelCalled(turn, agent.modelId, 'error', modelStarted);
+      await this.#store.setIterations(turn.id, turn.iterations + 1, this.#now(), this.#owner);
+      return { kind: 'failed', error: turnErrors.model(errorMessage(error)) };
+    }
+    this.#reporter.modelCalled(turn, agent.modelId, 'ok', modelStarted);
+    const calls = normaliseToolCalls(response.toolCalls, {
+      names: run.names,
+      tools: run.byId,
+      usedIds: transcript.flatMap((m) => m.toolCalls.map((call) => call.id)),
+      maxArgumentsBytes: this.options.maxToolArgumentsBytes,
+    });
+    const answerText = response.text === null ? null : toStorableText(response.text);
+    await this.options.checkpoint?.('modelAnswered', { turnId: turn.id });
+    // The answer and the iteration count commit together: a step is saved whole or not at all. A final answer
+    // (no tool calls) commits with the end of the turn, one that asks with its pause (#gateAndRun): one commit,
+    // and one wait for it, fewer per step.
+    run.turn = { ...turn, iterations: turn.iterations + 1 };
+    const assistant = { role: 'ASSISTANT' as const, text: answerText, toolCalls: calls, toolCallId: null };
+    if (calls.length === 0) {
+      return {
+        kind: 'completed',
+        text: answerText ?? '',
+        answer: { message: assistant, iterations: run.turn.iterations },
+      };
+    }
+    return this.#gateAndRun(run, calls, assistant);
+  }
+
+  /**
+   * Gate phase for the calls of one step, then (unless it pauses) the execute phase.
+   * `unsaved`: the model's answer that asked for `calls`, not stored yet (a step saved before a crash has none). It
+   * commits with the pause when a call asks, else before any call runs; if the gate throws, it is saved first, so that
+   * fail() answers its calls.
+   */
+  async #gateAndRun(run: TurnRun, calls: ToolCall[], unsaved?: ChatMessage): Promise<StepResult> {
+    const { turn, agent } = run;
+    const saveStep = async (): Promise<void> => {
+      if (!unsaved) return;
+      await this.#store.appendAssistantMessage(turn.id, unsaved, this.#now(), turn.iterations, this.#owner);
+      await this.options.checkpoint?.('stepSaved', { turnId: turn.id });
+      this.#reporter.turn(turn);
+    };
+    let gate;
+    try {
+      gate = await this.#gate(run, calls);
+    } catch (error) {
+      await saveStep();
+      throw error;
+    }
+    const { step, drafts, asked } = gate;
+    if (drafts.length > 0) {
+      const expiresAt = new Date(this.options.clock().getTime() + agent.pauseTtlSeconds * 1000).toISOString();
+      const paused = await this.#store.pauseTurn(
+        turn.id,
+        step,
+        drafts,
+        pausedQuestion(asked),
+        expiresAt,
+        this.#now(),
+        this.#owner,
+        unsaved && { message: unsaved, iterations: turn.iterations },
+      );
+      this.#reporter.elicitationsCreated(paused.elicitations);
+      this.#reporter.turn(paused.turn);
+      this.#reporter.observe({ type: 'turnPaused', turn: paused.turn, elicitations: paused.elicitations });
+      return { kind: 'paused', turn: paused.turn, elicitations: paused.elicitations };
+    }
+    await saveStep();
+    await this.#executeStep(run, step);
+    return { kind: 'ran' };
+  }
+
+  /** Gate phase: each call's outcome (reject, veto, ask, or run), and the confirmation requests of those that ask. */
+  async #gate(
+    run: TurnRun,
+    calls: ToolCall[],
+  ): Promise<{ step: PendingStep; drafts: ElicitationDraft[]; asked: Tool[] }> {
+    const { turn, agent } = run;
+    const step: PendingStep = { version: PENDING_STEP_VERSION, calls: [] };
+    const drafts: ElicitationDraft[] = [];
+    const asked: Tool[] = [];
+    for (const toolCall of calls) {
+      if (toolCall.refusal) {
+        step.calls.push({ toolCall, outcome: { kind: 'rejected', text: toolCall.refusal } });
+        continue;
+      }
+      const tool = run.byId.get(toolCall.toolId);
+      if (!tool) {
+        step.calls.push({ toolCall, outcome: { kind: 'rejected', text: toolText.unknownTool(calledName(toolCall)) } });
+        continue;
+      }
+      const site = { agent, threadId: turn.threadId, turnId: turn.id };
+      const verdict = await preExecute(this.options.listeners, site, tool, toolCall);
+      if (verdict.kind === 'vetoed') {
+        step.calls.push({ toolCall, outcome: { kind: 'vetoed', reason: verdict.reason } });
+        continue;
+      }
+      if (verdict.kind === 'run') {
+        step.calls.push({ toolCall, outcome: { kind: 'run' } });
+        continue;
+      }
+      // A call that would ask runs unasked when the user remembered an approval of this tool, as defined now.
+      const hash = definitionHash(tool);
+      const grant = verdict.grantable ? await this.#coveringGrant(turn, agent, tool, hash) : null;
+      if (grant) {
+        step.calls.push({ toolCall, outcome: { kind: 'run', grantId: grant.id } });
+        continue;
+      }
+      const elicitationId = newId('elc');
+      step.calls.push({ toolCall, outcome: { kind: 'confirm', elicitationId } });
+      drafts.push({
+        id: elicitationId,
+        toolCallId: toolCall.id,
+        request: verdict.request,
+        toolCall: {
+          name: toolCall.name,
+          toolId: toolCall.toolId,
+          arguments: toolCall.arguments,
+          annotations: tool.annotations,
+          definitionHash: hash,
+          grantable: verdict.grantable,
+        },
+      });
+      asked.push(tool);
+    }
+    return { step, drafts, asked };
+  }
+
+  /**
+   * The user's remembered approval that lets this call run unasked, if any; asked only for a confirmation a grant may
+   * stand in for (ToolPreExecuteEvent.isGrantable: not ALWAYS, not a listener's own reason to ask).
+   */
+  async #coveringGrant(turn: TurnRecord, agent: Agent, tool: Tool, hash: string) {
+    const candidates = await this.#store.listGrantCandidates(turn.ownerId, agent.id, tool.id);
+    if (candidates.length === 0) return null;
+    const call = { ownerId: turn.ownerId, agentId: agent.id, threadId: turn.threadId, toolId: tool.id };
+    return coveringGrant(candidates, { ...call, definitionHash: hash }, this.#now());
+  }
+
+  /**
+   * Execute phase: the step's calls in their original order, each answered by exactly one TOOL message.
+   * `resumedWith`: the step was just resumed by this process, with these elicitations: none of its calls ran yet.
+   */
+  async #executeStep(run: TurnRun, step: PendingStep, resumedWith?: ElicitationRecord[]): Promise<void> {
+    const { turn, agent } = run;
+    const store = this.#store;
+    // Calls answered before a crash (a recovered turn) are skipped: never twice.
+    const answered = new Set(
+      resumedWith
+        ? []
+        : (await store.listTurnMessages(turn.id)).filter((m) => m.role === 'TOOL').map((m) => m.toolCallId),
+    );
+    const answers = new Map(
+      (resumedWith ?? (await store.listTurnElicitations(turn.id))).map((e) => [e.id, e.response]),
+    );
+    // Started before a crash, never finished: #runTool reports each interrupted, whatever a listener says now.
+    const startedBefore = new Set(resumedWith ? [] : await store.listUnfinishedToolCalls(turn.id));
+    for (const { toolCall, outcome } of step.calls) {
+      if (answered.has(toolCall.id)) continue; // answered before a crash: never twice
+      const say = (text: string) => this.#answerCall(turn.id, toolCall.id, text);
+      if (outcome.kind === 'vetoed') {
+        await say(toolText.denied(calledName(toolCall), outcome.reason));
+        continue;
+      }
+      if (outcome.kind === 'rejected') {
+        await say(outcome.text);
+        continue;
+      }
+      const tool = run.byId.get(toolCall.toolId);
+      if (outcome.kind === 'run') {
+        await this.#runTool(turn, toolCall, tool, { grantId: outcome.grantId });
+        continue;
+      }
+      const answer = answers.get(outcome.elicitationId);
+      const instructions = answerInstructions(answer);
+      if (answer?.action !== 'ACCEPT') {
+        // Only an ACCEPT runs a confirmed call; anything else (DECLINE, or no answer at all) does not.
+        await say(
+          answer?.action === 'DECLINE'
+            ? toolText.declined(calledName(toolCall), instructions)
+            : toolText.cancelledByUser(calledName(toolCall)),
+        );
+        continue;
+      }
+      if (!answer.arguments) {
+        await this.#runTool(turn, toolCall, tool, { instructions });
+        continue;
+      }
+      // Edited, then accepted: the user's arguments run. They pass the listeners again, so an edit cannot slip past a
+      // policy: a veto still wins; a confirmation asked for counts as given, for exactly these arguments.
+      const edited: ToolCall = { ...toolCall, arguments: answer.arguments };
+      if (tool && !startedBefore.has(toolCall.id)) {
+        const site = { agent, threadId: turn.threadId, turnId: turn.id };
+        const verdict = await preExecute(this.options.listeners, site, tool, edited, { confirmed: true });
+        if (verdict.kind === 'vetoed') {
+          await say(toolText.denied(calledName(toolCall), verdict.reason));
+          continue;
+        }
+      }
+      await this.#runTool(turn, edited, tool, { instructions, edited: true });
+    }
+  }
+
+  /**
+   * At most once: journaled as started (committed) before it runs; a call started before is never run again.
+   * `how`: the instructions of the ACCEPT that allowed it; `edited`: it runs with the user's arguments; `grantId`: a
+   * remembered approval let it run unasked (recorded with it, and checked again as it starts).
+   */
+  async #runTool(
+    turn: TurnRecord,
+    toolCall: ToolCall,
+    tool: Tool | undefined,
+    how: { instructions?: string | null; edited?: boolean; grantId?: string } = {},
+  ): Promise<void> {
+    const store = this.#store;
+    if (!tool) {
+      await this.#answerCall(turn.id, toolCall.id, toolText.unknownTool(calledName(toolCall)));
+      return;
+    }
+    await this.options.checkpoint?.('toolStarting', {
+      turnId: turn.id,
+      toolCallId: toolCall.id,
+      toolName: toolCall.name,
+    });
+    let started: boolean;
+    try {
+      started = await store.markToolStarted(turn.id, toolCall.id, this.#now(), this.#owner, how.grantId);
+    } catch (error) {
+      if (!(error instanceof GrantLapsedError)) throw error;
+      // Revoked (or expired) between the gate and now: it does not run; the model may call it again, which asks.
+      await this.#answerCall(turn.id, toolCall.id, toolText.grantLapsed(calledName(toolCall)));
+      return;
+    }
+    if (!started) {
+      await store.finishTool(
+        turn.id,
+        { toolCallId: toolCall.id, text: toolText.interrupted(calledName(toolCall)) },
+        this.#now(),
+        this.#owner,
+      );
+      this.#reporter.changed(turn);
+      this.#reporter.observe({ type: 'toolFinished', turn, toolCall, outcome: 'interrupted', durationMs: 0 });
+      return;
+    }
+    this.#reporter.observe({ type: 'toolStarted', turn, toolCall, grantId: how.grantId, edited: how.edited });
+    const toolStarted = performance.now();
+    let outcome: 'ok' | 'error' = 'ok';
+    let text: string;
+    try {
+      const result = await tool.execute(toolCall.arguments, {
+        agentId: turn.agentId,
+        threadId: turn.threadId,
+        turnId: turn.id,
+        toolCallId: toolCall.id,
+      });
+      if (result.isError) outcome = 'error';
+      text = toStorableText(result.isError ? toolText.failed(calledName(toolCall), result.text) : result.text);
+    } catch (error) {
+      outcome = 'error';
+      text = toStorableText(toolText.failed(calledName(toolCall), errorMessage(error)));
+    }
+    const durationMs = performance.now() - toolStarted;
+    await this.options.checkpoint?.('toolReturned', {
+      turnId: turn.id,
+      toolCallId: toolCall.id,
+      toolName: toolCall.name,
+    });
+    if (how.edited) text = `${toolText.edited(calledName(toolCall), toolCall.arguments)}\n\n${text}`;
+    if (how.instructions) text = `${text}\n\n${toolText.acceptedInstructions(calledName(toolCall), how.instructions)}`;
+    await store.finishTool(turn.id, { toolCallId: toolCall.id, text }, this.#now(), this.#owner);
+    this.#reporter.changed(turn);
+    this.#reporter.observe({ type: 'toolFinished', turn, toolCall, outcome, durationMs });
+  }
+
+  /**
+   * The TOOL message of a call that does not run (denied, declined, rejected, …), published as it is written:
+   * turnUpdated follows a step call by call.
+   */
+  async #answerCall(turnId: string, toolCallId: string, text: string): Promise<void> {
+    await this.#store.appendToolMessages(turnId, [{ toolCallId, text }], this.#now(), this.#owner);
+    await this.#reporter.latest(turnId);
+  }
+
+  async #finish(
+    turnId: string,
+    status: 'COMPLETED' | 'FAILED',
+    fields: { text?: string | null; error?: string | null; answer?: StepAnswer },
+  ): Promise<TurnRecord> {
+    const turn = await this.#store.finishTurn(turnId, status, fields, this.#now(), this.#owner);
+    this.#reporter.turn(turn);
+    this.#reporter.observe({ type: 'turnEnded', turn });
+    return turn;
+  }
+}
+
+function stopped(turn: TurnRecord): LoopEnd {
+  return { kind: 'stopped', turn, pausedWith: null };
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
