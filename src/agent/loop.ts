@@ -15,7 +15,15 @@ import type {
   ToolCall,
   TurnRecord,
 } from '../domain/records.js';
-import { GrantLapsedError, type StepAnswer, type Store } from '../domain/store.js';
+import {
+  GrantLapsedError,
+  type Agents,
+  type Grants,
+  type Reads,
+  type StepAnswer,
+  type TurnLog,
+  type TurnMaintenance,
+} from '../domain/store.js';
 import type { Model } from '../models/model.js';
 import type { Tool } from '../tools/tool.js';
 import type { ListenerRegistry } from './event.js';
@@ -46,8 +54,15 @@ export type CheckpointHook = (
   at: { turnId: string; toolCallId?: string; toolName?: string },
 ) => void | Promise<void>;
 
+/** What the loop does to the store: reads, its turn's writes, the grant a call may run under, a recovered turn's calls. */
+export type LoopStore = TurnLog &
+  Reads &
+  Pick<Agents, 'getAgent'> &
+  Pick<Grants, 'listGrantCandidates'> &
+  Pick<TurnMaintenance, 'listUnfinishedToolCalls'>;
+
 export interface LoopOptions {
-  store: Store;
+  store: LoopStore;
   models: (modelId: string) => Model | undefined;
   tools: ToolCatalog;
   listeners: ListenerRegistry;
@@ -102,7 +117,7 @@ interface TurnRun {
 }
 
 export class TurnLoop {
-  readonly #store: Store;
+  readonly #store: LoopStore;
   readonly #reporter: TurnReporter;
 
   constructor(private readonly options: LoopOptions) {
