@@ -134,8 +134,8 @@ export class GrantLapsedError extends Error {
 }
 
 /**
- * What a loop write that matched no turn row throws: with `leaseOwner`, the lease is not (or no longer) that
- * process's (LeaseLostError, nothing written); without, there is no such turn.
+ * What a loop write that matched no turn row throws: with `leaseOwner` (a leased writer), the lease is not (or no
+ * longer) that process's (LeaseLostError, nothing written); without (an unleased writer), there is no such turn.
  */
 export function loopWriteRefused(turnId: string, leaseOwner: string | undefined): Error {
   return leaseOwner !== undefined ? new LeaseLostError(turnId) : new Error(`No turn ${turnId}.`);
@@ -157,6 +157,66 @@ export interface AnswerInput {
 export interface StepAnswer {
   message: ChatMessage;
   iterations: number;
+}
+
+/** A RUNNING turn and the lease under which a process writes to it. */
+export interface LeasedTurn {
+  turnId: string;
+  lease: { owner: string };
+}
+
+/**
+ * The loop's writes to one turn (TurnLog.turnWriter), bound to the turn and its lease: a write cannot leave the lease
+ * out. Each takes one input object and is one transaction.
+ */
+export interface TurnWriter {
+  readonly turnId: string;
+  /** Appends the model's answer and, when given, the turn's new iteration count, in one transaction. */
+  appendAssistantMessage(input: { message: ChatMessage; iterations?: number; now: string }): Promise<MessageRecord>;
+  /** Appends TOOL messages (synthetic answers) for calls that do not run. */
+  appendToolMessages(input: { messages: ToolMessageDraft[]; now: string }): Promise<void>;
+  /**
+   * Journals the call as started, committed, before it runs. False if it was started before: do not run it.
+   * `grantId`: the remembered approval that let it run unasked, recorded with it; checked in the same transaction (an
+   * approval revoked or expired since the gate throws GrantLapsedError and writes nothing), so a revoke either
+   * precedes the start and the call does not run, or follows it.
+   */
+  markToolStarted(input: { toolCallId: string; grantId?: string; now: string }): Promise<boolean>;
+  /** Appends the call's TOOL message and journals it finished, in one transaction. */
+  finishTool(input: { message: ToolMessageDraft; now: string }): Promise<void>;
+  /**
+   * Persist the step, create its elicitations, turn PAUSED: writes proportional to what is new. Returns both as stored.
+   * `answer`: the model's answer that asked for the step's calls and the turn's iteration count, appended in the same
+   * transaction, so a step that asks is saved with its pause or not at all (one commit fewer per step).
+   */
+  pauseTurn(input: {
+    step: PendingStep;
+    elicitations: ElicitationDraft[];
+    text: string;
+    expiresAt: string;
+    answer?: StepAnswer;
+    now: string;
+  }): Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }>;
+  /**
+   * RUNNING turn to a final state. `answer`: the model's final answer (an ASSISTANT message without tool calls) and
+   * the turn's iteration count, appended in the same transaction, so the answer and the end commit together.
+   */
+  finishTurn(input: {
+    status: 'COMPLETED' | 'FAILED' | 'CANCELLED';
+    text?: string | null;
+    error?: string | null;
+    answer?: StepAnswer;
+    now: string;
+  }): Promise<TurnRecord>;
+  setIterations(input: { iterations: number; now: string }): Promise<void>;
+}
+
+/**
+ * Writes to a turn started without a lease, which no process runs: the store's own tests and tools that drive a
+ * store directly. Not part of TurnLog: the loop always writes under its lease.
+ */
+export interface UnleasedWrites {
+  unleasedTurnWriter(turnId: string): TurnWriter;
 }
 
 // The Store port is split by role: each consumer depends on the interfaces it uses (docs/architecture.md), so
@@ -254,61 +314,11 @@ export interface TurnLog {
   ): Promise<StartTurnResult>;
   /** Record an answer (idempotent by elicitation id); see ResolveResult. */
   resolveElicitation(input: AnswerInput, closeStep: CloseStep): Promise<ResolveResult>;
-  // The loop's writes to a RUNNING turn take `leaseOwner`, the process running it: the write then happens only while
-  // that process holds the turn's lease, checked in the same transaction (else LeaseLostError, nothing written).
-
-  /** Appends the model's answer and, when given, the turn's new iteration count, in one transaction. */
-  appendAssistantMessage(
-    turnId: string,
-    message: ChatMessage,
-    now: string,
-    iterations?: number,
-    leaseOwner?: string,
-  ): Promise<MessageRecord>;
-  /** Appends TOOL messages (synthetic answers) for calls that do not run. */
-  appendToolMessages(turnId: string, messages: ToolMessageDraft[], now: string, leaseOwner?: string): Promise<void>;
   /**
-   * Journals the call as started, committed, before it runs. False if it was started before: do not run it.
-   * `grantId`: the remembered approval that let it run unasked, recorded with it; checked in the same transaction (an
-   * approval revoked or expired since the gate throws GrantLapsedError and writes nothing), so a revoke either
-   * precedes the start and the call does not run, or follows it.
+   * The writes of the loop to one RUNNING turn, made for the process holding its lease: each happens only while that
+   * process holds it, checked in the same transaction (else LeaseLostError, nothing written).
    */
-  markToolStarted(
-    turnId: string,
-    toolCallId: string,
-    now: string,
-    leaseOwner?: string,
-    grantId?: string,
-  ): Promise<boolean>;
-  /** Appends the call's TOOL message and journals it finished, in one transaction. */
-  finishTool(turnId: string, message: ToolMessageDraft, now: string, leaseOwner?: string): Promise<void>;
-  /**
-   * Persist the step, create its elicitations, turn PAUSED: writes proportional to what is new. Returns both as stored.
-   * `answer`: the model's answer that asked for the step's calls and the turn's iteration count, appended in the same
-   * transaction, so a step that asks is saved with its pause or not at all (one commit fewer per step).
-   */
-  pauseTurn(
-    turnId: string,
-    step: PendingStep,
-    elicitations: ElicitationDraft[],
-    text: string,
-    expiresAt: string,
-    now: string,
-    leaseOwner?: string,
-    answer?: StepAnswer,
-  ): Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }>;
-  /**
-   * RUNNING turn to a final state. `fields.answer`: the model's final answer (an ASSISTANT message without tool
-   * calls) and the turn's iteration count, appended in the same transaction, so the answer and the end commit together.
-   */
-  finishTurn(
-    turnId: string,
-    status: 'COMPLETED' | 'FAILED' | 'CANCELLED',
-    fields: { text?: string | null; error?: string | null; answer?: StepAnswer },
-    now: string,
-    leaseOwner?: string,
-  ): Promise<TurnRecord>;
-  setIterations(turnId: string, iterations: number, now: string, leaseOwner?: string): Promise<void>;
+  turnWriter(target: LeasedTurn): TurnWriter;
 }
 
 /** What the sweeper and recovery do to turns nobody is waiting on: expiry, and the leases of RUNNING turns. */
@@ -417,4 +427,4 @@ export interface Lifecycle {
 
 /** Every role: what a backend implements and the server wires. */
 export interface Store
-  extends Agents, Reads, TurnLog, TurnMaintenance, Retention, Grants, WebhookDeliveries, Lifecycle {}
+  extends Agents, Reads, TurnLog, UnleasedWrites, TurnMaintenance, Retention, Grants, WebhookDeliveries, Lifecycle {}
