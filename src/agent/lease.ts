@@ -4,7 +4,10 @@
 // is an orphan that recovery takes over. See docs/durability.md.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { RunningTurnLease, Store, TurnLease } from '../domain/store.js';
+import type { RunningTurnLease, TurnLease, TurnMaintenance } from '../domain/store.js';
+
+/** The lease statements of the store: holding, listing and renewing. */
+type LeaseStore = Pick<TurnMaintenance, 'holdsLease' | 'listRunningLeases' | 'renewLeases'>;
 
 export interface LeaseOptions {
   /** How long a lease lasts without renewal; renewed every third of it. Default 30. */
@@ -15,13 +18,13 @@ export interface LeaseOptions {
 
 export class TurnLeases {
   readonly owner: string;
-  readonly #store: Store;
+  readonly #store: LeaseStore;
   readonly #clock: () => Date;
   readonly #leaseMs: number;
   #held = 0;
   #timer: NodeJS.Timeout | null = null;
 
-  constructor(store: Store, clock: () => Date, options: LeaseOptions = {}) {
+  constructor(store: LeaseStore, clock: () => Date, options: LeaseOptions = {}) {
     this.#store = store;
     this.#clock = clock;
     this.#leaseMs = (options.leaseSeconds ?? 30) * 1000;

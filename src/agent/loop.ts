@@ -15,7 +15,16 @@ import type {
   ToolCall,
   TurnRecord,
 } from '../domain/records.js';
-import { GrantLapsedError, type StepAnswer, type Store } from '../domain/store.js';
+import {
+  GrantLapsedError,
+  type Agents,
+  type Grants,
+  type Reads,
+  type StepAnswer,
+  type TurnLog,
+  type TurnWriter,
+  type TurnMaintenance,
+} from '../domain/store.js';
 import type { Model } from '../models/model.js';
 import type { Tool } from '../tools/tool.js';
 import type { ListenerRegistry } from './event.js';
@@ -46,8 +55,15 @@ export type CheckpointHook = (
   at: { turnId: string; toolCallId?: string; toolName?: string },
 ) => void | Promise<void>;
 
+/** What the loop does to the store: reads, its turn's writes, the grant a call may run under, a recovered turn's calls. */
+export type LoopStore = TurnLog &
+  Reads &
+  Pick<Agents, 'getAgent'> &
+  Pick<Grants, 'listGrantCandidates'> &
+  Pick<TurnMaintenance, 'listUnfinishedToolCalls'>;
+
 export interface LoopOptions {
-  store: Store;
+  store: LoopStore;
   models: (modelId: string) => Model | undefined;
   tools: ToolCatalog;
   listeners: ListenerRegistry;
@@ -102,7 +118,7 @@ interface TurnRun {
 }
 
 export class TurnLoop {
-  readonly #store: Store;
+  readonly #store: LoopStore;
   readonly #reporter: TurnReporter;
 
   constructor(private readonly options: LoopOptions) {
@@ -114,8 +130,9 @@ export class TurnLoop {
     return this.options.clock().toISOString();
   }
 
-  get #owner(): string {
-    return this.options.leases.owner;
+  /** The turn's writes, made under this process's lease. */
+  #writer(turnId: string): TurnWriter {
+    return this.#store.turnWriter({ turnId, lease: { owner: this.options.leases.owner } });
   }
 
   /** Runs the turn from its last persisted step until it stops; `known`: what the caller holds of it (KnownState). */
@@ -159,17 +176,15 @@ export class TurnLoop {
     const store = this.#store;
     const open = openToolCalls(await store.listThreadMessages(turn.threadId), turn.id);
     const unfinished = new Set(await store.listUnfinishedToolCalls(turn.id));
-    await store.appendToolMessages(
-      turn.id,
-      open.map((call) => ({
+    await this.#writer(turn.id).appendToolMessages({
+      messages: open.map((call) => ({
         toolCallId: call.id,
         text: unfinished.has(call.id)
           ? toolText.interrupted(calledName(call))
           : toolText.failed(calledName(call), 'the turn stopped before it ran'),
       })),
-      this.#now(),
-      this.#owner,
-    );
+      now: this.#now(),
+    });
     return this.#finish(turn.id, 'FAILED', { error });
   }
 
@@ -205,7 +220,7 @@ export class TurnLoop {
       });
     } catch (error) {
       this.#reporter.modelCalled(turn, agent.modelId, 'error', modelStarted);
-      await this.#store.setIterations(turn.id, turn.iterations + 1, this.#now(), this.#owner);
+      await this.#writer(turn.id).setIterations({ iterations: turn.iterations + 1, now: this.#now() });
       return { kind: 'failed', error: turnErrors.model(errorMessage(error)) };
     }
     this.#reporter.modelCalled(turn, agent.modelId, 'ok', modelStarted);
@@ -242,7 +257,11 @@ export class TurnLoop {
     const { turn, agent } = run;
     const saveStep = async (): Promise<void> => {
       if (!unsaved) return;
-      await this.#store.appendAssistantMessage(turn.id, unsaved, this.#now(), turn.iterations, this.#owner);
+      await this.#writer(turn.id).appendAssistantMessage({
+        message: unsaved,
+        iterations: turn.iterations,
+        now: this.#now(),
+      });
       await this.options.checkpoint?.('stepSaved', { turnId: turn.id });
       this.#reporter.turn(turn);
     };
@@ -256,16 +275,14 @@ export class TurnLoop {
     const { step, drafts, asked } = gate;
     if (drafts.length > 0) {
       const expiresAt = new Date(this.options.clock().getTime() + agent.pauseTtlSeconds * 1000).toISOString();
-      const paused = await this.#store.pauseTurn(
-        turn.id,
+      const paused = await this.#writer(turn.id).pauseTurn({
         step,
-        drafts,
-        pausedQuestion(asked),
+        elicitations: drafts,
+        text: pausedQuestion(asked),
         expiresAt,
-        this.#now(),
-        this.#owner,
-        unsaved && { message: unsaved, iterations: turn.iterations },
-      );
+        answer: unsaved && { message: unsaved, iterations: turn.iterations },
+        now: this.#now(),
+      });
       this.#reporter.elicitationsCreated(paused.elicitations);
       this.#reporter.turn(paused.turn);
       this.#reporter.observe({ type: 'turnPaused', turn: paused.turn, elicitations: paused.elicitations });
@@ -418,7 +435,7 @@ export class TurnLoop {
     tool: Tool | undefined,
     how: { instructions?: string | null; edited?: boolean; grantId?: string } = {},
   ): Promise<void> {
-    const store = this.#store;
+    const writer = this.#writer(turn.id);
     if (!tool) {
       await this.#answerCall(turn.id, toolCall.id, toolText.unknownTool(calledName(toolCall)));
       return;
@@ -430,7 +447,7 @@ export class TurnLoop {
     });
     let started: boolean;
     try {
-      started = await store.markToolStarted(turn.id, toolCall.id, this.#now(), this.#owner, how.grantId);
+      started = await writer.markToolStarted({ toolCallId: toolCall.id, grantId: how.grantId, now: this.#now() });
     } catch (error) {
       if (!(error instanceof GrantLapsedError)) throw error;
       // Revoked (or expired) between the gate and now: it does not run; the model may call it again, which asks.
@@ -438,12 +455,10 @@ export class TurnLoop {
       return;
     }
     if (!started) {
-      await store.finishTool(
-        turn.id,
-        { toolCallId: toolCall.id, text: toolText.interrupted(calledName(toolCall)) },
-        this.#now(),
-        this.#owner,
-      );
+      await writer.finishTool({
+        message: { toolCallId: toolCall.id, text: toolText.interrupted(calledName(toolCall)) },
+        now: this.#now(),
+      });
       this.#reporter.changed(turn);
       this.#reporter.observe({ type: 'toolFinished', turn, toolCall, outcome: 'interrupted', durationMs: 0 });
       return;
@@ -473,7 +488,7 @@ export class TurnLoop {
     });
     if (how.edited) text = `${toolText.edited(calledName(toolCall), toolCall.arguments)}\n\n${text}`;
     if (how.instructions) text = `${text}\n\n${toolText.acceptedInstructions(calledName(toolCall), how.instructions)}`;
-    await store.finishTool(turn.id, { toolCallId: toolCall.id, text }, this.#now(), this.#owner);
+    await writer.finishTool({ message: { toolCallId: toolCall.id, text }, now: this.#now() });
     this.#reporter.changed(turn);
     this.#reporter.observe({ type: 'toolFinished', turn, toolCall, outcome, durationMs });
   }
@@ -483,7 +498,7 @@ export class TurnLoop {
    * turnUpdated follows a step call by call.
    */
   async #answerCall(turnId: string, toolCallId: string, text: string): Promise<void> {
-    await this.#store.appendToolMessages(turnId, [{ toolCallId, text }], this.#now(), this.#owner);
+    await this.#writer(turnId).appendToolMessages({ messages: [{ toolCallId, text }], now: this.#now() });
     await this.#reporter.latest(turnId);
   }
 
@@ -492,7 +507,7 @@ export class TurnLoop {
     status: 'COMPLETED' | 'FAILED',
     fields: { text?: string | null; error?: string | null; answer?: StepAnswer },
   ): Promise<TurnRecord> {
-    const turn = await this.#store.finishTurn(turnId, status, fields, this.#now(), this.#owner);
+    const turn = await this.#writer(turnId).finishTurn({ status, ...fields, now: this.#now() });
     this.#reporter.turn(turn);
     this.#reporter.observe({ type: 'turnEnded', turn });
     return turn;

@@ -1,7 +1,7 @@
 // What the runner tells the outside once it committed: subscribers (RunnerEvents, published on the pub/sub) and
 // observers (LifecycleObserver: logs, metrics). Neither changes what a turn does.
 import type { ElicitationAnswer, ElicitationRecord, TurnRecord } from '../domain/records.js';
-import type { Store } from '../domain/store.js';
+import type { Reads } from '../domain/store.js';
 import type { LifecycleEvent, LifecycleObserver } from './lifecycle.js';
 
 /** What the loop tells the outside about (subscriptions). */
@@ -21,7 +21,7 @@ export interface RunnerEvents {
 }
 
 export interface ReporterOptions {
-  store: Pick<Store, 'loadTurn' | 'listTurnElicitations'>;
+  store: Pick<Reads, 'loadTurn' | 'listTurnElicitations'>;
   events?: RunnerEvents;
   observer?: LifecycleObserver;
   onError?: (error: unknown) => void;

@@ -3,14 +3,14 @@
 // reporting.ts tells subscribers and observers what happened.
 import { newId } from '../domain/ids.js';
 import type { ElicitationAnswer, ElicitationRecord, ThreadRecord, TurnRecord } from '../domain/records.js';
-import type { Store } from '../domain/store.js';
+import type { TurnMaintenance } from '../domain/store.js';
 import type { Model } from '../models/model.js';
 import { DEFAULT_MAX_TOOL_ARGUMENTS_BYTES } from './argument-size.js';
 import { closeStep } from './closing.js';
 import type { ListenerRegistry } from './event.js';
 import type { LifecycleObserver } from './lifecycle.js';
 import { TurnLeases, type LeaseOptions } from './lease.js';
-import { TurnLoop, type CheckpointHook, type ToolCatalog } from './loop.js';
+import { TurnLoop, type CheckpointHook, type LoopStore, type ToolCatalog } from './loop.js';
 import { TurnReporter, type RunnerEvents } from './reporting.js';
 import { TurnSupervisor } from './supervision.js';
 
@@ -18,7 +18,8 @@ export type { Checkpoint, ToolCatalog } from './loop.js';
 export type { RunnerEvents } from './reporting.js';
 
 export interface RunnerOptions {
-  store: Store;
+  /** What the loop uses, and the expiry and leases its supervision does. */
+  store: LoopStore & TurnMaintenance;
   models: (modelId: string) => Model | undefined;
   tools: ToolCatalog;
   listeners: ListenerRegistry;
@@ -66,7 +67,7 @@ export type ResolveOutcome =
   | { ok: false; code: 'ALREADY_RESOLVED' | 'EXPIRED'; elicitation: ElicitationRecord };
 
 export class AgentRunner {
-  readonly #store: Store;
+  readonly #store: RunnerOptions['store'];
   readonly #clock: () => Date;
   readonly #leases: TurnLeases;
   readonly #reporter: TurnReporter;

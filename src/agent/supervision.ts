@@ -2,7 +2,7 @@
 // its lease renewed meanwhile), what a fault leaves behind (FAILED, another process's, or stranded for the next
 // recovery), taking over turns no live process runs, and expiring paused turns whose time has passed.
 import type { TurnRecord } from '../domain/records.js';
-import { LeaseLostError, type Store } from '../domain/store.js';
+import { LeaseLostError, type Reads, type TurnMaintenance } from '../domain/store.js';
 import { closeStep } from './closing.js';
 import type { TurnLeases } from './lease.js';
 import type { KnownState, TurnLoop, TurnStop } from './loop.js';
@@ -10,7 +10,7 @@ import { turnErrors } from './messages.js';
 import type { TurnReporter } from './reporting.js';
 
 export interface SupervisorOptions {
-  store: Store;
+  store: TurnMaintenance & Pick<Reads, 'loadTurn'>;
   loop: TurnLoop;
   leases: TurnLeases;
   reporter: TurnReporter;
@@ -21,7 +21,7 @@ export interface SupervisorOptions {
 }
 
 export class TurnSupervisor {
-  readonly #store: Store;
+  readonly #store: SupervisorOptions['store'];
   readonly #leases: TurnLeases;
   /** Turns this process is running now; a restart recovers the rest. */
   readonly #inFlight = new Map<string, Promise<TurnStop>>();

@@ -4,7 +4,7 @@
 // while it works; a sweep never overlaps the previous one. See docs/durability.md.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { IDEMPOTENCY_KEY_RETENTION_MS } from '../domain/idempotency.js';
-import type { Store } from '../domain/store.js';
+import type { Retention } from '../domain/store.js';
 import type { AgentRunner } from './runner.js';
 
 export interface SweeperOptions {
@@ -35,14 +35,14 @@ export interface SweepReport {
 
 export class Sweeper {
   readonly #runner: AgentRunner;
-  readonly #store: Store;
+  readonly #store: Retention;
   readonly #clock: () => Date;
   readonly #options: Required<Omit<SweeperOptions, 'onError'>> & Pick<SweeperOptions, 'onError'>;
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<SweepReport> | null = null;
   #stopped = false;
 
-  constructor(runner: AgentRunner, store: Store, clock: () => Date, options: SweeperOptions = {}) {
+  constructor(runner: AgentRunner, store: Retention, clock: () => Date, options: SweeperOptions = {}) {
     this.#runner = runner;
     this.#store = store;
     this.#clock = clock;

@@ -5,7 +5,7 @@
 // API's src/graphql/shared-reads.ts). A record reached through another is scoped to the owner of that one.
 import DataLoader from 'dataloader';
 import type { Agent, ElicitationRecord, MessageRecord, ThreadRecord, TurnRecord } from '../domain/records.js';
-import type { Store } from '../domain/store.js';
+import type { Agents, Reads } from '../domain/store.js';
 
 export interface Loaders {
   /** The agent: read once per id however many items of a list name it (agents are few, their items many). */
@@ -19,7 +19,7 @@ export interface Loaders {
   threadTurns(threadId: string): Promise<TurnRecord[]>;
 }
 
-export function createLoaders(store: Store): Loaders {
+export function createLoaders(store: Pick<Agents, 'getAgent'> & Reads): Loaders {
   const byId = <T extends { id: string }>(load: (ids: readonly string[]) => Promise<T[]>) =>
     new DataLoader<string, T | null>(
       async (ids) => {

@@ -29,7 +29,9 @@ import {
   type StartTurnResult,
   type StepAnswer,
   type Store,
+  type LeasedTurn,
   type TurnLease,
+  type TurnWriter,
 } from '../domain/store.js';
 import type { CloseStep } from '../domain/turn-rules.js';
 import {
@@ -272,10 +274,35 @@ export class SqlStore implements Store {
     }
   }
 
+  turnWriter(target: LeasedTurn): TurnWriter {
+    return this.#writer(target.turnId, target.lease.owner);
+  }
+
+  unleasedTurnWriter(turnId: string): TurnWriter {
+    return this.#writer(turnId, undefined);
+  }
+
+  /** The writer of one turn: `leaseOwner` undefined for a turn started without a lease (no lease check). */
+  #writer(turnId: string, leaseOwner: string | undefined): TurnWriter {
+    return {
+      turnId,
+      appendAssistantMessage: ({ message, iterations, now }) =>
+        this.#appendAssistantMessage(turnId, message, now, iterations, leaseOwner),
+      appendToolMessages: ({ messages, now }) => this.#appendToolMessages(turnId, messages, now, leaseOwner),
+      markToolStarted: ({ toolCallId, grantId, now }) =>
+        this.#markToolStarted(turnId, toolCallId, now, leaseOwner, grantId),
+      finishTool: ({ message, now }) => this.#finishTool(turnId, message, now, leaseOwner),
+      pauseTurn: ({ step, elicitations, text, expiresAt, answer, now }) =>
+        this.#pauseTurn(turnId, step, elicitations, text, expiresAt, now, leaseOwner, answer),
+      finishTurn: ({ status, now, ...fields }) => this.#finishTurn(turnId, status, fields, now, leaseOwner),
+      setIterations: ({ iterations, now }) => this.#setIterations(turnId, iterations, now, leaseOwner),
+    };
+  }
+
   // The loop's writes take the lease check into their statement (catalogue.ts), so that a step of the loop costs as
   // few statements as it writes (on PostgreSQL one round trip).
 
-  async appendAssistantMessage(
+  async #appendAssistantMessage(
     turnId: string,
     message: ChatMessage,
     now: string,
@@ -297,7 +324,7 @@ export class SqlStore implements Store {
     return { ...message, id, threadId: held!.thread_id, turnId, createdAt: now };
   }
 
-  async appendToolMessages(
+  async #appendToolMessages(
     turnId: string,
     drafts: ToolMessageDraft[],
     now: string,
@@ -307,7 +334,7 @@ export class SqlStore implements Store {
     await this.#loopWrite(turnId, leaseOwner, 'appendToolMessages', { turnId, owner: leaseOwner ?? null, now, drafts });
   }
 
-  async markToolStarted(
+  async #markToolStarted(
     turnId: string,
     toolCallId: string,
     now: string,
@@ -322,7 +349,7 @@ export class SqlStore implements Store {
     return started;
   }
 
-  async finishTool(turnId: string, draft: ToolMessageDraft, now: string, leaseOwner?: string): Promise<void> {
+  async #finishTool(turnId: string, draft: ToolMessageDraft, now: string, leaseOwner?: string): Promise<void> {
     await this.#loopWrite(turnId, leaseOwner, 'finishTool', {
       turnId,
       owner: leaseOwner ?? null,
@@ -333,7 +360,7 @@ export class SqlStore implements Store {
     });
   }
 
-  async pauseTurn(
+  async #pauseTurn(
     turnId: string,
     step: PendingStep,
     drafts: ElicitationDraft[],
@@ -357,7 +384,7 @@ export class SqlStore implements Store {
     return this.#withWebhooks(() => scripts.pauseTurn(this.#c, params));
   }
 
-  async finishTurn(
+  async #finishTurn(
     turnId: string,
     status: 'COMPLETED' | 'FAILED' | 'CANCELLED',
     fields: { text?: string | null; error?: string | null; answer?: StepAnswer },
@@ -378,7 +405,7 @@ export class SqlStore implements Store {
     return this.#withWebhooks(() => scripts.finishTurn(this.#c, params));
   }
 
-  async setIterations(turnId: string, iterations: number, now: string, leaseOwner?: string): Promise<void> {
+  async #setIterations(turnId: string, iterations: number, now: string, leaseOwner?: string): Promise<void> {
     await this.#loopWrite(turnId, leaseOwner, 'touchTurn', { id: turnId, owner: leaseOwner ?? null, iterations, now });
   }
 

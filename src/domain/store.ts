@@ -134,8 +134,8 @@ export class GrantLapsedError extends Error {
 }
 
 /**
- * What a loop write that matched no turn row throws: with `leaseOwner`, the lease is not (or no longer) that
- * process's (LeaseLostError, nothing written); without, there is no such turn.
+ * What a loop write that matched no turn row throws: with `leaseOwner` (a leased writer), the lease is not (or no
+ * longer) that process's (LeaseLostError, nothing written); without (an unleased writer), there is no such turn.
  */
 export function loopWriteRefused(turnId: string, leaseOwner: string | undefined): Error {
   return leaseOwner !== undefined ? new LeaseLostError(turnId) : new Error(`No turn ${turnId}.`);
@@ -159,15 +159,81 @@ export interface StepAnswer {
   iterations: number;
 }
 
-export interface Store {
-  // Agents
+/** A RUNNING turn and the lease under which a process writes to it. */
+export interface LeasedTurn {
+  turnId: string;
+  lease: { owner: string };
+}
+
+/**
+ * The loop's writes to one turn (TurnLog.turnWriter), bound to the turn and its lease: a write cannot leave the lease
+ * out. Each takes one input object and is one transaction.
+ */
+export interface TurnWriter {
+  readonly turnId: string;
+  /** Appends the model's answer and, when given, the turn's new iteration count, in one transaction. */
+  appendAssistantMessage(input: { message: ChatMessage; iterations?: number; now: string }): Promise<MessageRecord>;
+  /** Appends TOOL messages (synthetic answers) for calls that do not run. */
+  appendToolMessages(input: { messages: ToolMessageDraft[]; now: string }): Promise<void>;
+  /**
+   * Journals the call as started, committed, before it runs. False if it was started before: do not run it.
+   * `grantId`: the remembered approval that let it run unasked, recorded with it; checked in the same transaction (an
+   * approval revoked or expired since the gate throws GrantLapsedError and writes nothing), so a revoke either
+   * precedes the start and the call does not run, or follows it.
+   */
+  markToolStarted(input: { toolCallId: string; grantId?: string; now: string }): Promise<boolean>;
+  /** Appends the call's TOOL message and journals it finished, in one transaction. */
+  finishTool(input: { message: ToolMessageDraft; now: string }): Promise<void>;
+  /**
+   * Persist the step, create its elicitations, turn PAUSED: writes proportional to what is new. Returns both as stored.
+   * `answer`: the model's answer that asked for the step's calls and the turn's iteration count, appended in the same
+   * transaction, so a step that asks is saved with its pause or not at all (one commit fewer per step).
+   */
+  pauseTurn(input: {
+    step: PendingStep;
+    elicitations: ElicitationDraft[];
+    text: string;
+    expiresAt: string;
+    answer?: StepAnswer;
+    now: string;
+  }): Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }>;
+  /**
+   * RUNNING turn to a final state. `answer`: the model's final answer (an ASSISTANT message without tool calls) and
+   * the turn's iteration count, appended in the same transaction, so the answer and the end commit together.
+   */
+  finishTurn(input: {
+    status: 'COMPLETED' | 'FAILED' | 'CANCELLED';
+    text?: string | null;
+    error?: string | null;
+    answer?: StepAnswer;
+    now: string;
+  }): Promise<TurnRecord>;
+  setIterations(input: { iterations: number; now: string }): Promise<void>;
+}
+
+/**
+ * Writes to a turn started without a lease, which no process runs: the store's own tests and tools that drive a
+ * store directly. Not part of TurnLog: the loop always writes under its lease.
+ */
+export interface UnleasedWrites {
+  unleasedTurnWriter(turnId: string): TurnWriter;
+}
+
+// The Store port is split by role: each consumer depends on the interfaces it uses (docs/architecture.md), so
+// what a module may do to the database is read from its imports. `Store` is their intersection, for wiring.
+
+/** The agents of the config and their gating (src/agent/gating.ts, the agent use cases). */
+export interface Agents {
   /** Create the agent from the config, or update it: gating is kept once updateAgent changed it. */
   syncAgent(agent: Agent, now: string): Promise<Agent>;
   getAgent(id: string): Promise<Agent | null>;
   listAgents(): Promise<Agent[]>;
   updateAgentGating(id: string, patch: AgentGatingPatch, now: string): Promise<Agent | null>;
+}
 
-  // Reads, scoped to an owner: another owner's record reads as absent.
+/** Reads, for the API and the loop. */
+export interface Reads {
+  // Scoped to an owner: another owner's record reads as absent.
   getThread(id: string, ownerId: string): Promise<ThreadRecord | null>;
   /** Oldest first, or newest first. */
   listThreads(
@@ -219,7 +285,12 @@ export interface Store {
     newestFirst?: boolean,
   ): Promise<Page<ElicitationRecord> & { totalCount: number }>;
 
-  // The loop's atomic steps.
+  /** Every owner's elicitations PENDING and not yet expired at `now` (the metrics gauge, read at scrape time). */
+  countPendingElicitations(now: string): Promise<number>;
+}
+
+/** The transitions of a turn the runner makes: start it, record an answer, and the loop's writes while it runs. */
+export interface TurnLog {
   /** New thread or existing one (of this owner and agent); supersedes a PAUSED turn, refuses a RUNNING one. */
   startTurn(
     input: {
@@ -241,63 +312,17 @@ export interface Store {
     },
     closeStep: CloseStep,
   ): Promise<StartTurnResult>;
-  // The loop's writes to a RUNNING turn take `leaseOwner`, the process running it: the write then happens only while
-  // that process holds the turn's lease, checked in the same transaction (else LeaseLostError, nothing written).
-
-  /** Appends the model's answer and, when given, the turn's new iteration count, in one transaction. */
-  appendAssistantMessage(
-    turnId: string,
-    message: ChatMessage,
-    now: string,
-    iterations?: number,
-    leaseOwner?: string,
-  ): Promise<MessageRecord>;
-  /** Appends TOOL messages (synthetic answers) for calls that do not run. */
-  appendToolMessages(turnId: string, messages: ToolMessageDraft[], now: string, leaseOwner?: string): Promise<void>;
-  /**
-   * Journals the call as started, committed, before it runs. False if it was started before: do not run it.
-   * `grantId`: the remembered approval that let it run unasked, recorded with it; checked in the same transaction (an
-   * approval revoked or expired since the gate throws GrantLapsedError and writes nothing), so a revoke either
-   * precedes the start and the call does not run, or follows it.
-   */
-  markToolStarted(
-    turnId: string,
-    toolCallId: string,
-    now: string,
-    leaseOwner?: string,
-    grantId?: string,
-  ): Promise<boolean>;
-  /** Appends the call's TOOL message and journals it finished, in one transaction. */
-  finishTool(turnId: string, message: ToolMessageDraft, now: string, leaseOwner?: string): Promise<void>;
-  /**
-   * Persist the step, create its elicitations, turn PAUSED: writes proportional to what is new. Returns both as stored.
-   * `answer`: the model's answer that asked for the step's calls and the turn's iteration count, appended in the same
-   * transaction, so a step that asks is saved with its pause or not at all (one commit fewer per step).
-   */
-  pauseTurn(
-    turnId: string,
-    step: PendingStep,
-    elicitations: ElicitationDraft[],
-    text: string,
-    expiresAt: string,
-    now: string,
-    leaseOwner?: string,
-    answer?: StepAnswer,
-  ): Promise<{ turn: TurnRecord; elicitations: ElicitationRecord[] }>;
-  /**
-   * RUNNING turn to a final state. `fields.answer`: the model's final answer (an ASSISTANT message without tool
-   * calls) and the turn's iteration count, appended in the same transaction, so the answer and the end commit together.
-   */
-  finishTurn(
-    turnId: string,
-    status: 'COMPLETED' | 'FAILED' | 'CANCELLED',
-    fields: { text?: string | null; error?: string | null; answer?: StepAnswer },
-    now: string,
-    leaseOwner?: string,
-  ): Promise<TurnRecord>;
-  setIterations(turnId: string, iterations: number, now: string, leaseOwner?: string): Promise<void>;
   /** Record an answer (idempotent by elicitation id); see ResolveResult. */
   resolveElicitation(input: AnswerInput, closeStep: CloseStep): Promise<ResolveResult>;
+  /**
+   * The writes of the loop to one RUNNING turn, made for the process holding its lease: each happens only while that
+   * process holds it, checked in the same transaction (else LeaseLostError, nothing written).
+   */
+  turnWriter(target: LeasedTurn): TurnWriter;
+}
+
+/** What the sweeper and recovery do to turns nobody is waiting on: expiry, and the leases of RUNNING turns. */
+export interface TurnMaintenance {
   /** Expire PAUSED turns whose expiresAt has passed (at most `limit`); returns those it expired. */
   expireDueTurns(now: string, limit: number, closeStep: CloseStep): Promise<TurnRecord[]>;
   /** Turns left RUNNING by a process that died: for recovery at start. */
@@ -320,6 +345,10 @@ export interface Store {
   renewLeases(owner: string, until: string, now: string): Promise<number>;
   /** True while `owner` holds the turn's lease (checked before each step it commits). */
   holdsLease(turnId: string, owner: string): Promise<boolean>;
+}
+
+/** The retention sweep: rows that are done with, deleted in bounded batches. */
+export interface Retention {
   /**
    * Retention: delete at most `limit` DELIVERED webhook deliveries finished before `before` (FAILED ones stay, for the
    * admin to see); returns how many.
@@ -331,10 +360,11 @@ export interface Store {
   deleteExpiredElicitations(before: string, limit: number): Promise<number>;
   /** Retention: delete at most `limit` idempotency keys claimed before `before`; returns how many. */
   deleteIdempotencyKeys(before: string, limit: number): Promise<number>;
-  /** Every owner's elicitations PENDING and not yet expired at `now` (the metrics gauge, read at scrape time). */
-  countPendingElicitations(now: string): Promise<number>;
+}
 
-  // Remembered approvals (docs/approvals.md); src/domain/grants.ts decides which grant covers a call.
+/** Remembered approvals (docs/approvals.md). */
+export interface Grants {
+  // src/domain/grants.ts decides which grant covers a call.
   /** The owner's grants of one agent's tool that are not revoked, oldest first: what coveringGrant chooses from. */
   listGrantCandidates(ownerId: string, agentId: string, toolId: string): Promise<ApprovalGrantRecord[]>;
   getApprovalGrant(id: string, ownerId: string): Promise<ApprovalGrantRecord | null>;
@@ -350,22 +380,11 @@ export interface Store {
   revokeApprovalGrant(id: string, ownerId: string, now: string): Promise<ApprovalGrantRecord | null>;
   /** The calls these grants let run unasked, in the order they started. */
   listGrantUses(grantIds: readonly string[]): Promise<GrantUseRecord[]>;
+}
 
-  /**
-   * Readiness: null when the database answers a query and every migration this build knows is applied; else a
-   * short reason (no paths, no data). Throws when the database does not answer at all (closed, unreadable).
-   */
-  ping(): Promise<string | null>;
-  /**
-   * Resolves once what was committed before the call survives power loss, not only a process crash: awaited before
-   * a mutation's response is sent and an event is published. The SQLite store fsyncs its WAL here, once for
-   * every request waiting (group commit); a store whose commits are durable already returns at once. `soon`: no
-   * request waits on this one (an event): the store may wait a few milliseconds for a flush that one asks for.
-   */
-  flush(options?: { soon?: boolean }): Promise<void>;
-  close(): Promise<void>;
-
-  // Webhooks (docs/webhooks.md). The outbox rows are written by the changes above, in their transactions, for the
+/** Webhooks (docs/webhooks.md). */
+export interface WebhookDeliveries {
+  // The outbox rows are written by the changes above, in their transactions, for the
   // endpoints the store was given at construction (WebhookOutbox); these deliver and list them.
   /**
    * Claim up to `limit` deliveries that are PENDING, due at `now`, of one of `endpoints` and not claimed by a process
@@ -388,3 +407,24 @@ export interface Store {
     after: string | null,
   ): Promise<Page<WebhookDeliveryRecord> & { totalCount: number }>;
 }
+
+/** Readiness, durability and shutdown. */
+export interface Lifecycle {
+  /**
+   * Readiness: null when the database answers a query and every migration this build knows is applied; else a
+   * short reason (no paths, no data). Throws when the database does not answer at all (closed, unreadable).
+   */
+  ping(): Promise<string | null>;
+  /**
+   * Resolves once what was committed before the call survives power loss, not only a process crash: awaited before
+   * a mutation's response is sent and an event is published. The SQLite store fsyncs its WAL here, once for
+   * every request waiting (group commit); a store whose commits are durable already returns at once. `soon`: no
+   * request waits on this one (an event): the store may wait a few milliseconds for a flush that one asks for.
+   */
+  flush(options?: { soon?: boolean }): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Every role: what a backend implements and the server wires. */
+export interface Store
+  extends Agents, Reads, TurnLog, UnleasedWrites, TurnMaintenance, Retention, Grants, WebhookDeliveries, Lifecycle {}

@@ -3,9 +3,9 @@
 // waiting at that moment (group commit, src/db/sqlite/wal-sync.ts): "it succeeded" is never taken back by a power cut.
 import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { Store } from '../domain/store.js';
+import type { Lifecycle } from '../domain/store.js';
 
-export function useDurableResponses(store: Pick<Store, 'flush'>): Plugin {
+export function useDurableResponses(store: Pick<Lifecycle, 'flush'>): Plugin {
   return {
     onExecute({ args }) {
       if (getOperationAST(args.document, args.operationName)?.operation !== 'mutation') return undefined;

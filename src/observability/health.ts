@@ -3,14 +3,14 @@
 // (/healthz) is Yoga's own healthCheckEndpoint. Neither needs a token: they say what is not ready, by name and
 // state only (no paths, no errors' texts, no data), so they reveal nothing a caller could use.
 import { useReadinessCheck, type Plugin } from 'graphql-yoga';
-import type { Store } from '../domain/store.js';
+import type { Lifecycle } from '../domain/store.js';
 import type { ToolSource, ToolSourceHealth } from '../tools/tool.js';
 
 export const HEALTH_PATH = '/healthz';
 export const READY_PATH = '/readyz';
 
 export interface ReadinessOptions {
-  store: Pick<Store, 'ping'>;
+  store: Pick<Lifecycle, 'ping'>;
   sources: ReadonlyMap<string, ToolSource>;
   /** True once close() has begun. */
   closing: () => boolean;

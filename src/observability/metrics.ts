@@ -7,7 +7,7 @@ import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { LifecycleObserver } from '../agent/lifecycle.js';
-import type { Store } from '../domain/store.js';
+import type { Reads } from '../domain/store.js';
 
 /** `server.metrics` of the config: who may read /metrics. */
 export type MetricsAccess = 'admin' | 'public' | 'off';
@@ -28,7 +28,7 @@ export interface WebSocketActivity {
 }
 
 export interface MetricsOptions {
-  store: Pick<Store, 'countPendingElicitations'>;
+  store: Pick<Reads, 'countPendingElicitations'>;
   clock: () => Date;
   /** Where a failed read at scrape time is reported (the gauge then keeps its last value). */
   onError?: (error: unknown) => void;

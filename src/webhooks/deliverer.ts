@@ -4,12 +4,12 @@
 // beside the requests and never in their way: a change only writes its outbox rows; sending happens here, later.
 import { Webhook } from 'standardwebhooks';
 import type { WebhookEndpoint } from '../config/webhooks.js';
-import type { Store } from '../domain/store.js';
+import type { Lifecycle, WebhookDeliveries } from '../domain/store.js';
 import { afterFailedAttempt, type WebhookDeliveryRecord } from '../domain/webhook-events.js';
 import type { Logger } from '../observability/logger.js';
 
 export interface WebhookDelivererOptions {
-  store: Store;
+  store: Pick<WebhookDeliveries, 'claimWebhookDeliveries' | 'recordWebhookAttempt'> & Pick<Lifecycle, 'flush'>;
   endpoints: readonly WebhookEndpoint[];
   /** This process, as it claims deliveries ("host:pid:nonce", the runner's lease owner). */
   owner: string;
@@ -29,7 +29,7 @@ type AttemptResult =
   { delivered: true; statusCode: number } | { delivered: false; error: string; statusCode: number | null };
 
 export class WebhookDeliverer {
-  readonly #store: Store;
+  readonly #store: WebhookDelivererOptions['store'];
   readonly #endpoints: Map<string, { endpoint: WebhookEndpoint; signer: Webhook }>;
   readonly #owner: string;
   readonly #clock: () => Date;
@@ -202,7 +202,7 @@ export class WebhookDeliverer {
 
   async #record(
     delivery: WebhookDeliveryRecord,
-    outcome: Parameters<Store['recordWebhookAttempt']>[2],
+    outcome: Parameters<WebhookDeliveries['recordWebhookAttempt']>[2],
     now: Date,
   ): Promise<void> {
     // False: the claim lapsed and another process took the delivery over; its record is the one that counts.

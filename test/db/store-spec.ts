@@ -209,16 +209,17 @@ async function pausedTurn(store: Store, options: PauseOptions = {}): Promise<Pau
   }
   const step: PendingStep = { version: 1, calls };
   const { turn } = started;
-  await store.appendAssistantMessage(
-    turn.id,
-    assistantMessage(
+  await store.unleasedTurnWriter(turn.id).appendAssistantMessage({
+    message: assistantMessage(
       null,
       calls.map((c) => c.toolCall),
     ),
+    iterations: 1,
     now,
-    1,
-  );
-  const paused = await store.pauseTurn(turn.id, step, drafts, 'May I?', expiresAt, now);
+  });
+  const paused = await store
+    .unleasedTurnWriter(turn.id)
+    .pauseTurn({ step, elicitations: drafts, text: 'May I?', expiresAt, now });
   return { ...started, turn: paused.turn, step, elicitations: paused.elicitations, expiresAt };
 }
 
@@ -308,15 +309,12 @@ async function rememberablePause(store: Store, options: RememberablePauseOptions
   const call = toolCall(options.toolName ?? 'edit_note', options.arguments ?? { note: 'n1' });
   const elicitationId = nextId('elc');
   const step = askingStep(call, elicitationId);
-  await store.appendAssistantMessage(started.turn.id, assistantMessage(null, [call]), now, 1);
-  const paused = await store.pauseTurn(
-    started.turn.id,
-    step,
-    [rememberableDraftFor(call, elicitationId)],
-    'May I?',
-    expiresAt,
-    now,
-  );
+  await store
+    .unleasedTurnWriter(started.turn.id)
+    .appendAssistantMessage({ message: assistantMessage(null, [call]), iterations: 1, now });
+  const paused = await store
+    .unleasedTurnWriter(started.turn.id)
+    .pauseTurn({ step, elicitations: [rememberableDraftFor(call, elicitationId)], text: 'May I?', expiresAt, now });
   return { ...started, turn: paused.turn, step, elicitations: paused.elicitations, expiresAt };
 }
 
@@ -356,7 +354,9 @@ async function grantOf(
 async function turnWithCall(store: Store, options: TurnOptions = {}): Promise<{ turnId: string; callId: string }> {
   const { turn } = await runningTurn(store, options);
   const call = toolCall('edit_note');
-  await store.appendAssistantMessage(turn.id, assistantMessage(null, [call]), options.now ?? at(0), 1);
+  await store
+    .unleasedTurnWriter(turn.id)
+    .appendAssistantMessage({ message: assistantMessage(null, [call]), iterations: 1, now: options.now ?? at(0) });
   return { turnId: turn.id, callId: call.id };
 }
 
@@ -716,7 +716,7 @@ export function describeStore(factory: StoreFactory): void {
 
       it('on an existing thread of the owner, once its last turn ended: the same thread, a new RUNNING turn', async () => {
         const first = await runningTurn(store, { now: at(0) });
-        await store.finishTurn(first.turn.id, 'COMPLETED', { text: 'Done.' }, at(1));
+        await store.unleasedTurnWriter(first.turn.id).finishTurn({ status: 'COMPLETED', text: 'Done.', now: at(1) });
         const next = await runningTurn(store, { threadId: first.thread.id, now: at(2), message: 'And now?' });
         expect(next.thread).toEqual(first.thread);
         expect(next.turn).toMatchObject({ threadId: first.thread.id, status: 'RUNNING', createdAt: at(2) });
@@ -731,7 +731,7 @@ export function describeStore(factory: StoreFactory): void {
 
       it("refuses another owner's thread and an unknown one as NOT_FOUND, another agent's as WRONG_AGENT, writing nothing", async () => {
         const { thread, turn } = await runningTurn(store);
-        await store.finishTurn(turn.id, 'COMPLETED', {}, at(1));
+        await store.unleasedTurnWriter(turn.id).finishTurn({ status: 'COMPLETED', now: at(1) });
         const refused = [
           await store.startTurn(startInput({ threadId: thread.id, ownerId: BOB, turnId: 'turn-bob' }), closeStep),
           await store.startTurn(startInput({ threadId: 'thread-nowhere', turnId: 'turn-lost' }), closeStep),
@@ -864,14 +864,13 @@ export function describeStore(factory: StoreFactory): void {
 
       it('the same request again returns the turn it started, as it is now, and writes nothing', async () => {
         const first = await runningTurn(store, { idempotencyKey: 'key-1', message: 'Hello', now: at(1) });
-        const paused = await store.pauseTurn(
-          first.turn.id,
-          askingStep(toolCall('edit'), 'elc-1'),
-          [draftFor(toolCall('edit'), 'elc-1')],
-          'Allow it?',
-          at(3600),
-          at(2),
-        );
+        const paused = await store.unleasedTurnWriter(first.turn.id).pauseTurn({
+          step: askingStep(toolCall('edit'), 'elc-1'),
+          elicitations: [draftFor(toolCall('edit'), 'elc-1')],
+          text: 'Allow it?',
+          expiresAt: at(3600),
+          now: at(2),
+        });
         const before = await everything();
         const again = await store.startTurn(
           startInput({ idempotencyKey: 'key-1', message: 'Hello', now: at(3), turnId: 'turn-again' }),
@@ -885,9 +884,9 @@ export function describeStore(factory: StoreFactory): void {
 
       it('on an existing thread: the key finds its turn even when the thread now runs another (no THREAD_BUSY)', async () => {
         const { thread, turn } = await runningTurn(store);
-        await store.finishTurn(turn.id, 'COMPLETED', {}, at(1));
+        await store.unleasedTurnWriter(turn.id).finishTurn({ status: 'COMPLETED', now: at(1) });
         const keyed = await runningTurn(store, { threadId: thread.id, idempotencyKey: 'key-1', now: at(2) });
-        await store.finishTurn(keyed.turn.id, 'COMPLETED', { text: 'Done.' }, at(3));
+        await store.unleasedTurnWriter(keyed.turn.id).finishTurn({ status: 'COMPLETED', text: 'Done.', now: at(3) });
         const later = await runningTurn(store, { threadId: thread.id, now: at(4) });
         const again = await store.startTurn(startInput({ threadId: thread.id, idempotencyKey: 'key-1' }), closeStep);
         expect(again).toMatchObject({
@@ -902,7 +901,7 @@ export function describeStore(factory: StoreFactory): void {
 
       it('the same key with another agent, thread or message is IDEMPOTENCY_KEY_REUSED, writing nothing', async () => {
         const first = await runningTurn(store, { idempotencyKey: 'key-1' });
-        await store.finishTurn(first.turn.id, 'COMPLETED', {}, at(1));
+        await store.unleasedTurnWriter(first.turn.id).finishTurn({ status: 'COMPLETED', now: at(1) });
         const before = await everything();
         const others = [
           startInput({ idempotencyKey: 'key-1', message: 'Something else.' }),
@@ -938,7 +937,7 @@ export function describeStore(factory: StoreFactory): void {
         expect(
           await store.startTurn(startInput({ threadId: 'thread-none', idempotencyKey: 'key-3' }), closeStep),
         ).toEqual({ ok: false, code: 'NOT_FOUND' });
-        await store.finishTurn(turn.id, 'COMPLETED', {}, at(1));
+        await store.unleasedTurnWriter(turn.id).finishTurn({ status: 'COMPLETED', now: at(1) });
         const started = await store.startTurn(keyed, closeStep);
         expect(started).toMatchObject({ ok: true, turn: { id: 'turn-keyed', status: 'RUNNING' } });
         expect(started.ok && started.replayed).toBeFalsy();
@@ -1024,9 +1023,9 @@ export function describeStore(factory: StoreFactory): void {
 
       it('listTurns lists a thread’s turns oldest first, with their state', async () => {
         const first = await runningTurn(store, { now: at(0) });
-        await store.finishTurn(first.turn.id, 'FAILED', { error: 'model down' }, at(1));
+        await store.unleasedTurnWriter(first.turn.id).finishTurn({ status: 'FAILED', error: 'model down', now: at(1) });
         const second = await runningTurn(store, { threadId: first.thread.id, now: at(2) });
-        await store.finishTurn(second.turn.id, 'COMPLETED', { text: 'ok' }, at(3));
+        await store.unleasedTurnWriter(second.turn.id).finishTurn({ status: 'COMPLETED', text: 'ok', now: at(3) });
         const third = await runningTurn(store, { threadId: first.thread.id, now: at(4) });
         await runningTurn(store, { now: at(5) }); // another thread
         const turns = await store.listTurns(first.thread.id);
@@ -1045,7 +1044,9 @@ export function describeStore(factory: StoreFactory): void {
           toolCall('edit_note', { id: 'n1', patch: { title: 'Größe ✓', tags: ['a', 'b'], pinned: true, n: 1.5 } }),
           toolCall('read_graph'),
         ];
-        const assistant = await store.appendAssistantMessage(turn.id, assistantMessage('Let me look.', calls), at(1));
+        const assistant = await store
+          .unleasedTurnWriter(turn.id)
+          .appendAssistantMessage({ message: assistantMessage('Let me look.', calls), now: at(1) });
         expect(assistant).toEqual({
           id: expect.any(String),
           threadId: thread.id,
@@ -1056,16 +1057,17 @@ export function describeStore(factory: StoreFactory): void {
           toolCallId: null,
           createdAt: at(1),
         });
-        await store.appendToolMessages(
-          turn.id,
-          [
+        await store.unleasedTurnWriter(turn.id).appendToolMessages({
+          messages: [
             { toolCallId: calls[0]!.id, text: 'edited' },
             { toolCallId: calls[1]!.id, text: '{"nodes":[]}' },
           ],
-          at(1),
-        );
-        await store.appendAssistantMessage(turn.id, assistantMessage('Done.'), at(2));
-        await store.finishTurn(turn.id, 'COMPLETED', { text: 'Done.' }, at(2));
+          now: at(1),
+        });
+        await store
+          .unleasedTurnWriter(turn.id)
+          .appendAssistantMessage({ message: assistantMessage('Done.'), now: at(2) });
+        await store.unleasedTurnWriter(turn.id).finishTurn({ status: 'COMPLETED', text: 'Done.', now: at(2) });
         const next = await runningTurn(store, { threadId: thread.id, now: at(3), message: 'Thanks' });
 
         const turnMessages = await store.listTurnMessages(turn.id);
@@ -1098,47 +1100,60 @@ export function describeStore(factory: StoreFactory): void {
 
       it('appendAssistantMessage sets the iteration count with the message, or leaves it when not given', async () => {
         const { turn } = await runningTurn(store);
-        await store.appendAssistantMessage(turn.id, assistantMessage('one'), at(1), 1);
+        await store
+          .unleasedTurnWriter(turn.id)
+          .appendAssistantMessage({ message: assistantMessage('one'), iterations: 1, now: at(1) });
         expect(await store.loadTurn(turn.id)).toMatchObject({ iterations: 1 });
-        await store.appendAssistantMessage(turn.id, assistantMessage('two'), at(2));
+        await store
+          .unleasedTurnWriter(turn.id)
+          .appendAssistantMessage({ message: assistantMessage('two'), now: at(2) });
         expect(await store.loadTurn(turn.id)).toMatchObject({ iterations: 1 });
-        await store.setIterations(turn.id, 4, at(3));
+        await store.unleasedTurnWriter(turn.id).setIterations({ iterations: 4, now: at(3) });
         expect(await store.loadTurn(turn.id)).toMatchObject({ iterations: 4, updatedAt: at(3) });
       });
 
       it('markToolStarted is true once per call, then false; finishTool appends its TOOL message and journals it finished', async () => {
         const { turn } = await runningTurn(store);
         const [a, b] = [toolCall('edit_note'), toolCall('read_graph')];
-        await store.appendAssistantMessage(turn.id, assistantMessage(null, [a, b]), at(1), 1);
-        expect(await store.markToolStarted(turn.id, a.id, at(1))).toBe(true);
-        expect(await store.markToolStarted(turn.id, a.id, at(2))).toBe(false);
-        expect(await store.markToolStarted(turn.id, b.id, at(2))).toBe(true);
+        await store
+          .unleasedTurnWriter(turn.id)
+          .appendAssistantMessage({ message: assistantMessage(null, [a, b]), iterations: 1, now: at(1) });
+        expect(await store.unleasedTurnWriter(turn.id).markToolStarted({ toolCallId: a.id, now: at(1) })).toBe(true);
+        expect(await store.unleasedTurnWriter(turn.id).markToolStarted({ toolCallId: a.id, now: at(2) })).toBe(false);
+        expect(await store.unleasedTurnWriter(turn.id).markToolStarted({ toolCallId: b.id, now: at(2) })).toBe(true);
         expect(sorted(await store.listUnfinishedToolCalls(turn.id))).toEqual(sorted([a.id, b.id]));
 
-        await store.finishTool(turn.id, { toolCallId: a.id, text: 'edited' }, at(3));
+        await store
+          .unleasedTurnWriter(turn.id)
+          .finishTool({ message: { toolCallId: a.id, text: 'edited' }, now: at(3) });
         expect(await store.loadTurn(turn.id)).toMatchObject({ id: turn.id, status: 'RUNNING', iterations: 1 });
         expect(await store.listUnfinishedToolCalls(turn.id)).toEqual([b.id]);
         expect(await toolAnswers(store, turn.id)).toEqual([[a.id, 'edited']]);
-        expect(await store.markToolStarted(turn.id, a.id, at(4))).toBe(false); // finished is still started
+        expect(await store.unleasedTurnWriter(turn.id).markToolStarted({ toolCallId: a.id, now: at(4) })).toBe(false); // finished is still started
         expect(await store.listUnfinishedToolCalls('turn-none')).toEqual([]);
       });
 
       it('a call gets one TOOL message: a second one for the same call is dropped, whichever write brings it', async () => {
         const { turn } = await runningTurn(store);
         const [a, b] = [toolCall('edit_note'), toolCall('read_graph')];
-        await store.appendAssistantMessage(turn.id, assistantMessage(null, [a, b]), at(1), 1);
-        await store.markToolStarted(turn.id, a.id, at(1));
-        await store.finishTool(turn.id, { toolCallId: a.id, text: 'first' }, at(2));
-        await store.finishTool(turn.id, { toolCallId: a.id, text: 'late result' }, at(3));
-        await store.appendToolMessages(
-          turn.id,
-          [
+        await store
+          .unleasedTurnWriter(turn.id)
+          .appendAssistantMessage({ message: assistantMessage(null, [a, b]), iterations: 1, now: at(1) });
+        await store.unleasedTurnWriter(turn.id).markToolStarted({ toolCallId: a.id, now: at(1) });
+        await store
+          .unleasedTurnWriter(turn.id)
+          .finishTool({ message: { toolCallId: a.id, text: 'first' }, now: at(2) });
+        await store
+          .unleasedTurnWriter(turn.id)
+          .finishTool({ message: { toolCallId: a.id, text: 'late result' }, now: at(3) });
+        await store.unleasedTurnWriter(turn.id).appendToolMessages({
+          messages: [
             { toolCallId: a.id, text: 'synthetic' },
             { toolCallId: b.id, text: 'b once' },
             { toolCallId: b.id, text: 'b twice' },
           ],
-          at(4),
-        );
+          now: at(4),
+        });
         expect(await toolAnswers(store, turn.id)).toEqual([
           [a.id, 'first'],
           [b.id, 'b once'],
@@ -1150,8 +1165,12 @@ export function describeStore(factory: StoreFactory): void {
         const first = await runningTurn(store, { now: at(0) });
         const second = await runningTurn(store, { now: at(0) });
         for (const { turn } of [first, second]) {
-          await store.appendToolMessages(turn.id, [{ toolCallId: 'call_0', text: `for ${turn.id}` }], at(1));
-          expect(await store.markToolStarted(turn.id, 'call_0', at(1))).toBe(true);
+          await store
+            .unleasedTurnWriter(turn.id)
+            .appendToolMessages({ messages: [{ toolCallId: 'call_0', text: `for ${turn.id}` }], now: at(1) });
+          expect(await store.unleasedTurnWriter(turn.id).markToolStarted({ toolCallId: 'call_0', now: at(1) })).toBe(
+            true,
+          );
         }
         expect(await toolAnswers(store, first.turn.id)).toEqual([['call_0', `for ${first.turn.id}`]]);
         expect(await toolAnswers(store, second.turn.id)).toEqual([['call_0', `for ${second.turn.id}`]]);
@@ -1162,16 +1181,14 @@ export function describeStore(factory: StoreFactory): void {
         const call = toolCall('edit_note', { id: 'n1' });
         const step = askingStep(call, 'elc-1');
         const answer = { message: assistantMessage('Let me edit it.', [call]), iterations: 1 };
-        const paused = await store.pauseTurn(
-          turn.id,
+        const paused = await store.unleasedTurnWriter(turn.id).pauseTurn({
           step,
-          [draftFor(call, 'elc-1')],
-          'May I edit n1?',
-          at(61),
-          at(1),
-          undefined,
+          elicitations: [draftFor(call, 'elc-1')],
+          text: 'May I edit n1?',
+          expiresAt: at(61),
           answer,
-        );
+          now: at(1),
+        });
         expect(paused.turn).toMatchObject({ status: 'PAUSED', iterations: 1, step });
         expect(await store.loadTurn(turn.id)).toEqual(paused.turn);
         const messages = await store.listThreadMessages(thread.id);
@@ -1187,8 +1204,16 @@ export function describeStore(factory: StoreFactory): void {
         const { turn, thread } = await runningTurn(store, { now: at(0) });
         const call = toolCall('edit_note', { id: 'n1' });
         const step = askingStep(call, 'elc-1');
-        await store.appendAssistantMessage(turn.id, assistantMessage(null, [call]), at(1), 1);
-        const paused = await store.pauseTurn(turn.id, step, [draftFor(call, 'elc-1')], 'May I edit n1?', at(61), at(1));
+        await store
+          .unleasedTurnWriter(turn.id)
+          .appendAssistantMessage({ message: assistantMessage(null, [call]), iterations: 1, now: at(1) });
+        const paused = await store.unleasedTurnWriter(turn.id).pauseTurn({
+          step,
+          elicitations: [draftFor(call, 'elc-1')],
+          text: 'May I edit n1?',
+          expiresAt: at(61),
+          now: at(1),
+        });
         expect(paused.turn).toEqual({
           ...turn,
           status: 'PAUSED',
@@ -1233,7 +1258,7 @@ export function describeStore(factory: StoreFactory): void {
         ['CANCELLED', {}, { text: null, error: null }],
       ] as const)('finishTurn ends a RUNNING turn %s with its fields', async (status, fields, expected) => {
         const { turn } = await runningTurn(store, { lease: lease('host:1:a') });
-        const finished = await store.finishTurn(turn.id, status, fields, at(7));
+        const finished = await store.unleasedTurnWriter(turn.id).finishTurn({ status, ...fields, now: at(7) });
         expect(finished).toEqual({ ...turn, status, ...expected, step: null, expiresAt: null, updatedAt: at(7) });
         expect(await store.loadTurn(turn.id)).toEqual(finished);
         expect(await store.listRunningTurns()).toEqual([]);
@@ -1242,13 +1267,12 @@ export function describeStore(factory: StoreFactory): void {
 
       it('finishTurn with the final answer: the ASSISTANT message and the iteration count commit with the end', async () => {
         const { turn, thread } = await runningTurn(store, { lease: lease('host:1:a') });
-        const finished = await store.finishTurn(
-          turn.id,
-          'COMPLETED',
-          { text: 'All done.', answer: { message: assistantMessage('All done.'), iterations: 3 } },
-          at(7),
-          'host:1:a',
-        );
+        const finished = await store.turnWriter({ turnId: turn.id, lease: { owner: 'host:1:a' } }).finishTurn({
+          status: 'COMPLETED',
+          text: 'All done.',
+          answer: { message: assistantMessage('All done.'), iterations: 3 },
+          now: at(7),
+        });
         expect(finished).toMatchObject({ status: 'COMPLETED', text: 'All done.', iterations: 3, updatedAt: at(7) });
         expect((await store.listThreadMessages(thread.id)).map((m) => [m.role, m.text, m.turnId, m.createdAt])).toEqual(
           [
@@ -1259,13 +1283,12 @@ export function describeStore(factory: StoreFactory): void {
         // Held by another process: neither the end nor the answer is written.
         const other = await runningTurn(store, { lease: lease('host:1:a') });
         const lost = await rejection(
-          store.finishTurn(
-            other.turn.id,
-            'COMPLETED',
-            { text: 'x', answer: { message: assistantMessage('x'), iterations: 1 } },
-            at(8),
-            'host:2:b',
-          ),
+          store.turnWriter({ turnId: other.turn.id, lease: { owner: 'host:2:b' } }).finishTurn({
+            status: 'COMPLETED',
+            text: 'x',
+            answer: { message: assistantMessage('x'), iterations: 1 },
+            now: at(8),
+          }),
         );
         expect(lost).toBeInstanceOf(LeaseLostError);
         expect(await store.loadTurn(other.turn.id)).toMatchObject({ status: 'RUNNING', iterations: 0 });
@@ -1276,16 +1299,44 @@ export function describeStore(factory: StoreFactory): void {
         type Write = (s: Store, turnId: string, owner: string) => Promise<unknown>;
         const CALL = 'call-journal';
         const writes: [string, Write][] = [
-          ['appendAssistantMessage', (s, t, o) => s.appendAssistantMessage(t, assistantMessage('late'), at(9), 5, o)],
-          ['appendToolMessages', (s, t, o) => s.appendToolMessages(t, [{ toolCallId: 'call-x', text: 'x' }], at(9), o)],
-          ['markToolStarted', (s, t, o) => s.markToolStarted(t, 'call-y', at(9), o)],
-          ['finishTool', (s, t, o) => s.finishTool(t, { toolCallId: CALL, text: 'result' }, at(9), o)],
+          [
+            'appendAssistantMessage',
+            (s, t, o) =>
+              s
+                .turnWriter({ turnId: t, lease: { owner: o } })
+                .appendAssistantMessage({ message: assistantMessage('late'), iterations: 5, now: at(9) }),
+          ],
+          [
+            'appendToolMessages',
+            (s, t, o) =>
+              s
+                .turnWriter({ turnId: t, lease: { owner: o } })
+                .appendToolMessages({ messages: [{ toolCallId: 'call-x', text: 'x' }], now: at(9) }),
+          ],
+          [
+            'markToolStarted',
+            (s, t, o) =>
+              s.turnWriter({ turnId: t, lease: { owner: o } }).markToolStarted({ toolCallId: 'call-y', now: at(9) }),
+          ],
+          [
+            'finishTool',
+            (s, t, o) =>
+              s
+                .turnWriter({ turnId: t, lease: { owner: o } })
+                .finishTool({ message: { toolCallId: CALL, text: 'result' }, now: at(9) }),
+          ],
           [
             'pauseTurn',
             (s, t, o) => {
               const call = { ...toolCall('edit_note'), id: 'call-z' };
               const step = askingStep(call, 'elc-z');
-              return s.pauseTurn(t, step, [draftFor(call, 'elc-z')], 'May I?', at(99), at(9), o);
+              return s.turnWriter({ turnId: t, lease: { owner: o } }).pauseTurn({
+                step,
+                elicitations: [draftFor(call, 'elc-z')],
+                text: 'May I?',
+                expiresAt: at(99),
+                now: at(9),
+              });
             },
           ],
           [
@@ -1294,17 +1345,35 @@ export function describeStore(factory: StoreFactory): void {
               const call = { ...toolCall('edit_note'), id: 'call-w' };
               const step = askingStep(call, 'elc-w');
               const answer = { message: assistantMessage(null, [call]), iterations: 4 };
-              return s.pauseTurn(t, step, [draftFor(call, 'elc-w')], 'May I?', at(99), at(9), o, answer);
+              return s.turnWriter({ turnId: t, lease: { owner: o } }).pauseTurn({
+                step,
+                elicitations: [draftFor(call, 'elc-w')],
+                text: 'May I?',
+                expiresAt: at(99),
+                answer,
+                now: at(9),
+              });
             },
           ],
-          ['finishTurn', (s, t, o) => s.finishTurn(t, 'COMPLETED', { text: 'late' }, at(9), o)],
-          ['setIterations', (s, t, o) => s.setIterations(t, 7, at(9), o)],
+          [
+            'finishTurn',
+            (s, t, o) =>
+              s
+                .turnWriter({ turnId: t, lease: { owner: o } })
+                .finishTurn({ status: 'COMPLETED', text: 'late', now: at(9) }),
+          ],
+          [
+            'setIterations',
+            (s, t, o) => s.turnWriter({ turnId: t, lease: { owner: o } }).setIterations({ iterations: 7, now: at(9) }),
+          ],
         ];
 
         /** A RUNNING turn held by host:1:a, with one call journaled as started (for finishTool). */
         async function heldTurn(): Promise<string> {
           const { turn } = await runningTurn(store, { lease: lease('host:1:a') });
-          await store.markToolStarted(turn.id, CALL, at(1), 'host:1:a');
+          await store
+            .turnWriter({ turnId: turn.id, lease: { owner: 'host:1:a' } })
+            .markToolStarted({ toolCallId: CALL, now: at(1) });
           return turn.id;
         }
 
@@ -1363,14 +1432,13 @@ export function describeStore(factory: StoreFactory): void {
             { toolCall: calls.confirm, outcome: { kind: 'confirm', elicitationId: 'elc-step' } },
           ],
         };
-        const paused = await store.pauseTurn(
-          turn.id,
-          structuredClone(step),
-          [draftFor(calls.confirm, 'elc-step')],
-          'Allow delete_entities?',
-          at(60),
-          at(1),
-        );
+        const paused = await store.unleasedTurnWriter(turn.id).pauseTurn({
+          step: structuredClone(step),
+          elicitations: [draftFor(calls.confirm, 'elc-step')],
+          text: 'Allow delete_entities?',
+          expiresAt: at(60),
+          now: at(1),
+        });
         expect(paused.turn.step).toEqual(step);
         expect((await store.loadTurn(turn.id))!.step).toEqual(step);
         expect((await store.getTurn(turn.id, ANN))!.step).toEqual(step);
@@ -1720,7 +1788,7 @@ export function describeStore(factory: StoreFactory): void {
         const later = await pausedTurn(store, { expiresAt: at(31) });
         const running = await runningTurn(store);
         const done = await runningTurn(store);
-        await store.finishTurn(done.turn.id, 'COMPLETED', { text: 'ok' }, at(1));
+        await store.unleasedTurnWriter(done.turn.id).finishTurn({ status: 'COMPLETED', text: 'ok', now: at(1) });
         const declined: ElicitationAnswer = { action: 'DECLINE', content: { instructions: 'skip it' } };
         await answer(store, due[0]!.elicitations[1]!.id, declined, { now: at(5) });
 
@@ -1801,7 +1869,7 @@ export function describeStore(factory: StoreFactory): void {
         const unheld = await runningTurn(store);
         await pausedTurn(store, { lease: lease('host:1:a') });
         const done = await runningTurn(store, { lease: lease('host:1:a') });
-        await store.finishTurn(done.turn.id, 'COMPLETED', {}, at(1));
+        await store.unleasedTurnWriter(done.turn.id).finishTurn({ status: 'COMPLETED', now: at(1) });
 
         const running = await store.listRunningTurns();
         expect(sorted(ids(running))).toEqual(sorted([held.turn.id, unheld.turn.id]));
@@ -1931,7 +1999,9 @@ export function describeStore(factory: StoreFactory): void {
         expect(await other.ping()).toBeNull();
         const { turn } = await runningTurn(store, { lease: lease('host:1:a') });
         expect(await other.loadTurn(turn.id)).toEqual(turn);
-        await other.finishTurn(turn.id, 'COMPLETED', { text: 'by the other' }, at(1), 'host:1:a');
+        await other
+          .turnWriter({ turnId: turn.id, lease: { owner: 'host:1:a' } })
+          .finishTurn({ status: 'COMPLETED', text: 'by the other', now: at(1) });
         expect(await store.loadTurn(turn.id)).toMatchObject({ status: 'COMPLETED', text: 'by the other' });
         expect(await other.listAgents()).toHaveLength(2);
       });
@@ -2186,15 +2256,35 @@ export function describeStore(factory: StoreFactory): void {
         const { grant: other } = await grantOf(store, 'grt-2', { scope: 'AGENT' });
         const { turn } = await runningTurn(store, { lease: lease('host:1:a') });
         const [a, b] = [toolCall('edit_note'), toolCall('edit_note')];
-        await store.appendAssistantMessage(turn.id, assistantMessage(null, [a, b]), at(20), 1, 'host:1:a');
-        expect(await store.markToolStarted(turn.id, b.id, at(21), 'host:1:a', grant.id)).toBe(true);
-        expect(await store.markToolStarted(turn.id, a.id, at(22), 'host:1:a', grant.id)).toBe(true);
+        await store
+          .turnWriter({ turnId: turn.id, lease: { owner: 'host:1:a' } })
+          .appendAssistantMessage({ message: assistantMessage(null, [a, b]), iterations: 1, now: at(20) });
+        expect(
+          await store
+            .turnWriter({ turnId: turn.id, lease: { owner: 'host:1:a' } })
+            .markToolStarted({ toolCallId: b.id, grantId: grant.id, now: at(21) }),
+        ).toBe(true);
+        expect(
+          await store
+            .turnWriter({ turnId: turn.id, lease: { owner: 'host:1:a' } })
+            .markToolStarted({ toolCallId: a.id, grantId: grant.id, now: at(22) }),
+        ).toBe(true);
         // Started before: false, and the journal keeps the first start.
-        expect(await store.markToolStarted(turn.id, a.id, at(23), 'host:1:a', grant.id)).toBe(false);
+        expect(
+          await store
+            .turnWriter({ turnId: turn.id, lease: { owner: 'host:1:a' } })
+            .markToolStarted({ toolCallId: a.id, grantId: grant.id, now: at(23) }),
+        ).toBe(false);
         const plain = await turnWithCall(store);
-        expect(await store.markToolStarted(plain.turnId, plain.callId, at(24))).toBe(true);
+        expect(
+          await store.unleasedTurnWriter(plain.turnId).markToolStarted({ toolCallId: plain.callId, now: at(24) }),
+        ).toBe(true);
         const byOther = await turnWithCall(store);
-        expect(await store.markToolStarted(byOther.turnId, byOther.callId, at(25), undefined, other.id)).toBe(true);
+        expect(
+          await store
+            .unleasedTurnWriter(byOther.turnId)
+            .markToolStarted({ toolCallId: byOther.callId, grantId: other.id, now: at(25) }),
+        ).toBe(true);
 
         const uses = [
           { grantId: 'grt-1', turnId: turn.id, toolCallId: b.id, startedAt: at(21) },
@@ -2214,7 +2304,11 @@ export function describeStore(factory: StoreFactory): void {
         const { grant } = await grantOf(store, 'grt-1', { ttlSeconds: 60 }); // expires at(70)
         const { turnId, callId } = await turnWithCall(store);
         const justBefore = new Date(Date.parse(at(70)) - 1).toISOString();
-        expect(await store.markToolStarted(turnId, callId, justBefore, undefined, grant.id)).toBe(true);
+        expect(
+          await store
+            .unleasedTurnWriter(turnId)
+            .markToolStarted({ toolCallId: callId, grantId: grant.id, now: justBefore }),
+        ).toBe(true);
         expect(await store.listGrantUses([grant.id])).toEqual([
           { grantId: grant.id, turnId, toolCallId: callId, startedAt: justBefore },
         ]);
@@ -2239,10 +2333,16 @@ export function describeStore(factory: StoreFactory): void {
           await lapse(store);
           const { turn } = await runningTurn(store, { lease: lease('host:1:a') });
           const call = toolCall('edit_note');
-          await store.appendAssistantMessage(turn.id, assistantMessage(null, [call]), at(14), 1, 'host:1:a');
+          await store
+            .turnWriter({ turnId: turn.id, lease: { owner: 'host:1:a' } })
+            .appendAssistantMessage({ message: assistantMessage(null, [call]), iterations: 1, now: at(14) });
           const before = await stateOf(store, turn.id);
           for (const attempt of [startAt, at(80)]) {
-            const error = await rejection(store.markToolStarted(turn.id, call.id, attempt, 'host:1:a', grantId));
+            const error = await rejection(
+              store
+                .turnWriter({ turnId: turn.id, lease: { owner: 'host:1:a' } })
+                .markToolStarted({ toolCallId: call.id, grantId, now: attempt }),
+            );
             expect(error).toBeInstanceOf(GrantLapsedError);
             expect((error as GrantLapsedError).grantId).toBe(grantId);
           }
@@ -2250,7 +2350,11 @@ export function describeStore(factory: StoreFactory): void {
           expect(await store.listUnfinishedToolCalls(turn.id)).toEqual([]);
           expect(await store.listGrantUses([grantId])).toEqual([]);
           // Nothing was journaled: the call itself is not marked, a start without the grant is not refused.
-          expect(await store.markToolStarted(turn.id, call.id, at(90), 'host:1:a')).toBe(true);
+          expect(
+            await store
+              .turnWriter({ turnId: turn.id, lease: { owner: 'host:1:a' } })
+              .markToolStarted({ toolCallId: call.id, now: at(90) }),
+          ).toBe(true);
           expect(await store.listUnfinishedToolCalls(turn.id)).toEqual([call.id]);
           expect(await store.listGrantUses([grantId])).toEqual([]);
         },
@@ -2259,10 +2363,18 @@ export function describeStore(factory: StoreFactory): void {
       it('a call started under a grant, then the grant revoked (a crash mid-run): started again reads false, not lapsed', async () => {
         const { grant } = await grantOf(store, 'grt-1', { scope: 'AGENT' });
         const { turnId, callId } = await turnWithCall(store);
-        expect(await store.markToolStarted(turnId, callId, at(21), undefined, grant.id)).toBe(true);
+        expect(
+          await store
+            .unleasedTurnWriter(turnId)
+            .markToolStarted({ toolCallId: callId, grantId: grant.id, now: at(21) }),
+        ).toBe(true);
         await store.revokeApprovalGrant(grant.id, ANN, at(22));
         // The loop then reports it interrupted (its outcome unknown), never "did not run".
-        expect(await store.markToolStarted(turnId, callId, at(23), undefined, grant.id)).toBe(false);
+        expect(
+          await store
+            .unleasedTurnWriter(turnId)
+            .markToolStarted({ toolCallId: callId, grantId: grant.id, now: at(23) }),
+        ).toBe(false);
         expect(await store.listUnfinishedToolCalls(turnId)).toEqual([callId]);
         expect(await store.listGrantUses([grant.id])).toHaveLength(1);
       });
@@ -2272,7 +2384,11 @@ export function describeStore(factory: StoreFactory): void {
       it('revokedAt is never before a use the grant let start, even when the revoke’s clock reads earlier', async () => {
         const { grant } = await grantOf(store, 'grt-1', { scope: 'AGENT' });
         const { turnId, callId } = await turnWithCall(store);
-        expect(await store.markToolStarted(turnId, callId, at(21), undefined, grant.id)).toBe(true);
+        expect(
+          await store
+            .unleasedTurnWriter(turnId)
+            .markToolStarted({ toolCallId: callId, grantId: grant.id, now: at(21) }),
+        ).toBe(true);
         const revoked = await store.revokeApprovalGrant(grant.id, ANN, at(20));
         const [use] = await store.listGrantUses([grant.id]);
         expect(use!.startedAt).toBe(at(21));
@@ -2292,15 +2408,18 @@ export function describeStore(factory: StoreFactory): void {
             { toolCall: asked, outcome: { kind: 'confirm', elicitationId: 'elc-step' } },
           ],
         };
-        await store.appendAssistantMessage(turn.id, assistantMessage(null, [unasked, plain, asked]), at(1), 1);
-        const paused = await store.pauseTurn(
-          turn.id,
-          structuredClone(step),
-          [rememberableDraftFor(asked, 'elc-step')],
-          'May I?',
-          at(60),
-          at(1),
-        );
+        await store.unleasedTurnWriter(turn.id).appendAssistantMessage({
+          message: assistantMessage(null, [unasked, plain, asked]),
+          iterations: 1,
+          now: at(1),
+        });
+        const paused = await store.unleasedTurnWriter(turn.id).pauseTurn({
+          step: structuredClone(step),
+          elicitations: [rememberableDraftFor(asked, 'elc-step')],
+          text: 'May I?',
+          expiresAt: at(60),
+          now: at(1),
+        });
         expect(paused.turn.step).toEqual(step);
         expect((await store.loadTurn(turn.id))!.step).toEqual(step);
         const resumed = await answer(store, 'elc-step', ACCEPT, { now: at(2) });
@@ -2353,7 +2472,7 @@ export function describeStore(factory: StoreFactory): void {
       it('(c) two turns started at once on a thread with no active turn: one starts, the other is THREAD_BUSY', async () => {
         const other = await second();
         const { thread, turn } = await runningTurn(store);
-        await store.finishTurn(turn.id, 'COMPLETED', {}, at(1));
+        await store.unleasedTurnWriter(turn.id).finishTurn({ status: 'COMPLETED', now: at(1) });
         const results = await Promise.all([
           store.startTurn(startInput({ threadId: thread.id, turnId: 'turn-a', now: at(5) }), closeStep),
           other.startTurn(startInput({ threadId: thread.id, turnId: 'turn-b', now: at(5) }), closeStep),
@@ -2394,7 +2513,7 @@ export function describeStore(factory: StoreFactory): void {
           let threadId: string | null = null;
           if (existing) {
             const { thread, turn } = await runningTurn(store);
-            await store.finishTurn(turn.id, 'COMPLETED', {}, at(1));
+            await store.unleasedTurnWriter(turn.id).finishTurn({ status: 'COMPLETED', now: at(1) });
             threadId = thread.id;
           }
           const results = await Promise.all(
@@ -2469,7 +2588,9 @@ export function describeStore(factory: StoreFactory): void {
           const writesOfA = async () => {
             for (let i = 1; i <= 4; i++) {
               try {
-                await store.appendAssistantMessage(turn.id, assistantMessage(`A${i}`), at(10), i, 'host:1:a');
+                await store
+                  .turnWriter({ turnId: turn.id, lease: { owner: 'host:1:a' } })
+                  .appendAssistantMessage({ message: assistantMessage(`A${i}`), iterations: i, now: at(10) });
                 outcomes.push(true);
               } catch (error) {
                 expect(error).toBeInstanceOf(LeaseLostError);
@@ -2488,8 +2609,16 @@ export function describeStore(factory: StoreFactory): void {
           expect(await store.loadTurn(turn.id)).toMatchObject({ status: 'RUNNING', iterations: before });
 
           // After the takeover: the new holder writes, the old one cannot.
-          await other.appendAssistantMessage(turn.id, assistantMessage('B'), at(11), 10, 'host:2:b');
-          expect(await rejection(store.setIterations(turn.id, 99, at(12), 'host:1:a'))).toBeInstanceOf(LeaseLostError);
+          await other
+            .turnWriter({ turnId: turn.id, lease: { owner: 'host:2:b' } })
+            .appendAssistantMessage({ message: assistantMessage('B'), iterations: 10, now: at(11) });
+          expect(
+            await rejection(
+              store
+                .turnWriter({ turnId: turn.id, lease: { owner: 'host:1:a' } })
+                .setIterations({ iterations: 99, now: at(12) }),
+            ),
+          ).toBeInstanceOf(LeaseLostError);
           const texts = (await store.listTurnMessages(turn.id))
             .filter((m) => m.role === 'ASSISTANT')
             .map((m) => m.text);
@@ -2551,7 +2680,7 @@ export function describeStore(factory: StoreFactory): void {
           // Both at one instant: the stores take `now` from their caller, so the order that matters is the commits'.
           const now = at(100 + round);
           const [starter, revoker] = round % 2 ? [store, other] : [other, store];
-          const start = () => starter.markToolStarted(turnId, callId, now, undefined, grantId);
+          const start = () => starter.unleasedTurnWriter(turnId).markToolStarted({ toolCallId: callId, grantId, now });
           const revoke = () => revoker.revokeApprovalGrant(grantId, ANN, now);
           const [started, revoked] =
             round % 4 < 2
@@ -2576,7 +2705,9 @@ export function describeStore(factory: StoreFactory): void {
           // After the revoke, the grant lets nothing else start, from either store.
           const later = await turnWithCall(store);
           for (const s of [store, other]) {
-            const refused = await rejection(s.markToolStarted(later.turnId, later.callId, at(200), undefined, grantId));
+            const refused = await rejection(
+              s.unleasedTurnWriter(later.turnId).markToolStarted({ toolCallId: later.callId, grantId, now: at(200) }),
+            );
             expect(refused).toBeInstanceOf(GrantLapsedError);
           }
           expect(await store.listUnfinishedToolCalls(later.turnId)).toEqual([]);
@@ -2627,11 +2758,11 @@ export function describeStore(factory: StoreFactory): void {
       it('retention: deleteDeliveredWebhooks deletes at most `limit` DELIVERED rows finished before `before`; PENDING and FAILED stay', async () => {
         const s = await hooked();
         const done = await runningTurn(s);
-        await s.finishTurn(done.turn.id, 'COMPLETED', { text: 'ok' }, at(0)); // turn.completed to both endpoints
+        await s.unleasedTurnWriter(done.turn.id).finishTurn({ status: 'COMPLETED', text: 'ok', now: at(0) }); // turn.completed to both endpoints
         const other = await runningTurn(s);
-        await s.finishTurn(other.turn.id, 'FAILED', { error: 'boom' }, at(0)); // turn.failed to both
+        await s.unleasedTurnWriter(other.turn.id).finishTurn({ status: 'FAILED', error: 'boom', now: at(0) }); // turn.failed to both
         const third = await runningTurn(s);
-        await s.finishTurn(third.turn.id, 'COMPLETED', { text: 'ok' }, at(0));
+        await s.unleasedTurnWriter(third.turn.id).finishTurn({ status: 'COMPLETED', text: 'ok', now: at(0) });
         const [d1, d2, f1, , d3, pending] = await store.claimWebhookDeliveries(
           'host:1:a',
           [EVERYTHING, TURNS],
@@ -2661,7 +2792,7 @@ export function describeStore(factory: StoreFactory): void {
         await answer(store, paused.elicitations[0]!.id, ACCEPT);
         await answer(store, paused.elicitations[1]!.id, CANCEL);
         const done = await runningTurn(store);
-        await store.finishTurn(done.turn.id, 'COMPLETED', { text: 'ok' }, at(20));
+        await store.unleasedTurnWriter(done.turn.id).finishTurn({ status: 'COMPLETED', text: 'ok', now: at(20) });
         await pausedTurn(store, { expiresAt: at(30) });
         await store.expireDueTurns(at(40), 10, closeStep);
         expect(await deliveries(store)).toEqual([]);
@@ -2722,11 +2853,15 @@ export function describeStore(factory: StoreFactory): void {
         const declined: ElicitationAnswer = { action: 'DECLINE', content: { instructions: 'not that one' } };
         await answer(s, paused.elicitations[0]!.id, declined, { now: at(10) });
         await answer(s, paused.elicitations[1]!.id, ACCEPT, { now: at(11), lease: lease('host:1:a') });
-        await s.finishTurn(paused.turn.id, 'COMPLETED', { text: 'Done.' }, at(12), 'host:1:a');
+        await s
+          .turnWriter({ turnId: paused.turn.id, lease: { owner: 'host:1:a' } })
+          .finishTurn({ status: 'COMPLETED', text: 'Done.', now: at(12) });
         const failing = await runningTurn(s);
-        await s.finishTurn(failing.turn.id, 'FAILED', { error: 'The model call failed: boom' }, at(13));
+        await s
+          .unleasedTurnWriter(failing.turn.id)
+          .finishTurn({ status: 'FAILED', error: 'The model call failed: boom', now: at(13) });
         const cancelled = await runningTurn(s);
-        await s.finishTurn(cancelled.turn.id, 'CANCELLED', {}, at(14));
+        await s.unleasedTurnWriter(cancelled.turn.id).finishTurn({ status: 'CANCELLED', now: at(14) });
 
         const written = await deliveries(store);
         expect(events(written.slice(2))).toEqual([
@@ -2826,12 +2961,18 @@ export function describeStore(factory: StoreFactory): void {
         expect(await s.claimTurn(turn.id, 'host:1:a', lease('host:2:b'), at(5))).not.toBeNull();
         const call = { ...toolCall('edit_note'), id: 'call-z' };
         const step = askingStep(call, 'elc-z');
-        const refusedPause = s.pauseTurn(turn.id, step, [draftFor(call, 'elc-z')], 'May I?', at(99), at(9), 'host:1:a');
+        const refusedPause = s
+          .turnWriter({ turnId: turn.id, lease: { owner: 'host:1:a' } })
+          .pauseTurn({ step, elicitations: [draftFor(call, 'elc-z')], text: 'May I?', expiresAt: at(99), now: at(9) });
         expect(await rejection(refusedPause)).toBeInstanceOf(LeaseLostError);
-        const refusedEnd = s.finishTurn(turn.id, 'COMPLETED', { text: 'late' }, at(9), 'host:1:a');
+        const refusedEnd = s
+          .turnWriter({ turnId: turn.id, lease: { owner: 'host:1:a' } })
+          .finishTurn({ status: 'COMPLETED', text: 'late', now: at(9) });
         expect(await rejection(refusedEnd)).toBeInstanceOf(LeaseLostError);
         expect(await deliveries(store)).toEqual([]);
-        await s.finishTurn(turn.id, 'COMPLETED', { text: 'on time' }, at(10), 'host:2:b');
+        await s
+          .turnWriter({ turnId: turn.id, lease: { owner: 'host:2:b' } })
+          .finishTurn({ status: 'COMPLETED', text: 'on time', now: at(10) });
         expect(events(await deliveries(store))).toEqual([
           [EVERYTHING, 'turn.completed'],
           [TURNS, 'turn.completed'],
@@ -2842,7 +2983,7 @@ export function describeStore(factory: StoreFactory): void {
       async function finishedTurns(s: Store, n: number): Promise<void> {
         for (let i = 0; i < n; i++) {
           const { turn } = await runningTurn(s);
-          await s.finishTurn(turn.id, 'COMPLETED', { text: `done ${i}` }, at(0));
+          await s.unleasedTurnWriter(turn.id).finishTurn({ status: 'COMPLETED', text: `done ${i}`, now: at(0) });
         }
       }
 

@@ -140,6 +140,22 @@ describe('layering', () => {
     expect(root.map(({ file, specifier }) => `${file} imports ${specifier}`)).toEqual([]);
   });
 
+  it('the loop, the use cases, the deliverer and observability name the Store roles they use, never the whole Store', () => {
+    const wholeStore = ['agent', 'app', 'webhooks', 'observability'].flatMap((folder) => {
+      const dir = join(ROOT, 'src', folder);
+      return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+        .filter((name) => name.endsWith('.ts'))
+        .filter((name) => {
+          const source = readFileSync(join(dir, name), 'utf8');
+          return [...source.matchAll(/import\s[^;]*?\{([^}]*)\}\s*from\s*['"][./]*domain\/store\.js['"]/g)].some((m) =>
+            /(^|[\s,])(type\s+)?Store(\s*[,}]|\s*$)/.test(m[1]!),
+          );
+        })
+        .map((name) => `src/${folder}/${name}`);
+    });
+    expect(wholeStore).toEqual([]);
+  });
+
   it('src/graphql/ has no import cycle: its type modules name each other through refs.ts', () => {
     expect(importCycles('graphql')).toEqual([]);
   });

@@ -118,11 +118,11 @@ describe('what is synced to disk, and when', () => {
   it('FULL (default): flush() fsyncs the WAL file (and its directory, once) after a commit, and not again without one', async () => {
     const { store: full, synced } = recordingStore();
     await withTurn(full);
-    await full.markToolStarted('t1', 'c1', now.toISOString());
+    await full.unleasedTurnWriter('t1').markToolStarted({ toolCallId: 'c1', now: now.toISOString() });
     expect(synced).toEqual([join(dir, 'default.db-wal'), dir]);
     await full.flush();
     expect(synced).toHaveLength(2);
-    await full.setIterations('t1', 1, now.toISOString());
+    await full.unleasedTurnWriter('t1').setIterations({ iterations: 1, now: now.toISOString() });
     await full.flush();
     expect(synced).toEqual([join(dir, 'default.db-wal'), dir, join(dir, 'default.db-wal')]);
     full.close();
@@ -131,13 +131,17 @@ describe('what is synced to disk, and when', () => {
   it('NORMAL: flush() syncs nothing, but markToolStarted still returns only after the WAL fsync', async () => {
     const { store: relaxed, synced } = recordingStore('NORMAL');
     await withTurn(relaxed);
-    await relaxed.setIterations('t1', 1, now.toISOString());
+    await relaxed.unleasedTurnWriter('t1').setIterations({ iterations: 1, now: now.toISOString() });
     await relaxed.flush();
     expect(synced).toEqual([]);
-    expect(await relaxed.markToolStarted('t1', 'c1', now.toISOString())).toBe(true);
+    expect(await relaxed.unleasedTurnWriter('t1').markToolStarted({ toolCallId: 'c1', now: now.toISOString() })).toBe(
+      true,
+    );
     expect(synced[0]).toBe(join(dir, 'NORMAL.db-wal'));
     expect(await relaxed.listUnfinishedToolCalls('t1')).toEqual(['c1']);
-    expect(await relaxed.markToolStarted('t1', 'c1', now.toISOString())).toBe(false); // at most once
+    expect(await relaxed.unleasedTurnWriter('t1').markToolStarted({ toolCallId: 'c1', now: now.toISOString() })).toBe(
+      false,
+    ); // at most once
     relaxed.close();
   });
 });
@@ -189,25 +193,29 @@ describe('turn leases', () => {
 describe('one TOOL message per call, enforced by the database', () => {
   it('a second TOOL message for the same call (two processes racing) is dropped, not appended', async () => {
     await runningTurn('t1', { owner: 'h:1:a', until: inSeconds(30) });
-    await store.appendAssistantMessage(
-      't1',
-      {
+    await store.unleasedTurnWriter('t1').appendAssistantMessage({
+      message: {
         role: 'ASSISTANT',
         text: null,
         toolCalls: [{ id: 'c1', name: 'x', toolId: 's:x', arguments: {} }],
         toolCallId: null,
       },
-      now.toISOString(),
-      1,
+      iterations: 1,
+      now: now.toISOString(),
+    });
+    expect(await store.unleasedTurnWriter('t1').markToolStarted({ toolCallId: 'c1', now: now.toISOString() })).toBe(
+      true,
     );
-    expect(await store.markToolStarted('t1', 'c1', now.toISOString())).toBe(true);
-    expect(await store.markToolStarted('t1', 'c1', now.toISOString())).toBe(false);
-    await store.finishTool(
-      't1',
-      { toolCallId: 'c1', text: 'Execution of x was interrupted; its outcome is unknown.' },
-      now.toISOString(),
+    expect(await store.unleasedTurnWriter('t1').markToolStarted({ toolCallId: 'c1', now: now.toISOString() })).toBe(
+      false,
     );
-    await store.finishTool('t1', { toolCallId: 'c1', text: 'late result' }, now.toISOString());
+    await store.unleasedTurnWriter('t1').finishTool({
+      message: { toolCallId: 'c1', text: 'Execution of x was interrupted; its outcome is unknown.' },
+      now: now.toISOString(),
+    });
+    await store
+      .unleasedTurnWriter('t1')
+      .finishTool({ message: { toolCallId: 'c1', text: 'late result' }, now: now.toISOString() });
     const tool = (await store.listTurnMessages('t1')).filter((m) => m.role === 'TOOL');
     expect(tool.map((m) => m.text)).toEqual(['Execution of x was interrupted; its outcome is unknown.']);
     expect((await store.loadTurn('t1'))!.iterations).toBe(1);
@@ -218,16 +226,14 @@ describe('closing a paused turn', () => {
   it('on expiry: the turn is EXPIRED with no step left to run, its request EXPIRED, its call answered once', async () => {
     await runningTurn('t1');
     const call = { id: 'c1', name: 'wipe', toolId: 's:wipe', arguments: {} };
-    await store.appendAssistantMessage(
-      't1',
-      { role: 'ASSISTANT', text: null, toolCalls: [call], toolCallId: null },
-      now.toISOString(),
-      1,
-    );
-    await store.pauseTurn(
-      't1',
-      { version: 1, calls: [{ toolCall: call, outcome: { kind: 'confirm', elicitationId: 'e1' } }] },
-      [
+    await store.unleasedTurnWriter('t1').appendAssistantMessage({
+      message: { role: 'ASSISTANT', text: null, toolCalls: [call], toolCallId: null },
+      iterations: 1,
+      now: now.toISOString(),
+    });
+    await store.unleasedTurnWriter('t1').pauseTurn({
+      step: { version: 1, calls: [{ toolCall: call, outcome: { kind: 'confirm', elicitationId: 'e1' } }] },
+      elicitations: [
         {
           id: 'e1',
           toolCallId: 'c1',
@@ -235,10 +241,10 @@ describe('closing a paused turn', () => {
           toolCall: { ...call, annotations: {} },
         },
       ],
-      'Waiting',
-      inSeconds(60),
-      now.toISOString(),
-    );
+      text: 'Waiting',
+      expiresAt: inSeconds(60),
+      now: now.toISOString(),
+    });
     expect((await store.loadTurn('t1'))!.step).not.toBeNull();
 
     const [expired] = await store.expireDueTurns(inSeconds(61), 10, closeStep);
