@@ -14,22 +14,27 @@ afterEach(async () => {
   s = undefined;
 });
 
-/** The store, except that while `down` is set, the listed methods throw as a store that does not answer would. */
+/**
+ * The store, except that while `down` is set, the listed methods throw as a store that does not answer would: the
+ * store's own and those of the turn writers it hands out (the loop's writes).
+ */
 function flaky(store: Store, methods: string[]) {
   const state = { down: false };
-  const proxy = new Proxy(store, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver) as unknown;
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        if (state.down && methods.includes(String(property))) {
-          return Promise.reject(new Error('connection terminated unexpectedly'));
-        }
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { store: proxy, state };
+  const failing = <T extends object>(object: T): T =>
+    new Proxy(object, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (state.down && methods.includes(String(property))) {
+            return Promise.reject(new Error('connection terminated unexpectedly'));
+          }
+          const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+          return property === 'turnWriter' ? failing(result as object) : result;
+        };
+      },
+    });
+  return { store: failing(store), state };
 }
 
 describe('a turn stranded by a store that stopped answering', () => {
