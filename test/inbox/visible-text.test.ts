@@ -82,6 +82,12 @@ describe('hidden characters in the inbox', () => {
       ),
     ]);
 
+    // The edit box shows the same: the escapes, never the raw characters; left as it is, it is the same arguments.
+    await shown.getByRole('button', { name: 'Edit arguments…' }).click();
+    const editBox = shown.getByLabel('Arguments to run instead (JSON)');
+    expect(await editBox.inputValue()).toBe(text);
+    await shown.getByRole('button', { name: 'Keep the original arguments' }).click();
+
     await shown.getByRole('button', { name: 'Accept', exact: true }).click();
     await shown.getByText('COMPLETED').waitFor();
     // The shown text is JSON of exactly the arguments that ran.

@@ -11,6 +11,7 @@ import { AnswerMutation } from '../operations';
 import { hrefOf, linkClick } from '../router';
 import { formatRemaining, formatTime, spokenRemaining, useNow } from '../time';
 import { AnnotationBadges, StatusBadge } from './Badges';
+import { visibleJson } from '../../../../src/domain/visible-text';
 import { CallArguments } from './CallArguments';
 import type { Displayed } from './VisibleText';
 import { TurnProgress } from './TurnProgress';
@@ -57,7 +58,8 @@ export function ElicitationCard({
   const cardRef = useRef<HTMLElement>(null);
   const [mode, setMode] = useState<Mode>('idle');
   const [instructions, setInstructions] = useState('');
-  const [edited, setEdited] = useState(() => JSON.stringify(elicitation.toolCall.arguments, null, 2));
+  // The edit box starts from the visible JSON: hidden characters as \u escapes, which parse back to the same value.
+  const [edited, setEdited] = useState(() => visibleJson(elicitation.toolCall.arguments).text);
   const [remember, setRemember] = useState(false);
   const [rememberScope, setRememberScope] = useState<'THREAD' | 'AGENT'>('THREAD');
   const [rememberTtl, setRememberTtl] = useState(3600);
