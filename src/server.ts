@@ -50,6 +50,7 @@ import { resolveWebhooks, webhookSubscriptions } from './config/webhooks.js';
 import { WebhookDeliverer, type WebhookDelivererOptions } from './webhooks/deliverer.js';
 import { createInboxSite } from './http/inbox.js';
 import { setDefaultSecurityHeaders } from './http/security-headers.js';
+import { GATEWAY_MODEL_ID } from './domain/gateway.js';
 
 export interface ServerOptions {
   /** The parsed config; default: the built-in demo. */
@@ -460,7 +461,7 @@ function agentFromConfig(agent: ToolgateConfig['agents'][number]): Agent {
     id: agent.id,
     name: agent.name,
     description: agent.description ?? null,
-    modelId: agent.model,
+    modelId: agent.model ?? GATEWAY_MODEL_ID,
     systemPrompt: agent.systemPrompt,
     toolIds: agent.tools,
     requireToolConfirmation: agent.requireToolConfirmation,
