@@ -51,6 +51,7 @@ import { WebhookDeliverer, type WebhookDelivererOptions } from './webhooks/deliv
 import { createInboxSite } from './http/inbox.js';
 import { createMcpRoute } from './http/mcp-route.js';
 import { setDefaultSecurityHeaders } from './http/security-headers.js';
+import { GATEWAY_MODEL_ID } from './domain/gateway.js';
 
 export interface ServerOptions {
   /** The parsed config; default: the built-in demo. */
@@ -479,7 +480,7 @@ function agentFromConfig(agent: ToolgateConfig['agents'][number]): Agent {
     id: agent.id,
     name: agent.name,
     description: agent.description ?? null,
-    modelId: agent.model,
+    modelId: agent.model ?? GATEWAY_MODEL_ID,
     systemPrompt: agent.systemPrompt,
     toolIds: agent.tools,
     requireToolConfirmation: agent.requireToolConfirmation,

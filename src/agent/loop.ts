@@ -4,15 +4,18 @@
 import { coveringGrant, definitionHash } from '../domain/grants.js';
 import { newId } from '../domain/ids.js';
 import { PENDING_STEP_VERSION } from '../domain/pending-step.js';
-import { toStorableText } from '../domain/text.js';
+import { isGateway, ranCallResult } from '../domain/gateway.js';
+import { toStorableJson, toStorableText } from '../domain/text.js';
 import type {
   Agent,
   ChatMessage,
   ElicitationDraft,
   ElicitationRecord,
+  JsonObject,
   MessageRecord,
   PendingStep,
   ToolCall,
+  ToolResult,
   TurnRecord,
 } from '../domain/records.js';
 import {
@@ -111,7 +114,8 @@ type StepResult =
 interface TurnRun {
   turn: TurnRecord;
   agent: Agent;
-  model: Model;
+  /** null: a gateway's turn, whose one step its client chose. */
+  model: Model | null;
   tools: Tool[];
   names: ToolNames;
   byId: Map<string, Tool>;
@@ -143,8 +147,10 @@ export class TurnLoop {
       const agent = known.agent ?? (await this.#store.getAgent(turn.agentId));
       // A recovered turn may have open calls: fail() gives each its TOOL message, so the thread stays usable.
       if (!agent) return stopped(await this.fail(turn, `The agent ${turn.agentId} no longer exists.`));
-      const model = this.options.models(agent.modelId);
-      if (!model) return stopped(await this.fail(turn, `The agent's model ${agent.modelId} is not configured.`));
+      // A gateway has no model: its client chose the call, saved with the turn's start.
+      const model = isGateway(agent) ? null : this.options.models(agent.modelId);
+      if (model === undefined)
+        return stopped(await this.fail(turn, `The agent's model ${agent.modelId} is not configured.`));
       const tools = await this.options.tools.toolsFor(agent);
       run = { turn, agent, model, tools, names: new ToolNames(tools), byId: new Map(tools.map((t) => [t.id, t])) };
 
@@ -198,6 +204,8 @@ export class TurnLoop {
     // A step whose assistant message was saved but whose gate did not finish (a crash): gate it now.
     if (open.length > 0) return this.#gateAndRun(run, open);
     const last = transcript.at(-1);
+    // A gateway's call has its answer: the turn ends with it, as the client gets it (Reads.getToolResult).
+    if (!run.model) return { kind: 'completed', text: last?.role === 'TOOL' ? (last.text ?? '') : '' };
     if (last?.role === 'ASSISTANT' && last.turnId === turn.id && last.toolCalls.length === 0) {
       // The final answer was saved, then the process died before the turn was marked COMPLETED: do not ask again.
       return { kind: 'completed', text: last.text ?? '' };
@@ -391,7 +399,7 @@ export class TurnLoop {
       }
       const tool = run.byId.get(toolCall.toolId);
       if (outcome.kind === 'run') {
-        await this.#runTool(turn, toolCall, tool, { grantId: outcome.grantId });
+        await this.#runTool(run, toolCall, tool, { grantId: outcome.grantId });
         continue;
       }
       const answer = answers.get(outcome.elicitationId);
@@ -406,7 +414,7 @@ export class TurnLoop {
         continue;
       }
       if (!answer.arguments) {
-        await this.#runTool(turn, toolCall, tool, { instructions });
+        await this.#runTool(run, toolCall, tool, { instructions });
         continue;
       }
       // Edited, then accepted: the user's arguments run. They pass the listeners again, so an edit cannot slip past a
@@ -420,7 +428,7 @@ export class TurnLoop {
           continue;
         }
       }
-      await this.#runTool(turn, edited, tool, { instructions, edited: true });
+      await this.#runTool(run, edited, tool, { instructions, edited: true });
     }
   }
 
@@ -430,11 +438,12 @@ export class TurnLoop {
    * remembered approval let it run unasked (recorded with it, and checked again as it starts).
    */
   async #runTool(
-    turn: TurnRecord,
+    run: TurnRun,
     toolCall: ToolCall,
     tool: Tool | undefined,
     how: { instructions?: string | null; edited?: boolean; grantId?: string } = {},
   ): Promise<void> {
+    const { turn } = run;
     const writer = this.#writer(turn.id);
     if (!tool) {
       await this.#answerCall(turn.id, toolCall.id, toolText.unknownTool(calledName(toolCall)));
@@ -467,8 +476,9 @@ export class TurnLoop {
     const toolStarted = performance.now();
     let outcome: 'ok' | 'error' = 'ok';
     let text: string;
+    let result: ToolResult;
     try {
-      const result = await tool.execute(toolCall.arguments, {
+      result = await tool.execute(toolCall.arguments, {
         agentId: turn.agentId,
         threadId: turn.threadId,
         turnId: turn.id,
@@ -479,6 +489,7 @@ export class TurnLoop {
     } catch (error) {
       outcome = 'error';
       text = toStorableText(toolText.failed(calledName(toolCall), errorMessage(error)));
+      result = { text, isError: true };
     }
     const durationMs = performance.now() - toolStarted;
     await this.options.checkpoint?.('toolReturned', {
@@ -486,9 +497,19 @@ export class TurnLoop {
       toolCallId: toolCall.id,
       toolName: toolCall.name,
     });
-    if (how.edited) text = `${toolText.edited(calledName(toolCall), toolCall.arguments)}\n\n${text}`;
-    if (how.instructions) text = `${text}\n\n${toolText.acceptedInstructions(calledName(toolCall), how.instructions)}`;
-    await writer.finishTool({ message: { toolCallId: toolCall.id, text }, now: this.#now() });
+    const notes = [
+      ...(how.edited ? [toolText.edited(calledName(toolCall), toolCall.arguments)] : []),
+      ...(how.instructions ? [toolText.acceptedInstructions(calledName(toolCall), how.instructions)] : []),
+    ];
+    // The client of a gateway gets the tool's own result (an MCP server's blocks), kept with the journal.
+    const callResult = run.model ? undefined : ranCallResult(result, text, notes.map(toStorableText));
+    if (how.edited) text = `${notes[0]}\n\n${text}`;
+    if (how.instructions) text = `${text}\n\n${notes.at(-1)}`;
+    await writer.finishTool({
+      message: { toolCallId: toolCall.id, text },
+      ...(callResult && { result: toStorableJson(callResult as unknown as JsonObject) }),
+      now: this.#now(),
+    });
     this.#reporter.changed(turn);
     this.#reporter.observe({ type: 'toolFinished', turn, toolCall, outcome, durationMs });
   }

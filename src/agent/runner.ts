@@ -2,7 +2,7 @@
 // hands turns to the loop (loop.ts) through their supervision (supervision.ts: who runs a turn, recovery, expiry);
 // reporting.ts tells subscribers and observers what happened.
 import { newId } from '../domain/ids.js';
-import type { ElicitationAnswer, ElicitationRecord, ThreadRecord, TurnRecord } from '../domain/records.js';
+import type { ElicitationAnswer, ElicitationRecord, ThreadRecord, ToolCall, TurnRecord } from '../domain/records.js';
 import type { TurnMaintenance } from '../domain/store.js';
 import type { Model } from '../models/model.js';
 import { DEFAULT_MAX_TOOL_ARGUMENTS_BYTES } from './argument-size.js';
@@ -124,6 +124,8 @@ export class AgentRunner {
     background: boolean;
     /** The client's name for this request (src/domain/idempotency.ts): sent again, it returns the first turn. */
     idempotencyKey?: string;
+    /** A gateway's call, the turn's one step (src/domain/gateway.ts). */
+    call?: ToolCall;
   }): Promise<StartTurnOutcome> {
     const result = await this.#store.startTurn(
       {
@@ -136,6 +138,7 @@ export class AgentRunner {
         now: this.#now(),
         lease: this.#leases.next(),
         ...(input.idempotencyKey !== undefined && { idempotencyKey: input.idempotencyKey }),
+        ...(input.call && { call: input.call }),
       },
       closeStep,
     );
@@ -159,7 +162,7 @@ export class AgentRunner {
     const running = this.#supervisor.run(result.turn.id, {
       turn: result.turn,
       agent: result.agent,
-      transcript: input.threadId === null ? [result.message] : undefined,
+      transcript: input.threadId === null && !input.call ? [result.message] : undefined,
     });
     if (input.background) {
       running.catch(() => {}); // the supervisor reports its own faults

@@ -2,10 +2,19 @@
 // agent without a model (src/domain/gateway.ts): the client chose the call, so its turn starts with that call as its
 // one step, which passes the same gate (listeners, modes, rules, remembered approvals), may pause for an answer, runs
 // at most once, and ends with the call's result.
-import type { ElicitationRecord, JsonObject, TurnRecord } from '../domain/records.js';
+import { normaliseToolCalls } from '../agent/tool-calls.js';
+import { ToolNames } from '../agent/tool-names.js';
+import { isGateway, unranCallResult, type CallResult } from '../domain/gateway.js';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../domain/idempotency.js';
+import type { Agent, ElicitationRecord, JsonObject, TurnRecord } from '../domain/records.js';
+import { toStorableText } from '../domain/text.js';
+import type { Tool } from '../tools/tool.js';
 import type { AppDeps } from './deps.js';
 import type { Outcome, TextProblem } from './outcome.js';
+import { textProblem } from './text-problem.js';
 import type { Viewer } from './viewer.js';
+
+export type { CallResult };
 
 export interface CallToolInput {
   /** The gateway agent. */
@@ -13,7 +22,7 @@ export interface CallToolInput {
   /** The tool's name as listGatewayTools gives it. */
   name: string;
   arguments: JsonObject;
-  /** The client's name for this call (`_meta` "dev.toolgate/idempotency-key"): sent again, it gets this call back. */
+  /** The client's name for this call (`_meta` IDEMPOTENCY_META_KEY): sent again, it gets this call back. */
   idempotencyKey?: string | null;
   /** The client's own name (MCP clientInfo), shown with the call. */
   clientName?: string | null;
@@ -28,13 +37,6 @@ export type CallToolRefusal =
   /** The key was used before for another call. */
   | { code: 'IDEMPOTENCY_KEY_REUSED'; field: 'idempotencyKey' };
 
-/** A tool's result as MCP's CallToolResult has it. */
-export interface CallResult {
-  content: JsonObject[];
-  structuredContent?: JsonObject;
-  isError: boolean;
-}
-
 /** Where a call stands. */
 export interface GatewayCall {
   /** The call's turn; its id names the call (a task id, the answer to wait for). */
@@ -47,26 +49,60 @@ export interface GatewayCall {
 
 export type CallToolOutcome = Outcome<{ call: GatewayCall }, CallToolRefusal>;
 
+const STOPPED = new Set<TurnRecord['status']>(['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED']);
+
 /** Starts the call (or finds the one its key names) and runs it until it stops: a result, or a pause. */
 export async function callTool(app: AppDeps, viewer: Viewer, input: CallToolInput): Promise<CallToolOutcome> {
-  void app;
-  void viewer;
-  void input;
-  throw new Error('callTool: being built on branch gateway-core');
+  const key = input.idempotencyKey ?? undefined;
+  if (key !== undefined) {
+    const keyProblem = textProblem(key, key.length === 0, MAX_IDEMPOTENCY_KEY_LENGTH);
+    if (keyProblem) return { ok: false, code: 'INVALID_INPUT', field: 'idempotencyKey', ...keyProblem };
+  }
+  const gateway = await gatewayTools(app, input.agentId);
+  if (!gateway) return { ok: false, code: 'NOT_FOUND', field: 'agentId' };
+  const { names, tools } = gateway;
+  if (names.toolId(input.name) === undefined) return { ok: false, code: 'NOT_FOUND', field: 'name' };
+  // The client's call as a model's would be kept: its id ours, its arguments within the size limit (an oversize
+  // call is refused by the gate, and the client reads why).
+  const [call] = normaliseToolCalls([{ id: '', name: input.name, arguments: input.arguments }], {
+    names,
+    tools: new Map(tools.map((tool) => [tool.id, tool])),
+    usedIds: [],
+    maxArgumentsBytes: app.limits.maxToolArgumentsBytes,
+  });
+  const client = input.clientName ? toStorableText(input.clientName) : 'An MCP client';
+  const started = await app.runner.startTurn({
+    agentId: input.agentId,
+    ownerId: viewer.id,
+    threadId: null,
+    message: `${client} called ${input.name}.`,
+    background: false,
+    ...(key !== undefined && { idempotencyKey: key }),
+    call: call!,
+  });
+  if (!started.ok) {
+    // A new thread is never busy or missing; the agent went between the read above and the start.
+    if (started.code === 'IDEMPOTENCY_KEY_REUSED')
+      return { ok: false, code: 'IDEMPOTENCY_KEY_REUSED', field: 'idempotencyKey' };
+    return { ok: false, code: 'NOT_FOUND', field: 'agentId' };
+  }
+  return { ok: true, call: await callOf(app, started.turn, started.pausedWith) };
 }
 
 /** The call of this turn as it stands now; null when the viewer has no such gateway call. */
 export async function gatewayCall(app: AppDeps, viewer: Viewer, turnId: string): Promise<GatewayCall | null> {
-  void app;
-  void viewer;
-  void turnId;
-  throw new Error('gatewayCall: being built on branch gateway-core');
+  const turn = await app.store.getTurn(turnId, viewer.id);
+  if (!turn) return null;
+  const agent = await app.store.getAgent(turn.agentId);
+  if (!agent || !isGateway(agent)) return null;
+  return callOf(app, turn, null);
 }
 
 /**
- * Waits until the call's turn stops waiting (its result is known), on this instance or any other sharing the
- * database and pub/sub; resolves null when `signal` aborts first. `onWait` is called every `tickMs` while it waits
- * (the MCP entrance sends progress notifications from it).
+ * Waits until the call's turn stops (its result is known), on this instance or any other sharing the database and
+ * pub/sub; resolves null when `signal` aborts first, or when the viewer has no such call. `onWait` is called every
+ * `tickMs` while it waits (the MCP entrance sends progress notifications from it); at each tick the turn is read
+ * again too, so that a change whose event was lost (a pub/sub reconnect) is seen within a tick.
  */
 export async function awaitCallResult(
   app: AppDeps,
@@ -74,11 +110,36 @@ export async function awaitCallResult(
   turnId: string,
   options: { signal?: AbortSignal; tickMs?: number; onWait?: (waitedMs: number) => void } = {},
 ): Promise<GatewayCall | null> {
-  void app;
-  void viewer;
-  void turnId;
-  void options;
-  throw new Error('awaitCallResult: being built on branch gateway-core');
+  const { signal, onWait } = options;
+  const tickMs = options.tickMs ?? 5_000;
+  if (signal?.aborted) return null;
+  // Listening first, then reading: a change committed in between is in the subscription.
+  const changes = app.pubsub.subscribe('turn', turnId);
+  const waitStarted = Date.now();
+  let aborted = false;
+  const abort = () => {
+    aborted = true;
+    void changes.return();
+  };
+  signal?.addEventListener('abort', abort, { once: true });
+  try {
+    await changes.listening;
+    for (;;) {
+      const call = await gatewayCall(app, viewer, turnId);
+      if (!call || call.result || aborted) return aborted ? null : call;
+      // The next change, or the tick, whichever comes first.
+      let timer: NodeJS.Timeout | undefined;
+      const tick = new Promise<'tick'>((resolve) => (timer = setTimeout(() => resolve('tick'), tickMs)));
+      const next = await Promise.race([changes.next(), tick]);
+      clearTimeout(timer);
+      if (aborted) return null;
+      if (next === 'tick') onWait?.(Date.now() - waitStarted);
+      else if (next.done) return null;
+    }
+  } finally {
+    signal?.removeEventListener('abort', abort);
+    void changes.return();
+  }
 }
 
 /** A tool as a gateway lists it to MCP clients. */
@@ -93,13 +154,46 @@ export interface GatewayTool {
 
 /** The gateway's tools as their sources list them now; null when there is no gateway agent with this id. */
 export async function listGatewayTools(app: AppDeps, agentId: string): Promise<GatewayTool[] | null> {
-  void app;
-  void agentId;
-  throw new Error('listGatewayTools: being built on branch gateway-core');
+  const gateway = await gatewayTools(app, agentId);
+  if (!gateway) return null;
+  return gateway.tools.map((tool) => ({
+    // The names an agent's model sees: unique among the gateway's tools, valid MCP tool names.
+    name: gateway.names.modelName(tool.id),
+    ...(tool.label !== tool.name && { title: tool.label }),
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    annotations: { ...tool.annotations },
+  }));
 }
 
 /** The ids of the agents that are gateways, in the config's order: /mcp serves the first. */
 export async function gatewayAgentIds(app: AppDeps): Promise<string[]> {
-  void app;
-  throw new Error('gatewayAgentIds: being built on branch gateway-core');
+  return (await app.store.listAgents()).filter(isGateway).map((agent) => agent.id);
+}
+
+async function gatewayTools(
+  app: AppDeps,
+  agentId: string,
+): Promise<{ agent: Agent; tools: Tool[]; names: ToolNames } | null> {
+  const agent = await app.store.getAgent(agentId);
+  if (!agent || !isGateway(agent)) return null;
+  const tools = await app.tools.toolsFor(agent);
+  return { agent, tools, names: new ToolNames(tools) };
+}
+
+/** A gateway's turn as its client sees it: waiting on its requests, running, or stopped with a result. */
+async function callOf(app: AppDeps, turn: TurnRecord, pausedWith: ElicitationRecord[] | null): Promise<GatewayCall> {
+  if (turn.status === 'PAUSED') {
+    const waitingOn =
+      pausedWith ?? (await app.store.listTurnElicitations(turn.id)).filter((e) => e.status === 'PENDING');
+    return { turn, waitingOn, result: null };
+  }
+  if (!STOPPED.has(turn.status)) return { turn, waitingOn: [], result: null };
+  const messages = await app.store.listTurnMessages(turn.id);
+  const callId = messages.find((m) => m.role === 'ASSISTANT' && m.toolCalls.length > 0)?.toolCalls[0]?.id;
+  const kept = callId ? await app.store.getToolResult(turn.id, callId) : null;
+  if (kept) return { turn, waitingOn: [], result: kept as unknown as CallResult };
+  // It did not run to a result of its own: the client reads what an agent's model would.
+  const answer = messages.find((m) => m.role === 'TOOL' && m.toolCallId === callId)?.text;
+  return { turn, waitingOn: [], result: unranCallResult(answer ?? turn.error ?? turn.text ?? turn.status) };
 }

@@ -3,6 +3,7 @@
 import type { AgentRunner } from '../agent/runner.js';
 import type { Agent } from '../domain/records.js';
 import type { Agents, Grants, Reads, WebhookDeliveries } from '../domain/store.js';
+import type { ToolgatePubSub } from '../events/pubsub.js';
 import type { Tool } from '../tools/tool.js';
 
 /** An agent's tools as their sources list them now. */
@@ -17,6 +18,8 @@ export interface AppLimits {
   maxMessageLength: number;
   /** Largest elicitation content, in bytes of JSON. */
   maxContentBytes: number;
+  /** Largest arguments of a tool call, in UTF-8 bytes of JSON (a model's, or a gateway client's). */
+  maxToolArgumentsBytes: number;
 }
 
 /** The store as the use cases see it: reads, agents, grants and the webhook list; writes to turns go through the runner. */
@@ -28,4 +31,6 @@ export interface AppDeps {
   tools: ToolLookup;
   clock: () => Date;
   limits: AppLimits;
+  /** Every change of a turn, published by whichever instance made it: a waiting gateway call listens here. */
+  pubsub: Pick<ToolgatePubSub, 'subscribe'>;
 }

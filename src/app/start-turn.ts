@@ -3,9 +3,9 @@
 // the thread (the viewer's, of this agent, not busy) and the key's earlier use by the store, in one transaction.
 import type { ElicitationRecord, ThreadRecord, TurnRecord } from '../domain/records.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../domain/idempotency.js';
-import { isStorableText } from '../domain/text.js';
 import type { AppDeps } from './deps.js';
 import { type Outcome, type TextProblem } from './outcome.js';
+import { textProblem } from './text-problem.js';
 import type { Viewer } from './viewer.js';
 
 export interface StartTurnInput {
@@ -69,13 +69,4 @@ export async function startTurn(app: AppDeps, viewer: Viewer, input: StartTurnIn
     case 'IDEMPOTENCY_KEY_REUSED':
       return { ok: false, code: 'IDEMPOTENCY_KEY_REUSED', field: 'idempotencyKey' };
   }
-}
-
-/** Why a user's text cannot be taken, or null. Its length is in characters as a user counts them (code points). */
-function textProblem(text: string, empty: boolean, max: number): TextProblem | null {
-  if (empty) return { reason: 'EMPTY' };
-  if (!isStorableText(text)) return { reason: 'UNSTORABLE' };
-  // An emoji is one character, not two UTF-16 units; the spread only when the cheap count is over.
-  if (text.length > max && [...text].length > max) return { reason: 'TOO_LONG', max };
-  return null;
 }

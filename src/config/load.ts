@@ -44,7 +44,7 @@ export function parseConfig(data: unknown, file = '<config>'): ToolgateConfig {
   config.agents.forEach((agent, i) => {
     if (seen.has(agent.id)) problems.push(`${file}: agents[${i}].id: duplicate agent id "${agent.id}"`);
     seen.add(agent.id);
-    if (!config.models[agent.model]) {
+    if (agent.model !== undefined && !config.models[agent.model]) {
       problems.push(
         `${file}: agents[${i}].model: unknown model "${agent.model}" (models: ${Object.keys(config.models).join(', ') || 'none'})`,
       );

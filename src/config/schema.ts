@@ -150,7 +150,13 @@ export const agentConfig = z
     id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, "_" or "-", at most 64'),
     name: z.string().min(1),
     description: z.string().optional(),
-    model: z.string().min(1).describe('A key of "models"'),
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'A key of "models"; without one the agent is an MCP gateway: MCP clients call its tools at /mcp/<id> (docs/mcp-gateway.md)',
+      ),
     systemPrompt: z.string().default('You are a helpful assistant.'),
     tools: z
       .array(toolId)

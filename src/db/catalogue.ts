@@ -208,6 +208,8 @@ export interface Catalogue {
     now: string;
     id: string;
     text: string;
+    /** JSON: a gateway call's result for its client; null otherwise. */
+    result: string | null;
   }): unknown[];
   /** RUNNING to PAUSED with its step (JSON), the answer that asked, and one PENDING elicitation per draft. */
   pauseTurn(
@@ -264,6 +266,8 @@ export interface Catalogue {
   runningTurns(): TurnRow[];
   runningLeases(): LeaseRow[];
   unfinishedToolCalls(p: { turnId: string }): { tool_call_id: string }[];
+  /** JSON text: the result finishTool kept for a gateway call. */
+  toolResult(p: { turnId: string; toolCallId: string }): { result: string | null }[];
   /** Compare-and-swap of a RUNNING turn's lease from `expected` (null: none), counting a recovery. */
   claimTurn(p: { id: string; expected: string | null; owner: string; until: string; now: string }): TurnRow[];
   renewLeases(p: { owner: string; until: string; now: string }): number;

@@ -188,6 +188,19 @@ export function* startTurn(c: ScriptContext, input: StartTurnInput, closeStep: C
     toolCallId: null,
     now,
   });
+  // A gateway's call is the turn's step, saved with its start: the loop finds it open and gates it.
+  if (input.call) {
+    yield c.q.insertMessage({
+      id: newId('msg'),
+      threadId: thread.id,
+      turnId: input.turnId,
+      role: 'ASSISTANT',
+      text: null,
+      toolCalls: c.json([input.call]),
+      toolCallId: null,
+      now,
+    });
+  }
   // What the rows now hold, without reading them back.
   const turn: TurnRecord = {
     id: input.turnId,

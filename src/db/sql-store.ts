@@ -12,6 +12,7 @@ import type {
   ElicitationRecord,
   ElicitationStatus,
   GrantUseRecord,
+  JsonObject,
   MessageRecord,
   Page,
   PendingStep,
@@ -291,7 +292,7 @@ export class SqlStore implements Store {
       appendToolMessages: ({ messages, now }) => this.#appendToolMessages(turnId, messages, now, leaseOwner),
       markToolStarted: ({ toolCallId, grantId, now }) =>
         this.#markToolStarted(turnId, toolCallId, now, leaseOwner, grantId),
-      finishTool: ({ message, now }) => this.#finishTool(turnId, message, now, leaseOwner),
+      finishTool: ({ message, result, now }) => this.#finishTool(turnId, message, now, leaseOwner, result),
       pauseTurn: ({ step, elicitations, text, expiresAt, answer, now }) =>
         this.#pauseTurn(turnId, step, elicitations, text, expiresAt, now, leaseOwner, answer),
       finishTurn: ({ status, now, ...fields }) => this.#finishTurn(turnId, status, fields, now, leaseOwner),
@@ -349,7 +350,14 @@ export class SqlStore implements Store {
     return started;
   }
 
-  async #finishTool(turnId: string, draft: ToolMessageDraft, now: string, leaseOwner?: string): Promise<void> {
+  async #finishTool(
+    turnId: string,
+    draft: ToolMessageDraft,
+    now: string,
+    leaseOwner?: string,
+    result?: JsonObject,
+  ): Promise<void> {
+    const { json, stored } = this.#c;
     await this.#loopWrite(turnId, leaseOwner, 'finishTool', {
       turnId,
       owner: leaseOwner ?? null,
@@ -357,6 +365,7 @@ export class SqlStore implements Store {
       now,
       id: newId('msg'),
       text: draft.text,
+      result: result === undefined ? null : json(stored ? stored(result) : result),
     });
   }
 
@@ -423,6 +432,11 @@ export class SqlStore implements Store {
 
   async listUnfinishedToolCalls(turnId: string): Promise<string[]> {
     return (await this.#read('unfinishedToolCalls', { turnId })).map((row) => row.tool_call_id);
+  }
+
+  async getToolResult(turnId: string, toolCallId: string): Promise<JsonObject | null> {
+    const [row] = await this.#read('toolResult', { turnId, toolCallId });
+    return row?.result ? (JSON.parse(row.result) as JsonObject) : null;
   }
 
   async listRunningLeases(): Promise<RunningTurnLease[]> {

@@ -28,6 +28,8 @@ export interface ToolDefinition {
 export interface ToolResult {
   text: string;
   isError: boolean;
+  /** The result as an MCP server gave it (CallToolResult: content blocks, structuredContent), for a gateway's client. */
+  callResult?: JsonObject;
 }
 
 export type ToolConfirmationMode = 'ALWAYS' | 'NEVER' | 'BY_ANNOTATION';
@@ -36,6 +38,7 @@ export interface Agent {
   id: string;
   name: string;
   description: string | null;
+  /** A key of the config's models; GATEWAY_MODEL_ID (src/domain/gateway.ts): none, an MCP client makes the calls. */
   modelId: string;
   systemPrompt: string;
   /** Tool ids or `<source>:*` patterns, resolved against the sources when the agent runs. */

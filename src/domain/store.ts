@@ -11,10 +11,12 @@ import type {
   ElicitationRecord,
   ElicitationStatus,
   GrantUseRecord,
+  JsonObject,
   MessageRecord,
   Page,
   PendingStep,
   ThreadRecord,
+  ToolCall,
   ToolConfirmationMode,
   ToolMessageDraft,
   TurnRecord,
@@ -182,8 +184,11 @@ export interface TurnWriter {
    * precedes the start and the call does not run, or follows it.
    */
   markToolStarted(input: { toolCallId: string; grantId?: string; now: string }): Promise<boolean>;
-  /** Appends the call's TOOL message and journals it finished, in one transaction. */
-  finishTool(input: { message: ToolMessageDraft; now: string }): Promise<void>;
+  /**
+   * Appends the call's TOOL message and journals it finished, in one transaction. `result`: a gateway call's result
+   * as its client gets it, kept with the journal (Reads.toolResult).
+   */
+  finishTool(input: { message: ToolMessageDraft; result?: JsonObject; now: string }): Promise<void>;
   /**
    * Persist the step, create its elicitations, turn PAUSED: writes proportional to what is new. Returns both as stored.
    * `answer`: the model's answer that asked for the step's calls and the turn's iteration count, appended in the same
@@ -250,6 +255,8 @@ export interface Reads {
   listThreadMessages(threadId: string): Promise<MessageRecord[]>;
   listTurnMessages(turnId: string): Promise<MessageRecord[]>;
   getElicitation(id: string, ownerId: string): Promise<ElicitationRecord | null>;
+  /** A gateway call's result as finishTool kept it; null when none was kept (it did not run, or not to its end). */
+  getToolResult(turnId: string, toolCallId: string): Promise<JsonObject | null>;
 
   // Batched reads for the API (src/app/loaders.ts): one query for the items of a whole list, unscoped (the
   // caller filters by owner). Each returns the records found, in no promised order but by seq within a parent.
@@ -309,6 +316,11 @@ export interface TurnLog {
        * another request, IDEMPOTENCY_KEY_REUSED. Two starts with one key at once: one turn, both get it.
        */
       idempotencyKey?: string;
+      /**
+       * A gateway's call (src/domain/gateway.ts): saved after the message as the turn's one step, an ASSISTANT message
+       * asking for it, in the same transaction; part of what the idempotency key stands for.
+       */
+      call?: ToolCall;
     },
     closeStep: CloseStep,
   ): Promise<StartTurnResult>;

@@ -17,6 +17,7 @@ import {
 import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JsonObject, ToolAnnotations, ToolResult } from '../domain/records.js';
 import { ConfigError, resolveSecret } from '../config/load.js';
+import { IDEMPOTENCY_META_KEY, upstreamIdempotencyKey } from '../domain/gateway.js';
 import type { ToolSourceConfig } from '../config/schema.js';
 import { mcpResultValidator, mcpSchemaValidator } from './mcp-schemas.js';
 import { toolLabel, type Tool, type ToolExecutionContext, type ToolSource, type ToolSourceHealth } from './tool.js';
@@ -245,7 +246,9 @@ export class McpToolSource implements ToolSource {
     }
     let result: CallToolResult;
     try {
-      result = (await client.callTool({ name, arguments: args }, undefined, {
+      // A key stable for this call, whichever process runs it: an upstream server may use it to tell a call it saw.
+      const _meta = { [IDEMPOTENCY_META_KEY]: upstreamIdempotencyKey(context.turnId, context.toolCallId) };
+      result = (await client.callTool({ name, arguments: args, _meta }, undefined, {
         signal: context.signal,
         timeout: this.config.timeoutMs,
       })) as CallToolResult;
@@ -261,7 +264,12 @@ export class McpToolSource implements ToolSource {
       }
       return { isError: true, text: this.#reason(error) };
     }
-    return { isError: result.isError === true, text: resultText(result) };
+    const { content, structuredContent } = result;
+    return {
+      isError: result.isError === true,
+      text: resultText(result),
+      callResult: { content, ...(structuredContent && { structuredContent }) } as JsonObject,
+    };
   }
 
   #reconnect(): Promise<Client> {

@@ -1,9 +1,9 @@
-// The Store contract (test/db/store-spec.ts) on the PostgreSQL store: a fresh database per test on the machine's
+// The Store contract (test/db/spec/) on the PostgreSQL store: a fresh database per test on the machine's
 // PostgreSQL, and a second PostgresStore (its own pool, as another instance would have) on it for the concurrency
 // cases, which here run truly in parallel.
 import { PostgresStore } from '../../src/db/postgres/postgres-store.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
-import { describeStore } from './store-spec.js';
+import { describeStore } from './spec/index.js';
 
 describeStore({
   name: 'PostgreSQL',

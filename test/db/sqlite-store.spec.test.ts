@@ -1,10 +1,10 @@
-// The Store contract (test/db/store-spec.ts) on the SQLite store: a fresh database file per test, and a second
+// The Store contract (test/db/spec/) on the SQLite store: a fresh database file per test, and a second
 // SqliteStore (its own connection, as another process would have) on the same file for the concurrency cases.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, SqliteStore } from '../../src/db/sqlite/sqlite-store.js';
-import { describeStore } from './store-spec.js';
+import { describeStore } from './spec/index.js';
 
 describeStore({
   name: 'SQLite',

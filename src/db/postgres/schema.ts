@@ -181,6 +181,8 @@ export const toolExecutions = pgTable(
     finishedAt: time('finished_at'),
     /** The remembered approval that let this call run unasked, if one did. */
     grantId: text('grant_id'),
+    /** A gateway's call: the tool's result as its client gets it (MCP CallToolResult), kept with the journal. */
+    result: jsonb('result'),
   },
   (t) => [primaryKey({ columns: [t.turnId, t.toolCallId] }), index('tool_executions_grant').on(t.grantId)],
 );

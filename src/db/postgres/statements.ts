@@ -301,8 +301,8 @@ export const postgresStatements: PgCatalogue = {
     `WITH held AS (
        SELECT thread_id FROM turns WHERE id = @turnId AND ${HOLDS} FOR UPDATE
      ), finished AS (
-       UPDATE tool_executions SET finished_at = @now WHERE turn_id = @turnId AND tool_call_id = @toolCallId
-         AND EXISTS (SELECT 1 FROM held)
+       UPDATE tool_executions SET finished_at = @now, result = @result::jsonb WHERE turn_id = @turnId
+         AND tool_call_id = @toolCallId AND EXISTS (SELECT 1 FROM held)
      ), inserted AS (
        INSERT INTO messages (id, thread_id, turn_id, role, text, tool_call_id, created_at)
        SELECT @id, thread_id, @turnId, 'TOOL', @text, @toolCallId, @now FROM held
@@ -402,6 +402,10 @@ export const postgresStatements: PgCatalogue = {
   runningLeases: statement(
     'running_leases',
     `SELECT id, lease_owner, lease_expires_at, recoveries FROM turns WHERE status = 'RUNNING' ORDER BY seq`,
+  ),
+  toolResult: statement(
+    'tool_result',
+    'SELECT result FROM tool_executions WHERE turn_id = @turnId AND tool_call_id = @toolCallId',
   ),
   unfinishedToolCalls: statement(
     'unfinished_tool_calls',

@@ -147,6 +147,8 @@ export const toolExecutions = sqliteTable(
     finishedAt: text('finished_at'),
     /** The remembered approval that let this call run unasked, if one did. */
     grantId: text('grant_id'),
+    /** A gateway's call: the tool's result as its client gets it (MCP CallToolResult), kept with the journal. */
+    result: text('result', { mode: 'json' }),
   },
   (t) => [
     primaryKey({ columns: [t.turnId, t.toolCallId] }),

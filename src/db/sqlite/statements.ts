@@ -99,7 +99,7 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
     SELECT @turnId, @toolCallId, @now, @grantId WHERE @owner IS NULL
       OR EXISTS (SELECT 1 FROM turns WHERE id = @turnId AND status = 'RUNNING' AND lease_owner = @owner)`);
   const finishTool =
-    raw(`UPDATE tool_executions SET finished_at = @now WHERE turn_id = @turnId AND tool_call_id = @toolCallId
+    raw(`UPDATE tool_executions SET finished_at = @now, result = @result WHERE turn_id = @turnId AND tool_call_id = @toolCallId
       AND (@owner IS NULL OR EXISTS (SELECT 1 FROM turns WHERE id = @turnId AND status = 'RUNNING' AND lease_owner = @owner))`);
   const insertToolMessageOfTurn =
     raw(`INSERT OR IGNORE INTO messages (id, thread_id, turn_id, role, text, tool_calls, tool_call_id, created_at)
@@ -307,6 +307,7 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
     // The sweeper's and recovery's reads: they run every few seconds on every server, whatever the load.
     runningTurns: prepared("SELECT * FROM turns WHERE status = 'RUNNING'"),
     runningLeases: prepared("SELECT id, lease_owner, lease_expires_at, recoveries FROM turns WHERE status = 'RUNNING'"),
+    toolResult: prepared('SELECT result FROM tool_executions WHERE turn_id = @turnId AND tool_call_id = @toolCallId'),
     unfinishedToolCalls: prepared(
       'SELECT tool_call_id FROM tool_executions WHERE turn_id = @turnId AND finished_at IS NULL',
     ),

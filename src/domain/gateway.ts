@@ -1,0 +1,57 @@
+// A gateway is an agent without a model: an MCP client chooses its calls, and each call is a turn of its own, on a
+// thread of its own, whose one step is that call. The rules here say what such a turn is and what its client gets.
+import type { Agent, JsonObject, ToolResult } from './records.js';
+
+/** The model id of an agent that has none (the config's agent without "model"). */
+export const GATEWAY_MODEL_ID = '';
+
+export function isGateway(agent: Pick<Agent, 'modelId'>): boolean {
+  return agent.modelId === GATEWAY_MODEL_ID;
+}
+
+/**
+ * The `_meta` key under which a client names a call so that, sent again, it gets the first call's result instead of
+ * running the tool again; and under which toolgate names each call it makes upstream, so that the upstream server
+ * can tell a call it saw before.
+ */
+export const IDEMPOTENCY_META_KEY = 'dev.toolgate/idempotency-key';
+
+/** The key toolgate sends upstream for one call: stable for the call, whichever process runs it. */
+export function upstreamIdempotencyKey(turnId: string, toolCallId: string): string {
+  return `${turnId}/${toolCallId}`;
+}
+
+/** What a gateway's client gets for its call: MCP's CallToolResult. */
+export interface CallResult {
+  content: JsonObject[];
+  structuredContent?: JsonObject;
+  isError: boolean;
+}
+
+const textBlock = (text: string): JsonObject => ({ type: 'text', text });
+
+/**
+ * The result of a call that ran, as its client gets it: the tool's own result (an MCP server's as it gave it, else
+ * its text), then `notes`, what the person who allowed it added (edited arguments, instructions), each a text block,
+ * so that the client's model reads them as an agent's model would.
+ */
+export function ranCallResult(result: ToolResult, text: string, notes: readonly string[]): CallResult {
+  const own = result.callResult;
+  const content = Array.isArray(own?.content) ? (own.content as JsonObject[]) : [textBlock(text)];
+  const structured = own?.structuredContent;
+  return {
+    content: [...content, ...notes.map(textBlock)],
+    ...(structured && typeof structured === 'object' && !Array.isArray(structured)
+      ? { structuredContent: structured as JsonObject }
+      : {}),
+    isError: result.isError,
+  };
+}
+
+/**
+ * The result of a call that did not run to a result of its own (declined, vetoed, refused, expired, interrupted):
+ * its TOOL message, what an agent's model reads, as an error.
+ */
+export function unranCallResult(toolMessage: string): CallResult {
+  return { content: [textBlock(toolMessage)], isError: true };
+}

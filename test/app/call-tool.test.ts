@@ -1,0 +1,153 @@
+// callTool, called directly (no MCP): a gateway's call passes the same gate as an agent's, pauses on the same ledger,
+// runs once when answered, and its client gets the tool's result; the same key gets the same call back.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { answerElicitation } from '../../src/app/answer-elicitation.js';
+import {
+  awaitCallResult,
+  callTool,
+  gatewayAgentIds,
+  gatewayCall,
+  listGatewayTools,
+  type CallToolInput,
+} from '../../src/app/call-tool.js';
+import { startTurn } from '../../src/app/start-turn.js';
+import { ALICE, BOB, startApp, type AppScenario } from '../support/app.js';
+import { AGENT_ID, testAgent } from '../support/scenario.js';
+
+const GATEWAY = 'gw';
+let s: AppScenario;
+
+beforeAll(async () => {
+  s = await startApp({
+    tools: [
+      { name: 'lookup', annotations: { readOnlyHint: true } },
+      { name: 'wipe', annotations: { destructiveHint: true }, run: (args) => `wiped ${JSON.stringify(args)}` },
+      { name: 'broken', annotations: { readOnlyHint: true }, run: () => Promise.reject(new Error('disk on fire')) },
+    ],
+    agents: [
+      {
+        ...testAgent({ id: GATEWAY, name: 'Gateway', tools: ['t:*'], requireToolConfirmation: true }),
+        model: undefined,
+      },
+    ],
+  });
+});
+afterAll(() => s?.close());
+
+const input = (name: string, args = {}, rest: Partial<CallToolInput> = {}): CallToolInput => ({
+  agentId: GATEWAY,
+  name,
+  arguments: args,
+  clientName: 'test client',
+  ...rest,
+});
+
+describe('a gateway: an agent without a model', () => {
+  it('is listed as one, and lists its tools with their annotations', async () => {
+    expect(await gatewayAgentIds(s.app)).toEqual([GATEWAY]);
+    const tools = await listGatewayTools(s.app, GATEWAY);
+    expect(tools?.map((t) => [t.name, t.annotations])).toEqual([
+      ['lookup', { readOnlyHint: true }],
+      ['wipe', { destructiveHint: true }],
+      ['broken', { readOnlyHint: true }],
+    ]);
+    expect(await listGatewayTools(s.app, AGENT_ID)).toBeNull();
+    expect(await listGatewayTools(s.app, 'nobody')).toBeNull();
+  });
+
+  it('runs a read-only call at once and returns its result', async () => {
+    const before = s.tools.count('lookup');
+    const outcome = await callTool(s.app, ALICE, input('lookup', { q: 'x' }));
+    if (!outcome.ok) throw new Error(JSON.stringify(outcome));
+    expect(outcome.call.result).toEqual({
+      content: [{ type: 'text', text: 'lookup ran with {"q":"x"}' }],
+      isError: false,
+    });
+    expect(outcome.call.turn.status).toBe('COMPLETED');
+    expect(s.tools.count('lookup')).toBe(before + 1);
+  });
+
+  it("reports a tool's failure as an error result", async () => {
+    const outcome = await callTool(s.app, ALICE, input('broken'));
+    if (!outcome.ok) throw new Error(JSON.stringify(outcome));
+    expect(outcome.call.result?.isError).toBe(true);
+    expect(JSON.stringify(outcome.call.result?.content)).toContain('disk on fire');
+  });
+
+  it('pauses a destructive call; the answer runs it once and the waiting client gets the result', async () => {
+    const before = s.tools.count('wipe');
+    const outcome = await callTool(s.app, ALICE, input('wipe', { ids: [1, 2] }));
+    if (!outcome.ok) throw new Error(JSON.stringify(outcome));
+    const { turn, waitingOn, result } = outcome.call;
+    expect(turn.status).toBe('PAUSED');
+    expect(result).toBeNull();
+    expect(waitingOn).toHaveLength(1);
+    expect(waitingOn[0]!.toolCall.arguments).toEqual({ ids: [1, 2] });
+    expect(s.tools.count('wipe')).toBe(before);
+
+    const waiting = awaitCallResult(s.app, ALICE, turn.id, { tickMs: 50 });
+    const answered = await answerElicitation(s.app, ALICE, { elicitationId: waitingOn[0]!.id, action: 'ACCEPT' });
+    expect(answered.ok).toBe(true);
+    const done = await waiting;
+    expect(done?.result).toEqual({ content: [{ type: 'text', text: 'wiped {"ids":[1,2]}' }], isError: false });
+    expect(s.tools.count('wipe')).toBe(before + 1);
+    // Read again later (a retry, another instance): the same result, kept with the journal.
+    expect((await gatewayCall(s.app, ALICE, turn.id))?.result).toEqual(done?.result);
+  });
+
+  it('a declined call does not run; the client reads why, as an error', async () => {
+    const before = s.tools.count('wipe');
+    const outcome = await callTool(s.app, ALICE, input('wipe', { ids: [3] }));
+    if (!outcome.ok) throw new Error(JSON.stringify(outcome));
+    const [request] = outcome.call.waitingOn;
+    await answerElicitation(s.app, ALICE, { elicitationId: request!.id, action: 'DECLINE' });
+    const done = await awaitCallResult(s.app, ALICE, outcome.call.turn.id);
+    expect(done?.result?.isError).toBe(true);
+    expect(JSON.stringify(done?.result?.content)).toMatch(/declined/i);
+    expect(s.tools.count('wipe')).toBe(before);
+  });
+
+  it('the same idempotency key gets the same call back; other arguments with it are refused', async () => {
+    const before = s.tools.count('lookup');
+    const first = await callTool(s.app, ALICE, input('lookup', { q: 1 }, { idempotencyKey: 'k-1' }));
+    const again = await callTool(s.app, ALICE, input('lookup', { q: 1 }, { idempotencyKey: 'k-1' }));
+    if (!first.ok || !again.ok) throw new Error(JSON.stringify([first, again]));
+    expect(again.call.turn.id).toBe(first.call.turn.id);
+    expect(again.call.result).toEqual(first.call.result);
+    expect(s.tools.count('lookup')).toBe(before + 1);
+    expect(await callTool(s.app, ALICE, input('lookup', { q: 2 }, { idempotencyKey: 'k-1' }))).toEqual({
+      ok: false,
+      code: 'IDEMPOTENCY_KEY_REUSED',
+      field: 'idempotencyKey',
+    });
+  });
+
+  it('refuses an unknown tool or gateway, and changes nothing', async () => {
+    const before = await s.snapshot();
+    expect(await callTool(s.app, ALICE, input('nope'))).toEqual({ ok: false, code: 'NOT_FOUND', field: 'name' });
+    expect(await callTool(s.app, ALICE, { ...input('lookup'), agentId: AGENT_ID })).toEqual({
+      ok: false,
+      code: 'NOT_FOUND',
+      field: 'agentId',
+    });
+    expect(await s.snapshot()).toEqual(before);
+  });
+
+  it('another user cannot read or wait on the call', async () => {
+    const outcome = await callTool(s.app, ALICE, input('wipe', { ids: [9] }));
+    if (!outcome.ok) throw new Error(JSON.stringify(outcome));
+    expect(await gatewayCall(s.app, BOB, outcome.call.turn.id)).toBeNull();
+    expect(await awaitCallResult(s.app, BOB, outcome.call.turn.id)).toBeNull();
+  });
+
+  it('a message to a gateway through startTurn does not call a model', async () => {
+    const outcome = await startTurn(s.app, ALICE, {
+      agentId: GATEWAY,
+      threadId: null,
+      message: 'hello',
+      background: false,
+    });
+    if (!outcome.ok) throw new Error(JSON.stringify(outcome));
+    expect(outcome.turn.status).toBe('COMPLETED');
+  });
+});

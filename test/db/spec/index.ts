@@ -1,0 +1,33 @@
+// The Store contract (src/domain/store.ts) as one suite that any implementation runs, after LangGraph JS's
+// libs/checkpoint-validation: a backend's test file calls describeStore with a factory that opens a fresh, migrated,
+// empty database per test, and each file here registers the cases of one of the Store's roles against it.
+import { describe } from 'vitest';
+import { registerAgentsSpec } from './agents.js';
+import { registerAnswersSpec } from './answers.js';
+import { registerConcurrencySpec } from './concurrency.js';
+import { registerGrantsSpec } from './grants.js';
+import { installStoreHarness, type StoreFactory } from './harness.js';
+import { registerIdempotencySpec } from './idempotency.js';
+import { registerLifecycleSpec } from './lifecycle.js';
+import { registerMaintenanceSpec } from './maintenance.js';
+import { registerReadsSpec } from './reads.js';
+import { registerTurnLogSpec } from './turn-log.js';
+import { registerWebhooksSpec } from './webhooks.js';
+
+export type { StoreFactory, StoreOptions, StoreUnderTest } from './harness.js';
+
+export function describeStore(factory: StoreFactory): void {
+  describe(`Store contract: ${factory.name}`, () => {
+    const harness = installStoreHarness(factory);
+    registerAgentsSpec(harness);
+    registerTurnLogSpec(harness);
+    registerIdempotencySpec(harness);
+    registerReadsSpec(harness);
+    registerAnswersSpec(harness);
+    registerMaintenanceSpec(harness);
+    registerLifecycleSpec(harness);
+    registerGrantsSpec(harness);
+    registerConcurrencySpec(harness);
+    registerWebhooksSpec(harness);
+  });
+}
