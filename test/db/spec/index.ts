@@ -5,6 +5,7 @@ import { describe } from 'vitest';
 import { registerAgentsSpec } from './agents.js';
 import { registerAnswersSpec } from './answers.js';
 import { registerConcurrencySpec } from './concurrency.js';
+import { registerGatewaySpec } from './gateway.js';
 import { registerGrantsSpec } from './grants.js';
 import { installStoreHarness, type StoreFactory } from './harness.js';
 import { registerIdempotencySpec } from './idempotency.js';
@@ -29,5 +30,6 @@ export function describeStore(factory: StoreFactory): void {
     registerGrantsSpec(harness);
     registerConcurrencySpec(harness);
     registerWebhooksSpec(harness);
+    registerGatewaySpec(harness);
   });
 }

@@ -1,0 +1,88 @@
+// A gateway's calls (src/domain/gateway.ts): a turn that starts with its client's call saved as its step, in the
+// start's transaction; the result the client gets, kept with the call's journal and read back as written; and the
+// idempotency key naming the call by its tool and arguments.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { closeStep } from '../../../src/agent/closing.js';
+import type { Store } from '../../../src/domain/store.js';
+import { BOB, at, lease, startInput, toolCall } from './fixtures.js';
+import type { StoreHarness } from './harness.js';
+
+export function registerGatewaySpec(harness: StoreHarness): void {
+  describe("a gateway's calls", () => {
+    let store: Store;
+    beforeEach(() => {
+      store = harness.store;
+    });
+    beforeEach(harness.seedAgents);
+
+    it('startTurn with a call saves it as the turn’s step after the message, in one transaction', async () => {
+      const call = toolCall('wipe', { ids: [1, 2], note: 'ünïcode' });
+      const result = await store.startTurn({ ...startInput({ lease: lease('host:1:a') }), call }, closeStep);
+      if (!result.ok || result.replayed) throw new Error(JSON.stringify(result));
+      const messages = await store.listTurnMessages(result.turn.id);
+      expect(messages.map((m) => [m.role, m.toolCalls])).toEqual([
+        ['USER', []],
+        ['ASSISTANT', [call]],
+      ]);
+    });
+
+    it('finishTool keeps a result as given and getToolResult reads it back; none kept reads null', async () => {
+      const call = toolCall('wipe');
+      const started = await store.startTurn({ ...startInput({ lease: lease('host:1:a') }), call }, closeStep);
+      if (!started.ok || started.replayed) throw new Error(JSON.stringify(started));
+      const turnId = started.turn.id;
+      const writer = store.turnWriter({ turnId, lease: { owner: 'host:1:a' } });
+      expect(await store.getToolResult(turnId, call.id)).toBeNull();
+      await writer.markToolStarted({ toolCallId: call.id, now: at(1) });
+      const kept = {
+        content: [
+          { type: 'text', text: 'wiped' },
+          { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+        ],
+        structuredContent: { wiped: 2, nested: { list: [1, null, 'x'] } },
+        isError: false,
+      };
+      await writer.finishTool({ message: { toolCallId: call.id, text: 'wiped' }, result: kept, now: at(2) });
+      expect(await store.getToolResult(turnId, call.id)).toEqual(kept);
+      expect(await store.getToolResult(turnId, 'other-call')).toBeNull();
+      expect(await store.getToolResult('other-turn', call.id)).toBeNull();
+    });
+
+    it('finishTool without a result keeps none', async () => {
+      const call = toolCall('lookup');
+      const started = await store.startTurn({ ...startInput({}), call }, closeStep);
+      if (!started.ok || started.replayed) throw new Error(JSON.stringify(started));
+      const writer = store.unleasedTurnWriter(started.turn.id);
+      await writer.markToolStarted({ toolCallId: call.id, now: at(1) });
+      await writer.finishTool({ message: { toolCallId: call.id, text: 'found' }, now: at(2) });
+      expect(await store.getToolResult(started.turn.id, call.id)).toBeNull();
+    });
+
+    it('a key names the call by its tool and arguments: the same call again replays, another is refused', async () => {
+      const call = toolCall('wipe', { ids: [1], flags: { a: 1, b: 2 } });
+      const first = await store.startTurn(
+        { ...startInput({ idempotencyKey: 'k', message: 'client A called wipe.' }), call },
+        closeStep,
+      );
+      if (!first.ok || first.replayed) throw new Error(JSON.stringify(first));
+      // Another message (another client's name), another call id, the arguments' keys in another order: the same call.
+      const again = await store.startTurn(
+        {
+          ...startInput({ idempotencyKey: 'k', message: 'client B called wipe.' }),
+          call: { ...call, id: 'call-other', arguments: { flags: { b: 2, a: 1 }, ids: [1] } },
+        },
+        closeStep,
+      );
+      expect(again).toMatchObject({ ok: true, replayed: true, turn: { id: first.turn.id } });
+      const other = await store.startTurn(
+        { ...startInput({ idempotencyKey: 'k' }), call: { ...call, arguments: { ids: [2] } } },
+        closeStep,
+      );
+      expect(other).toEqual({ ok: false, code: 'IDEMPOTENCY_KEY_REUSED' });
+      // Keys are per owner: Bob's 'k' is his own.
+      const bobs = await store.startTurn({ ...startInput({ idempotencyKey: 'k', ownerId: BOB }), call }, closeStep);
+      expect(bobs).toMatchObject({ ok: true });
+      expect((bobs as { replayed?: boolean }).replayed).toBeUndefined();
+    });
+  });
+}
