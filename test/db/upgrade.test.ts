@@ -40,7 +40,7 @@ const MIGRATION_0002 = (
 
 /**
  * Puts a database back to how the release with migrations 0000-0001 left it: its tables, columns and indexes, its
- * migration log. Undoes 0005 (idempotency keys), 0004 (fewer indexes on the hot tables), 0003 (approvals, webhooks)
+ * migration log. Undoes 0006 (a gateway call's kept result), 0005 (idempotency keys), 0004 (fewer indexes on the hot tables), 0003 (approvals, webhooks)
  * and 0002; a later migration would need undoing too (the row count says so).
  */
 function asBeforeMigration0002(database: string): void {
@@ -52,6 +52,7 @@ function asBeforeMigration0002(database: string): void {
       DROP TABLE webhook_deliveries;
       DROP INDEX tool_executions_grant;
       ALTER TABLE tool_executions DROP COLUMN grant_id;
+      ALTER TABLE tool_executions DROP COLUMN result;
       ALTER TABLE elicitations DROP COLUMN response_arguments;
       ALTER TABLE elicitations DROP COLUMN response_remember;
       ALTER TABLE agents DROP COLUMN allow_edit;
@@ -61,8 +62,8 @@ function asBeforeMigration0002(database: string): void {
       DROP INDEX elicitations_owner_status_seq;
       CREATE INDEX elicitations_owner_status_seq ON elicitations (owner_id, status, seq);`);
     const undone = db.prepare('DELETE FROM __drizzle_migrations WHERE created_at >= ?').run(MIGRATION_0002).changes;
-    if (undone !== 4)
-      throw new Error(`expected to undo migrations 0002 to 0005 only, undid ${undone}: undo the later ones here too`);
+    if (undone !== 5)
+      throw new Error(`expected to undo migrations 0002 to 0006 only, undid ${undone}: undo the later ones here too`);
   } finally {
     db.close();
   }

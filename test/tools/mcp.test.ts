@@ -19,8 +19,10 @@ function byName(tools: Tool[], name: string): Tool {
   return tool;
 }
 
+/** What the loop reads of a call: its text and whether it failed (the server's own result is checked apart). */
 async function run(source: McpToolSource, name: string, args: Record<string, unknown> = {}) {
-  return byName(await source.listTools(), name).execute(args, context);
+  const { text, isError } = await byName(await source.listTools(), name).execute(args, context);
+  return { text, isError };
 }
 
 function alive(pid: number): boolean {
@@ -49,6 +51,21 @@ describe('McpToolSource over stdio', () => {
   });
   afterAll(async () => {
     await source.close();
+  });
+
+  it("keeps the server's own result for a gateway's client, and sends each call's stable idempotency key", async () => {
+    const result = await byName(await source.listTools(), 'meta').execute({}, context);
+    expect(result).toEqual({
+      isError: false,
+      text: 'with a picture\n[image image/png]',
+      callResult: {
+        content: [
+          { type: 'text', text: 'with a picture' },
+          { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
+        ],
+        structuredContent: { meta: { 'dev.toolgate/idempotency-key': 'u/c' } },
+      },
+    });
   });
 
   it('lists the tools with ids <source>:<name>, labels and annotations exactly as declared', async () => {
@@ -110,7 +127,8 @@ describe('McpToolSource over stdio', () => {
       'extra_tool to be listed',
     );
     expect(extra).toMatchObject({ id: 'notes:extra_tool', label: 'Extra tool', annotations: { readOnlyHint: true } });
-    expect(await extra.execute({}, context)).toEqual({ isError: false, text: 'extra ran' });
+    const { text, isError } = await extra.execute({}, context);
+    expect({ text, isError }).toEqual({ isError: false, text: 'extra ran' });
     await run(source, 'toggle_extra');
     await until(async () => !(await source.listTools()).some((t) => t.name === 'extra_tool'), 'extra_tool to go away');
     // A tool object held from before the change says clearly that it is gone.
