@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Entry point: reads the environment, starts the server, stops it cleanly on SIGINT/SIGTERM.
+// Entry point: reads the environment, starts the server, stops it cleanly on SIGINT/SIGTERM. `cli.ts mcp` instead
+// bridges an MCP client on stdio to a running server's /mcp (src/mcp/stdio-bridge.ts).
 import './node-env.js'; // first: modules are evaluated in import order
 import { listenFailure } from './config/connection-errors.js';
 import { ConfigError, loadConfigFile } from './config/load.js';
@@ -8,6 +9,7 @@ import { openPubSub } from './events/index.js';
 import { isLoopbackHost } from './http/auth.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createServer } from './server.js';
+import { DEFAULT_MCP_URL, runStdioBridge } from './mcp/stdio-bridge.js';
 
 let logger: Logger | undefined;
 
@@ -95,10 +97,26 @@ async function main(): Promise<void> {
   );
 }
 
+/** `mcp`: stdout carries JSON-RPC only, so every word for the user goes to stderr. */
+function mcpBridge(): void {
+  const given = process.env.TOOLGATE_URL || DEFAULT_MCP_URL;
+  if (!URL.canParse(given)) {
+    console.error(`toolgate mcp: TOOLGATE_URL: "${given}" is not a URL`);
+    process.exit(1);
+  }
+  void runStdioBridge({
+    url: new URL(given),
+    token: process.env.TOOLGATE_TOKEN || undefined,
+    log: (line) => console.error(line),
+  }).then((code) => process.exit(code));
+}
+
+if (process.argv[2] === 'mcp') mcpBridge();
 // A config error is one line on stderr, without a stack; anything else is a fatal log line with its stack.
-main().catch((error: unknown) => {
-  if (error instanceof ConfigError) console.error(`toolgate: ${error.message}`);
-  else if (logger) logger.fatal({ err: error }, 'failed to start');
-  else console.error(error);
-  process.exit(1);
-});
+else
+  main().catch((error: unknown) => {
+    if (error instanceof ConfigError) console.error(`toolgate: ${error.message}`);
+    else if (logger) logger.fatal({ err: error }, 'failed to start');
+    else console.error(error);
+    process.exit(1);
+  });

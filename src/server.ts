@@ -49,6 +49,7 @@ import type { ToolSource } from './tools/tool.js';
 import { resolveWebhooks, webhookSubscriptions } from './config/webhooks.js';
 import { WebhookDeliverer, type WebhookDelivererOptions } from './webhooks/deliverer.js';
 import { createInboxSite } from './http/inbox.js';
+import { createMcpRoute } from './http/mcp-route.js';
 import { setDefaultSecurityHeaders } from './http/security-headers.js';
 import { GATEWAY_MODEL_ID } from './domain/gateway.js';
 
@@ -112,6 +113,8 @@ export interface ServerOptions {
   shutdownGraceMs?: number;
   /** Milliseconds between WebSocket pings (keep-alive); 0 turns them off. */
   webSocketKeepAliveMs?: number;
+  /** Milliseconds between progress notifications to an MCP client whose tools/call waits for confirmation. */
+  mcpProgressIntervalMs?: number;
   /** Told what happens to turns, answers, tools and model calls (beside the server's own log and metrics). */
   observers?: LifecycleObserver[];
   /**
@@ -339,6 +342,15 @@ async function startServer(
 
   // The approval inbox (/inbox) and the page at `/` are static files: answered before Yoga and its plugins.
   const inbox = createInboxSite(options.inboxBuildDir);
+  // MCP clients at /mcp: their tools/call pass the same gate (src/mcp/), authenticated as /graphql is.
+  const mcp = createMcpRoute({
+    app: services,
+    authenticator: auth,
+    maxRequestBytes: limits.maxRequestBytes,
+    progressIntervalMs: options.mcpProgressIntervalMs,
+    onRefused: () => metrics?.refusedCredentials(),
+    onError,
+  });
   // Local mode: a page of another site, reaching loopback through the user's browser, is refused before anything
   // else (src/http/local-browser-guard.ts); with tokens there is no ambient credential for it to use.
   const foreign = localMode ? foreignBrowserRequest : () => null;
@@ -357,6 +369,10 @@ async function startServer(
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
         res.end();
       });
+      return;
+    }
+    if (mcp.handles(req)) {
+      void mcp.serve(req, res);
       return;
     }
     void yoga.handle(req, res);
@@ -430,6 +446,9 @@ async function startServer(
       // Attempts in flight end now; their deliveries stay in the outbox for the next process (or another instance).
       stopListening();
       const deliveriesStopped = deliverer.stop();
+      // MCP sessions end first: their open streams would hold connections until the deadline. A call waiting for
+      // confirmation stops waiting; the confirmation stays pending.
+      await mcp.close();
       const deadline = Date.now() + (options.shutdownGraceMs ?? 5_000);
       const httpClosed = closeHttpServer(httpServer, deadline);
       await webSockets.close(Math.max(0, deadline - Date.now()));

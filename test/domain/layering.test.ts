@@ -140,6 +140,11 @@ describe('layering', () => {
     expect(root.map(({ file, specifier }) => `${file} imports ${specifier}`)).toEqual([]);
   });
 
+  it('src/mcp/ (the MCP entrance) reaches the loop and the stores through src/app/ only', () => {
+    const below = reachedFolders('mcp').filter(({ reaches }) => ['agent', 'db', 'graphql', 'http'].includes(reaches));
+    expect(below.map(({ file, specifier }) => `${file} imports ${specifier}`)).toEqual([]);
+  });
+
   it('the loop, the use cases, the deliverer and observability name the Store roles they use, never the whole Store', () => {
     const wholeStore = ['agent', 'app', 'webhooks', 'observability'].flatMap((folder) => {
       const dir = join(ROOT, 'src', folder);

@@ -1,0 +1,225 @@
+// MCP over Streamable HTTP at /mcp (the first gateway agent) and /mcp/<agentId>: the SDK's transport in stateful
+// mode, one gateway Server and transport per session, kept until the client ends it (DELETE) or the server closes.
+// Every request is authenticated as /graphql's are, and a session belongs to the user who opened it: another
+// user's session id reads as unknown. Bodies are read here, within the API's limit, so that the ids of the requests
+// a POST carries are known: a client that goes away before their responses has cancelled them.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ErrorCode, isInitializeRequest, isJSONRPCRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { gatewayAgentIds } from '../app/call-tool.js';
+import type { AppDeps } from '../app/deps.js';
+import type { Viewer } from '../app/viewer.js';
+import { createGatewayServer } from '../mcp/gateway-server.js';
+import type { Authenticator } from './auth.js';
+
+export const MCP_PATH = '/mcp';
+
+export interface McpRouteOptions {
+  app: AppDeps;
+  authenticator: Authenticator;
+  /** Largest request body, in bytes (the API's limit). */
+  maxRequestBytes: number;
+  /** Milliseconds between progress notifications while a call waits (tests); default: the use case's. */
+  progressIntervalMs?: number;
+  /** Counts a request refused for its credentials. */
+  onRefused?: () => void;
+  onError: (error: unknown) => void;
+}
+
+export interface McpRoute {
+  handles(req: IncomingMessage): boolean;
+  serve(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** Ends every session: waiting calls stop waiting, their confirmations stay pending. */
+  close(): Promise<void>;
+}
+
+interface Session {
+  server: Server;
+  transport: StreamableHTTPServerTransport;
+  viewerId: string;
+  /** The path it was opened on: its id is not valid on another gateway's. */
+  path: string;
+}
+
+export function createMcpRoute(options: McpRouteOptions): McpRoute {
+  const sessions = new Map<string, Session>();
+  let closed = false;
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (closed) return reply(res, 503, SERVER_ERROR, 'The server is shutting down', { connection: 'close' });
+    const path = pathOf(req);
+    const viewer = options.authenticator.authenticate(req.headers.authorization);
+    if (!viewer) {
+      options.onRefused?.();
+      return reply(res, 401, SERVER_ERROR, UNAUTHENTICATED, { 'www-authenticate': 'Bearer' });
+    }
+    let body: unknown;
+    if (req.method === 'POST') {
+      const read = await readJsonBody(req, options.maxRequestBytes);
+      if (read.problem !== null) return refuseBody(res, read.problem, options.maxRequestBytes);
+      body = read.body;
+    }
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const session = sessions.get(sessionId);
+      if (!session || session.viewerId !== viewer.id || session.path !== path) {
+        return reply(res, 404, SESSION_NOT_FOUND, 'Session not found');
+      }
+      return handle(session.transport, req, res, body);
+    }
+    if (req.method !== 'POST' || !isInitializeRequest(body)) {
+      return reply(res, 400, SERVER_ERROR, 'Bad Request: Mcp-Session-Id header is required');
+    }
+    const agentId = await agentOf(path);
+    if (agentId === null) {
+      return reply(
+        res,
+        404,
+        ErrorCode.InvalidRequest,
+        path === MCP_PATH ? 'No gateway agent is configured' : 'Not found',
+      );
+    }
+    return handle(openSession(viewer, agentId, path), req, res, body);
+  }
+
+  /** The gateway a path names; whether it is one is the use cases' to say, on the session's first call. */
+  async function agentOf(path: string): Promise<string | null> {
+    if (path === MCP_PATH) return (await gatewayAgentIds(options.app))[0] ?? null;
+    const id = decodeURIComponent(path.slice(MCP_PATH.length + 1));
+    return id !== '' && !id.includes('/') ? id : null;
+  }
+
+  function openSession(viewer: Viewer, agentId: string, path: string): StreamableHTTPServerTransport {
+    const { app, onError, progressIntervalMs } = options;
+    const server = createGatewayServer({ app, viewer, agentId, onError, progressIntervalMs });
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => {
+        sessions.set(id, { server, transport, viewerId: viewer.id, path });
+      },
+    });
+    server.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    // connect() only starts the transport; it rejects when the transport was started before, which it was not.
+    server.connect(transport).catch(options.onError);
+    return transport;
+  }
+
+  return {
+    handles: (req) => {
+      const path = pathOf(req);
+      return path === MCP_PATH || path.startsWith(`${MCP_PATH}/`);
+    },
+    serve: (req, res) =>
+      serve(req, res).catch((error: unknown) => {
+        options.onError(error);
+        if (!res.headersSent) reply(res, 500, ErrorCode.InternalError, 'Internal error');
+        else res.end();
+      }),
+    async close() {
+      closed = true;
+      await Promise.all([...sessions.values()].map((session) => session.server.close()));
+      sessions.clear();
+    },
+  };
+}
+
+/** The codes the SDK's transport answers with: a server error, and an unknown session. */
+const SERVER_ERROR = -32000;
+const SESSION_NOT_FOUND = -32001;
+
+const UNAUTHENTICATED =
+  'Authentication required: send "Authorization: Bearer <token>" with a token from the server\'s config.';
+
+/** Hands the request to the session's transport; requests of its body still open when the client leaves are cancelled. */
+async function handle(
+  transport: StreamableHTTPServerTransport,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+): Promise<void> {
+  const requestIds: RequestId[] = (Array.isArray(body) ? body : [body]).filter(isJSONRPCRequest).map((m) => m.id);
+  if (requestIds.length > 0) {
+    res.once('close', () => {
+      if (res.writableFinished) return;
+      for (const requestId of requestIds) {
+        transport.onmessage?.({
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId, reason: 'The client closed the connection' },
+        });
+      }
+    });
+  }
+  await transport.handleRequest(req, res, body);
+}
+
+function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const end = url.indexOf('?');
+  const path = end === -1 ? url : url.slice(0, end);
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+/** An error as the SDK's transport words its own: a JSON-RPC error without an id. */
+function reply(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+function refuseBody(res: ServerResponse, problem: NonNullable<BodyRead['problem']>, maxBytes: number): void {
+  switch (problem) {
+    case 'TOO_LARGE':
+      return reply(res, 413, SERVER_ERROR, `The request body is larger than ${maxBytes} bytes.`, {
+        connection: 'close',
+      });
+    case 'INVALID_JSON':
+      return reply(res, 400, ErrorCode.ParseError, 'Parse error: Invalid JSON');
+    case 'GONE':
+      return;
+  }
+}
+
+/** GONE: the client closed the connection before the body ended; there is no one to answer. */
+type BodyRead = { problem: null; body: unknown } | { problem: 'TOO_LARGE' | 'INVALID_JSON' | 'GONE' };
+
+/** The JSON body, read up to `maxBytes` whatever the client declares; the rest of a longer one is not read. */
+function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<BodyRead> {
+  if (Number(req.headers['content-length']) > maxBytes) return Promise.resolve({ problem: 'TOO_LARGE' });
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const done = () => {
+      req.off('data', onData).off('end', onEnd).off('error', onGone).off('close', onGone);
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      if (total <= maxBytes) return void chunks.push(chunk);
+      done();
+      req.pause();
+      resolve({ problem: 'TOO_LARGE' });
+    };
+    const onEnd = () => {
+      done();
+      try {
+        resolve({ problem: null, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown });
+      } catch {
+        resolve({ problem: 'INVALID_JSON' });
+      }
+    };
+    const onGone = () => {
+      done();
+      resolve({ problem: 'GONE' });
+    };
+    req.on('data', onData).on('end', onEnd).on('error', onGone).on('close', onGone);
+  });
+}

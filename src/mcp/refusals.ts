@@ -1,0 +1,54 @@
+// The MCP words for the gateway's refusals: JSON-RPC errors a client shows or logs. An unknown tool is InvalidParams
+// "Unknown tool: <name>", as the MCP spec has it; a bad idempotency key names the _meta key it came in.
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolRefusal } from '../app/call-tool.js';
+import type { TextProblem } from '../app/outcome.js';
+import { UNSTORABLE_TEXT_MESSAGE } from '../domain/text.js';
+
+/**
+ * A JSON-RPC error as the client gets it: the SDK sends an error's `code` and `message` (McpError would prefix the
+ * message with "MCP error <code>:", which the client's McpError adds again).
+ */
+export class GatewayError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'GatewayError';
+  }
+}
+
+/** The `_meta` key of tools/call whose value names the call: sent again, it gets the same call back. */
+export const IDEMPOTENCY_KEY_META = 'dev.toolgate/idempotency-key';
+
+export function unknownGateway(agentId: string): GatewayError {
+  return new GatewayError(ErrorCode.InvalidRequest, `No gateway agent "${agentId}"`);
+}
+
+export function callToolError(refusal: CallToolRefusal, call: { name: string; agentId: string }): GatewayError {
+  switch (refusal.code) {
+    case 'NOT_FOUND':
+      return refusal.field === 'name'
+        ? new GatewayError(ErrorCode.InvalidParams, `Unknown tool: ${call.name}`)
+        : unknownGateway(call.agentId);
+    case 'INVALID_INPUT':
+      return new GatewayError(ErrorCode.InvalidParams, `_meta "${IDEMPOTENCY_KEY_META}" ${keyProblem(refusal)}`);
+    case 'IDEMPOTENCY_KEY_REUSED':
+      return new GatewayError(
+        ErrorCode.InvalidParams,
+        `_meta "${IDEMPOTENCY_KEY_META}" was already used for another call; send a new key for a new call`,
+      );
+  }
+}
+
+function keyProblem(problem: TextProblem): string {
+  switch (problem.reason) {
+    case 'EMPTY':
+      return 'is empty';
+    case 'UNSTORABLE':
+      return UNSTORABLE_TEXT_MESSAGE;
+    case 'TOO_LONG':
+      return `is longer than ${problem.max} characters`;
+  }
+}

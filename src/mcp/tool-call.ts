@@ -1,0 +1,91 @@
+// tools/call through the gateway: the call starts (or is found by its idempotency key) in callTool, and when it
+// waits for a person the request stays open until the result is known, however it is answered: by this client's
+// elicitation handler, the inbox or the API. A client that cancels or goes away stops waiting only: the
+// confirmation stays pending, and the same idempotency key gets the call back later.
+import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { awaitCallResult, callTool, type CallResult, type GatewayCall } from '../app/call-tool.js';
+import type { AppDeps } from '../app/deps.js';
+import type { Viewer } from '../app/viewer.js';
+import type { JsonObject } from '../domain/records.js';
+import { askClient, type RequestExtra } from './elicitation-relay.js';
+import { callToolError, GatewayError, IDEMPOTENCY_KEY_META } from './refusals.js';
+
+export interface GatewaySession {
+  app: AppDeps;
+  viewer: Viewer;
+  /** The gateway agent this session calls tools of. */
+  agentId: string;
+  /** Unexpected faults; the client is told "Internal error" only. */
+  onError: (error: unknown) => void;
+  /** Milliseconds between progress notifications while a call waits; default: awaitCallResult's. */
+  progressIntervalMs?: number;
+}
+
+export interface ToolCallRequest {
+  params: CallToolRequest['params'];
+  /** The client's clientInfo.name, shown with the call. */
+  clientName: string | null;
+  /** Whether the client declared elicitation in form mode: it is then asked the call's confirmations itself. */
+  canElicit: boolean;
+}
+
+export async function callGatewayTool(
+  session: GatewaySession,
+  request: ToolCallRequest,
+  extra: RequestExtra,
+): Promise<CallToolResult> {
+  const { app, viewer, agentId } = session;
+  const { name, arguments: args, _meta } = request.params;
+  const key = _meta?.[IDEMPOTENCY_KEY_META];
+  const outcome = await callTool(app, viewer, {
+    agentId,
+    name,
+    arguments: (args ?? {}) as JsonObject,
+    ...(typeof key === 'string' && { idempotencyKey: key }),
+    clientName: request.clientName,
+  });
+  if (!outcome.ok) throw callToolError(outcome, { name, agentId });
+  const result = outcome.call.result ?? (await waitForResult(session, request, outcome.call, extra));
+  return result as CallToolResult;
+}
+
+async function waitForResult(
+  session: GatewaySession,
+  request: ToolCallRequest,
+  call: GatewayCall,
+  extra: RequestExtra,
+): Promise<CallResult> {
+  const { app, viewer, onError } = session;
+  const answered = new AbortController();
+  if (request.canElicit) askClient({ app, viewer, extra, signal: answered.signal, onError }, call.waitingOn);
+  try {
+    const done = await awaitCallResult(app, viewer, call.turn.id, {
+      signal: extra.signal,
+      tickMs: session.progressIntervalMs,
+      onWait: progressReporter(request.params._meta?.progressToken, extra),
+    });
+    if (done?.result) return done.result;
+    // Aborted (the SDK then sends no response), or the call vanished while it waited.
+    throw new GatewayError(ErrorCode.InternalError, 'The call stopped waiting without a result');
+  } finally {
+    answered.abort();
+  }
+}
+
+/** notifications/progress while the call waits, when the client asked for them: they keep its request alive. */
+function progressReporter(
+  progressToken: string | number | undefined,
+  extra: RequestExtra,
+): ((waitedMs: number) => void) | undefined {
+  if (progressToken === undefined) return undefined;
+  let progress = 0;
+  return (waitedMs) => {
+    // Progress must increase with each notification.
+    progress = Math.max(waitedMs, progress + 1);
+    const message = `Waiting for confirmation (${Math.round(waitedMs / 1000)} s)`;
+    extra
+      .sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } })
+      .catch(() => {});
+  };
+}

@@ -1,0 +1,174 @@
+// `npm run mcp` (src/cli.ts mcp) in its own process: JSON-RPC lines on its stdin and stdout, forwarded to a real
+// server's /mcp unchanged; a server it cannot use is one line on stderr and exit code 1.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoConfig } from '../../src/config/demo.js';
+import { startHarness, type Harness } from '../support/harness.js';
+import type { CountingToolSource } from '../support/tools.js';
+import { ALICE_TOKEN, countingTools, GATEWAY_ID, gatewayConfig, INITIALIZE, mcpUrl, PING } from './support.js';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const BRIDGE = ['--import', 'tsx', 'src/cli.ts', 'mcp'];
+
+interface Bridge {
+  child: ChildProcess;
+  /** The next JSON-RPC message on stdout. */
+  next(): Promise<any>;
+  write(message: object): void;
+  stderr(): string;
+  exited: Promise<number | null>;
+}
+
+function startBridge(env: Record<string, string>): Bridge {
+  const child = spawn(process.execPath, BRIDGE, {
+    cwd: ROOT,
+    env: { ...process.env, TOOLGATE_URL: '', TOOLGATE_TOKEN: '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const lines: string[] = [];
+  const waiting: ((line: string) => void)[] = [];
+  let buffer = '';
+  child.stdout!.on('data', (chunk) => {
+    buffer += chunk;
+    for (let end = buffer.indexOf('\n'); end !== -1; end = buffer.indexOf('\n')) {
+      const line = buffer.slice(0, end);
+      buffer = buffer.slice(end + 1);
+      const taker = waiting.shift();
+      if (taker) taker(line);
+      else lines.push(line);
+    }
+  });
+  return {
+    child,
+    next: () =>
+      new Promise((done) => {
+        const line = lines.shift();
+        if (line !== undefined) done(JSON.parse(line));
+        else waiting.push((taken) => done(JSON.parse(taken)));
+      }),
+    write: (message) => child.stdin!.write(`${JSON.stringify(message)}\n`),
+    stderr: () => stderr,
+    exited: new Promise((done) => child.once('exit', (code) => done(code))),
+  };
+}
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  const { port } = server.address() as { port: number };
+  await new Promise((closed) => server.close(closed));
+  return port;
+}
+
+describe('the stdio bridge (must pass before the gateway use cases exist)', () => {
+  let local: Harness;
+  let withTokens: Harness;
+  beforeAll(async () => {
+    local = await startHarness({ config: demoConfig });
+    withTokens = await startHarness({
+      config: { ...demoConfig, auth: { tokens: [{ token: ALICE_TOKEN, user: 'alice', admin: false }] } },
+    });
+  });
+  afterAll(async () => {
+    await local.close();
+    await withTokens.close();
+  });
+
+  it('forwards initialize and its answer unchanged, then requests of the session; ends at end of input', async () => {
+    const bridge = startBridge({ TOOLGATE_URL: mcpUrl(local, '/mcp/demo').href });
+    bridge.write(INITIALIZE);
+    const initialized = await bridge.next();
+    expect(initialized).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: {
+        protocolVersion: INITIALIZE.params.protocolVersion,
+        capabilities: { tools: { listChanged: false } },
+        serverInfo: { name: 'toolgate', version: '0.1.0' },
+      },
+    });
+    bridge.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    bridge.write(PING);
+    expect(await bridge.next()).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+    bridge.child.stdin!.end();
+    expect(await bridge.exited).toBe(0);
+    expect(bridge.stderr()).toBe('');
+  });
+
+  it('sends TOOLGATE_TOKEN as the bearer token', async () => {
+    const bridge = startBridge({ TOOLGATE_URL: mcpUrl(withTokens, '/mcp/demo').href, TOOLGATE_TOKEN: ALICE_TOKEN });
+    bridge.write(INITIALIZE);
+    expect((await bridge.next()).result.serverInfo.name).toBe('toolgate');
+    bridge.child.stdin!.end();
+    expect(await bridge.exited).toBe(0);
+  });
+
+  it('a token the server refuses: one line on stderr, exit 1', async () => {
+    const url = mcpUrl(withTokens, '/mcp/demo').href;
+    const bridge = startBridge({ TOOLGATE_URL: url, TOOLGATE_TOKEN: 'not-a-token-of-this-server' });
+    bridge.write(INITIALIZE);
+    expect(await bridge.exited).toBe(1);
+    expect(bridge.stderr()).toBe(
+      `toolgate mcp: ${url} refused the credentials (401); set TOOLGATE_TOKEN to a token of the server's config\n`,
+    );
+  });
+
+  it('a server that cannot be reached: one line on stderr, exit 1', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/mcp`;
+    const bridge = startBridge({ TOOLGATE_URL: url });
+    bridge.write(INITIALIZE);
+    expect(await bridge.exited).toBe(1);
+    expect(bridge.stderr()).toBe(`toolgate mcp: cannot reach toolgate at ${url} (connection refused)\n`);
+  });
+
+  it('TOOLGATE_URL that is not a URL: one line on stderr, exit 1', async () => {
+    const bridge = startBridge({ TOOLGATE_URL: 'localhost 4000' });
+    expect(await bridge.exited).toBe(1);
+    expect(bridge.stderr()).toBe('toolgate mcp: TOOLGATE_URL: "localhost 4000" is not a URL\n');
+  });
+});
+
+describe('the stdio bridge and a gateway (waits on the gateway use cases)', () => {
+  let h: Harness;
+  let tools: CountingToolSource;
+  beforeAll(async () => {
+    tools = countingTools();
+    h = await startHarness({ config: gatewayConfig(), toolSources: [tools] });
+  });
+  afterAll(() => h?.close());
+
+  it("passes elicitation/create through: the client's own answer runs the call", async () => {
+    const client = new Client({ name: 'stdio-client', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    const asked: any[] = [];
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params);
+      return { action: 'accept' };
+    });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: BRIDGE,
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          TOOLGATE_URL: mcpUrl(h, `/mcp/${GATEWAY_ID}`).href,
+          TOOLGATE_TOKEN: ALICE_TOKEN,
+        } as Record<string, string>,
+      }),
+    );
+    const result = await client.callTool({ name: 'drop', arguments: { ids: [7] } });
+    expect(result).toMatchObject({ content: [{ type: 'text', text: 'dropped [7]' }], isError: false });
+    expect(tools.count('drop')).toBe(1);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({ mode: 'form', message: expect.stringContaining('Drop') });
+    await client.close();
+  });
+});
