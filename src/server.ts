@@ -397,6 +397,7 @@ async function startServer(
     intervalSeconds: options.sweepIntervalSeconds ?? config.sweeper?.intervalSeconds,
     batchSize: options.sweepBatchSize ?? config.sweeper?.batchSize,
     retentionDays: options.retentionDays ?? config.sweeper?.retentionDays,
+    idempotencyKeyHours: config.sweeper?.idempotencyKeyHours,
     onError,
   });
   sweeper.start();

@@ -56,7 +56,13 @@ export type StartTurnOutcome =
    */
   | {
       ok: false;
-      code: 'AGENT_NOT_FOUND' | 'THREAD_NOT_FOUND' | 'WRONG_AGENT' | 'THREAD_BUSY' | 'IDEMPOTENCY_KEY_REUSED';
+      code:
+        | 'AGENT_NOT_FOUND'
+        | 'GATEWAY_MESSAGE'
+        | 'THREAD_NOT_FOUND'
+        | 'WRONG_AGENT'
+        | 'THREAD_BUSY'
+        | 'IDEMPOTENCY_KEY_REUSED';
     };
 
 export type ResolveOutcome =

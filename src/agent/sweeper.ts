@@ -14,6 +14,8 @@ export interface SweeperOptions {
   batchSize?: number;
   /** Days an EXPIRED elicitation is kept before it is deleted. Default 30. */
   retentionDays?: number;
+  /** Hours an idempotency key is kept: a retry with it within that time gets the first request's turn. Default 24. */
+  idempotencyKeyHours?: number;
   onError?: (error: unknown) => void;
 }
 
@@ -25,7 +27,7 @@ export interface SweepReport {
   /** Webhook deliveries delivered before the retention period, and approval grants revoked or expired before it. */
   deletedDeliveries: number;
   deletedGrants: number;
-  /** startTurn idempotency keys claimed more than a day ago. */
+  /** Idempotency keys claimed longer ago than they are kept. */
   deletedIdempotencyKeys: number;
   /** Orphaned RUNNING turns it took over. */
   recoveredTurns: number;
@@ -46,7 +48,13 @@ export class Sweeper {
     this.#runner = runner;
     this.#store = store;
     this.#clock = clock;
-    this.#options = { intervalSeconds: 5, batchSize: 100, retentionDays: 30, ...definedOnly(options) };
+    this.#options = {
+      intervalSeconds: 5,
+      batchSize: 100,
+      retentionDays: 30,
+      idempotencyKeyHours: IDEMPOTENCY_KEY_RETENTION_MS / 3_600_000,
+      ...definedOnly(options),
+    };
   }
 
   start(): void {
@@ -82,7 +90,7 @@ export class Sweeper {
       recoveredTurns: 0,
       batches: 0,
     };
-    const { batchSize, retentionDays } = this.#options;
+    const { batchSize, retentionDays, idempotencyKeyHours } = this.#options;
     // Expire paused turns past their time: turn EXPIRED, elicitations EXPIRED, open calls get docs/design.md's text, published.
     for (;;) {
       if (this.#stopped) return report;
@@ -98,7 +106,7 @@ export class Sweeper {
     // So are webhook deliveries delivered that long ago (FAILED ones stay for the admin query) and approval grants
     // revoked or expired that long ago (their uses stay in the execution journal).
     // Idempotency keys are kept their own, shorter time: a retry comes within minutes, not days.
-    const keysBefore = new Date(this.#clock().getTime() - IDEMPOTENCY_KEY_RETENTION_MS).toISOString();
+    const keysBefore = new Date(this.#clock().getTime() - idempotencyKeyHours * 3_600_000).toISOString();
     const retention = [
       ['deletedElicitations', () => this.#store.deleteExpiredElicitations(before, batchSize)],
       ['deletedDeliveries', () => this.#store.deleteDeliveredWebhooks(before, batchSize)],

@@ -1,9 +1,8 @@
 // What the use cases reach: the store, the loop, the tools, the clock and the limits. createServer builds them once
 // (src/services.ts extends this); a test can build them from a real store without any API in front.
 import type { AgentRunner } from '../agent/runner.js';
-import type { Agent } from '../domain/records.js';
+import type { Agent, TurnRecord } from '../domain/records.js';
 import type { Agents, Grants, Reads, WebhookDeliveries } from '../domain/store.js';
-import type { ToolgatePubSub } from '../events/pubsub.js';
 import type { Tool } from '../tools/tool.js';
 
 /** An agent's tools as their sources list them now. */
@@ -32,5 +31,17 @@ export interface AppDeps {
   clock: () => Date;
   limits: AppLimits;
   /** Every change of a turn, published by whichever instance made it: a waiting gateway call listens here. */
-  pubsub: Pick<ToolgatePubSub, 'subscribe'>;
+  pubsub: TurnChanges;
+}
+
+/** The pub/sub of turn changes as a use case listens to it (src/events/pubsub.ts is one). */
+export interface TurnChanges {
+  subscribe(
+    topic: 'turn',
+    turnId: string,
+  ): AsyncIterableIterator<TurnRecord> & {
+    return(): Promise<IteratorResult<TurnRecord>>;
+    /** Resolves once what any instance publishes reaches this subscription. */
+    readonly listening: Promise<void>;
+  };
 }

@@ -22,6 +22,8 @@ export interface StartTurnInput {
 export type StartTurnRefusal =
   | ({ code: 'INVALID_INPUT'; field: 'message' | 'idempotencyKey' } & TextProblem)
   | { code: 'NOT_FOUND'; field: 'agentId' }
+  /** The agent is a gateway: its calls come from MCP clients, not from messages. */
+  | { code: 'INVALID_INPUT'; field: 'agentId'; reason: 'GATEWAY' }
   /** No thread with this id of the viewer's, or one of another agent. */
   | { code: 'NOT_FOUND'; field: 'threadId'; reason: 'NO_SUCH_THREAD' | 'OTHER_AGENT' }
   /** The thread's turn is RUNNING. */
@@ -60,6 +62,8 @@ export async function startTurn(app: AppDeps, viewer: Viewer, input: StartTurnIn
   switch (result.code) {
     case 'AGENT_NOT_FOUND':
       return { ok: false, code: 'NOT_FOUND', field: 'agentId' };
+    case 'GATEWAY_MESSAGE':
+      return { ok: false, code: 'INVALID_INPUT', field: 'agentId', reason: 'GATEWAY' };
     case 'THREAD_NOT_FOUND':
       return { ok: false, code: 'NOT_FOUND', field: 'threadId', reason: 'NO_SUCH_THREAD' };
     case 'WRONG_AGENT':

@@ -301,6 +301,14 @@ export const sweeperConfig = z
       .describe(
         'Days an expired, never answered confirmation request is kept before it is deleted, and a delivered webhook delivery and a revoked or expired approval grant; turns, messages and FAILED deliveries stay (default 30)',
       ),
+    idempotencyKeyHours: z
+      .number()
+      .min(0.01)
+      .max(24 * 365)
+      .optional()
+      .describe(
+        "Hours an idempotency key is kept (startTurn's, and an MCP gateway call's in _meta): a retry with the key within that time gets the first request's turn, or the call's kept result (default 24)",
+      ),
   })
   .strict();
 

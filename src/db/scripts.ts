@@ -6,6 +6,7 @@
 import { overrideChanges, overrideRows } from '../domain/agent-overrides.js';
 import { decideAnswer, resumesTurn } from '../domain/answer-rules.js';
 import { grantStateAt, revokedAtFor } from '../domain/grants.js';
+import { isGateway } from '../domain/gateway.js';
 import { startTurnFingerprint } from '../domain/idempotency.js';
 import { newId } from '../domain/ids.js';
 import type {
@@ -149,6 +150,10 @@ export function* startTurn(c: ScriptContext, input: StartTurnInput, closeStep: C
   // The agent as committed now: the turn runs with it (a gating change committed before this applies).
   const [agentRow]: AgentRow[] = yield c.q.agent({ id: input.agentId });
   if (!agentRow) throw new StartRefused('AGENT_NOT_FOUND');
+  if (isGateway({ modelId: agentRow.model_id }) !== (input.call !== undefined)) {
+    // A gateway's turns are its clients' calls; an agent's, messages to its model.
+    throw new StartRefused(input.call ? 'AGENT_NOT_FOUND' : 'GATEWAY_MESSAGE');
+  }
   let thread: ThreadRecord;
   let superseded: TurnRecord | null = null;
   // The thread's row lock: two turns started on one thread at once go one after the other, and the second sees the

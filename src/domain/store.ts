@@ -49,15 +49,18 @@ export type StartTurnResult =
       agent?: never;
       message?: never;
     }
-  /** IDEMPOTENCY_KEY_REUSED: the key was claimed before by another request (agent, thread or message differ). */
-  | { ok: false; code: StartRefusal | 'AGENT_NOT_FOUND' | 'IDEMPOTENCY_KEY_REUSED' };
+  /**
+   * IDEMPOTENCY_KEY_REUSED: the key was claimed before by another request (agent, thread or message differ).
+   * GATEWAY_MESSAGE: a message without a call to a gateway, whose calls come from its MCP clients.
+   */
+  | { ok: false; code: StartRefusal | 'AGENT_NOT_FOUND' | 'GATEWAY_MESSAGE' | 'IDEMPOTENCY_KEY_REUSED' };
 
 /**
  * Thrown inside a store's startTurn transaction to refuse the start: the transaction rolls back, so an idempotency key
  * it claimed is not kept (a refused request may be sent again with its key). The store returns it as the result.
  */
 export class StartRefused extends Error {
-  constructor(readonly code: StartRefusal | 'AGENT_NOT_FOUND') {
+  constructor(readonly code: StartRefusal | 'AGENT_NOT_FOUND' | 'GATEWAY_MESSAGE') {
     super(`startTurn was refused: ${code}`);
   }
 }

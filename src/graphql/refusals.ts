@@ -29,6 +29,12 @@ export function startTurnError(refusal: StartTurnRefusal): UserError {
   const at = inputPath(refusal.field);
   switch (refusal.code) {
     case 'INVALID_INPUT':
+      if (refusal.field === 'agentId')
+        return userError(
+          refusal.code,
+          'This agent is an MCP gateway: its tool calls come from MCP clients at /mcp/<agent id>, not from messages.',
+          at,
+        );
       return userError(
         refusal.code,
         textProblemMessage(refusal.field === 'message' ? 'message' : 'idempotency key', refusal),

@@ -72,23 +72,22 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       return reply(res, 400, SERVER_ERROR, 'Bad Request: Mcp-Session-Id header is required');
     }
-    const agentId = await agentOf(path);
+    const agentId = await gatewayOf(path);
     if (agentId === null) {
-      return reply(
-        res,
-        404,
-        ErrorCode.InvalidRequest,
-        path === MCP_PATH ? 'No gateway agent is configured' : 'Not found',
-      );
+      const message =
+        path === MCP_PATH ? 'No gateway agent is configured' : `No gateway agent "${path.slice(MCP_PATH.length + 1)}"`;
+      return reply(res, 404, ErrorCode.InvalidRequest, message);
     }
     return handle(openSession(viewer, agentId, path), req, res, body);
   }
 
-  /** The gateway a path names; whether it is one is the use cases' to say, on the session's first call. */
-  async function agentOf(path: string): Promise<string | null> {
-    if (path === MCP_PATH) return (await gatewayAgentIds(options.app))[0] ?? null;
-    const id = decodeURIComponent(path.slice(MCP_PATH.length + 1));
-    return id !== '' && !id.includes('/') ? id : null;
+  /** The gateway agent a path names, /mcp the first; null when there is none. */
+  async function gatewayOf(path: string): Promise<string | null> {
+    const ids = await gatewayAgentIds(options.app);
+    if (path === MCP_PATH) return ids[0] ?? null;
+    // Agent ids are URL-safe: the path's segment is the id as it is.
+    const id = path.slice(MCP_PATH.length + 1);
+    return ids.includes(id) ? id : null;
   }
 
   function openSession(viewer: Viewer, agentId: string, path: string): StreamableHTTPServerTransport {

@@ -3,6 +3,7 @@
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolRefusal } from '../app/call-tool.js';
 import type { TextProblem } from '../app/outcome.js';
+import { IDEMPOTENCY_META_KEY } from '../domain/gateway.js';
 import { UNSTORABLE_TEXT_MESSAGE } from '../domain/text.js';
 
 /**
@@ -19,9 +20,6 @@ export class GatewayError extends Error {
   }
 }
 
-/** The `_meta` key of tools/call whose value names the call: sent again, it gets the same call back. */
-export const IDEMPOTENCY_KEY_META = 'dev.toolgate/idempotency-key';
-
 export function unknownGateway(agentId: string): GatewayError {
   return new GatewayError(ErrorCode.InvalidRequest, `No gateway agent "${agentId}"`);
 }
@@ -33,11 +31,11 @@ export function callToolError(refusal: CallToolRefusal, call: { name: string; ag
         ? new GatewayError(ErrorCode.InvalidParams, `Unknown tool: ${call.name}`)
         : unknownGateway(call.agentId);
     case 'INVALID_INPUT':
-      return new GatewayError(ErrorCode.InvalidParams, `_meta "${IDEMPOTENCY_KEY_META}" ${keyProblem(refusal)}`);
+      return new GatewayError(ErrorCode.InvalidParams, `_meta "${IDEMPOTENCY_META_KEY}" ${keyProblem(refusal)}`);
     case 'IDEMPOTENCY_KEY_REUSED':
       return new GatewayError(
         ErrorCode.InvalidParams,
-        `_meta "${IDEMPOTENCY_KEY_META}" was already used for another call; send a new key for a new call`,
+        `_meta "${IDEMPOTENCY_META_KEY}" was already used for another call; send a new key for a new call`,
       );
   }
 }

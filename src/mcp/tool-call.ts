@@ -7,9 +7,10 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { awaitCallResult, callTool, type CallResult, type GatewayCall } from '../app/call-tool.js';
 import type { AppDeps } from '../app/deps.js';
 import type { Viewer } from '../app/viewer.js';
+import { IDEMPOTENCY_META_KEY } from '../domain/gateway.js';
 import type { JsonObject } from '../domain/records.js';
 import { askClient, type RequestExtra } from './elicitation-relay.js';
-import { callToolError, GatewayError, IDEMPOTENCY_KEY_META } from './refusals.js';
+import { callToolError, GatewayError } from './refusals.js';
 
 export interface GatewaySession {
   app: AppDeps;
@@ -37,7 +38,7 @@ export async function callGatewayTool(
 ): Promise<CallToolResult> {
   const { app, viewer, agentId } = session;
   const { name, arguments: args, _meta } = request.params;
-  const key = _meta?.[IDEMPOTENCY_KEY_META];
+  const key = _meta?.[IDEMPOTENCY_META_KEY];
   const outcome = await callTool(app, viewer, {
     agentId,
     name,

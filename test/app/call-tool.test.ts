@@ -140,14 +140,15 @@ describe('a gateway: an agent without a model', () => {
     expect(await awaitCallResult(s.app, BOB, outcome.call.turn.id)).toBeNull();
   });
 
-  it('a message to a gateway through startTurn does not call a model', async () => {
+  it('a message to a gateway through startTurn is refused, and changes nothing', async () => {
+    const before = await s.snapshot();
     const outcome = await startTurn(s.app, ALICE, {
       agentId: GATEWAY,
       threadId: null,
       message: 'hello',
       background: false,
     });
-    if (!outcome.ok) throw new Error(JSON.stringify(outcome));
-    expect(outcome.turn.status).toBe('COMPLETED');
+    expect(outcome).toEqual({ ok: false, code: 'INVALID_INPUT', field: 'agentId', reason: 'GATEWAY' });
+    expect(await s.snapshot()).toEqual(before);
   });
 });

@@ -15,6 +15,7 @@ import {
   deferred,
   manualClock,
   startScenario,
+  testConfig,
   textStep,
   toolTexts,
   type Scenario,
@@ -367,6 +368,20 @@ describe('startTurn with an idempotency key', () => {
     const after = await startKeyed('req-1');
     expect(after.userErrors).toEqual([]);
     expect(after.turn.id).not.toBe(first.turn.id);
+  });
+
+  it('sweeper.idempotencyKeyHours sets how long a key is kept', async () => {
+    const clock = manualClock();
+    const config = testConfig();
+    config.sweeper = { idempotencyKeyHours: 1 };
+    s = await startScenario({ script: [textStep('Hi there.')], clock: clock.now, config });
+    const first = await startKeyed('req-1');
+    clock.advance(3600 - 1);
+    expect(await s.h.server.sweep()).toMatchObject({ deletedIdempotencyKeys: 0 });
+    expect((await startKeyed('req-1')).turn.id).toBe(first.turn.id);
+    clock.advance(2);
+    expect(await s.h.server.sweep()).toMatchObject({ deletedIdempotencyKeys: 1 });
+    expect((await startKeyed('req-1')).turn.id).not.toBe(first.turn.id);
   });
 
   it.each([

@@ -1,7 +1,6 @@
 // An MCP client's tools through a gateway agent, over real HTTP: the list, a read-only call that runs at once, a
 // destructive one that waits for a person (answered through GraphQL, through the client's own elicitation handler,
-// or both at once) and runs once, progress while it waits, and a client that stops waiting. These wait on the
-// gateway use cases of src/app/call-tool.ts.
+// or both at once) and runs once, progress while it waits, a client that stops waiting, and a server that closes.
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataOf, RESOLVE, startHarness, type Harness } from '../support/harness.js';
@@ -10,12 +9,12 @@ import {
   ALICE_TOKEN,
   bearer,
   connectClient,
-  countingTools,
   elicitation,
   GATEWAY_ID,
   gatewayConfig,
   mcpUrl,
   pendingElicitations,
+  startGateway,
 } from './support.js';
 
 const KEY_META = 'dev.toolgate/idempotency-key';
@@ -24,8 +23,7 @@ describe('the MCP gateway', () => {
   let h: Harness;
   let tools: CountingToolSource;
   beforeAll(async () => {
-    tools = countingTools();
-    h = await startHarness({ config: gatewayConfig(), toolSources: [tools], mcpProgressIntervalMs: 50 });
+    ({ h, tools } = await startGateway({ mcpProgressIntervalMs: 50 }));
   });
   afterAll(() => h?.close());
 
@@ -46,18 +44,13 @@ describe('the MCP gateway', () => {
       expect(listed.map((tool) => tool.name).sort()).toEqual(['drop', 'look']);
       const drop = listed.find((tool) => tool.name === 'drop')!;
       expect(drop).toMatchObject({
+        title: 'Drop',
         description: 'Drops the given ids.',
         inputSchema: { type: 'object', required: ['ids'] },
         annotations: { destructiveHint: true },
       });
       await client.close();
     }
-  });
-
-  it('an agent id that is no gateway: tools/list says so', async () => {
-    const { client } = await connectClient(mcpUrl(h, '/mcp/nobody'), { token: ALICE_TOKEN });
-    await expect(client.listTools()).rejects.toThrow('No gateway agent "nobody"');
-    await client.close();
   });
 
   it('a read-only call runs at once and returns its result', async () => {
@@ -117,11 +110,11 @@ describe('the MCP gateway', () => {
     await client.close();
   });
 
-  it("declined through the client's elicitation handler: the tool does not run, the client gets a result", async () => {
+  it("declined through the client's elicitation handler: the tool does not run, the client reads why", async () => {
     const { client } = await connectClient(gateway(), { token: ALICE_TOKEN, elicit: () => ({ action: 'decline' }) });
     const before = tools.count('drop');
     const result = await client.callTool({ name: 'drop', arguments: { ids: [4] } });
-    expect(result.content).toBeDefined();
+    expect(result).toEqual({ content: [{ type: 'text', text: 'User declined execution of drop.' }], isError: true });
     expect(tools.count('drop')).toBe(before);
     await client.close();
   });
@@ -196,5 +189,28 @@ describe('the MCP gateway', () => {
     expect((error as McpError).code).toBe(-32602);
     expect((error as McpError).message).toContain(`_meta "${KEY_META}"`);
     await client.close();
+  });
+});
+
+describe('the MCP gateway when the server closes', () => {
+  it('ends the sessions at once: a waiting call stops waiting, and its confirmation stays pending', async () => {
+    const { h, tools } = await startGateway({ shutdownGraceMs: 10_000 });
+    const { client } = await connectClient(mcpUrl(h, `/mcp/${GATEWAY_ID}`), { token: ALICE_TOKEN });
+    const call = client.callTool({ name: 'drop', arguments: { ids: [1] } });
+    call.catch(() => {});
+    const [pending] = await pendingElicitations(h, ALICE_TOKEN);
+    const closing = Date.now();
+    await h.close();
+    // An open response stream would hold its connection until the grace period ends.
+    expect(Date.now() - closing).toBeLessThan(5_000);
+    await client.close();
+
+    const again = await startHarness({ config: gatewayConfig(), toolSources: [tools], database: h.database });
+    try {
+      expect(await elicitation(again, ALICE_TOKEN, pending.id)).toMatchObject({ status: 'PENDING' });
+      expect(tools.count('drop')).toBe(0);
+    } finally {
+      await again.close();
+    }
   });
 });

@@ -1,5 +1,6 @@
 // /mcp over real HTTP, what the route itself answers: credentials as /graphql's, sessions that belong to their user
-// and their gateway path, DELETE, the body limit, and the local mode's refusal of other sites' pages.
+// and their gateway path, DELETE, the body limit, paths without a gateway, and the local mode's refusal of other
+// sites' pages.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoConfig } from '../../src/config/demo.js';
 import { startHarness, type Harness } from '../support/harness.js';
@@ -8,32 +9,22 @@ import {
   BOB_TOKEN,
   bearer,
   connectClient,
+  GATEWAY_ID,
   INITIALIZE,
   MCP_HEADERS,
   messagesOf,
   PING,
   send,
   mcpUrl,
+  startGateway,
 } from './support.js';
 
-// Sessions need no gateway use case until their first tools/list or tools/call: any agent id opens one.
-const PATH = '/mcp/demo';
+const PATH = `/mcp/${GATEWAY_ID}`;
 
 describe('/mcp with tokens', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({
-      config: {
-        ...demoConfig,
-        auth: {
-          tokens: [
-            { token: ALICE_TOKEN, user: 'alice', admin: false },
-            { token: BOB_TOKEN, user: 'bob', admin: false },
-          ],
-        },
-      },
-      limits: { maxRequestBytes: 4096 },
-    });
+    ({ h } = await startGateway({ limits: { maxRequestBytes: 4096 } }));
   });
   afterAll(() => h.close());
 
@@ -104,6 +95,16 @@ describe('/mcp with tokens', () => {
     }
   });
 
+  it('initialize on a path that names no gateway: 404, and no session', async () => {
+    const response = await send(mcpUrl(h, '/mcp/nobody'), {
+      headers: { ...MCP_HEADERS, ...bearer(ALICE_TOKEN) },
+      body: INITIALIZE,
+    });
+    expect(response.status).toBe(404);
+    expect(response.headers['mcp-session-id']).toBeUndefined();
+    expect(JSON.parse(response.body).error).toEqual({ code: -32600, message: 'No gateway agent "nobody"' });
+  });
+
   it('a request without a session id that is not initialize: 400', async () => {
     const response = await send(mcpUrl(h, PATH), { headers: { ...MCP_HEADERS, ...bearer(ALICE_TOKEN) }, body: PING });
     expect(response.status).toBe(400);
@@ -154,10 +155,23 @@ describe('/mcp with tokens', () => {
   });
 });
 
+describe('/mcp without a gateway agent', () => {
+  it('initialize at /mcp: 404 No gateway agent is configured', async () => {
+    const h = await startHarness({ config: demoConfig });
+    try {
+      const response = await send(mcpUrl(h), { headers: MCP_HEADERS, body: INITIALIZE });
+      expect(response.status).toBe(404);
+      expect(JSON.parse(response.body).error).toEqual({ code: -32600, message: 'No gateway agent is configured' });
+    } finally {
+      await h.close();
+    }
+  });
+});
+
 describe('/mcp in the local mode', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ config: demoConfig });
+    ({ h } = await startGateway({ local: true }));
   });
   afterAll(() => h.close());
 

@@ -7,10 +7,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoConfig } from '../../src/config/demo.js';
-import { startHarness, type Harness } from '../support/harness.js';
+import type { Harness } from '../support/harness.js';
 import type { CountingToolSource } from '../support/tools.js';
-import { ALICE_TOKEN, countingTools, GATEWAY_ID, gatewayConfig, INITIALIZE, mcpUrl, PING } from './support.js';
+import { ALICE_TOKEN, GATEWAY_ID, INITIALIZE, mcpUrl, PING, startGateway } from './support.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const BRIDGE = ['--import', 'tsx', 'src/cli.ts', 'mcp'];
@@ -68,22 +67,21 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('the stdio bridge (must pass before the gateway use cases exist)', () => {
+describe('the stdio bridge', () => {
   let local: Harness;
   let withTokens: Harness;
+  let tools: CountingToolSource;
   beforeAll(async () => {
-    local = await startHarness({ config: demoConfig });
-    withTokens = await startHarness({
-      config: { ...demoConfig, auth: { tokens: [{ token: ALICE_TOKEN, user: 'alice', admin: false }] } },
-    });
+    ({ h: local } = await startGateway({ local: true }));
+    ({ h: withTokens, tools } = await startGateway());
   });
   afterAll(async () => {
-    await local.close();
-    await withTokens.close();
+    await local?.close();
+    await withTokens?.close();
   });
 
   it('forwards initialize and its answer unchanged, then requests of the session; ends at end of input', async () => {
-    const bridge = startBridge({ TOOLGATE_URL: mcpUrl(local, '/mcp/demo').href });
+    const bridge = startBridge({ TOOLGATE_URL: mcpUrl(local).href });
     bridge.write(INITIALIZE);
     const initialized = await bridge.next();
     expect(initialized).toEqual({
@@ -104,7 +102,7 @@ describe('the stdio bridge (must pass before the gateway use cases exist)', () =
   });
 
   it('sends TOOLGATE_TOKEN as the bearer token', async () => {
-    const bridge = startBridge({ TOOLGATE_URL: mcpUrl(withTokens, '/mcp/demo').href, TOOLGATE_TOKEN: ALICE_TOKEN });
+    const bridge = startBridge({ TOOLGATE_URL: mcpUrl(withTokens).href, TOOLGATE_TOKEN: ALICE_TOKEN });
     bridge.write(INITIALIZE);
     expect((await bridge.next()).result.serverInfo.name).toBe('toolgate');
     bridge.child.stdin!.end();
@@ -112,7 +110,7 @@ describe('the stdio bridge (must pass before the gateway use cases exist)', () =
   });
 
   it('a token the server refuses: one line on stderr, exit 1', async () => {
-    const url = mcpUrl(withTokens, '/mcp/demo').href;
+    const url = mcpUrl(withTokens).href;
     const bridge = startBridge({ TOOLGATE_URL: url, TOOLGATE_TOKEN: 'not-a-token-of-this-server' });
     bridge.write(INITIALIZE);
     expect(await bridge.exited).toBe(1);
@@ -134,16 +132,6 @@ describe('the stdio bridge (must pass before the gateway use cases exist)', () =
     expect(await bridge.exited).toBe(1);
     expect(bridge.stderr()).toBe('toolgate mcp: TOOLGATE_URL: "localhost 4000" is not a URL\n');
   });
-});
-
-describe('the stdio bridge and a gateway (waits on the gateway use cases)', () => {
-  let h: Harness;
-  let tools: CountingToolSource;
-  beforeAll(async () => {
-    tools = countingTools();
-    h = await startHarness({ config: gatewayConfig(), toolSources: [tools] });
-  });
-  afterAll(() => h?.close());
 
   it("passes elicitation/create through: the client's own answer runs the call", async () => {
     const client = new Client({ name: 'stdio-client', version: '1.0.0' }, { capabilities: { elicitation: {} } });
@@ -159,7 +147,7 @@ describe('the stdio bridge and a gateway (waits on the gateway use cases)', () =
         cwd: ROOT,
         env: {
           ...process.env,
-          TOOLGATE_URL: mcpUrl(h, `/mcp/${GATEWAY_ID}`).href,
+          TOOLGATE_URL: mcpUrl(withTokens, `/mcp/${GATEWAY_ID}`).href,
           TOOLGATE_TOKEN: ALICE_TOKEN,
         } as Record<string, string>,
       }),

@@ -10,7 +10,8 @@ import {
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentConfig, ToolgateConfig } from '../../src/config/schema.js';
-import { dataOf, type Harness } from '../support/harness.js';
+import type { ServerOptions } from '../../src/server.js';
+import { dataOf, startHarness, type Harness } from '../support/harness.js';
 import { CountingToolSource } from '../support/tools.js';
 
 export const ALICE_TOKEN = 'alice-mcp-7f3c9a1e5b2d4c6f';
@@ -19,10 +20,12 @@ export const GATEWAY_ID = 'gw';
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-/** A gateway (an agent without a model) on the `t` source's tools: `look` reads, `drop` destroys. */
-export function gatewayConfig(): ToolgateConfig {
-  // An agent without "model" is a gateway: the config schema of the application core allows it.
-  const gateway = {
+/**
+ * A gateway (an agent without a model) on the `t` source's tools: `look` reads, `drop` destroys; alice and bob have
+ * tokens, unless `local` (no auth section: the local mode).
+ */
+export function gatewayConfig(options: { local?: boolean } = {}): ToolgateConfig {
+  const gateway: AgentConfig = {
     id: GATEWAY_ID,
     name: 'Test gateway',
     systemPrompt: '',
@@ -31,19 +34,24 @@ export function gatewayConfig(): ToolgateConfig {
     toolConfirmation: {},
     pauseTtlSeconds: 3600,
     maxIterations: 10,
-  } satisfies Omit<AgentConfig, 'model'> as AgentConfig;
-  return {
-    models: {},
-    toolSources: {},
-    agents: [gateway],
-    plugins: [],
-    auth: {
-      tokens: [
-        { token: ALICE_TOKEN, user: 'alice', admin: false },
-        { token: BOB_TOKEN, user: 'bob', admin: false },
-      ],
-    },
   };
+  const auth = {
+    tokens: [
+      { token: ALICE_TOKEN, user: 'alice', admin: false },
+      { token: BOB_TOKEN, user: 'bob', admin: false },
+    ],
+  };
+  return { models: {}, toolSources: {}, agents: [gateway], plugins: [], ...(!options.local && { auth }) };
+}
+
+/** A server with the gateway of gatewayConfig and its counting tools. */
+export async function startGateway(
+  options: Partial<ServerOptions> & { local?: boolean } = {},
+): Promise<{ h: Harness; tools: CountingToolSource }> {
+  const { local, ...serverOptions } = options;
+  const tools = countingTools();
+  const h = await startHarness({ config: gatewayConfig({ local }), toolSources: [tools], ...serverOptions });
+  return { h, tools };
 }
 
 export function countingTools(): CountingToolSource {
