@@ -115,6 +115,8 @@ export interface ServerOptions {
   webSocketKeepAliveMs?: number;
   /** Milliseconds between progress notifications to an MCP client whose tools/call waits for confirmation. */
   mcpProgressIntervalMs?: number;
+  /** Milliseconds an MCP client is asked to wait between polls of a task (and the SDK's tasks/result waits). */
+  mcpTaskPollIntervalMs?: number;
   /** Told what happens to turns, answers, tools and model calls (beside the server's own log and metrics). */
   observers?: LifecycleObserver[];
   /**
@@ -348,6 +350,7 @@ async function startServer(
     authenticator: auth,
     maxRequestBytes: limits.maxRequestBytes,
     progressIntervalMs: options.mcpProgressIntervalMs,
+    taskPollIntervalMs: options.mcpTaskPollIntervalMs,
     onRefused: () => metrics?.refusedCredentials(),
     onError,
   });

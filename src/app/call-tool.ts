@@ -6,11 +6,13 @@ import { normaliseToolCalls } from '../agent/tool-calls.js';
 import { ToolNames } from '../agent/tool-names.js';
 import { isGateway, unranCallResult, type CallResult } from '../domain/gateway.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../domain/idempotency.js';
+import { isCursor } from '../domain/pagination.js';
 import type { Agent, ElicitationRecord, JsonObject, TurnRecord } from '../domain/records.js';
 import { toStorableText } from '../domain/text.js';
 import type { Tool } from '../tools/tool.js';
 import type { AppDeps } from './deps.js';
 import type { Outcome, TextProblem } from './outcome.js';
+import { pageSize, type PageRequest } from './reads.js';
 import { textProblem } from './text-problem.js';
 import type { Viewer } from './viewer.js';
 
@@ -26,6 +28,11 @@ export interface CallToolInput {
   idempotencyKey?: string | null;
   /** The client's own name (MCP clientInfo), shown with the call. */
   clientName?: string | null;
+  /**
+   * Return at once with the call RUNNING, and run it in the background (an MCP task): its result is read later by
+   * its turn id, by this client or another, from this instance or another.
+   */
+  background?: boolean;
 }
 
 export type CallToolRefusal =
@@ -51,7 +58,10 @@ export type CallToolOutcome = Outcome<{ call: GatewayCall }, CallToolRefusal>;
 
 const STOPPED = new Set<TurnRecord['status']>(['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED']);
 
-/** Starts the call (or finds the one its key names) and runs it until it stops: a result, or a pause. */
+/**
+ * Starts the call (or finds the one its key names) and runs it until it stops: a result, or a pause. In the
+ * background, returns the call as it is once started (RUNNING), or as it is now when its key named an earlier call.
+ */
 export async function callTool(app: AppDeps, viewer: Viewer, input: CallToolInput): Promise<CallToolOutcome> {
   const key = input.idempotencyKey ?? undefined;
   if (key !== undefined) {
@@ -76,7 +86,7 @@ export async function callTool(app: AppDeps, viewer: Viewer, input: CallToolInpu
     ownerId: viewer.id,
     threadId: null,
     message: `${client} called ${input.name}.`,
-    background: false,
+    background: input.background === true,
     ...(key !== undefined && { idempotencyKey: key }),
     call: call!,
   });
@@ -89,13 +99,58 @@ export async function callTool(app: AppDeps, viewer: Viewer, input: CallToolInpu
   return { ok: true, call: await callOf(app, started.turn, started.pausedWith) };
 }
 
-/** The call of this turn as it stands now; null when the viewer has no such gateway call. */
-export async function gatewayCall(app: AppDeps, viewer: Viewer, turnId: string): Promise<GatewayCall | null> {
+/**
+ * The call of this turn as it stands now; null when the viewer has no such gateway call (with `agentId`: of that
+ * gateway).
+ */
+export async function gatewayCall(
+  app: AppDeps,
+  viewer: Viewer,
+  turnId: string,
+  agentId?: string,
+): Promise<GatewayCall | null> {
   const turn = await app.store.getTurn(turnId, viewer.id);
-  if (!turn) return null;
+  if (!turn || (agentId !== undefined && turn.agentId !== agentId)) return null;
   const agent = await app.store.getAgent(turn.agentId);
   if (!agent || !isGateway(agent)) return null;
   return callOf(app, turn, null);
+}
+
+/** A call as a list shows it: where it stands, without its result (read the one call for that). */
+export type GatewayCallStatus = Omit<GatewayCall, 'result'>;
+
+export type ListGatewayCallsOutcome = Outcome<
+  { calls: GatewayCallStatus[]; hasNextPage: boolean; endCursor: string | null },
+  /** Not a cursor of this list. */
+  { code: 'INVALID_INPUT'; field: 'after' }
+>;
+
+/** The viewer's calls through one gateway, newest first: one thread per call. 50 by default, at most 100. */
+export async function listGatewayCalls(
+  app: AppDeps,
+  viewer: Viewer,
+  request: PageRequest & { agentId: string },
+): Promise<ListGatewayCallsOutcome> {
+  if (request.after != null && !isCursor(request.after)) return { ok: false, code: 'INVALID_INPUT', field: 'after' };
+  const threads = await app.store.listThreads(
+    viewer.id,
+    request.agentId,
+    pageSize(request.first, 50, 100),
+    request.after ?? null,
+    true,
+  );
+  const turns = await app.store.listTurnsOfThreads(threads.items.map((thread) => thread.id));
+  const paused = turns.filter((turn) => turn.status === 'PAUSED').map((turn) => turn.id);
+  const pending = paused.length > 0 ? await app.store.listElicitationsOfTurns(paused) : [];
+  const calls = threads.items.flatMap((thread) =>
+    turns
+      .filter((turn) => turn.threadId === thread.id)
+      .map((turn) => ({
+        turn,
+        waitingOn: pending.filter((e) => e.turnId === turn.id && e.status === 'PENDING'),
+      })),
+  );
+  return { ok: true, calls, hasNextPage: threads.hasNextPage, endCursor: threads.endCursor };
 }
 
 /**

@@ -20,6 +20,11 @@ export function decodeCursor(cursor: string | null): number {
   return Number.isSafeInteger(seq) ? seq : Number.MAX_SAFE_INTEGER;
 }
 
+/** Whether `cursor` is one encodeCursor made: a list that must refuse a malformed cursor asks this first. */
+export function isCursor(cursor: string): boolean {
+  return encodeCursor(decodeCursor(cursor)) === cursor;
+}
+
 /**
  * The seq a page's SQL reads from: rows after it (oldest first), or before it (newest first). `afterSeq` 0 is the first
  * page, which newest first starts past every row.

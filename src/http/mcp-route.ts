@@ -23,6 +23,8 @@ export interface McpRouteOptions {
   maxRequestBytes: number;
   /** Milliseconds between progress notifications while a call waits (tests); default: the use case's. */
   progressIntervalMs?: number;
+  /** Milliseconds a task's client is asked to wait between polls (tests); default: src/mcp/tasks.ts's. */
+  taskPollIntervalMs?: number;
   /** Counts a request refused for its credentials. */
   onRefused?: () => void;
   onError: (error: unknown) => void;
@@ -91,8 +93,8 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
   }
 
   function openSession(viewer: Viewer, agentId: string, path: string): StreamableHTTPServerTransport {
-    const { app, onError, progressIntervalMs } = options;
-    const server = createGatewayServer({ app, viewer, agentId, onError, progressIntervalMs });
+    const { app, onError, progressIntervalMs, taskPollIntervalMs } = options;
+    const server = createGatewayServer({ app, viewer, agentId, onError, progressIntervalMs, taskPollIntervalMs });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {

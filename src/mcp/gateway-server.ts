@@ -1,31 +1,34 @@
-// The MCP gateway for one client session: tools/list and tools/call of one gateway agent, translated to the use
-// cases of src/app/, which decide everything. The SDK's low-level Server, not McpServer: the tools are the agent's,
-// with JSON Schemas known only at run time.
+// The MCP gateway for one client session: tools/list and tools/call of one gateway agent, and the tasks a
+// tools/call may become (tasks.ts), translated to the use cases of src/app/, which decide everything. The SDK's
+// low-level Server, not McpServer: the tools are the agent's, with JSON Schemas known only at run time.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
-  ErrorCode,
   ListToolsRequestSchema,
+  type CallToolResult,
+  type CreateTaskResult,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { listGatewayTools, type GatewayTool } from '../app/call-tool.js';
-import { GatewayError, unknownGateway } from './refusals.js';
-import { callGatewayTool, type GatewaySession } from './tool-call.js';
+import { hidingFaults, unknownGateway } from './refusals.js';
+import { createTaskStore, startGatewayTask } from './tasks.js';
+import { callGatewayTool, type GatewaySession, type ToolCallRequest } from './tool-call.js';
 
 export type { GatewaySession } from './tool-call.js';
 
 export function createGatewayServer(session: GatewaySession): Server {
   const server = new Server(
     { name: 'toolgate', version: '0.1.0' },
-    { capabilities: { tools: { listChanged: false } } },
+    {
+      capabilities: {
+        tools: { listChanged: false },
+        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+      },
+      // tasks/get, tasks/result, tasks/list and tasks/cancel: the SDK's handlers, on the ledger.
+      taskStore: createTaskStore(session),
+    },
   );
-  const guarded = <T>(run: () => Promise<T>): Promise<T> =>
-    run().catch((error: unknown) => {
-      if (error instanceof GatewayError) throw error;
-      // A fault's own words (a database error, a stack) are not the client's: they go to the log.
-      session.onError(error);
-      throw new GatewayError(ErrorCode.InternalError, 'Internal error');
-    });
+  const guarded = <T>(run: () => Promise<T>): Promise<T> => hidingFaults(run, session.onError);
 
   server.setRequestHandler(ListToolsRequestSchema, () =>
     guarded(async () => {
@@ -35,17 +38,15 @@ export function createGatewayServer(session: GatewaySession): Server {
     }),
   );
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    guarded(() =>
-      callGatewayTool(
-        session,
-        {
-          params: request.params,
-          clientName: server.getClientVersion()?.name ?? null,
-          canElicit: Boolean(server.getClientCapabilities()?.elicitation?.form),
-        },
-        extra,
-      ),
-    ),
+    guarded<CallToolResult | CreateTaskResult>(() => {
+      const call: ToolCallRequest = {
+        params: request.params,
+        clientName: server.getClientVersion()?.name ?? null,
+        canElicit: Boolean(server.getClientCapabilities()?.elicitation?.form),
+      };
+      // Task-augmented: the SDK then expects a CreateTaskResult, whatever the client declared for its own side.
+      return request.params.task ? startGatewayTask(session, call) : callGatewayTool(session, call, extra);
+    }),
   );
   return server;
 }
@@ -58,5 +59,7 @@ function mcpTool(tool: GatewayTool): McpTool {
     inputSchema: tool.inputSchema as McpTool['inputSchema'],
     ...(tool.outputSchema && { outputSchema: tool.outputSchema as McpTool['outputSchema'] }),
     annotations: tool.annotations as McpTool['annotations'],
+    // Any call may be a task: it is a turn, which outlives the request, the session and the process.
+    execution: { taskSupport: 'optional' },
   };
 }

@@ -1,6 +1,6 @@
 // The MCP words for the gateway's refusals: JSON-RPC errors a client shows or logs. An unknown tool is InvalidParams
 // "Unknown tool: <name>", as the MCP spec has it; a bad idempotency key names the _meta key it came in.
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolRefusal } from '../app/call-tool.js';
 import type { TextProblem } from '../app/outcome.js';
 import { IDEMPOTENCY_META_KEY } from '../domain/gateway.js';
@@ -18,6 +18,18 @@ export class GatewayError extends Error {
     super(message);
     this.name = 'GatewayError';
   }
+}
+
+/**
+ * Runs a handler's work; a fault's own words (a database error, a stack) are not the client's: they go to `onError`,
+ * and the client is told "Internal error". A refusal (GatewayError, or the SDK's McpError) passes as it is.
+ */
+export function hidingFaults<T>(run: () => Promise<T>, onError: (error: unknown) => void): Promise<T> {
+  return run().catch((error: unknown) => {
+    if (error instanceof GatewayError || error instanceof McpError) throw error;
+    onError(error);
+    throw new GatewayError(ErrorCode.InternalError, 'Internal error');
+  });
 }
 
 export function unknownGateway(agentId: string): GatewayError {

@@ -4,7 +4,7 @@
 // confirmation stays pending, and the same idempotency key gets the call back later.
 import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { awaitCallResult, callTool, type CallResult, type GatewayCall } from '../app/call-tool.js';
+import { awaitCallResult, callTool, type CallResult, type CallToolInput, type GatewayCall } from '../app/call-tool.js';
 import type { AppDeps } from '../app/deps.js';
 import type { Viewer } from '../app/viewer.js';
 import { IDEMPOTENCY_META_KEY } from '../domain/gateway.js';
@@ -21,6 +21,8 @@ export interface GatewaySession {
   onError: (error: unknown) => void;
   /** Milliseconds between progress notifications while a call waits; default: awaitCallResult's. */
   progressIntervalMs?: number;
+  /** Milliseconds a task's client is asked to wait between polls (tasks.ts); default DEFAULT_TASK_POLL_INTERVAL_MS. */
+  taskPollIntervalMs?: number;
 }
 
 export interface ToolCallRequest {
@@ -36,19 +38,23 @@ export async function callGatewayTool(
   request: ToolCallRequest,
   extra: RequestExtra,
 ): Promise<CallToolResult> {
-  const { app, viewer, agentId } = session;
+  const outcome = await callTool(session.app, session.viewer, callToolInput(session, request));
+  if (!outcome.ok) throw callToolError(outcome, { name: request.params.name, agentId: session.agentId });
+  const result = outcome.call.result ?? (await waitForResult(session, request, outcome.call, extra));
+  return result as CallToolResult;
+}
+
+/** The use case's input for a tools/call request: its tool, arguments, idempotency key and client. */
+export function callToolInput(session: GatewaySession, request: ToolCallRequest): CallToolInput {
   const { name, arguments: args, _meta } = request.params;
   const key = _meta?.[IDEMPOTENCY_META_KEY];
-  const outcome = await callTool(app, viewer, {
-    agentId,
+  return {
+    agentId: session.agentId,
     name,
     arguments: (args ?? {}) as JsonObject,
     ...(typeof key === 'string' && { idempotencyKey: key }),
     clientName: request.clientName,
-  });
-  if (!outcome.ok) throw callToolError(outcome, { name, agentId });
-  const result = outcome.call.result ?? (await waitForResult(session, request, outcome.call, extra));
-  return result as CallToolResult;
+  };
 }
 
 async function waitForResult(
