@@ -258,6 +258,8 @@ async function startServer(
       maxToolArgumentsBytes: config.server?.maxToolArgumentsBytes,
       maxSubscriptionsPerSocket: config.server?.maxSubscriptionsPerSocket,
       maxSubscriptionsPerUser: config.server?.maxSubscriptionsPerUser,
+      mcpSessionIdleSeconds: config.server?.mcpSessionIdleSeconds,
+      maxMcpSessionsPerUser: config.server?.maxMcpSessionsPerUser,
     }),
     ...options.limits,
   };
@@ -348,6 +350,9 @@ async function startServer(
     authenticator: auth,
     maxRequestBytes: limits.maxRequestBytes,
     progressIntervalMs: options.mcpProgressIntervalMs,
+    sessionIdleMs: limits.mcpSessionIdleSeconds * 1000,
+    maxSessionsPerUser: limits.maxMcpSessionsPerUser,
+    logger,
     onRefused: () => metrics?.refusedCredentials(),
     onError,
   });
