@@ -260,6 +260,8 @@ async function startServer(
       maxToolArgumentsBytes: config.server?.maxToolArgumentsBytes,
       maxSubscriptionsPerSocket: config.server?.maxSubscriptionsPerSocket,
       maxSubscriptionsPerUser: config.server?.maxSubscriptionsPerUser,
+      mcpSessionIdleSeconds: config.server?.mcpSessionIdleSeconds,
+      maxMcpSessionsPerUser: config.server?.maxMcpSessionsPerUser,
     }),
     ...options.limits,
   };
@@ -351,6 +353,9 @@ async function startServer(
     maxRequestBytes: limits.maxRequestBytes,
     progressIntervalMs: options.mcpProgressIntervalMs,
     taskPollIntervalMs: options.mcpTaskPollIntervalMs,
+    sessionIdleMs: limits.mcpSessionIdleSeconds * 1000,
+    maxSessionsPerUser: limits.maxMcpSessionsPerUser,
+    logger,
     onRefused: () => metrics?.refusedCredentials(),
     onError,
   });

@@ -29,6 +29,10 @@ export interface Limits extends AppLimits {
   maxSubscriptionsPerSocket: number;
   /** Subscriptions open at once for one user on this instance, WebSocket and SSE together. */
   maxSubscriptionsPerUser: number;
+  /** Seconds an MCP session may go without a request and without an open response: src/http/mcp-sessions.ts. */
+  mcpSessionIdleSeconds: number;
+  /** MCP sessions open at once for one user on this instance. */
+  maxMcpSessionsPerUser: number;
 }
 
 export const defaultLimits: Limits = {
@@ -39,4 +43,6 @@ export const defaultLimits: Limits = {
   maxToolArgumentsBytes: DEFAULT_MAX_TOOL_ARGUMENTS_BYTES,
   maxSubscriptionsPerSocket: 100,
   maxSubscriptionsPerUser: 500,
+  mcpSessionIdleSeconds: 1800,
+  maxMcpSessionsPerUser: 100,
 };

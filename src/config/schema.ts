@@ -266,6 +266,23 @@ export const serverConfig = z
       .describe(
         'Subscriptions one user may hold open at once on this instance, over WebSocket and SSE together; one more gets TOO_MANY_SUBSCRIPTIONS (default 500)',
       ),
+    mcpSessionIdleSeconds: z
+      .number()
+      .min(1)
+      .max(604_800)
+      .optional()
+      .describe(
+        "Seconds an MCP session at /mcp may go without a request and without an open response (a tools/call waiting for confirmation, a client's GET stream) before it is ended; a client that left without DELETE frees its session so (default 1800)",
+      ),
+    maxMcpSessionsPerUser: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .optional()
+      .describe(
+        'MCP sessions one user may hold open at once on this instance; one more initialize gets HTTP 429 (default 100)',
+      ),
     metrics: z
       .enum(['admin', 'public', 'off'])
       .optional()

@@ -1,18 +1,21 @@
 // MCP over Streamable HTTP at /mcp (the first gateway agent) and /mcp/<agentId>: the SDK's transport in stateful
-// mode, one gateway Server and transport per session, kept until the client ends it (DELETE) or the server closes.
-// Every request is authenticated as /graphql's are, and a session belongs to the user who opened it: another
-// user's session id reads as unknown. Bodies are read here, within the API's limit, so that the ids of the requests
-// a POST carries are known: a client that goes away before their responses has cancelled them.
+// mode, one gateway Server and transport per session, kept until the client ends it (DELETE), it is idle for
+// `sessionIdleMs`, or the server closes (src/http/mcp-sessions.ts). Every request is authenticated as /graphql's
+// are, and a session belongs to the user who opened it: another user's session id reads as unknown. Bodies are read
+// here, within the API's limit, so that the ids of the requests a POST carries are known: a client that goes away
+// before their responses has cancelled them.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode, isInitializeRequest, isJSONRPCRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { gatewayAgentIds } from '../app/call-tool.js';
 import type { AppDeps } from '../app/deps.js';
 import type { Viewer } from '../app/viewer.js';
 import { createGatewayServer } from '../mcp/gateway-server.js';
+import type { Logger } from '../observability/logger.js';
+import { mcpRequestLog } from '../observability/request-log.js';
 import type { Authenticator } from './auth.js';
+import { McpSessions, type McpSession } from './mcp-sessions.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -25,6 +28,12 @@ export interface McpRouteOptions {
   progressIntervalMs?: number;
   /** Milliseconds a task's client is asked to wait between polls (tests); default: src/mcp/tasks.ts's. */
   taskPollIntervalMs?: number;
+  /** Milliseconds a session may go without a request and without an open response before it is ended. */
+  sessionIdleMs: number;
+  /** Sessions one user may hold open at once; one more initialize gets 429. */
+  maxSessionsPerUser: number;
+  /** One line per request when its response ends (method, path, user, status, duration). */
+  logger?: Logger;
   /** Counts a request refused for its credentials. */
   onRefused?: () => void;
   onError: (error: unknown) => void;
@@ -37,26 +46,24 @@ export interface McpRoute {
   close(): Promise<void>;
 }
 
-interface Session {
-  server: Server;
-  transport: StreamableHTTPServerTransport;
-  viewerId: string;
-  /** The path it was opened on: its id is not valid on another gateway's. */
-  path: string;
-}
-
 export function createMcpRoute(options: McpRouteOptions): McpRoute {
-  const sessions = new Map<string, Session>();
+  const sessions = new McpSessions({
+    idleMs: options.sessionIdleMs,
+    maxPerUser: options.maxSessionsPerUser,
+    onError: options.onError,
+  });
   let closed = false;
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (closed) return reply(res, 503, SERVER_ERROR, 'The server is shutting down', { connection: 'close' });
     const path = pathOf(req);
+    const logged = options.logger ? mcpRequestLog(options.logger, req, res, path) : null;
     const viewer = options.authenticator.authenticate(req.headers.authorization);
     if (!viewer) {
       options.onRefused?.();
       return reply(res, 401, SERVER_ERROR, UNAUTHENTICATED, { 'www-authenticate': 'Bearer' });
     }
+    if (logged) logged.viewerId = viewer.id;
     let body: unknown;
     if (req.method === 'POST') {
       const read = await readJsonBody(req, options.maxRequestBytes);
@@ -69,6 +76,7 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
       if (!session || session.viewerId !== viewer.id || session.path !== path) {
         return reply(res, 404, SESSION_NOT_FOUND, 'Session not found');
       }
+      sessions.busyUntilClosed(session, res);
       return handle(session.transport, req, res, body);
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
@@ -80,7 +88,15 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
         path === MCP_PATH ? 'No gateway agent is configured' : `No gateway agent "${path.slice(MCP_PATH.length + 1)}"`;
       return reply(res, 404, ErrorCode.InvalidRequest, message);
     }
-    return handle(openSession(viewer, agentId, path), req, res, body);
+    if (!sessions.hasRoomFor(viewer.id)) {
+      const message =
+        `Too many open MCP sessions for this user (server.maxMcpSessionsPerUser is ${options.maxSessionsPerUser}): ` +
+        'end one with DELETE, or wait until an idle one expires';
+      return reply(res, 429, SERVER_ERROR, message);
+    }
+    const session = openSession(viewer, agentId, path);
+    sessions.busyUntilClosed(session, res);
+    return handle(session.transport, req, res, body);
   }
 
   /** The gateway agent a path names, /mcp the first; null when there is none. */
@@ -92,21 +108,19 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
     return ids.includes(id) ? id : null;
   }
 
-  function openSession(viewer: Viewer, agentId: string, path: string): StreamableHTTPServerTransport {
+  function openSession(viewer: Viewer, agentId: string, path: string): McpSession {
     const { app, onError, progressIntervalMs, taskPollIntervalMs } = options;
     const server = createGatewayServer({ app, viewer, agentId, onError, progressIntervalMs, taskPollIntervalMs });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => {
-        sessions.set(id, { server, transport, viewerId: viewer.id, path });
-      },
+      onsessioninitialized: (id) => sessions.named(session, id),
     });
-    server.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
-    };
+    const session: McpSession = { server, transport, viewerId: viewer.id, path };
+    sessions.add(session);
+    server.onclose = () => sessions.remove(session);
     // connect() only starts the transport; it rejects when the transport was started before, which it was not.
     server.connect(transport).catch(options.onError);
-    return transport;
+    return session;
   }
 
   return {
@@ -122,8 +136,7 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
       }),
     async close() {
       closed = true;
-      await Promise.all([...sessions.values()].map((session) => session.server.close()));
-      sessions.clear();
+      await sessions.closeAll();
     },
   };
 }

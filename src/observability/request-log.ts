@@ -2,8 +2,8 @@
 // count, duration. Requests refused before execution (401, 413, parse and validation errors) are logged too, with
 // their status. Never the document, variables, headers or error messages: those can hold what users wrote and
 // their tokens. Other paths (GraphiQL, health, metrics) are logged at debug only. WebSocket operations do not pass
-// here (src/http/websocket.ts logs their connections).
-import type { ServerResponse } from 'node:http';
+// here (src/http/websocket.ts logs their connections). MCP requests (/mcp) get a line of their own, as plain.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getOperationAST, GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin, type YogaLogger } from 'graphql-yoga';
 import type { Logger } from 'pino';
@@ -145,6 +145,35 @@ export function useRequestLog(logger: Logger): Plugin<RequestLogContext> {
       else write();
     },
   };
+}
+
+/**
+ * One info line per /mcp request when its response ends ("mcp request"): method, path, viewer (set by the caller once
+ * authenticated), status, duration. A streamed response (a call waiting for a person, a client's GET stream) is
+ * logged when the stream ends, with its whole duration; `status` is null when the client left before any answer.
+ * Never the body (a call's arguments), the headers or the session id.
+ */
+export function mcpRequestLog(
+  logger: Logger,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+): { viewerId: string | null } {
+  const startedAt = performance.now();
+  const entry = { viewerId: null as string | null };
+  res.once('close', () =>
+    logger.info(
+      {
+        method: req.method,
+        path,
+        viewerId: entry.viewerId,
+        status: res.headersSent ? res.statusCode : null,
+        durationMs: roundMs(performance.now() - startedAt),
+      },
+      'mcp request',
+    ),
+  );
+  return entry;
 }
 
 /** The innermost error: what a resolver or a plugin threw, behind the GraphQLErrors that wrap it. */
