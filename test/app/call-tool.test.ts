@@ -152,3 +152,111 @@ describe('a gateway: an agent without a model', () => {
     expect(await s.snapshot()).toEqual(before);
   });
 });
+
+describe("a gateway's call passes the whole gate", () => {
+  let g: AppScenario;
+  beforeAll(async () => {
+    g = await startApp({
+      tools: [{ name: 'wipe', annotations: { destructiveHint: true } }],
+      agents: [
+        {
+          ...testAgent({
+            id: GATEWAY,
+            name: 'Gateway',
+            tools: ['t:*'],
+            requireToolConfirmation: true,
+            toolConfirmation: {
+              't:wipe': {
+                rules: [
+                  {
+                    match: { required: ['all'], properties: { all: { const: true } } },
+                    mode: 'DENY',
+                    reason: 'never everything',
+                  },
+                  { match: { required: ['dryRun'], properties: { dryRun: { const: true } } }, mode: 'NEVER' },
+                ],
+              },
+            },
+          }),
+          model: undefined,
+        },
+      ],
+      listeners: [
+        {
+          priority: 100,
+          onToolPreExecute(event) {
+            if (event.toolCall.arguments.id === 'protected') event.setVeto('protected rows stay');
+          },
+        },
+      ],
+    });
+  });
+  afterAll(() => g?.close());
+
+  const result = async (name: string, args: object) => {
+    const outcome = await callTool(g.app, ALICE, input(name, args));
+    if (!outcome.ok) throw new Error(JSON.stringify(outcome));
+    return outcome.call;
+  };
+
+  it('a listeners veto: it does not run, and the client reads the denial as an error', async () => {
+    const call = await result('wipe', { id: 'protected' });
+    expect(call.result).toEqual({
+      content: [{ type: 'text', text: 'Execution of wipe was denied: protected rows stay' }],
+      isError: true,
+    });
+    expect(g.tools.count('wipe')).toBe(0);
+  });
+
+  it('argument rules: DENY refuses with its reason, NEVER runs unasked', async () => {
+    const denied = await result('wipe', { all: true });
+    expect(denied.result?.isError).toBe(true);
+    expect(JSON.stringify(denied.result?.content)).toContain('never everything');
+    const dry = await result('wipe', { dryRun: true });
+    expect(dry.result).toEqual({
+      content: [{ type: 'text', text: 'wipe ran with {"dryRun":true}' }],
+      isError: false,
+    });
+    expect(g.tools.runs.get('wipe')).toEqual([{ dryRun: true }]);
+  });
+
+  it('a remembered approval (the whole gateway) lets the next call run unasked', async () => {
+    const first = await result('wipe', { id: 'r1' });
+    expect(first.waitingOn).toHaveLength(1);
+    const answered = await answerElicitation(g.app, ALICE, {
+      elicitationId: first.waitingOn[0]!.id,
+      action: 'ACCEPT',
+      remember: { scope: 'AGENT', ttlSeconds: 600 },
+    });
+    expect(answered.ok).toBe(true);
+    const second = await result('wipe', { id: 'r2' });
+    expect(second.waitingOn).toEqual([]);
+    expect(second.result?.isError).toBe(false);
+    // Another user's calls are not covered by Alice's approval.
+    const bobs = await callTool(g.app, BOB, input('wipe', { id: 'r3' }));
+    expect(bobs.ok && bobs.call.waitingOn).toHaveLength(1);
+  });
+
+  it('an edit runs the person’s arguments, and the client reads that it was edited', async () => {
+    // Bob's: Alice's remembered approval would let hers run unasked.
+    const started = await callTool(g.app, BOB, input('wipe', { id: 'r4' }));
+    if (!started.ok) throw new Error(JSON.stringify(started));
+    const { call } = started;
+    const answered = await answerElicitation(g.app, ALICE, {
+      elicitationId: call.waitingOn[0]!.id,
+      action: 'ACCEPT',
+      arguments: { id: 'r5' },
+    });
+    // Only the caller answers their calls.
+    expect(answered).toEqual({ ok: false, code: 'NOT_FOUND', field: 'elicitationId' });
+    await answerElicitation(g.app, BOB, {
+      elicitationId: call.waitingOn[0]!.id,
+      action: 'ACCEPT',
+      arguments: { id: 'r5' },
+    });
+    const done = await gatewayCall(g.app, BOB, call.turn.id);
+    expect(done?.result?.content[0]).toEqual({ type: 'text', text: 'wipe ran with {"id":"r5"}' });
+    expect(JSON.stringify(done?.result?.content.slice(1))).toMatch(/edit/i);
+    expect(g.tools.runs.get('wipe')?.at(-1)).toEqual({ id: 'r5' });
+  });
+});

@@ -3,6 +3,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ToolPreExecuteListener } from '../../src/agent/event.js';
 import type { AppDeps } from '../../src/app/deps.js';
 import type { Viewer } from '../../src/app/viewer.js';
 import type { AgentConfig } from '../../src/config/schema.js';
@@ -30,7 +31,13 @@ export interface AppScenario {
 }
 
 export async function startApp(
-  options: { tools?: CountingTool[]; script?: ScriptStep[]; agent?: Partial<AgentConfig>; agents?: AgentConfig[] } = {},
+  options: {
+    tools?: CountingTool[];
+    script?: ScriptStep[];
+    agent?: Partial<AgentConfig>;
+    agents?: AgentConfig[];
+    listeners?: ToolPreExecuteListener[];
+  } = {},
 ): Promise<AppScenario> {
   const database =
     TEST_BACKEND === 'postgres'
@@ -46,6 +53,7 @@ export async function startApp(
     sweepIntervalSeconds: 0,
     models: { [MODEL_ID]: model },
     toolSources: [tools],
+    ...(options.listeners && { listeners: options.listeners }),
   });
   const observer = new DbObserver(database);
   return {
