@@ -256,7 +256,9 @@ describe("a gateway's call passes the whole gate", () => {
     });
     const done = await gatewayCall(g.app, BOB, call.turn.id);
     expect(done?.result?.content[0]).toEqual({ type: 'text', text: 'wipe ran with {"id":"r5"}' });
-    expect(JSON.stringify(done?.result?.content.slice(1))).toMatch(/edit/i);
+    expect(JSON.stringify(done?.result?.content.slice(1))).toMatch(
+      /The user changed the arguments of wipe before accepting/,
+    );
     expect(g.tools.runs.get('wipe')?.at(-1)).toEqual({ id: 'r5' });
   });
 });

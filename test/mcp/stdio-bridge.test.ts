@@ -89,7 +89,10 @@ describe('the stdio bridge', () => {
       id: 1,
       result: {
         protocolVersion: INITIALIZE.params.protocolVersion,
-        capabilities: { tools: { listChanged: false } },
+        capabilities: {
+          tools: { listChanged: false },
+          tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+        },
         serverInfo: { name: 'toolgate', version: '0.1.0' },
       },
     });
