@@ -3,11 +3,10 @@
 // or both at once) and runs once, progress while it waits, a client that stops waiting, and a server that closes.
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dataOf, RESOLVE, startHarness, type Harness } from '../support/harness.js';
+import { startHarness, type Harness } from '../support/harness.js';
 import type { CountingToolSource } from '../support/tools.js';
 import {
   ALICE_TOKEN,
-  bearer,
   connectClient,
   elicitation,
   GATEWAY_ID,
@@ -15,6 +14,8 @@ import {
   mcpUrl,
   pendingElicitations,
   startGateway,
+  answerAsAlice,
+  onlyPending,
 } from './support.js';
 
 const KEY_META = 'dev.toolgate/idempotency-key';
@@ -28,14 +29,7 @@ describe('the MCP gateway', () => {
   afterAll(() => h?.close());
 
   const gateway = () => mcpUrl(h, `/mcp/${GATEWAY_ID}`);
-  const resolve = async (elicitationId: string, action: 'ACCEPT' | 'DECLINE') =>
-    dataOf(await h.gql(RESOLVE, { input: { elicitationId, action } }, bearer(ALICE_TOKEN))).resolveElicitation;
-  /** Each test waits on its own confirmation: none is left pending for the next. */
-  const onlyPending = async () => {
-    const pending = await pendingElicitations(h, ALICE_TOKEN);
-    expect(pending).toHaveLength(1);
-    return pending[0];
-  };
+  const resolve = (elicitationId: string, action: 'ACCEPT' | 'DECLINE') => answerAsAlice(h, elicitationId, action);
 
   it("lists the gateway's tools as MCP tools, at /mcp (the first gateway) and /mcp/<id>", async () => {
     for (const url of [mcpUrl(h), gateway()]) {
@@ -75,7 +69,7 @@ describe('the MCP gateway', () => {
     const { client } = await connectClient(gateway(), { token: ALICE_TOKEN });
     const before = tools.count('drop');
     const call = client.callTool({ name: 'drop', arguments: { ids: [1, 2] } });
-    const pending = await onlyPending();
+    const pending = await onlyPending(h);
     expect(pending.toolCall).toEqual({ name: 'drop', arguments: { ids: [1, 2] } });
     expect(tools.count('drop')).toBe(before);
     expect((await resolve(pending.id, 'ACCEPT')).userErrors).toEqual([]);
@@ -89,7 +83,7 @@ describe('the MCP gateway', () => {
     const { client } = await connectClient(gateway(), {
       token: ALICE_TOKEN,
       elicit: async (params) => {
-        asked.push({ params, pending: await onlyPending() });
+        asked.push({ params, pending: await onlyPending(h) });
         return { action: 'accept' };
       },
     });
@@ -152,7 +146,7 @@ describe('the MCP gateway', () => {
       resetTimeoutOnProgress: true,
     });
     await twoSeen;
-    const pending = await onlyPending();
+    const pending = await onlyPending(h);
     await resolve(pending.id, 'ACCEPT');
     expect(await call).toMatchObject({ content: [{ type: 'text', text: 'dropped [6]' }] });
     expect(progress[1]!).toBeGreaterThan(progress[0]!);
@@ -165,14 +159,14 @@ describe('the MCP gateway', () => {
     const params = { name: 'drop', arguments: { ids: [8] }, _meta: { [KEY_META]: 'drop-8' } };
     const cancel = new AbortController();
     const first = client.callTool(params, undefined, { signal: cancel.signal });
-    const pending = await onlyPending();
+    const pending = await onlyPending(h);
     cancel.abort();
     await expect(first).rejects.toThrow();
     await new Promise((settle) => setTimeout(settle, 100));
     expect(await elicitation(h, ALICE_TOKEN, pending.id)).toMatchObject({ status: 'PENDING' });
 
     const again = client.callTool(params);
-    expect((await onlyPending()).id).toBe(pending.id);
+    expect((await onlyPending(h)).id).toBe(pending.id);
     await resolve(pending.id, 'ACCEPT');
     expect(await again).toMatchObject({ content: [{ type: 'text', text: 'dropped [8]' }], isError: false });
     expect(tools.count('drop')).toBe(before + 1);

@@ -11,8 +11,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentConfig, ToolgateConfig } from '../../src/config/schema.js';
 import type { ServerOptions } from '../../src/server.js';
-import { dataOf, startHarness, type Harness } from '../support/harness.js';
-import { CountingToolSource } from '../support/tools.js';
+import { expect } from 'vitest';
+import { dataOf, RESOLVE, startHarness, type Harness } from '../support/harness.js';
+import { CountingToolSource, type CountingTool } from '../support/tools.js';
 
 export const ALICE_TOKEN = 'alice-mcp-7f3c9a1e5b2d4c6f';
 export const BOB_TOKEN = 'bob-mcp-0a9b8c7d6e5f4a3b';
@@ -54,7 +55,8 @@ export async function startGateway(
   return { h, tools };
 }
 
-export function countingTools(): CountingToolSource {
+/** The gateway's tools: `look` reads, `drop` destroys (asks first); `extra` besides. */
+export function countingTools(extra: CountingTool[] = []): CountingToolSource {
   return new CountingToolSource('t', [
     { name: 'look', annotations: { title: 'Look', readOnlyHint: true } },
     {
@@ -69,6 +71,7 @@ export function countingTools(): CountingToolSource {
       },
       run: (args) => `dropped ${JSON.stringify(args.ids)}`,
     },
+    ...extra,
   ]);
 }
 
@@ -161,4 +164,16 @@ const ELICITATION = `query E($id: ID!) { node(id: $id) { ... on Elicitation { id
 
 export async function elicitation(h: Harness, token: string, id: string): Promise<any> {
   return dataOf(await h.gql(ELICITATION, { id }, bearer(token))).node;
+}
+
+/** Answers a confirmation through GraphQL, as its requester Alice. */
+export async function answerAsAlice(h: Harness, elicitationId: string, action: 'ACCEPT' | 'DECLINE'): Promise<any> {
+  return dataOf(await h.gql(RESOLVE, { input: { elicitationId, action } }, bearer(ALICE_TOKEN))).resolveElicitation;
+}
+
+/** Alice's one pending confirmation: each test waits on its own, none is left for the next. */
+export async function onlyPending(h: Harness): Promise<any> {
+  const pending = await pendingElicitations(h, ALICE_TOKEN);
+  expect(pending).toHaveLength(1);
+  return pending[0];
 }

@@ -24,6 +24,9 @@ import {
   gatewayConfig,
   mcpUrl,
   pendingElicitations,
+  countingTools,
+  answerAsAlice,
+  onlyPending,
 } from './support.js';
 
 const KEY_META = 'dev.toolgate/idempotency-key';
@@ -35,20 +38,7 @@ function taskTools(): { tools: CountingToolSource; release: () => void; started:
   let markStarted!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   const started = new Promise<void>((resolve) => (markStarted = resolve));
-  const tools = new CountingToolSource('t', [
-    { name: 'look', annotations: { title: 'Look', readOnlyHint: true } },
-    {
-      name: 'drop',
-      description: 'Drops the given ids.',
-      annotations: { title: 'Drop', readOnlyHint: false, destructiveHint: true },
-      inputSchema: {
-        type: 'object',
-        properties: { ids: { type: 'array', items: { type: 'integer' } } },
-        required: ['ids'],
-        additionalProperties: false,
-      },
-      run: (args) => `dropped ${JSON.stringify(args.ids)}`,
-    },
+  const tools = countingTools([
     {
       name: 'wait',
       annotations: { title: 'Wait', readOnlyHint: true },
@@ -114,13 +104,7 @@ describe('MCP tasks through the gateway', () => {
   afterAll(() => h?.close());
 
   const gateway = () => mcpUrl(h, `/mcp/${GATEWAY_ID}`);
-  const answer = async (elicitationId: string, action: 'ACCEPT' | 'DECLINE') =>
-    dataOf(await h.gql(RESOLVE, { input: { elicitationId, action } }, bearer(ALICE_TOKEN))).resolveElicitation;
-  const onlyPending = async () => {
-    const pending = await pendingElicitations(h, ALICE_TOKEN);
-    expect(pending).toHaveLength(1);
-    return pending[0];
-  };
+  const answer = (elicitationId: string, action: 'ACCEPT' | 'DECLINE') => answerAsAlice(h, elicitationId, action);
 
   it('advertises tasks (list, cancel, tools/call) and every tool as optionally a task', async () => {
     const { client } = await connectClient(gateway(), { token: ALICE_TOKEN });
@@ -146,7 +130,7 @@ describe('MCP tasks through the gateway', () => {
     expect(created.taskId).toMatch(/^trn_/);
 
     const waiting = await taskReaching(client, created.taskId, 'input_required');
-    const pending = await onlyPending();
+    const pending = await onlyPending(h);
     expect(waiting).toMatchObject({
       taskId: created.taskId,
       status: 'input_required',
@@ -186,7 +170,7 @@ describe('MCP tasks through the gateway', () => {
       }
       // Answered in GraphQL once the client saw the wait: the stream then waits in tasks/result.
       if (message.type === 'taskStatus' && message.task.status === 'input_required') {
-        answered ??= onlyPending().then((pending) => answer(pending.id, 'ACCEPT'));
+        answered ??= onlyPending(h).then((pending) => answer(pending.id, 'ACCEPT'));
       }
       seen.push(message.type === 'taskStatus' ? message.task.status : message.type);
     }
@@ -202,7 +186,7 @@ describe('MCP tasks through the gateway', () => {
     const { client } = await connectClient(gateway(), { token: ALICE_TOKEN });
     const before = tools.count('drop');
     const { taskId } = await callAsTask(client, { name: 'drop', arguments: { ids: [4] } });
-    await answer((await onlyPending()).id, 'DECLINE');
+    await answer((await onlyPending(h)).id, 'DECLINE');
     expect(await resultOf(client, taskId)).toMatchObject({
       content: [{ type: 'text', text: 'User declined execution of drop.' }],
       isError: true,
@@ -235,7 +219,7 @@ describe('MCP tasks through the gateway', () => {
     const second = await connectClient(gateway(), { token: ALICE_TOKEN });
     expect(second.transport.sessionId).not.toBe(first.transport.sessionId);
     expect(await second.client.experimental.tasks.getTask(taskId)).toMatchObject({ status: 'input_required' });
-    await answer((await onlyPending()).id, 'ACCEPT');
+    await answer((await onlyPending(h)).id, 'ACCEPT');
     expect(await resultOf(second.client, taskId)).toMatchObject({
       content: [{ type: 'text', text: 'dropped [5]' }],
       isError: false,
@@ -271,7 +255,7 @@ describe('MCP tasks through the gateway', () => {
     await bob.client.close();
 
     expect(await client.experimental.tasks.getTask(taskId)).toMatchObject({ status: 'input_required' });
-    await answer((await onlyPending()).id, 'DECLINE');
+    await answer((await onlyPending(h)).id, 'DECLINE');
     await taskReaching(client, taskId, 'completed');
     const invalid = await errorOf(client.experimental.tasks.listTasks('not-a-cursor'));
     expect(invalid.code).toBe(-32602);
@@ -283,7 +267,7 @@ describe('MCP tasks through the gateway', () => {
     const before = tools.count('drop');
     const { taskId } = await callAsTask(client, { name: 'drop', arguments: { ids: [7] } });
     await taskReaching(client, taskId, 'input_required');
-    const pending = await onlyPending();
+    const pending = await onlyPending(h);
 
     const cancelled = await client.experimental.tasks.cancelTask(taskId);
     expect(cancelled).toMatchObject({ taskId, status: 'cancelled', statusMessage: 'Cancelled before the tool ran.' });
