@@ -199,10 +199,29 @@ const bearerToken = z
   )
   .describe(`A bearer token, ${BEARER_TOKEN_FORMAT}; "env:NAME" reads it from the environment`);
 
+/** A role a token's user holds; approvers policies name roles (docs/approvers.md). */
+export const roleName = z
+  .string()
+  .regex(/^[a-z0-9_-]{1,64}$/, 'a role: lowercase letters, digits, "_" or "-", at most 64');
+
 export const authConfig = z
   .object({
     tokens: z
-      .array(z.object({ token: bearerToken, user: z.string().min(1), admin: z.boolean().default(false) }).strict())
+      .array(
+        z
+          .object({
+            token: bearerToken,
+            user: z.string().min(1),
+            admin: z.boolean().default(false),
+            roles: z
+              .array(roleName)
+              .optional()
+              .describe(
+                "The roles of this token's user (default none): approvers policies name roles (docs/approvers.md)",
+              ),
+          })
+          .strict(),
+      )
       .min(1),
   })
   .strict();
