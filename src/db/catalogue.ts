@@ -78,6 +78,8 @@ export interface Catalogue {
     requireToolConfirmation: number;
     pauseTtlSeconds: number;
     allowEdit: number;
+    /** JSON (AgentApprovers), null for none: written on every sync, whoever changed the gating. */
+    approvers: string | null;
     now: string;
   }): { gating_set_by_api: boolean | number }[];
   deleteOverrides(p: { agentId: string }): number;
@@ -348,14 +350,17 @@ export function auditStatusCondition(statuses: readonly ElicitationStatus[]): st
   return `(${statuses.map(asRead).join(' OR ') || 'false'})`;
 }
 
-/** Insert or update an agent; its gating only while no admin changed it (gating_set_by_api): alike in both dialects. */
+/**
+ * Insert or update an agent; its gating only while no admin changed it (gating_set_by_api), its approvers always (the
+ * config owns them): alike in both dialects.
+ */
 export const UPSERT_AGENT = `INSERT INTO agents (id, name, description, model_id, system_prompt, tool_ids, max_iterations,
-    require_tool_confirmation, pause_ttl_seconds, allow_edit, created_at, updated_at)
+    require_tool_confirmation, pause_ttl_seconds, allow_edit, approvers, created_at, updated_at)
   VALUES (@id, @name, @description, @modelId, @systemPrompt, @toolIds, @maxIterations, @requireToolConfirmation,
-    @pauseTtlSeconds, @allowEdit, @now, @now)
+    @pauseTtlSeconds, @allowEdit, @approvers, @now, @now)
   ON CONFLICT (id) DO UPDATE SET name = excluded.name, description = excluded.description, model_id = excluded.model_id,
     system_prompt = excluded.system_prompt, tool_ids = excluded.tool_ids, max_iterations = excluded.max_iterations,
-    updated_at = excluded.updated_at,
+    approvers = excluded.approvers, updated_at = excluded.updated_at,
     require_tool_confirmation = CASE WHEN agents.gating_set_by_api THEN agents.require_tool_confirmation
       ELSE excluded.require_tool_confirmation END,
     pause_ttl_seconds = CASE WHEN agents.gating_set_by_api THEN agents.pause_ttl_seconds ELSE excluded.pause_ttl_seconds END,

@@ -3,7 +3,7 @@
 // (catalogue.ts), so one script runs synchronously on SQLite (inside its group commit: better-sqlite3 transactions
 // must not await) and asynchronously on PostgreSQL (inside its transaction, with its retries). The rules themselves
 // are the domain's (src/domain/); a script reads rows, asks them, and writes what they say.
-import { overrideChanges, overrideRows } from '../domain/agent-overrides.js';
+import { agentApproversColumn, overrideChanges, overrideRows } from '../domain/agent-overrides.js';
 import { decideAnswer, resumesTurn } from '../domain/answer-rules.js';
 import { grantStateAt, revokedAtFor } from '../domain/grants.js';
 import { isGateway } from '../domain/gateway.js';
@@ -77,6 +77,8 @@ export type Script<T> = Generator<unknown, T, any>;
 /** Booleans are bound as 0/1: better-sqlite3 binds no booleans, and PostgreSQL reads '1' and '0' as booleans. */
 export const bit = (value: boolean): number => (value ? 1 : 0);
 const bitOrNull = (value: boolean | null | undefined): number | null => (value == null ? null : bit(value));
+/** A nullable JSON column's parameter. */
+const nullOrJson = (c: ScriptContext, value: unknown): string | null => (value == null ? null : c.json(value));
 
 // ---- agents -----------------------------------------------------------------------------------------------------
 
@@ -94,6 +96,7 @@ export function* syncAgent(c: ScriptContext, agent: Agent, now: string): Script<
     requireToolConfirmation: bit(agent.requireToolConfirmation),
     pauseTtlSeconds: agent.pauseTtlSeconds,
     allowEdit: bit(agent.allowEdit),
+    approvers: nullOrJson(c, agentApproversColumn(agent)),
     now,
   });
   if (row!.gating_set_by_api) return;

@@ -130,6 +130,13 @@ export function updateAgentError(refusal: UpdateAgentGatingRefusal): UserError {
             `pauseTtlSeconds must be between 1 and ${refusal.max}.`,
             inputPath(refusal.field),
           );
+        case 'BELOW_ESCALATION':
+          return userError(
+            refusal.code,
+            `pauseTtlSeconds must be above ${refusal.escalateAfterSeconds}: an approvers policy of this agent escalates ` +
+              'a request after that many seconds, and a request must escalate before it expires.',
+            inputPath(refusal.field),
+          );
         case 'UNKNOWN_TOOL':
           return userError(
             refusal.code,

@@ -322,11 +322,12 @@ export const postgresStatements: PgCatalogue = {
        WHERE @answerId::text IS NOT NULL
      ), inserted AS (
        INSERT INTO elicitations (id, turn_id, thread_id, agent_id, owner_id, tool_call_id, status, request, tool_call,
-         created_at, expires_at)
+         created_at, expires_at, approval)
        SELECT e.id, held.id, held.thread_id, held.agent_id, held.owner_id, e.tool_call_id, 'PENDING', e.request::jsonb,
-         e.tool_call::jsonb, @now, @expiresAt
-       FROM held, unnest(@elicitationIds::text[], @toolCallIds::text[], @requests::text[], @toolCalls::text[])
-         WITH ORDINALITY AS e(id, tool_call_id, request, tool_call, n)
+         e.tool_call::jsonb, @now, @expiresAt, e.approval::jsonb
+       FROM held, unnest(@elicitationIds::text[], @toolCallIds::text[], @requests::text[], @toolCalls::text[],
+           @approvals::text[])
+         WITH ORDINALITY AS e(id, tool_call_id, request, tool_call, approval, n)
        ORDER BY e.n
      )
      SELECT * FROM held`,
@@ -336,6 +337,7 @@ export const postgresStatements: PgCatalogue = {
       toolCallIds: drafts.map((d) => d.toolCallId),
       requests: drafts.map((d) => json(d.request)),
       toolCalls: drafts.map((d) => json(d.toolCall)),
+      approvals: drafts.map((d) => (d.approval ? json(d.approval) : null)),
     }),
   ),
   finishTurn: statement(
@@ -467,9 +469,9 @@ export const postgresStatements: PgCatalogue = {
   insertGrant: statement(
     'insert_grant',
     `INSERT INTO approval_grants (id, owner_id, agent_id, scope, thread_id, tool_id, definition_hash, elicitation_id,
-       created_at, expires_at, revoked_at)
+       created_at, expires_at, revoked_at, approvers)
      VALUES (@id, @ownerId, @agentId, @scope, @threadId, @toolId, @definitionHash, @elicitationId, @createdAt,
-       @expiresAt, @revokedAt)`,
+       @expiresAt, @revokedAt, @approvers)`,
   ),
   lastGrantUse: statement(
     'last_grant_use',

@@ -90,8 +90,9 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
       updated_at = @now, iterations = coalesce(@iterations, iterations) WHERE id = @id AND ${HOLDS} RETURNING *`);
   const insertElicitation =
     raw(`INSERT INTO elicitations (id, turn_id, thread_id, agent_id, owner_id, tool_call_id, status, request, tool_call,
-      created_at, expires_at)
-    VALUES (@id, @turnId, @threadId, @agentId, @ownerId, @toolCallId, 'PENDING', @request, @toolCall, @now, @expiresAt)`);
+      created_at, expires_at, approval)
+    VALUES (@id, @turnId, @threadId, @agentId, @ownerId, @toolCallId, 'PENDING', @request, @toolCall, @now, @expiresAt,
+      @approval)`);
   const finishTurn =
     raw(`UPDATE turns SET status = @status, text = @text, error = @error, step = NULL, expires_at = NULL,
       iterations = coalesce(@iterations, iterations), updated_at = @now WHERE id = @id AND ${HOLDS} RETURNING *`);
@@ -275,6 +276,7 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
           toolCall: JSON.stringify(draft.toolCall),
           now: params.now,
           expiresAt: params.expiresAt,
+          approval: draft.approval ? JSON.stringify(draft.approval) : null,
         });
       }
       return rows as never;
@@ -340,9 +342,9 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
       ORDER BY seq LIMIT @limit`),
     insertGrant:
       prepared(`INSERT INTO approval_grants (id, owner_id, agent_id, scope, thread_id, tool_id, definition_hash,
-        elicitation_id, created_at, expires_at, revoked_at)
+        elicitation_id, created_at, expires_at, revoked_at, approvers)
       VALUES (@id, @ownerId, @agentId, @scope, @threadId, @toolId, @definitionHash, @elicitationId, @createdAt,
-        @expiresAt, @revokedAt)`),
+        @expiresAt, @revokedAt, @approvers)`),
     lastGrantUse: prepared('SELECT max(started_at) AS started_at FROM tool_executions WHERE grant_id = @id'),
     revokeGrant: prepared('UPDATE approval_grants SET revoked_at = @revokedAt WHERE id = @id'),
     grantUses: byIds(`SELECT grant_id, turn_id, tool_call_id, started_at FROM tool_executions

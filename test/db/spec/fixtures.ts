@@ -8,6 +8,7 @@ import type {
   ChatMessage,
   CloseReason,
   ElicitationAnswer,
+  ElicitationApproval,
   ElicitationDraft,
   ElicitationRecord,
   GrantScope,
@@ -56,6 +57,8 @@ export function agentConfig(id: string, changes: Partial<Agent> = {}): Agent {
     allowEdit: true,
     toolRules: {},
     toolAllowEdit: {},
+    approvers: 'REQUESTER',
+    toolApprovers: {},
     ...changes,
   };
 }
@@ -138,6 +141,8 @@ export interface PauseOptions extends TurnOptions {
   /** Also a call that runs without asking (lookup) and a vetoed one (wipe), ahead of the confirmed ones. */
   mixed?: boolean;
   expiresAt?: string;
+  /** The approvers policy each request is paused with (docs/approvers.md); none by default. */
+  approval?: ElicitationApproval;
 }
 
 export interface Paused extends Started {
@@ -161,7 +166,7 @@ export async function pausedTurn(store: Store, options: PauseOptions = {}): Prom
     const call = toolCall(`edit_${i}`, { note: `n${i}` });
     const elicitationId = nextId('elc');
     calls.push({ toolCall: call, outcome: { kind: 'confirm', elicitationId } });
-    drafts.push(draftFor(call, elicitationId));
+    drafts.push({ ...draftFor(call, elicitationId), ...(options.approval && { approval: options.approval }) });
   }
   const step: PendingStep = { version: 1, calls };
   const { turn } = started;
