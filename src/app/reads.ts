@@ -2,7 +2,18 @@
 // Every read is scoped to the viewer: another user's record reads as absent, exactly like an unknown id, so an id
 // tells nobody whether it exists. Pages are capped here, whichever entrance asks.
 import { elicitationStatusAt } from '../domain/expiry.js';
-import type { Agent, ElicitationRecord, ElicitationStatus, Page, ThreadRecord, TurnRecord } from '../domain/records.js';
+import { outdated } from '../domain/quorum.js';
+import type {
+  Agent,
+  ApproverAnswer,
+  ElicitationAction,
+  ElicitationRecord,
+  ElicitationStatus,
+  JsonObject,
+  Page,
+  ThreadRecord,
+  TurnRecord,
+} from '../domain/records.js';
 import type { AppDeps } from './deps.js';
 import type { Viewer } from './viewer.js';
 
@@ -114,6 +125,59 @@ export async function elicitationResolution(
   if (status === 'EXPIRED') return 'EXPIRED';
   const cancelledBySibling = (await siblings()).some((other) => other.response?.action === 'CANCEL');
   return cancelledBySibling ? 'TURN_CANCELLED' : 'SUPERSEDED';
+}
+
+/** One answer as the request's audit shows it: who, what, when, and whether it counts towards the quorum now. */
+export interface AnswerEntry {
+  approverId: string;
+  action: ElicitationAction;
+  content: JsonObject | null;
+  /** The edited arguments the ACCEPT proposed and approved; null: the model's. */
+  arguments: JsonObject | null;
+  answeredAt: string;
+  /** False for an ACCEPT an edit outdated since, or the requester's under four eyes (never recorded, defensively). */
+  counts: boolean;
+}
+
+/**
+ * Who answered a request, in the order they did: under an approvers policy each approver's answer (`load` reads them
+ * only for such a request); without one, the requester's answer once given.
+ */
+export async function elicitationAnswers(
+  elicitation: ElicitationRecord,
+  load: (elicitationId: string) => Promise<ApproverAnswer[]>,
+): Promise<AnswerEntry[]> {
+  const { approval, response } = elicitation;
+  if (!approval) {
+    if (!response || !elicitation.resolvedBy || !elicitation.resolvedAt) return [];
+    return [
+      {
+        approverId: elicitation.resolvedBy,
+        action: response.action,
+        content: response.content,
+        arguments: response.arguments ?? null,
+        answeredAt: elicitation.resolvedAt,
+        counts: true,
+      },
+    ];
+  }
+  const answers = await load(elicitation.id);
+  return answers.map((answer) => ({
+    approverId: answer.approverId,
+    action: answer.action,
+    content: answer.content,
+    arguments: answer.arguments,
+    answeredAt: answer.createdAt,
+    counts: !outdated(answer, answers) && (approval.requester === 'ALSO' || answer.approverId !== elicitation.ownerId),
+  }));
+}
+
+/**
+ * Whether the viewer sees the request's turn (and through it the thread and its messages): only its requester. An
+ * approver sees the request itself, what its card needs (docs/approvers.md).
+ */
+export function seesTurnOf(elicitation: Pick<ElicitationRecord, 'ownerId'>, viewer: Viewer): boolean {
+  return elicitation.ownerId === viewer.id;
 }
 
 /** Record ids carry their kind as a prefix (src/domain/ids.ts); anything else is an agent id. */

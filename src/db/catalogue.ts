@@ -22,6 +22,7 @@ import type {
 import type { WebhookDeliveryDraft, WebhookDeliveryStatus } from '../domain/webhook-events.js';
 import type {
   AgentRow,
+  ElicitationAnswerRow,
   ElicitationRow,
   GrantRow,
   GrantUseRow,
@@ -244,6 +245,28 @@ export interface Catalogue {
   lockTurnOfElicitation(p: { id: string; ownerId: string }): TurnRow[];
   /** Every elicitation of the turn of the owner's elicitation `id`, oldest first. */
   elicitationsWithSibling(p: { id: string; ownerId: string }): ElicitationRow[];
+  /**
+   * The turn of elicitation `id` whoever owns it, its row locked where writers run at once (elsewhere no row): only
+   * for the answer of an approver the caller authorized (src/app/answer-elicitation.ts).
+   */
+  lockTurnOfElicitationForApprover(p: { id: string }): TurnRow[];
+  /** Every elicitation of the turn of elicitation `id`, whoever owns it: as lockTurnOfElicitationForApprover. */
+  elicitationsWithSiblingForApprover(p: { id: string }): ElicitationRow[];
+  /** The approvers' answers to a request under a policy, in the order given. */
+  elicitationAnswers(p: { id: string }): ElicitationAnswerRow[];
+  /** The approvers' answers to these requests, each request's in the order given. */
+  answersOfElicitations(p: Ids): ElicitationAnswerRow[];
+  /** Records one approver's answer, replacing theirs (JSON columns as JSON). */
+  upsertElicitationAnswer(p: {
+    elicitationId: string;
+    approverId: string;
+    position: number;
+    action: string;
+    content: string | null;
+    arguments: string | null;
+    remember: string | null;
+    now: string;
+  }): number;
   /** Records the answer of a PENDING elicitation (JSON columns as JSON). */
   answer(p: {
     id: string;

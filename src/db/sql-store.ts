@@ -7,6 +7,7 @@ import { buildPage, decodeCursor, pageHoldsAll, seqBound } from '../domain/pagin
 import type {
   Agent,
   ApprovalGrantRecord,
+  ApproverAnswer,
   ChatMessage,
   ElicitationDraft,
   ElicitationRecord,
@@ -44,6 +45,7 @@ import {
 import type { Params, Queries, Result, StatementName } from './catalogue.js';
 import {
   agentRecord,
+  approverAnswerRecord,
   elicitationRecord,
   grantRecord,
   messageRecord,
@@ -197,6 +199,16 @@ export class SqlStore implements Store {
   async getElicitation(id: string, ownerId: string): Promise<ElicitationRecord | null> {
     const [row] = await this.#read('ownedElicitation', { id, ownerId });
     return row ? elicitationRecord(row) : null;
+  }
+
+  async loadElicitation(id: string): Promise<ElicitationRecord | null> {
+    const [row] = await this.#read('elicitation', { id });
+    return row ? elicitationRecord(row) : null;
+  }
+
+  async listApproverAnswers(elicitationIds: readonly string[]): Promise<ApproverAnswer[]> {
+    if (elicitationIds.length === 0) return [];
+    return (await this.#read('answersOfElicitations', { ids: elicitationIds })).map(approverAnswerRecord);
   }
 
   async listTurnElicitations(turnId: string): Promise<ElicitationRecord[]> {

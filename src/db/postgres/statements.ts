@@ -365,6 +365,32 @@ export const postgresStatements: PgCatalogue = {
     `SELECT * FROM elicitations
      WHERE turn_id = (SELECT turn_id FROM elicitations WHERE id = @id AND owner_id = @ownerId) ORDER BY seq`,
   ),
+  // An approver's answer, authorized by the app: the turn's row locked as for the owner's.
+  lockTurnOfElicitationForApprover: statement(
+    'lock_turn_of_elicitation_for_approver',
+    `SELECT t.* FROM turns t JOIN elicitations e ON e.turn_id = t.id WHERE e.id = @id FOR UPDATE OF t`,
+  ),
+  elicitationsWithSiblingForApprover: statement(
+    'elicitations_with_sibling_for_approver',
+    `SELECT * FROM elicitations WHERE turn_id = (SELECT turn_id FROM elicitations WHERE id = @id) ORDER BY seq`,
+  ),
+  elicitationAnswers: statement(
+    'elicitation_answers',
+    'SELECT * FROM elicitation_answers WHERE elicitation_id = @id ORDER BY position',
+  ),
+  answersOfElicitations: statement(
+    'answers_of_elicitations',
+    'SELECT * FROM elicitation_answers WHERE elicitation_id = ANY(@ids::text[]) ORDER BY elicitation_id, position',
+  ),
+  upsertElicitationAnswer: statement(
+    'upsert_elicitation_answer',
+    `INSERT INTO elicitation_answers (elicitation_id, approver_id, position, action, content, arguments, remember,
+       created_at)
+     VALUES (@elicitationId, @approverId, @position, @action, @content::jsonb, @arguments::jsonb, @remember::jsonb, @now)
+     ON CONFLICT (elicitation_id, approver_id) DO UPDATE SET position = excluded.position, action = excluded.action,
+       content = excluded.content, arguments = excluded.arguments, remember = excluded.remember,
+       created_at = excluded.created_at`,
+  ),
   answer: statement(
     'answer',
     `UPDATE elicitations SET status = @status, response_action = @action, response_content = @content,

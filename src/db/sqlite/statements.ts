@@ -291,6 +291,19 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
     lockTurnOfElicitation: () => NONE,
     elicitationsWithSibling: prepared(`SELECT * FROM elicitations
       WHERE turn_id = (SELECT turn_id FROM elicitations WHERE id = @id AND owner_id = @ownerId) ORDER BY seq`),
+    lockTurnOfElicitationForApprover: () => NONE,
+    elicitationsWithSiblingForApprover: prepared(`SELECT * FROM elicitations
+      WHERE turn_id = (SELECT turn_id FROM elicitations WHERE id = @id) ORDER BY seq`),
+    elicitationAnswers: prepared('SELECT * FROM elicitation_answers WHERE elicitation_id = @id ORDER BY position'),
+    answersOfElicitations: byIds(
+      `SELECT * FROM elicitation_answers WHERE elicitation_id IN ${IDS} ORDER BY elicitation_id, position`,
+    ),
+    upsertElicitationAnswer: prepared(`INSERT INTO elicitation_answers (elicitation_id, approver_id, position, action,
+        content, arguments, remember, created_at)
+      VALUES (@elicitationId, @approverId, @position, @action, @content, @arguments, @remember, @now)
+      ON CONFLICT (elicitation_id, approver_id) DO UPDATE SET position = excluded.position, action = excluded.action,
+        content = excluded.content, arguments = excluded.arguments, remember = excluded.remember,
+        created_at = excluded.created_at`),
     answer: prepared(`UPDATE elicitations SET status = @status, response_action = @action, response_content = @content,
         response_arguments = @arguments, response_remember = @remember, resolved_by = @by, resolved_at = @now
       WHERE id = @id AND status = 'PENDING' RETURNING *`),

@@ -194,6 +194,32 @@ export function answer(
     {
       elicitationId,
       ownerId: options.ownerId ?? ANN,
+      answeredBy: options.ownerId ?? ANN,
+      answer: response,
+      now: options.now ?? at(10),
+      lease: options.lease,
+      grantId: options.grantId,
+    },
+    closeStep,
+  );
+}
+
+/**
+ * An approver's answer to another user's request under a policy, as the answer use case sends it once it authorized
+ * the approver: unscoped (ownerId null), answered by them.
+ */
+export function approverAnswer(
+  store: Store,
+  elicitationId: string,
+  approverId: string,
+  response: ElicitationAnswer,
+  options: { now?: string; lease?: TurnLease; grantId?: string } = {},
+): Promise<ResolveResult> {
+  return store.resolveElicitation(
+    {
+      elicitationId,
+      ownerId: null,
+      answeredBy: approverId,
       answer: response,
       now: options.now ?? at(10),
       lease: options.lease,
@@ -261,6 +287,8 @@ export interface RememberablePauseOptions extends TurnOptions {
   toolName?: string;
   arguments?: JsonObject;
   expiresAt?: string;
+  /** The approvers policy the request is paused with; none by default. */
+  approval?: ElicitationApproval;
 }
 
 /** A PAUSED turn whose one call asks, with a request whose approval can be remembered. */
@@ -274,9 +302,15 @@ export async function rememberablePause(store: Store, options: RememberablePause
   await store
     .unleasedTurnWriter(started.turn.id)
     .appendAssistantMessage({ message: assistantMessage(null, [call]), iterations: 1, now });
-  const paused = await store
-    .unleasedTurnWriter(started.turn.id)
-    .pauseTurn({ step, elicitations: [rememberableDraftFor(call, elicitationId)], text: 'May I?', expiresAt, now });
+  const paused = await store.unleasedTurnWriter(started.turn.id).pauseTurn({
+    step,
+    elicitations: [
+      { ...rememberableDraftFor(call, elicitationId), ...(options.approval && { approval: options.approval }) },
+    ],
+    text: 'May I?',
+    expiresAt,
+    now,
+  });
   return { ...started, turn: paused.turn, step, elicitations: paused.elicitations, expiresAt };
 }
 
