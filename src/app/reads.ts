@@ -52,8 +52,23 @@ export function getTurn(app: AppDeps, viewer: Viewer, id: string): Promise<TurnR
   return app.store.getTurn(id, viewer.id);
 }
 
-export function getElicitation(app: AppDeps, viewer: Viewer, id: string): Promise<ElicitationRecord | null> {
-  return app.store.getElicitation(id, viewer.id);
+/**
+ * The viewer's request, or another user's whose approvers policy names one of the viewer's roles (or escalation roles):
+ * an approver reads the request, its card, never its turn (seesTurnOf). Anyone else's reads as absent.
+ */
+export async function getElicitation(app: AppDeps, viewer: Viewer, id: string): Promise<ElicitationRecord | null> {
+  const own = await app.store.getElicitation(id, viewer.id);
+  if (own || viewer.roles.length === 0) return own;
+  const other = await app.store.loadElicitation(id);
+  return other && isApproverOf(other, viewer) ? other : null;
+}
+
+/** Whether the viewer holds a role the request's policy offers it to, now or once it escalates. */
+export function isApproverOf(elicitation: Pick<ElicitationRecord, 'approval'>, viewer: Viewer): boolean {
+  const { approval } = elicitation;
+  if (!approval) return false;
+  const roles = [...approval.roles, ...(approval.escalation?.roles ?? [])];
+  return roles.some((role) => viewer.roles.includes(role));
 }
 
 export interface ElicitationFilter {
@@ -77,12 +92,31 @@ export function listElicitations(
   );
 }
 
+/**
+ * Whose pending requests: the viewer's own (MINE), or those of others the viewer may answer now as an approver
+ * (TO_ANSWER, docs/approvers.md).
+ */
+export type PendingScope = 'MINE' | 'TO_ANSWER';
+
 /** The requests that still wait for an answer (not expired), oldest first. 50 by default, at most 200. */
-export function listPendingElicitations(
+export async function listPendingElicitations(
   app: AppDeps,
   viewer: Viewer,
-  request: PageRequest & ElicitationFilter,
+  request: PageRequest & ElicitationFilter & { scope?: PendingScope },
 ): Promise<Page<ElicitationRecord> & { totalCount: number }> {
+  if (request.scope === 'TO_ANSWER') {
+    // Offered by role: a viewer without roles answers no one else's requests.
+    if (viewer.roles.length === 0)
+      return { items: [], cursors: [], hasNextPage: false, endCursor: null, totalCount: 0 };
+    return app.store.listElicitationsToAnswer(
+      viewer.id,
+      viewer.roles,
+      { threadId: request.threadId, agentId: request.agentId },
+      app.clock().toISOString(),
+      pageSize(request.first, 50, 200),
+      request.after ?? null,
+    );
+  }
   return app.store.listPendingElicitations(
     viewer.id,
     { threadId: request.threadId, agentId: request.agentId },

@@ -53,6 +53,10 @@ interface PageParams {
   after: number;
   limit: number;
 }
+/** The requests a viewer may answer as an approver: `ownerId` is the viewer, `roles` theirs. */
+interface ToAnswerFilter extends ElicitationFilter {
+  roles: readonly string[];
+}
 /** The audit list: statuses as read at `now` (deduplicated, sorted; null: any). */
 interface AuditFilter extends ElicitationFilter {
   statuses: readonly ElicitationStatus[] | null;
@@ -126,6 +130,12 @@ export interface Catalogue {
   /** PENDING and not expired at `now`: storedConditionsFor('PENDING') (src/domain/expiry.ts). */
   pendingPage(p: ElicitationFilter & PageParams): ElicitationRow[];
   pendingCount(p: ElicitationFilter): Count;
+  /**
+   * PENDING and not expired at `now`, of another owner than the viewer, offered by role to one of `roles` by `now`
+   * (elicitation_approver_roles), and without an answer of the viewer's that still counts: what they may answer.
+   */
+  toAnswerPage(p: ToAnswerFilter & PageParams): ElicitationRow[];
+  toAnswerCount(p: ToAnswerFilter): Count;
   auditPage(p: AuditFilter & PageParams): ElicitationRow[];
   /** Newest first: the rows before `after`, by seq descending. */
   auditPageNewest(p: AuditFilter & PageParams): ElicitationRow[];
@@ -256,6 +266,8 @@ export interface Catalogue {
   elicitationAnswers(p: { id: string }): ElicitationAnswerRow[];
   /** The approvers' answers to these requests, each request's in the order given. */
   answersOfElicitations(p: Ids): ElicitationAnswerRow[];
+  /** The requests no longer wait: they are offered to no role any more. */
+  deleteApproverRoles(p: Ids): number;
   /** Records one approver's answer, replacing theirs (JSON columns as JSON). */
   upsertElicitationAnswer(p: {
     elicitationId: string;

@@ -462,6 +462,8 @@ function* recordAnswer(
     now,
   });
   const elicitation = elicitationRecord(answered!);
+  // Decided: no longer offered to its approvers.
+  if (found.approval) yield c.q.deleteApproverRoles({ ids: [found.id] });
   if (c.webhooks) yield* writeWebhookEvents(c, elicitationsClosed([elicitation], 'ANSWERED', now), now);
   if (decision.then === 'cancel_turn') {
     yield* closePausedTurn(c, yield* turnNow(a), 'cancelled', closeStep, now);
@@ -507,6 +509,9 @@ function* closePausedTurn(
   const close = closing(turn, stored, reason, closeStep);
   if (close.closeElicitations.length) {
     yield c.q.closeElicitations({ ids: close.closeElicitations, status: close.status, now });
+    // Those under a policy are no longer offered to their approvers.
+    const offered = stored.filter((e) => e.approval && close.closeElicitations.includes(e.id)).map((e) => e.id);
+    if (offered.length) yield c.q.deleteApproverRoles({ ids: offered });
   }
   if (c.webhooks) yield* writeWebhookEvents(c, elicitationsClosedBy(stored, close, reason, now), now);
   if (close.toolMessages.length) {

@@ -256,6 +256,29 @@ export class SqlStore implements Store {
     return { ...buildPage(rows, first, elicitationRecord), totalCount: count };
   }
 
+  async listElicitationsToAnswer(
+    viewerId: string,
+    roles: readonly string[],
+    filter: { threadId?: string | null; agentId?: string | null },
+    now: string,
+    first: number,
+    after: string | null,
+  ): Promise<Page<ElicitationRecord> & { totalCount: number }> {
+    const params = {
+      ownerId: viewerId,
+      roles,
+      now,
+      threadId: filter.threadId ?? null,
+      agentId: filter.agentId ?? null,
+    };
+    const afterSeq = decodeCursor(after);
+    const rows = await this.#read('toAnswerPage', { ...params, after: afterSeq, limit: first + 1 });
+    const count = pageHoldsAll(afterSeq, rows.length, first)
+      ? rows.length
+      : (await this.#read('toAnswerCount', params))[0].count;
+    return { ...buildPage(rows, first, elicitationRecord), totalCount: count };
+  }
+
   async listElicitations(
     ownerId: string,
     filter: { threadId?: string | null; agentId?: string | null; statuses?: ElicitationStatus[] | null },

@@ -50,3 +50,14 @@ export function approversKey(approval: ElicitationApproval | null): string | nul
     escalation: approval.escalation ? [...approval.escalation.roles].sort() : null,
   });
 }
+
+/**
+ * Who may answer a request under `approval`, by role, and from when: its roles from its creation, its escalation roles
+ * from the escalation time (a role in both, from its creation). What the list of requests to answer reads by role.
+ */
+export function approverRoles(approval: ElicitationApproval, createdAt: string): { role: string; from: string }[] {
+  const from = new Map<string, string>();
+  for (const role of approval.escalation?.roles ?? []) from.set(role, approval.escalation!.at);
+  for (const role of approval.roles) from.set(role, createdAt);
+  return [...from].map(([role, at]) => ({ role, from: at }));
+}

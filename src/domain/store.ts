@@ -300,6 +300,19 @@ export interface Reads {
     after: string | null,
   ): Promise<Page<ElicitationRecord> & { totalCount: number }>;
   /**
+   * What `viewerId` may answer as an approver (docs/approvers.md): requests of other owners PENDING and not expired at
+   * `now`, whose policy offers them to one of `roles` by `now` (an escalation role from its time), and that the viewer
+   * has not answered, or answered with an ACCEPT an edit outdated since. Oldest first.
+   */
+  listElicitationsToAnswer(
+    viewerId: string,
+    roles: readonly string[],
+    filter: { threadId?: string | null; agentId?: string | null },
+    now: string,
+    first: number,
+    after: string | null,
+  ): Promise<Page<ElicitationRecord> & { totalCount: number }>;
+  /**
    * The owner's elicitations of every status, oldest first (or newest first): the audit trail of who answered what
    * and when. `statuses` as the API reads them at `now` (a PENDING one past its expiry counts as EXPIRED).
    */

@@ -44,6 +44,19 @@ const ElicitationResolutionEnum = builder.enumType('ElicitationResolution', {
   } as const,
 });
 
+const PendingElicitationScopeEnum = builder.enumType('PendingElicitationScope', {
+  description: 'Whose pending confirmation requests (docs/approvers.md).',
+  values: {
+    MINE: { description: "The viewer's own: their turns' and gateway calls' requests." },
+    TO_ANSWER: {
+      description:
+        "Requests of others the viewer may answer now: their approvers policy names one of the viewer's roles (an " +
+        'escalation role once its time has come), and the viewer has not answered them yet (or an edit outdated ' +
+        "their ACCEPT). Their turn is not the viewer's to see.",
+    },
+  } as const,
+});
+
 const ElicitationActionEnum = builder.enumType('ElicitationAction', {
   values: ['ACCEPT', 'DECLINE', 'CANCEL'] as const,
 });
@@ -298,14 +311,22 @@ builder.queryFields((t) => ({
   pendingElicitations: t.field({
     type: ElicitationConnectionRef,
     description:
-      "The viewer's confirmation requests that still wait for an answer, oldest first. This is what a polling client calls.",
-    args: { threadId: t.arg.id(), agentId: t.arg.id(), first: t.arg.int({ defaultValue: 50 }), after: t.arg.string() },
+      "The viewer's confirmation requests that still wait for an answer, oldest first. This is what a polling client " +
+      'calls. With scope TO_ANSWER: the requests of others the viewer may answer now as an approver.',
+    args: {
+      threadId: t.arg.id(),
+      agentId: t.arg.id(),
+      first: t.arg.int({ defaultValue: 50 }),
+      after: t.arg.string(),
+      scope: t.arg({ type: PendingElicitationScopeEnum, defaultValue: 'MINE' }),
+    },
     resolve: async (_root, args, ctx) => {
       const page = await listPendingElicitations(ctx.services, ctx.viewer, {
         threadId: optionalId(args.threadId),
         agentId: optionalId(args.agentId),
         first: args.first,
         after: args.after,
+        scope: args.scope ?? 'MINE',
       });
       return { ...connection(page), totalCount: page.totalCount };
     },

@@ -353,6 +353,50 @@ describe('races', () => {
   });
 });
 
+describe('visibility: what an approver may answer', () => {
+  const TO_ANSWER = `{ pendingElicitations(scope: TO_ANSWER) { totalCount edges { node { ${CARD} } } } }`;
+  const toAnswer = async (user: User): Promise<string[]> =>
+    dataOf(await gql(user, TO_ANSWER)).pendingElicitations.edges.map((e: { node: { id: string } }) => e.node.id);
+
+  it('pendingElicitations(scope: TO_ANSWER) lists the requests of others offered to the viewer, until they answered', async () => {
+    const { request: deploy } = await requestOf('deploy');
+    const { request: restart } = await requestOf('restart');
+    const { request: wipe } = await requestOf('wipe');
+    expect(await toAnswer('bob')).toEqual(expect.arrayContaining([deploy.id, restart.id]));
+    expect(await toAnswer('bob')).not.toContain(wipe.id);
+    // The requester's own are hers (MINE), not to answer; no role, nothing to answer.
+    expect(await toAnswer('alice')).toEqual([]);
+    expect(await toAnswer('mallory')).toEqual([]);
+    // Oncall sees the restart only once it escalated.
+    expect(await toAnswer('erin')).not.toContain(restart.id);
+    const card = dataOf(await gql('bob', TO_ANSWER)).pendingElicitations.edges.find(
+      (e: { node: { id: string } }) => e.node.id === deploy.id,
+    ).node;
+    expect(card).toMatchObject({ requestedBy: 'alice', toolCall: { toolId: 't:deploy' }, approval: { required: 2 } });
+
+    // Bob answers: gone from his list, still on carol's; the approver reads the card by id, never the turn.
+    await resolve('bob', deploy.id, 'ACCEPT');
+    expect(await toAnswer('bob')).not.toContain(deploy.id);
+    expect(await toAnswer('carol')).toContain(deploy.id);
+    const byId = dataOf(await gql('carol', `query($id: ID!) { elicitation(id: $id) { ${CARD} } }`, { id: deploy.id }));
+    expect(byId.elicitation.answers.map((a: { approver: string }) => a.approver)).toEqual(['bob']);
+    expect(dataOf(await gql('mallory', `query($id: ID!) { elicitation(id: $id) { id } }`, { id: deploy.id }))).toEqual({
+      elicitation: null,
+    });
+    const turnOfIt = await gql('carol', `query($id: ID!) { elicitation(id: $id) { turn { id } } }`, { id: deploy.id });
+    expect(turnOfIt.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+
+    // Decided: offered to no one any more.
+    await resolve('carol', deploy.id, 'ACCEPT');
+    await resolve('alice', restart.id, 'CANCEL');
+    for (const user of ['bob', 'carol', 'dave'] as User[]) {
+      expect(await toAnswer(user)).not.toContain(deploy.id);
+      expect(await toAnswer(user)).not.toContain(restart.id);
+    }
+    await resolve('alice', wipe.id, 'CANCEL');
+  });
+});
+
 describe('remembered approvals under a policy', () => {
   const REMEMBER = { scope: 'AGENT', ttlSeconds: 3600 };
 

@@ -197,6 +197,25 @@ export const elicitationAnswers = pgTable(
   (t) => [primaryKey({ columns: [t.elicitationId, t.approverId] })],
 );
 
+/**
+ * Who may answer a PENDING request under a policy, by role (docs/approvers.md "Visibility"): one row per role of its
+ * policy (from its creation) and per escalation role (from the escalation time), written at the pause and deleted
+ * when the request stops waiting, so that the list of what a viewer may answer reads by role, never all requests.
+ */
+export const elicitationApproverRoles = pgTable(
+  'elicitation_approver_roles',
+  {
+    elicitationId: text('elicitation_id').notNull(),
+    role: text('role').notNull(),
+    /** From when members of the role may answer. */
+    fromTime: time('from_time').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.elicitationId, t.role] }),
+    index('elicitation_approver_roles_role').on(t.role, t.fromTime),
+  ],
+);
+
 /** The at-most-once journal: a row is committed before the tool runs, finished_at after. */
 export const toolExecutions = pgTable(
   'tool_executions',

@@ -6,7 +6,8 @@
 // (postgres-store.ts) sends it. Parameters are written @name and sent as $n.
 import type pg from 'pg';
 import { newId } from '../../domain/ids.js';
-import type { ChatMessage, ElicitationStatus } from '../../domain/records.js';
+import { approverRoles } from '../../domain/approvers.js';
+import type { ChatMessage, ElicitationDraft, ElicitationStatus } from '../../domain/records.js';
 import { toStorableJson, toStorableText } from '../../domain/text.js';
 import { auditStatusCondition, UPSERT_AGENT, type Catalogue, type Params } from '../catalogue.js';
 
@@ -64,12 +65,38 @@ const HOLDS = "(@owner::text IS NULL OR (status = 'RUNNING' AND lease_owner = @o
 const AGENT = `SELECT a.*, COALESCE((SELECT json_agg(json_build_array(o.tool_id, o.mode, o.rules, o.allow_edit))
     FROM agent_tool_overrides o WHERE o.agent_id = a.id), '[]') AS overrides FROM agents a`;
 
+/**
+ * The requests a viewer may answer as an approver: offered to their roles by now, of other owners, without an answer
+ * of theirs that still counts (an ACCEPT of arguments other than the latest ACCEPT's does not).
+ */
+const TO_ANSWER = `FROM elicitations e
+  WHERE e.id IN (SELECT elicitation_id FROM elicitation_approver_roles
+      WHERE role = ANY(@roles::text[]) AND from_time <= @now)
+    AND e.status = 'PENDING' AND e.expires_at > @now AND e.owner_id <> @ownerId
+    AND (@threadId::text IS NULL OR e.thread_id = @threadId) AND (@agentId::text IS NULL OR e.agent_id = @agentId)
+    AND NOT EXISTS (SELECT 1 FROM elicitation_answers mine WHERE mine.elicitation_id = e.id
+      AND mine.approver_id = @ownerId AND (mine.action <> 'ACCEPT' OR mine.arguments IS NOT DISTINCT FROM (
+        SELECT latest.arguments FROM elicitation_answers latest WHERE latest.elicitation_id = e.id
+          AND latest.action = 'ACCEPT' ORDER BY latest.position DESC LIMIT 1)))`;
+
 /** The model's answer a loop write appends (an ASSISTANT message): its new id, text and tool calls; null without one. */
 const answerColumns = (answer: ChatMessage | null) => ({
   answerId: answer ? newId('msg') : null,
   answerText: answer ? answer.text : null,
   answerToolCalls: answer?.toolCalls.length ? json(answer.toolCalls) : null,
 });
+
+/** The role rows of the requests under a policy (approverRoles), as one array per column. */
+function approverRoleColumns(drafts: readonly ElicitationDraft[], now: string) {
+  const rows = drafts.flatMap((d) =>
+    d.approval ? approverRoles(d.approval, now).map((r) => ({ elicitationId: d.id, ...r })) : [],
+  );
+  return {
+    roleElicitationIds: rows.map((r) => r.elicitationId),
+    roleNames: rows.map((r) => r.role),
+    roleFrom: rows.map((r) => r.from),
+  };
+}
 
 /** Tool messages as one array per column, with their new ids. */
 const toolMessageColumns = ({ drafts }: { drafts: readonly { text: string; toolCallId: string }[] }) => ({
@@ -208,6 +235,9 @@ export const postgresStatements: PgCatalogue = {
     `SELECT count(*) AS count FROM elicitations WHERE owner_id = @ownerId AND status = 'PENDING' AND expires_at > @now
        AND (@threadId::text IS NULL OR thread_id = @threadId) AND (@agentId::text IS NULL OR agent_id = @agentId)`,
   ),
+  // What a viewer may answer as an approver (see the SQLite catalogue): by role first, through its index.
+  toAnswerPage: statement('to_answer_page', `SELECT e.* ${TO_ANSWER} AND e.seq > @after ORDER BY e.seq LIMIT @limit`),
+  toAnswerCount: statement('to_answer_count', `SELECT count(*) AS count ${TO_ANSWER}`),
   auditPage: (params) => audit(params.statuses).page(params),
   auditPageNewest: (params) => audit(params.statuses).pageNewest(params),
   auditCount: (params) => audit(params.statuses).count(params),
@@ -329,9 +359,16 @@ export const postgresStatements: PgCatalogue = {
            @approvals::text[])
          WITH ORDINALITY AS e(id, tool_call_id, request, tool_call, approval, n)
        ORDER BY e.n
+     ), offered AS (
+       INSERT INTO elicitation_approver_roles (elicitation_id, role, from_time)
+       SELECT r.elicitation_id, r.role, r.from_time
+       FROM held, unnest(@roleElicitationIds::text[], @roleNames::text[], @roleFrom::timestamptz[])
+         AS r(elicitation_id, role, from_time)
      )
      SELECT * FROM held`,
-    ({ drafts, answer }: Params<'pauseTurn'>[0]) => ({
+    ({ drafts, answer, now }: Params<'pauseTurn'>[0]) => ({
+      // Offered by role to the approvers of the requests under a policy (none for most pauses).
+      ...approverRoleColumns(drafts, now),
       ...answerColumns(answer),
       elicitationIds: drafts.map((d) => d.id),
       toolCallIds: drafts.map((d) => d.toolCallId),
@@ -381,6 +418,10 @@ export const postgresStatements: PgCatalogue = {
   answersOfElicitations: statement(
     'answers_of_elicitations',
     'SELECT * FROM elicitation_answers WHERE elicitation_id = ANY(@ids::text[]) ORDER BY elicitation_id, position',
+  ),
+  deleteApproverRoles: statement(
+    'delete_approver_roles',
+    'DELETE FROM elicitation_approver_roles WHERE elicitation_id = ANY(@ids::text[])',
   ),
   upsertElicitationAnswer: statement(
     'upsert_elicitation_answer',

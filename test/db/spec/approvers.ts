@@ -3,6 +3,7 @@
 // approvers' answers are counted in the answer's transaction until they decide it, exactly once, also when they
 // answer at the same instant from several stores.
 import { beforeEach, describe, expect, it } from 'vitest';
+import { closeStep } from '../../../src/agent/closing.js';
 import { approversKey } from '../../../src/domain/approvers.js';
 import type { Agent, ElicitationApproval } from '../../../src/domain/records.js';
 import type { Store } from '../../../src/domain/store.js';
@@ -254,6 +255,52 @@ export function registerApproversSpec(harness: StoreHarness): void {
         const result = await approverAnswer(store, late.elicitations[0]!.id, 'rita', ACCEPT, { now: at(60) });
         expect(result.kind === 'expired' && result.turn.status).toBe('EXPIRED');
         expect(await store.listApproverAnswers([late.elicitations[0]!.id])).toEqual([]);
+      });
+
+      it("listElicitationsToAnswer: offered by role (an escalation role from its time), not the viewer's own, not answered", async () => {
+        const reviewed = await pausedTurn(store, { approval: REVIEWERS, now: at(0) }); // reviewer now, oncall at(900)
+        const mine = await pausedTurn(store, { approval: REVIEWERS, ownerId: BOB, now: at(1) });
+        await pausedTurn(store, { now: at(2) }); // no policy
+        const id = reviewed.elicitations[0]!.id;
+        const list = async (viewer: string, roles: string[], now = at(10)) =>
+          (await store.listElicitationsToAnswer(viewer, roles, {}, now, 10, null)).items.map((e) => e.id);
+        expect(await list(BOB, ['reviewer'])).toEqual([id]); // not his own request
+        expect(await list('rita', ['reviewer', 'ops'])).toEqual([id, mine.elicitations[0]!.id]);
+        expect(await list('ollie', ['oncall'])).toEqual([]);
+        expect(await list('ollie', ['oncall'], at(900))).toEqual([id, mine.elicitations[0]!.id]);
+        expect(await list('mallory', ['ops'])).toEqual([]);
+        expect(await list('rita', ['reviewer'], at(3600))).toEqual([]); // expired
+        const page = await store.listElicitationsToAnswer('rita', ['reviewer'], { agentId: AGENT }, at(10), 1, null);
+        expect(page).toMatchObject({ totalCount: 2, hasNextPage: true });
+
+        // Answered: gone from the approver's list, still on the others'.
+        await approverAnswer(store, id, 'rita', ACCEPT, { now: at(11) });
+        expect(await list('rita', ['reviewer'], at(12))).toEqual([mine.elicitations[0]!.id]);
+        expect(await list(BOB, ['reviewer'], at(12))).toEqual([id]);
+        // An edit outdates rita's ACCEPT: the request is hers to answer again.
+        await approverAnswer(
+          store,
+          id,
+          BOB,
+          { action: 'ACCEPT', content: null, arguments: { note: 'x' } },
+          { now: at(13) },
+        );
+        expect(await list('rita', ['reviewer'], at(14))).toEqual([id, mine.elicitations[0]!.id]);
+        expect(await list(BOB, ['reviewer'], at(14))).toEqual([]);
+      });
+
+      it('a request no longer waiting is offered to no one: decided, cancelled with its turn, or expired', async () => {
+        const decided = await pausedTurn(store, { approval: { ...TWO_REVIEWERS, required: 1 } });
+        const cancelled = await pausedTurn(store, { approval: TWO_REVIEWERS });
+        const expiring = await pausedTurn(store, { approval: TWO_REVIEWERS, expiresAt: at(100) });
+        const list = async (now: string) =>
+          (await store.listElicitationsToAnswer('rita', ['reviewer'], {}, now, 10, null)).items.map((e) => e.id);
+        expect(await list(at(10))).toHaveLength(3);
+        await approverAnswer(store, decided.elicitations[0]!.id, 'sam', ACCEPT);
+        await answer(store, cancelled.elicitations[0]!.id, CANCEL);
+        expect(await list(at(10))).toEqual([expiring.elicitations[0]!.id]);
+        expect(await store.expireDueTurns(at(100), 10, closeStep)).toHaveLength(1);
+        expect(await list(at(10))).toEqual([]);
       });
 
       it('N approvers accepting at the same instant from two stores: exactly the quorum, one resume', async () => {
