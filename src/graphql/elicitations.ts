@@ -22,7 +22,7 @@ import { builder } from './builder.js';
 import { startWith } from './live.js';
 import { connection, NodeRef, optionalId, PageInfoRef } from './node.js';
 import { answerElicitationError, othersTurnError } from './refusals.js';
-import { ApprovalGrantScopeEnum, ElicitationRef, ToolAnnotationsRef, TurnRef } from './refs.js';
+import { AgentRef, ApprovalGrantScopeEnum, ElicitationRef, ToolAnnotationsRef, TurnRef } from './refs.js';
 import { knownRead, PAUSED_WITH } from './shared-reads.js';
 import { UserErrorRef, type UserError } from './user-errors.js';
 
@@ -173,6 +173,12 @@ ElicitationRef.implement({
         if (!seesTurnOf(e, ctx.viewer)) throw othersTurnError();
         return (await ctx.loaders.turn(e.turnId, e.ownerId))!;
       },
+    }),
+    agent: t.field({
+      type: AgentRef,
+      nullable: true,
+      description: 'The agent (or MCP gateway) whose call asks; null if it no longer exists.',
+      resolve: (e, _args, ctx) => ctx.loaders.agent(e.agentId),
     }),
     requestedBy: t.exposeString('ownerId', {
       description: 'The user whose turn or gateway call asked: who must answer it, or whose request approvers answer.',

@@ -52,7 +52,7 @@ const AGENT: Partial<AgentConfig> = {
   },
 };
 
-const CARD = `id status message toolCall { toolId arguments } requestedBy expiresAt
+const CARD = `id status message toolCall { toolId arguments } requestedBy agent { id } expiresAt
   approval { roles required requester escalation { roles at } }
   answers { approver action arguments answeredAt counts }`;
 
@@ -372,7 +372,12 @@ describe('visibility: what an approver may answer', () => {
     const card = dataOf(await gql('bob', TO_ANSWER)).pendingElicitations.edges.find(
       (e: { node: { id: string } }) => e.node.id === deploy.id,
     ).node;
-    expect(card).toMatchObject({ requestedBy: 'alice', toolCall: { toolId: 't:deploy' }, approval: { required: 2 } });
+    expect(card).toMatchObject({
+      requestedBy: 'alice',
+      agent: { id: AGENT_ID },
+      toolCall: { toolId: 't:deploy' },
+      approval: { required: 2 },
+    });
 
     // Bob answers: gone from his list, still on carol's; the approver reads the card by id, never the turn.
     await resolve('bob', deploy.id, 'ACCEPT');
