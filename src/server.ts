@@ -37,7 +37,7 @@ import { ConfigError } from './config/load.js';
 import { useDurableResponses } from './http/durable-responses.js';
 import { defaultLimits, type Limits, type Services } from './services.js';
 import { checkAgentTools } from './config/tool-ids.js';
-import { argumentRuleConfigProblems, gatingFromConfig } from './config/agent-gating.js';
+import { approversConfigProblems, argumentRuleConfigProblems, gatingFromConfig } from './config/agent-gating.js';
 import { createToolSources } from './tools/index.js';
 import { lifecycleLogger } from './observability/lifecycle-log.js';
 import { defaultServerLogger, type Logger } from './observability/logger.js';
@@ -173,7 +173,10 @@ async function startServer(
   const webhookEndpoints = resolveWebhooks(config.webhooks, where);
 
   // Argument rules compile before anything opens: the loader checked a file's already, a config given in code not.
-  const ruleProblems = argumentRuleConfigProblems(config.agents, where);
+  const ruleProblems = [
+    ...argumentRuleConfigProblems(config.agents, where),
+    ...approversConfigProblems(config.agents, where),
+  ];
   if (ruleProblems.length > 0) throw new ConfigError(ruleProblems.join('\n'));
 
   let storage: Storage | null = typeof options.storage === 'object' ? options.storage : null;
@@ -495,7 +498,7 @@ function agentFromConfig(agent: ToolgateConfig['agents'][number]): Agent {
     requireToolConfirmation: agent.requireToolConfirmation,
     pauseTtlSeconds: agent.pauseTtlSeconds,
     maxIterations: agent.maxIterations,
-    // toolConfirmation, and issue 15's argument rules and allowEdit
+    // toolConfirmation, issue 15's argument rules and allowEdit, and approvers
     ...gatingFromConfig(agent),
   };
 }

@@ -1,7 +1,7 @@
 import { ruleMatches } from './argument-rules.js';
 import type { ToolPreExecuteEvent, ToolPreExecuteListener } from './event.js';
 import { confirmationRequest } from './messages.js';
-import type { Agent, JsonObject, ToolConfirmationMode, ToolDefinition } from '../domain/records.js';
+import type { Agent, Approvers, JsonObject, ToolConfirmationMode, ToolDefinition } from '../domain/records.js';
 
 /** The gating matrix of docs/design.md: agent toggle × per-tool override × annotations. */
 export function requiresConfirmation(
@@ -59,6 +59,33 @@ export function gateDecision(
   }
   if (!requiresConfirmation(agent, tool)) return { action: 'run', ruleIndex: null };
   return { action: 'ask', ruleIndex: null, grantable: agent.toolConfirmation[tool.id] !== 'ALWAYS' };
+}
+
+/**
+ * Who answers the confirmation of a call (docs/approvers.md): the policy of the tool's first argument rule that
+ * matches the arguments, else the tool's, else the agent's. The rules are evaluated only when one of them names
+ * approvers; one that cannot be evaluated names none (the gate vetoes such a call anyway).
+ */
+export function approversFor(
+  agent: Pick<Agent, 'approvers' | 'toolApprovers' | 'toolRules'>,
+  toolId: string,
+  args: JsonObject,
+): Approvers {
+  const rules = agent.toolRules[toolId] ?? [];
+  if (rules.some((rule) => rule.approvers !== undefined)) {
+    for (const rule of rules) {
+      let matches: boolean;
+      try {
+        matches = ruleMatches(rule, args);
+      } catch {
+        break;
+      }
+      if (!matches) continue;
+      if (rule.approvers !== undefined) return rule.approvers;
+      break;
+    }
+  }
+  return agent.toolApprovers[toolId] ?? agent.approvers;
 }
 
 /** Whether a user may edit this tool's arguments when accepting a call: the tool's own setting, else the agent's. */

@@ -1,6 +1,7 @@
 // The agent loop: model call, gate phase, execute phase, until the turn answers, pauses or stops. Its state is what
 // the store holds (the transcript and a paused turn's PendingStep), so any process can continue a turn from where
 // the last one stopped. Who runs a turn, and what happens after a fault, is supervision.ts's.
+import { approvalAt, approversKey } from '../domain/approvers.js';
 import { coveringGrant, definitionHash } from '../domain/grants.js';
 import { newId } from '../domain/ids.js';
 import { PENDING_STEP_VERSION } from '../domain/pending-step.js';
@@ -32,6 +33,7 @@ import type { Model } from '../models/model.js';
 import type { Tool } from '../tools/tool.js';
 import type { ListenerRegistry } from './event.js';
 import type { TurnLeases } from './lease.js';
+import { approversFor } from './gating.js';
 import { answerInstructions, calledName, pausedQuestion, toolText, turnErrors } from './messages.js';
 import { preExecute } from './pre-execute.js';
 import type { TurnReporter } from './reporting.js';
@@ -330,9 +332,14 @@ export class TurnLoop {
         step.calls.push({ toolCall, outcome: { kind: 'run' } });
         continue;
       }
-      // A call that would ask runs unasked when the user remembered an approval of this tool, as defined now.
+      // Who may answer is decided now and kept with the request: a later change of the policy applies to later ones.
+      const approval = approvalAt(approversFor(agent, tool.id, toolCall.arguments), this.#now());
+      // A call that would ask runs unasked when the user remembered an approval of this tool, as defined now, given
+      // under the same approvers policy.
       const hash = definitionHash(tool);
-      const grant = verdict.grantable ? await this.#coveringGrant(turn, agent, tool, hash) : null;
+      const grant = verdict.grantable
+        ? await this.#coveringGrant(turn, agent, tool, hash, approversKey(approval))
+        : null;
       if (grant) {
         step.calls.push({ toolCall, outcome: { kind: 'run', grantId: grant.id } });
         continue;
@@ -342,6 +349,7 @@ export class TurnLoop {
       drafts.push({
         id: elicitationId,
         toolCallId: toolCall.id,
+        ...(approval && { approval }),
         request: verdict.request,
         toolCall: {
           name: toolCall.name,
@@ -361,11 +369,11 @@ export class TurnLoop {
    * The user's remembered approval that lets this call run unasked, if any; asked only for a confirmation a grant may
    * stand in for (ToolPreExecuteEvent.isGrantable: not ALWAYS, not a listener's own reason to ask).
    */
-  async #coveringGrant(turn: TurnRecord, agent: Agent, tool: Tool, hash: string) {
+  async #coveringGrant(turn: TurnRecord, agent: Agent, tool: Tool, hash: string, approvers: string | null) {
     const candidates = await this.#store.listGrantCandidates(turn.ownerId, agent.id, tool.id);
     if (candidates.length === 0) return null;
     const call = { ownerId: turn.ownerId, agentId: agent.id, threadId: turn.threadId, toolId: tool.id };
-    return coveringGrant(candidates, { ...call, definitionHash: hash }, this.#now());
+    return coveringGrant(candidates, { ...call, definitionHash: hash, approvers }, this.#now());
   }
 
   /**

@@ -180,12 +180,14 @@ export class AgentRunner {
 
   /**
    * Records an answer; the last answer of a step resumes the turn and returns where it stopped next. Its one caller,
-   * src/app/answer-elicitation.ts, checks the answer first: content against the request, edited arguments against
-   * the tool's schema and allowEdit, remember against the gating.
+   * src/app/answer-elicitation.ts, checks the answer first: who may give it (the requester: `ownerId`; an approver of
+   * the request's policy: `ownerId` null), content against the request, edited arguments against the tool's schema
+   * and allowEdit, remember against the gating. Under a policy an approver's answer may only count towards it.
    */
   async resolveElicitation(input: {
     elicitationId: string;
-    ownerId: string;
+    ownerId: string | null;
+    answeredBy: string;
     answer: ElicitationAnswer;
   }): Promise<ResolveOutcome> {
     const result = await this.#store.resolveElicitation(
@@ -216,15 +218,18 @@ export class AgentRunner {
           turn: (await this.#supervisor.running(result.turn.id))?.turn ?? result.turn,
           pausedWith: null,
         };
+      case 'counted':
+        // The request still waits for other approvers: nothing of the turn changed.
+        return { ok: true, elicitation: result.elicitation, turn: result.turn, pausedWith: null };
       case 'recorded':
       case 'cancelled':
         this.#reporter.turn(result.turn);
-        this.#reporter.answered(result.elicitation, input.answer);
+        this.#reporter.answered(result.elicitation, result.elicitation.response ?? input.answer);
         if (result.kind === 'cancelled') this.#reporter.observe({ type: 'turnEnded', turn: result.turn });
         return { ok: true, elicitation: result.elicitation, turn: result.turn, pausedWith: null };
       case 'resume': {
         this.#reporter.turn(result.turn);
-        this.#reporter.answered(result.elicitation, input.answer);
+        this.#reporter.answered(result.elicitation, result.elicitation.response ?? input.answer);
         await this.options.checkpoint?.('answerRecorded', { turnId: result.turn.id });
         const { turn, pausedWith } = await this.#supervisor.run(result.turn.id, {
           turn: result.turn,

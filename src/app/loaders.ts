@@ -4,7 +4,14 @@
 // event, and each event must read the state it announces (records shared by many subscribers are read once, by the
 // API's src/graphql/shared-reads.ts). A record reached through another is scoped to the owner of that one.
 import DataLoader from 'dataloader';
-import type { Agent, ElicitationRecord, MessageRecord, ThreadRecord, TurnRecord } from '../domain/records.js';
+import type {
+  Agent,
+  ApproverAnswer,
+  ElicitationRecord,
+  MessageRecord,
+  ThreadRecord,
+  TurnRecord,
+} from '../domain/records.js';
 import type { Agents, Reads } from '../domain/store.js';
 
 export interface Loaders {
@@ -15,6 +22,8 @@ export interface Loaders {
   thread(id: string, ownerId: string): Promise<ThreadRecord | null>;
   turnMessages(turnId: string): Promise<MessageRecord[]>;
   turnElicitations(turnId: string): Promise<ElicitationRecord[]>;
+  /** The approvers' answers to a request under a policy, in the order given. */
+  approverAnswers(elicitationId: string): Promise<ApproverAnswer[]>;
   threadMessages(threadId: string): Promise<MessageRecord[]>;
   threadTurns(threadId: string): Promise<TurnRecord[]>;
 }
@@ -52,6 +61,10 @@ export function createLoaders(store: Pick<Agents, 'getAgent'> & Reads): Loaders 
     (ids) => store.listElicitationsOfTurns(ids),
     (e) => e.turnId,
   );
+  const approverAnswers = byParent(
+    (ids) => store.listApproverAnswers(ids),
+    (a) => a.elicitationId,
+  );
   const threadMessages = byParent(
     (ids) => store.listMessagesOfThreads(ids),
     (m) => m.threadId,
@@ -68,6 +81,7 @@ export function createLoaders(store: Pick<Agents, 'getAgent'> & Reads): Loaders 
     thread: async (id, ownerId) => owned(await threads.load(id), ownerId),
     turnMessages: (turnId) => turnMessages.load(turnId),
     turnElicitations: (turnId) => turnElicitations.load(turnId),
+    approverAnswers: (elicitationId) => approverAnswers.load(elicitationId),
     threadMessages: (threadId) => threadMessages.load(threadId),
     threadTurns: (threadId) => threadTurns.load(threadId),
   };

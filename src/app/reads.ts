@@ -2,7 +2,18 @@
 // Every read is scoped to the viewer: another user's record reads as absent, exactly like an unknown id, so an id
 // tells nobody whether it exists. Pages are capped here, whichever entrance asks.
 import { elicitationStatusAt } from '../domain/expiry.js';
-import type { Agent, ElicitationRecord, ElicitationStatus, Page, ThreadRecord, TurnRecord } from '../domain/records.js';
+import { outdated } from '../domain/quorum.js';
+import type {
+  Agent,
+  ApproverAnswer,
+  ElicitationAction,
+  ElicitationRecord,
+  ElicitationStatus,
+  JsonObject,
+  Page,
+  ThreadRecord,
+  TurnRecord,
+} from '../domain/records.js';
 import type { AppDeps } from './deps.js';
 import type { Viewer } from './viewer.js';
 
@@ -41,8 +52,23 @@ export function getTurn(app: AppDeps, viewer: Viewer, id: string): Promise<TurnR
   return app.store.getTurn(id, viewer.id);
 }
 
-export function getElicitation(app: AppDeps, viewer: Viewer, id: string): Promise<ElicitationRecord | null> {
-  return app.store.getElicitation(id, viewer.id);
+/**
+ * The viewer's request, or another user's whose approvers policy names one of the viewer's roles (or escalation roles):
+ * an approver reads the request, its card, never its turn (seesTurnOf). Anyone else's reads as absent.
+ */
+export async function getElicitation(app: AppDeps, viewer: Viewer, id: string): Promise<ElicitationRecord | null> {
+  const own = await app.store.getElicitation(id, viewer.id);
+  if (own || viewer.roles.length === 0) return own;
+  const other = await app.store.loadElicitation(id);
+  return other && isApproverOf(other, viewer) ? other : null;
+}
+
+/** Whether the viewer holds a role the request's policy offers it to, now or once it escalates. */
+export function isApproverOf(elicitation: Pick<ElicitationRecord, 'approval'>, viewer: Viewer): boolean {
+  const { approval } = elicitation;
+  if (!approval) return false;
+  const roles = [...approval.roles, ...(approval.escalation?.roles ?? [])];
+  return roles.some((role) => viewer.roles.includes(role));
 }
 
 export interface ElicitationFilter {
@@ -66,12 +92,31 @@ export function listElicitations(
   );
 }
 
+/**
+ * Whose pending requests: the viewer's own (MINE), or those of others the viewer may answer now as an approver
+ * (TO_ANSWER, docs/approvers.md).
+ */
+export type PendingScope = 'MINE' | 'TO_ANSWER';
+
 /** The requests that still wait for an answer (not expired), oldest first. 50 by default, at most 200. */
-export function listPendingElicitations(
+export async function listPendingElicitations(
   app: AppDeps,
   viewer: Viewer,
-  request: PageRequest & ElicitationFilter,
+  request: PageRequest & ElicitationFilter & { scope?: PendingScope },
 ): Promise<Page<ElicitationRecord> & { totalCount: number }> {
+  if (request.scope === 'TO_ANSWER') {
+    // Offered by role: a viewer without roles answers no one else's requests.
+    if (viewer.roles.length === 0)
+      return { items: [], cursors: [], hasNextPage: false, endCursor: null, totalCount: 0 };
+    return app.store.listElicitationsToAnswer(
+      viewer.id,
+      viewer.roles,
+      { threadId: request.threadId, agentId: request.agentId },
+      app.clock().toISOString(),
+      pageSize(request.first, 50, 200),
+      request.after ?? null,
+    );
+  }
   return app.store.listPendingElicitations(
     viewer.id,
     { threadId: request.threadId, agentId: request.agentId },
@@ -114,6 +159,59 @@ export async function elicitationResolution(
   if (status === 'EXPIRED') return 'EXPIRED';
   const cancelledBySibling = (await siblings()).some((other) => other.response?.action === 'CANCEL');
   return cancelledBySibling ? 'TURN_CANCELLED' : 'SUPERSEDED';
+}
+
+/** One answer as the request's audit shows it: who, what, when, and whether it counts towards the quorum now. */
+export interface AnswerEntry {
+  approverId: string;
+  action: ElicitationAction;
+  content: JsonObject | null;
+  /** The edited arguments the ACCEPT proposed and approved; null: the model's. */
+  arguments: JsonObject | null;
+  answeredAt: string;
+  /** False for an ACCEPT an edit outdated since, or the requester's under four eyes (never recorded, defensively). */
+  counts: boolean;
+}
+
+/**
+ * Who answered a request, in the order they did: under an approvers policy each approver's answer (`load` reads them
+ * only for such a request); without one, the requester's answer once given.
+ */
+export async function elicitationAnswers(
+  elicitation: ElicitationRecord,
+  load: (elicitationId: string) => Promise<ApproverAnswer[]>,
+): Promise<AnswerEntry[]> {
+  const { approval, response } = elicitation;
+  if (!approval) {
+    if (!response || !elicitation.resolvedBy || !elicitation.resolvedAt) return [];
+    return [
+      {
+        approverId: elicitation.resolvedBy,
+        action: response.action,
+        content: response.content,
+        arguments: response.arguments ?? null,
+        answeredAt: elicitation.resolvedAt,
+        counts: true,
+      },
+    ];
+  }
+  const answers = await load(elicitation.id);
+  return answers.map((answer) => ({
+    approverId: answer.approverId,
+    action: answer.action,
+    content: answer.content,
+    arguments: answer.arguments,
+    answeredAt: answer.createdAt,
+    counts: !outdated(answer, answers) && (approval.requester === 'ALSO' || answer.approverId !== elicitation.ownerId),
+  }));
+}
+
+/**
+ * Whether the viewer sees the request's turn (and through it the thread and its messages): only its requester. An
+ * approver sees the request itself, what its card needs (docs/approvers.md).
+ */
+export function seesTurnOf(elicitation: Pick<ElicitationRecord, 'ownerId'>, viewer: Viewer): boolean {
+  return elicitation.ownerId === viewer.id;
 }
 
 /** Record ids carry their kind as a prefix (src/domain/ids.ts); anything else is an agent id. */

@@ -2,6 +2,7 @@
 // Administrators only. It sets what the input names and keeps the rest, so the same input sent again leaves the agent
 // as the first one did.
 import { argumentRuleProblems } from '../agent/argument-rules.js';
+import { longestEscalation } from '../domain/approvers.js';
 import type { Agent, ArgumentRule, ArgumentRuleMode, JsonObject, ToolConfirmationMode } from '../domain/records.js';
 import type { AppDeps } from './deps.js';
 import { type Outcome } from './outcome.js';
@@ -33,6 +34,8 @@ export type UpdateAgentGatingRefusal =
   | { code: 'FORBIDDEN'; reason: 'ADMIN_ONLY' }
   | { code: 'NOT_FOUND'; field: 'agentId' }
   | { code: 'INVALID_INPUT'; field: 'pauseTtlSeconds'; reason: 'OUT_OF_RANGE'; max: number }
+  /** A request would expire before one of the agent's approvers policies escalates it (docs/approvers.md). */
+  | { code: 'INVALID_INPUT'; field: 'pauseTtlSeconds'; reason: 'BELOW_ESCALATION'; escalateAfterSeconds: number }
   /** Entry `at[0]` of toolConfirmation names a tool the agent does not have. */
   | { code: 'INVALID_INPUT'; field: 'toolConfirmation'; at: [number, 'toolId']; reason: 'UNKNOWN_TOOL'; toolId: string }
   /**
@@ -68,6 +71,16 @@ export async function updateAgentGating(
       field: 'pauseTtlSeconds',
       reason: 'OUT_OF_RANGE',
       max: MAX_PAUSE_TTL_SECONDS,
+    };
+  }
+  const escalateAfter = longestEscalation(agent);
+  if (ttl != null && escalateAfter !== null && ttl <= escalateAfter) {
+    return {
+      ok: false,
+      code: 'INVALID_INPUT',
+      field: 'pauseTtlSeconds',
+      reason: 'BELOW_ESCALATION',
+      escalateAfterSeconds: escalateAfter,
     };
   }
   const known = new Set((await app.tools.toolsFor(agent)).map((tool) => tool.id));

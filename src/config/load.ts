@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { z } from 'zod';
-import { argumentRuleConfigProblems } from './agent-gating.js';
+import { approversConfigProblems, argumentRuleConfigProblems } from './agent-gating.js';
 import { configSchema, type ToolgateConfig } from './schema.js';
 
 /** A config problem: one line naming the file, the path inside it and what is wrong. */
@@ -63,6 +63,7 @@ export function parseConfig(data: unknown, file = '<config>'): ToolgateConfig {
     }
   });
   problems.push(...argumentRuleConfigProblems(config.agents, file));
+  problems.push(...approversConfigProblems(config.agents, file));
   // The outbox names an endpoint by its URL: one entry per URL.
   const webhookUrls = new Set<string>();
   config.webhooks?.forEach((webhook, i) => {

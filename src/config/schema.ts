@@ -95,6 +95,54 @@ export const toolSourceConfig = z.union([builtinSource, mcpStdioSource, mcpHttpS
 
 const toolId = z.string().regex(/^[A-Za-z0-9_.-]+:(\*|[^\s]+)$/, 'a tool id "<source>:<name>" or "<source>:*"');
 
+/** A role a token's user holds; approvers policies name roles (docs/approvers.md). */
+export const roleName = z
+  .string()
+  .regex(/^[a-z0-9_-]{1,64}$/, 'a role: lowercase letters, digits, "_" or "-", at most 64');
+
+// ---- approvers (docs/approvers.md) ----
+
+const approversPolicyConfig = z
+  .object({
+    roles: z.array(roleName).min(1).describe('Members of any of these roles (auth.tokens[].roles) may answer'),
+    required: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .default(1)
+      .describe('The distinct approvers whose ACCEPT resolves a request (M of N; default 1)'),
+    requester: z
+      .enum(['ALSO', 'EXCLUDED'])
+      .default('ALSO')
+      .describe(
+        'ALSO (default): the requester may answer too and counts as one approver; EXCLUDED: four eyes, the requester may only CANCEL',
+      ),
+    escalate: z
+      .object({
+        afterSeconds: z
+          .number()
+          .int()
+          .min(1)
+          .describe("Offered to these roles as well when nobody answered this long; below the agent's pauseTtlSeconds"),
+        roles: z.array(roleName).min(1),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+/** "REQUESTER" (the default: the requester alone answers), or a policy. */
+export const approversConfig = z.union([z.literal('REQUESTER'), approversPolicyConfig], {
+  error: (issue) => {
+    if (issue.code !== 'invalid_union') return undefined;
+    const input = issue.input;
+    if (typeof input !== 'object' || input === null || Array.isArray(input))
+      return '"REQUESTER", or an object {"roles", "required", "requester", "escalate"}';
+    return undefined;
+  },
+});
+
 // ---- argument rules and editing (issue 15; README "Argument rules") ----
 
 const toolConfirmationMode = z.enum(['ALWAYS', 'NEVER', 'BY_ANNOTATION']);
@@ -112,6 +160,9 @@ export const argumentRuleConfig = z
       .min(1)
       .optional()
       .describe('Why; required for DENY: the model is told "Execution of <tool> was denied: <reason>"'),
+    approvers: approversConfig
+      .optional()
+      .describe("ALWAYS rules only: who answers the calls this rule asks about; default: the tool's, else the agent's"),
   })
   .strict();
 
@@ -128,6 +179,9 @@ const toolGatingConfig = z
       .boolean()
       .optional()
       .describe("May a user edit this tool's arguments when accepting a call; default: the agent's allowEdit"),
+    approvers: approversConfig
+      .optional()
+      .describe("Who answers this tool's confirmations (docs/approvers.md); default: the agent's"),
   })
   .strict();
 
@@ -138,7 +192,7 @@ const toolConfirmationValue = z.union([toolConfirmationMode, toolGatingConfig], 
     if (issue.code !== 'invalid_union') return undefined;
     const input = issue.input;
     if (typeof input !== 'object' || input === null || Array.isArray(input))
-      return '"ALWAYS", "NEVER", "BY_ANNOTATION", or an object {"mode", "rules", "allowEdit"}';
+      return '"ALWAYS", "NEVER", "BY_ANNOTATION", or an object {"mode", "rules", "allowEdit", "approvers"}';
     return undefined;
   },
 });
@@ -172,13 +226,18 @@ export const agentConfig = z
       .record(toolId, toolConfirmationValue)
       .default({})
       .describe(
-        'Per-tool overrides by exact tool id: a mode, or {"mode", "rules", "allowEdit"} (README "Argument rules")',
+        'Per-tool overrides by exact tool id: a mode, or {"mode", "rules", "allowEdit", "approvers"} (README "Argument rules", "Approvers")',
       ),
     allowEdit: z
       .boolean()
       .optional()
       .describe(
         "May a user edit a call's arguments when accepting it (default true); a tool's own allowEdit wins; updateAgent changes persist over this",
+      ),
+    approvers: approversConfig
+      .optional()
+      .describe(
+        'Who answers the confirmations of this agent\'s calls: "REQUESTER" (default: the user who started the turn or made the call), or {"roles", "required", "requester", "escalate"} (docs/approvers.md); a tool\'s and an argument rule\'s own win',
       ),
     pauseTtlSeconds: z
       .number()
@@ -202,7 +261,21 @@ const bearerToken = z
 export const authConfig = z
   .object({
     tokens: z
-      .array(z.object({ token: bearerToken, user: z.string().min(1), admin: z.boolean().default(false) }).strict())
+      .array(
+        z
+          .object({
+            token: bearerToken,
+            user: z.string().min(1),
+            admin: z.boolean().default(false),
+            roles: z
+              .array(roleName)
+              .optional()
+              .describe(
+                "The roles of this token's user (default none): approvers policies name roles (docs/approvers.md)",
+              ),
+          })
+          .strict(),
+      )
       .min(1),
   })
   .strict();
@@ -434,6 +507,7 @@ export type ModelConfig = z.infer<typeof modelConfig>;
 export type ToolSourceConfig = z.infer<typeof toolSourceConfig>;
 export type AgentConfig = z.infer<typeof agentConfig>;
 export type ArgumentRuleConfig = z.infer<typeof argumentRuleConfig>;
+export type ApproversConfig = z.infer<typeof approversConfig>;
 export type PubSubConfig = z.infer<typeof pubsubConfig>;
 export type DatabaseConfig = z.infer<typeof databaseConfig>;
 export type WebhookConfig = z.infer<typeof webhookConfig>;

@@ -22,6 +22,7 @@ import type {
 import type { WebhookDeliveryDraft, WebhookDeliveryStatus } from '../domain/webhook-events.js';
 import type {
   AgentRow,
+  ElicitationAnswerRow,
   ElicitationRow,
   GrantRow,
   GrantUseRow,
@@ -52,6 +53,10 @@ interface PageParams {
   after: number;
   limit: number;
 }
+/** The requests a viewer may answer as an approver: `ownerId` is the viewer, `roles` theirs. */
+interface ToAnswerFilter extends ElicitationFilter {
+  roles: readonly string[];
+}
 /** The audit list: statuses as read at `now` (deduplicated, sorted; null: any). */
 interface AuditFilter extends ElicitationFilter {
   statuses: readonly ElicitationStatus[] | null;
@@ -78,6 +83,8 @@ export interface Catalogue {
     requireToolConfirmation: number;
     pauseTtlSeconds: number;
     allowEdit: number;
+    /** JSON (AgentApprovers), null for none: written on every sync, whoever changed the gating. */
+    approvers: string | null;
     now: string;
   }): { gating_set_by_api: boolean | number }[];
   deleteOverrides(p: { agentId: string }): number;
@@ -123,6 +130,12 @@ export interface Catalogue {
   /** PENDING and not expired at `now`: storedConditionsFor('PENDING') (src/domain/expiry.ts). */
   pendingPage(p: ElicitationFilter & PageParams): ElicitationRow[];
   pendingCount(p: ElicitationFilter): Count;
+  /**
+   * PENDING and not expired at `now`, of another owner than the viewer, offered by role to one of `roles` by `now`
+   * (elicitation_approver_roles), and without an answer of the viewer's that still counts: what they may answer.
+   */
+  toAnswerPage(p: ToAnswerFilter & PageParams): ElicitationRow[];
+  toAnswerCount(p: ToAnswerFilter): Count;
   auditPage(p: AuditFilter & PageParams): ElicitationRow[];
   /** Newest first: the rows before `after`, by seq descending. */
   auditPageNewest(p: AuditFilter & PageParams): ElicitationRow[];
@@ -242,6 +255,30 @@ export interface Catalogue {
   lockTurnOfElicitation(p: { id: string; ownerId: string }): TurnRow[];
   /** Every elicitation of the turn of the owner's elicitation `id`, oldest first. */
   elicitationsWithSibling(p: { id: string; ownerId: string }): ElicitationRow[];
+  /**
+   * The turn of elicitation `id` whoever owns it, its row locked where writers run at once (elsewhere no row): only
+   * for the answer of an approver the caller authorized (src/app/answer-elicitation.ts).
+   */
+  lockTurnOfElicitationForApprover(p: { id: string }): TurnRow[];
+  /** Every elicitation of the turn of elicitation `id`, whoever owns it: as lockTurnOfElicitationForApprover. */
+  elicitationsWithSiblingForApprover(p: { id: string }): ElicitationRow[];
+  /** The approvers' answers to a request under a policy, in the order given. */
+  elicitationAnswers(p: { id: string }): ElicitationAnswerRow[];
+  /** The approvers' answers to these requests, each request's in the order given. */
+  answersOfElicitations(p: Ids): ElicitationAnswerRow[];
+  /** The requests no longer wait: they are offered to no role any more. */
+  deleteApproverRoles(p: Ids): number;
+  /** Records one approver's answer, replacing theirs (JSON columns as JSON). */
+  upsertElicitationAnswer(p: {
+    elicitationId: string;
+    approverId: string;
+    position: number;
+    action: string;
+    content: string | null;
+    arguments: string | null;
+    remember: string | null;
+    now: string;
+  }): number;
   /** Records the answer of a PENDING elicitation (JSON columns as JSON). */
   answer(p: {
     id: string;
@@ -348,14 +385,17 @@ export function auditStatusCondition(statuses: readonly ElicitationStatus[]): st
   return `(${statuses.map(asRead).join(' OR ') || 'false'})`;
 }
 
-/** Insert or update an agent; its gating only while no admin changed it (gating_set_by_api): alike in both dialects. */
+/**
+ * Insert or update an agent; its gating only while no admin changed it (gating_set_by_api), its approvers always (the
+ * config owns them): alike in both dialects.
+ */
 export const UPSERT_AGENT = `INSERT INTO agents (id, name, description, model_id, system_prompt, tool_ids, max_iterations,
-    require_tool_confirmation, pause_ttl_seconds, allow_edit, created_at, updated_at)
+    require_tool_confirmation, pause_ttl_seconds, allow_edit, approvers, created_at, updated_at)
   VALUES (@id, @name, @description, @modelId, @systemPrompt, @toolIds, @maxIterations, @requireToolConfirmation,
-    @pauseTtlSeconds, @allowEdit, @now, @now)
+    @pauseTtlSeconds, @allowEdit, @approvers, @now, @now)
   ON CONFLICT (id) DO UPDATE SET name = excluded.name, description = excluded.description, model_id = excluded.model_id,
     system_prompt = excluded.system_prompt, tool_ids = excluded.tool_ids, max_iterations = excluded.max_iterations,
-    updated_at = excluded.updated_at,
+    approvers = excluded.approvers, updated_at = excluded.updated_at,
     require_tool_confirmation = CASE WHEN agents.gating_set_by_api THEN agents.require_tool_confirmation
       ELSE excluded.require_tool_confirmation END,
     pause_ttl_seconds = CASE WHEN agents.gating_set_by_api THEN agents.pause_ttl_seconds ELSE excluded.pause_ttl_seconds END,

@@ -2,11 +2,13 @@
 // (snake_case); JSON columns come back as JSON text, times as ISO-8601 UTC strings, sequence numbers and counts as
 // numbers, booleans as 0/1 (SQLite) or true/false (PostgreSQL; its pool's type parsers make the rest match:
 // postgres/statements.ts).
-import { argumentRulesFromRows } from '../domain/agent-overrides.js';
 import { loadPendingStep } from '../domain/pending-step.js';
+import { agentApproversFromColumn, argumentRulesFromRows } from '../domain/agent-overrides.js';
 import type {
   Agent,
   ApprovalGrantRecord,
+  ApproverAnswer,
+  ElicitationApproval,
   ArgumentRule,
   ElicitationRecord,
   ElicitationStatus,
@@ -35,6 +37,8 @@ export interface AgentRow {
   pause_ttl_seconds: number;
   max_iterations: number;
   allow_edit: Bool;
+  /** JSON: AgentApprovers, null: the requester alone answers, for every tool. */
+  approvers: Json | null;
   /** JSON: [toolId, mode, rules, allowEdit][] of its agent_tool_overrides rows. */
   overrides: Json;
 }
@@ -96,6 +100,20 @@ export interface ElicitationRow {
   resolved_at: string | null;
   created_at: string;
   expires_at: string;
+  /** JSON: ElicitationApproval; null: the requester alone. */
+  approval: Json | null;
+}
+
+/** One approver's answer to a request under a policy. */
+export interface ElicitationAnswerRow {
+  elicitation_id: string;
+  approver_id: string;
+  position: number;
+  action: 'ACCEPT' | 'DECLINE' | 'CANCEL';
+  content: Json | null;
+  arguments: Json | null;
+  remember: Json | null;
+  created_at: string;
 }
 
 export interface GrantRow {
@@ -111,6 +129,7 @@ export interface GrantRow {
   created_at: string;
   expires_at: string;
   revoked_at: string | null;
+  approvers: string | null;
 }
 
 export interface GrantUseRow {
@@ -179,6 +198,7 @@ export function agentRecord(row: AgentRow): Agent {
         allowEdit: allowEdit === null ? null : Boolean(allowEdit),
       })),
     ),
+    ...agentApproversFromColumn(parse(row.approvers)),
   };
 }
 
@@ -241,6 +261,20 @@ export function elicitationRecord(row: ElicitationRow): ElicitationRecord {
     resolvedAt: row.resolved_at,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
+    approval: parse(row.approval) as ElicitationApproval | null,
+  };
+}
+
+export function approverAnswerRecord(row: ElicitationAnswerRow): ApproverAnswer {
+  return {
+    elicitationId: row.elicitation_id,
+    approverId: row.approver_id,
+    position: row.position,
+    action: row.action,
+    content: parse(row.content) as ApproverAnswer['content'],
+    arguments: parse(row.arguments) as ApproverAnswer['arguments'],
+    remember: parse(row.remember) as ApproverAnswer['remember'],
+    createdAt: row.created_at,
   };
 }
 
@@ -257,6 +291,7 @@ export function grantRecord(row: GrantRow): ApprovalGrantRecord {
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,
+    approvers: row.approvers,
   };
 }
 

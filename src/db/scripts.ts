@@ -3,17 +3,22 @@
 // (catalogue.ts), so one script runs synchronously on SQLite (inside its group commit: better-sqlite3 transactions
 // must not await) and asynchronously on PostgreSQL (inside its transaction, with its retries). The rules themselves
 // are the domain's (src/domain/); a script reads rows, asks them, and writes what they say.
-import { overrideChanges, overrideRows } from '../domain/agent-overrides.js';
-import { decideAnswer, resumesTurn } from '../domain/answer-rules.js';
+import { agentApproversColumn, overrideChanges, overrideRows } from '../domain/agent-overrides.js';
+import { decideAnswer, resumesTurn, type AnswerDecision } from '../domain/answer-rules.js';
+import { canonicalJson } from '../domain/canonical-json.js';
 import { grantStateAt, revokedAtFor } from '../domain/grants.js';
 import { isGateway } from '../domain/gateway.js';
 import { startTurnFingerprint } from '../domain/idempotency.js';
+import { decideApproverAnswer, tallyAnswers } from '../domain/quorum.js';
 import { newId } from '../domain/ids.js';
 import type {
   Agent,
   ApprovalGrantRecord,
+  ApproverAnswer,
   CloseReason,
+  ElicitationAnswer,
   ElicitationRecord,
+  JsonObject,
   ThreadRecord,
   TurnRecord,
 } from '../domain/records.js';
@@ -47,11 +52,13 @@ import {
 import type { Params, Queries } from './catalogue.js';
 import {
   agentRecord,
+  approverAnswerRecord,
   elicitationRecord,
   grantRecord,
   threadRecord,
   turnRecord,
   type AgentRow,
+  type ElicitationAnswerRow,
   type ElicitationRow,
   type GrantRow,
   type IdempotencyKeyRow,
@@ -77,6 +84,8 @@ export type Script<T> = Generator<unknown, T, any>;
 /** Booleans are bound as 0/1: better-sqlite3 binds no booleans, and PostgreSQL reads '1' and '0' as booleans. */
 export const bit = (value: boolean): number => (value ? 1 : 0);
 const bitOrNull = (value: boolean | null | undefined): number | null => (value == null ? null : bit(value));
+/** A nullable JSON column's parameter. */
+const nullOrJson = (c: ScriptContext, value: unknown): string | null => (value == null ? null : c.json(value));
 
 // ---- agents -----------------------------------------------------------------------------------------------------
 
@@ -94,6 +103,7 @@ export function* syncAgent(c: ScriptContext, agent: Agent, now: string): Script<
     requireToolConfirmation: bit(agent.requireToolConfirmation),
     pauseTtlSeconds: agent.pauseTtlSeconds,
     allowEdit: bit(agent.allowEdit),
+    approvers: nullOrJson(c, agentApproversColumn(agent)),
     now,
   });
   if (row!.gating_set_by_api) return;
@@ -316,37 +326,128 @@ export function* finishTurn(c: ScriptContext, params: Params<'finishTurn'>[0]): 
   return turn;
 }
 
-/** Record an answer (idempotent by elicitation id); see ResolveResult. */
+/**
+ * Record an answer (idempotent by elicitation id); see ResolveResult. A request under an approvers policy counts its
+ * approvers' answers first (answerUnderPolicy) and resolves through the same transition once they decide it.
+ */
 export function* resolveElicitation(c: ScriptContext, input: AnswerInput, closeStep: CloseStep): Script<ResolveResult> {
-  const { now, answer } = input;
-  const key = { id: input.elicitationId, ownerId: input.ownerId };
-  // Where writers run at once, the turn's row is locked first: answers to one turn (from any instance), the sweeper
-  // and a new message on its thread wait for each other, and each reads what the one before it committed.
-  const [locked]: TurnRow[] = yield c.q.lockTurnOfElicitation(key);
+  const { now, answer, ownerId } = input;
+  const id = input.elicitationId;
+  // Where writers run at once, the turn's row is locked first: answers to one turn (from any instance, by any of its
+  // approvers), the sweeper and a new message on its thread wait for each other, and each reads what the one before
+  // it committed. An approver's answer reaches the request whoever owns it: the caller authorized it.
+  const [locked]: TurnRow[] = yield ownerId !== null
+    ? c.q.lockTurnOfElicitation({ id, ownerId })
+    : c.q.lockTurnOfElicitationForApprover({ id });
   // Every elicitation of the answered one's turn: the answered one, and whether others still wait.
-  const ofTurn = ((yield c.q.elicitationsWithSibling(key)) as ElicitationRow[]).map(elicitationRecord);
-  const found = ofTurn.find((e) => e.id === input.elicitationId) ?? null;
+  const rows: ElicitationRow[] = yield ownerId !== null
+    ? c.q.elicitationsWithSibling({ id, ownerId })
+    : c.q.elicitationsWithSiblingForApprover({ id });
+  const ofTurn = rows.map(elicitationRecord);
+  const found = ofTurn.find((e) => e.id === id) ?? null;
+  // The unscoped lookup serves only requests under a policy: any other is the requester's alone.
+  if (!found || (ownerId === null && found.approval === null)) return { kind: 'not_found' };
+  const answering: Answering = { c, input, found, ofTurn, locked: locked ?? null, closeStep };
+  if (found.approval !== null) return yield* answerUnderPolicy(answering);
   const decision = decideAnswer(found, answer, now);
-  if (decision.kind === 'not_found' || !found) return { kind: 'not_found' };
-  // The turn as it is now: the locked row, or read where the answer needs it (the usual last answer gets it from
-  // the claim).
-  function* turnNow(): Script<TurnRecord> {
-    if (locked) return turnRecord(locked);
-    return turnRecord(((yield c.q.turn({ id: found!.turnId })) as TurnRow[])[0]!);
-  }
-  function* current(): Script<{ elicitation: ElicitationRecord; turn: TurnRecord }> {
-    const [elicitation]: ElicitationRow[] = yield c.q.elicitation({ id: found!.id });
-    const [turn]: TurnRow[] = yield c.q.turn({ id: found!.turnId });
-    return { elicitation: elicitationRecord(elicitation!), turn: turnRecord(turn!) };
-  }
-  switch (decision.kind) {
-    case 'duplicate':
-    case 'already_resolved':
-      return { kind: decision.kind, elicitation: found, turn: yield* turnNow() };
-    case 'expired':
-      if (decision.expireTurn) yield* closePausedTurn(c, yield* turnNow(), 'expired', closeStep, now);
-      return { kind: 'expired', ...(yield* current()), changed: decision.expireTurn };
-  }
+  if (decision.kind === 'not_found') return { kind: 'not_found' };
+  if (decision.kind !== 'record') return yield* unrecorded(answering, decision);
+  return yield* recordAnswer(answering, answer, decision, input.answeredBy);
+}
+
+/** What the answer's transaction has read of the request, for the steps below. */
+interface Answering {
+  c: ScriptContext;
+  input: AnswerInput;
+  found: ElicitationRecord;
+  /** Every elicitation of its turn, as read in the transaction. */
+  ofTurn: ElicitationRecord[];
+  /** The turn's row as locked (null where nothing is locked). */
+  locked: TurnRow | null;
+  closeStep: CloseStep;
+}
+
+/** The turn as it is now: the locked row, or read where the answer needs it. */
+function* turnNow({ c, found, locked }: Answering): Script<TurnRecord> {
+  if (locked) return turnRecord(locked);
+  return turnRecord(((yield c.q.turn({ id: found.turnId })) as TurnRow[])[0]!);
+}
+
+/** The request and its turn as committed now (after a write of this transaction). */
+function* current({ c, found }: Answering): Script<{ elicitation: ElicitationRecord; turn: TurnRecord }> {
+  const [elicitation]: ElicitationRow[] = yield c.q.elicitation({ id: found.id });
+  const [turn]: TurnRow[] = yield c.q.turn({ id: found.turnId });
+  return { elicitation: elicitationRecord(elicitation!), turn: turnRecord(turn!) };
+}
+
+/** An answer that records nothing: a duplicate, too late (which expires the turn if nobody did), or answered before. */
+function* unrecorded(
+  a: Answering,
+  decision: { kind: 'duplicate' | 'already_resolved' } | { kind: 'expired'; expireTurn: boolean },
+): Script<ResolveResult> {
+  if (decision.kind !== 'expired') return { kind: decision.kind, elicitation: a.found, turn: yield* turnNow(a) };
+  if (decision.expireTurn) yield* closePausedTurn(a.c, yield* turnNow(a), 'expired', a.closeStep, a.input.now);
+  return { kind: 'expired', ...(yield* current(a)), changed: decision.expireTurn };
+}
+
+/**
+ * An answer to a request under an approvers policy (docs/approvers.md): the approver's own answer is recorded (one
+ * row per approver), then the answers so far are tallied; once they decide, the request resolves through the same
+ * transition as an answer of the requester alone, exactly once (the turn's row is locked, and the request is no
+ * longer PENDING for the next one).
+ */
+function* answerUnderPolicy(a: Answering): Script<ResolveResult> {
+  const { c, input, found } = a;
+  const { now, answer, answeredBy } = input;
+  const answers = ((yield c.q.elicitationAnswers({ id: found.id })) as ElicitationAnswerRow[]).map(
+    approverAnswerRecord,
+  );
+  const decision = decideApproverAnswer(found, answers, answeredBy, answer, now);
+  if (decision.kind !== 'record') return yield* unrecorded(a, decision);
+  const mine: ApproverAnswer = {
+    elicitationId: found.id,
+    approverId: answeredBy,
+    position: Math.max(0, ...answers.map((other) => other.position)) + 1,
+    action: answer.action,
+    content: answer.content ?? null,
+    // Canonical: the same arguments are the same text on every backend, whatever their key order.
+    arguments: answer.arguments ? (JSON.parse(canonicalJson(answer.arguments)) as JsonObject) : null,
+    remember: answer.remember ?? null,
+    createdAt: now,
+  };
+  yield c.q.upsertElicitationAnswer({
+    elicitationId: mine.elicitationId,
+    approverId: mine.approverId,
+    position: mine.position,
+    action: mine.action,
+    content: nullOrJson(c, mine.content),
+    arguments: nullOrJson(c, mine.arguments),
+    remember: nullOrJson(c, mine.remember),
+    now,
+  });
+  const tally = tallyAnswers(
+    found.approval!,
+    [...answers.filter((o) => o.approverId !== answeredBy), mine],
+    found.ownerId,
+  );
+  if (tally.kind === 'pending') return { kind: 'counted', elicitation: found, turn: yield* turnNow(a) };
+  const decided = decideAnswer(found, tally.answer, now);
+  if (decided.kind !== 'record') throw new Error(`a pending request ${found.id} could not record its decided answer`);
+  return yield* recordAnswer(a, tally.answer, decided, tally.by);
+}
+
+/**
+ * The transition of an answered request: PENDING to ACCEPTED, DECLINED or CANCELLED with its response (and the grant
+ * an ACCEPT with remember records); then CANCEL closes the turn, and the step's last answer resumes it.
+ */
+function* recordAnswer(
+  a: Answering,
+  answer: ElicitationAnswer,
+  decision: Extract<AnswerDecision, { kind: 'record' }>,
+  by: string,
+): Script<ResolveResult> {
+  const { c, input, found, ofTurn, closeStep } = a;
+  const { now } = input;
   // An ACCEPT that asks to remember records its grant in the same transaction as the answer.
   const { columns, grant } = recordedAnswer(found, answer, input.grantId, now);
   if (grant) yield c.q.insertGrant(grant);
@@ -357,18 +458,20 @@ export function* resolveElicitation(c: ScriptContext, input: AnswerInput, closeS
     content: columns.content === null ? null : c.json(columns.content),
     arguments: columns.arguments === null ? null : c.json(columns.arguments),
     remember: columns.remember === null ? null : c.json(columns.remember),
-    by: input.ownerId,
+    by,
     now,
   });
   const elicitation = elicitationRecord(answered!);
+  // Decided: no longer offered to its approvers.
+  if (found.approval) yield c.q.deleteApproverRoles({ ids: [found.id] });
   if (c.webhooks) yield* writeWebhookEvents(c, elicitationsClosed([elicitation], 'ANSWERED', now), now);
   if (decision.then === 'cancel_turn') {
-    yield* closePausedTurn(c, yield* turnNow(), 'cancelled', closeStep, now);
-    return { kind: 'cancelled', ...(yield* current()) };
+    yield* closePausedTurn(c, yield* turnNow(a), 'cancelled', closeStep, now);
+    return { kind: 'cancelled', ...(yield* current(a)) };
   }
   const elicitations = ofTurn.map((e) => (e.id === elicitation.id ? elicitation : e));
   if (!resumesTurn(elicitations.some((e) => e.status === 'PENDING'))) {
-    return { kind: 'recorded', elicitation, turn: yield* turnNow() };
+    return { kind: 'recorded', elicitation, turn: yield* turnNow(a) };
   }
   // The claim: only one caller moves the turn from PAUSED to RUNNING (where rows are locked, the WHERE re-checks).
   const [resumed]: TurnRow[] = yield c.q.resumeTurn({
@@ -377,7 +480,7 @@ export function* resolveElicitation(c: ScriptContext, input: AnswerInput, closeS
     leaseOwner: input.lease?.owner ?? null,
     leaseUntil: input.lease?.until ?? null,
   });
-  if (!resumed) return { kind: 'recorded', elicitation, turn: yield* turnNow() };
+  if (!resumed) return { kind: 'recorded', elicitation, turn: yield* turnNow(a) };
   return { kind: 'resume', elicitation, turn: turnRecord(resumed), elicitations };
 }
 
@@ -406,6 +509,9 @@ function* closePausedTurn(
   const close = closing(turn, stored, reason, closeStep);
   if (close.closeElicitations.length) {
     yield c.q.closeElicitations({ ids: close.closeElicitations, status: close.status, now });
+    // Those under a policy are no longer offered to their approvers.
+    const offered = stored.filter((e) => e.approval && close.closeElicitations.includes(e.id)).map((e) => e.id);
+    if (offered.length) yield c.q.deleteApproverRoles({ ids: offered });
   }
   if (c.webhooks) yield* writeWebhookEvents(c, elicitationsClosedBy(stored, close, reason, now), now);
   if (close.toolMessages.length) {

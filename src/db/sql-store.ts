@@ -7,6 +7,7 @@ import { buildPage, decodeCursor, pageHoldsAll, seqBound } from '../domain/pagin
 import type {
   Agent,
   ApprovalGrantRecord,
+  ApproverAnswer,
   ChatMessage,
   ElicitationDraft,
   ElicitationRecord,
@@ -44,6 +45,7 @@ import {
 import type { Params, Queries, Result, StatementName } from './catalogue.js';
 import {
   agentRecord,
+  approverAnswerRecord,
   elicitationRecord,
   grantRecord,
   messageRecord,
@@ -199,6 +201,16 @@ export class SqlStore implements Store {
     return row ? elicitationRecord(row) : null;
   }
 
+  async loadElicitation(id: string): Promise<ElicitationRecord | null> {
+    const [row] = await this.#read('elicitation', { id });
+    return row ? elicitationRecord(row) : null;
+  }
+
+  async listApproverAnswers(elicitationIds: readonly string[]): Promise<ApproverAnswer[]> {
+    if (elicitationIds.length === 0) return [];
+    return (await this.#read('answersOfElicitations', { ids: elicitationIds })).map(approverAnswerRecord);
+  }
+
   async listTurnElicitations(turnId: string): Promise<ElicitationRecord[]> {
     return (await this.#read('turnElicitations', { turnId })).map(elicitationRecord);
   }
@@ -241,6 +253,29 @@ export class SqlStore implements Store {
     const count = pageHoldsAll(afterSeq, rows.length, first)
       ? rows.length
       : (await this.#read('pendingCount', params))[0].count;
+    return { ...buildPage(rows, first, elicitationRecord), totalCount: count };
+  }
+
+  async listElicitationsToAnswer(
+    viewerId: string,
+    roles: readonly string[],
+    filter: { threadId?: string | null; agentId?: string | null },
+    now: string,
+    first: number,
+    after: string | null,
+  ): Promise<Page<ElicitationRecord> & { totalCount: number }> {
+    const params = {
+      ownerId: viewerId,
+      roles,
+      now,
+      threadId: filter.threadId ?? null,
+      agentId: filter.agentId ?? null,
+    };
+    const afterSeq = decodeCursor(after);
+    const rows = await this.#read('toAnswerPage', { ...params, after: afterSeq, limit: first + 1 });
+    const count = pageHoldsAll(afterSeq, rows.length, first)
+      ? rows.length
+      : (await this.#read('toAnswerCount', params))[0].count;
     return { ...buildPage(rows, first, elicitationRecord), totalCount: count };
   }
 

@@ -1,6 +1,6 @@
 // How an agent's per-tool settings map to agent_tool_overrides rows (one per tool: mode, argument rules, allowEdit),
-// for both stores: pure functions from records to rows and back.
-import type { Agent, ArgumentRule, ToolConfirmationMode } from './records.js';
+// and its approvers to the agents row's approvers column, for both stores: pure functions from records to rows and back.
+import type { Agent, Approvers, ArgumentRule, ToolConfirmationMode } from './records.js';
 import type { AgentGatingPatch } from './store.js';
 
 export interface ToolOverrideRow {
@@ -61,4 +61,25 @@ export function argumentRulesFromRows(
 
 function storedRules(rules: ArgumentRule[] | undefined): ArgumentRule[] | null {
   return rules?.length ? rules : null;
+}
+
+/**
+ * The agents row's `approvers` column: the agent's policy and its tools' (a rule's own travels with the rule). Kept
+ * apart from the gating columns, which updateAgent owns once it changed them: approvers come from the config only,
+ * so each start writes the config's (docs/approvers.md).
+ */
+export interface AgentApprovers {
+  agent: Approvers;
+  tools: Record<string, Approvers>;
+}
+
+/** The column's value; null when the requester alone answers everywhere (no tool has a policy either). */
+export function agentApproversColumn(agent: Pick<Agent, 'approvers' | 'toolApprovers'>): AgentApprovers | null {
+  if (agent.approvers === 'REQUESTER' && Object.keys(agent.toolApprovers).length === 0) return null;
+  return { agent: agent.approvers, tools: agent.toolApprovers };
+}
+
+export function agentApproversFromColumn(value: unknown): Pick<Agent, 'approvers' | 'toolApprovers'> {
+  const stored = value as AgentApprovers | null;
+  return { approvers: stored?.agent ?? 'REQUESTER', toolApprovers: stored?.tools ?? {} };
 }

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.js';
 import { isPastExpiry } from './expiry.js';
+import { approversKey } from './approvers.js';
 import type { ApprovalGrantRecord, ElicitationRecord, RememberChoice, ToolDefinition } from './records.js';
 
 /** Longest a remembered approval may last: 30 days, as the longest pause. */
@@ -46,6 +47,8 @@ export interface GrantedCall {
   threadId: string;
   toolId: string;
   definitionHash: string;
+  /** The approvers policy the call would be asked under (approversKey); null: the requester alone. */
+  approvers: string | null;
 }
 
 /** True when `grant` lets `call` run unasked at `now`. */
@@ -56,6 +59,7 @@ export function grantCovers(grant: ApprovalGrantRecord, call: GrantedCall, now: 
     grant.agentId === call.agentId &&
     grant.toolId === call.toolId &&
     grant.definitionHash === call.definitionHash &&
+    grant.approvers === call.approvers &&
     (grant.scope === 'AGENT' || grant.threadId === call.threadId)
   );
 }
@@ -69,9 +73,12 @@ export function coveringGrant(
   return candidates.find((grant) => grantCovers(grant, call, now)) ?? null;
 }
 
-/** The grant an ACCEPT with `remember` records, in the answer's transaction. */
+/**
+ * The grant an ACCEPT with `remember` records, in the answer's transaction: the requester's, bound to the request's
+ * approvers policy (under one, only when every approver of the quorum asked to remember: src/domain/quorum.ts).
+ */
 export function grantFromAnswer(
-  elicitation: Pick<ElicitationRecord, 'id' | 'ownerId' | 'agentId' | 'threadId' | 'toolCall'>,
+  elicitation: Pick<ElicitationRecord, 'id' | 'ownerId' | 'agentId' | 'threadId' | 'toolCall' | 'approval'>,
   remember: RememberChoice,
   id: string,
   now: string,
@@ -93,5 +100,6 @@ export function grantFromAnswer(
     createdAt: now,
     expiresAt: new Date(Date.parse(now) + remember.ttlSeconds * 1000).toISOString(),
     revokedAt: null,
+    approvers: approversKey(elicitation.approval),
   };
 }

@@ -58,6 +58,52 @@ export interface Agent {
   toolRules: Record<string, ArgumentRule[]>;
   /** Per-tool allowEdit; a tool not named follows the agent's. */
   toolAllowEdit: Record<string, boolean>;
+  // ---- approvers (docs/approvers.md) ----
+  /** Who answers the agent's confirmations; a tool's (toolApprovers) and a matching rule's own win. */
+  approvers: Approvers;
+  /** Per-tool approvers; a tool not named follows the agent's. */
+  toolApprovers: Record<string, Approvers>;
+}
+
+// ---- approvers (docs/approvers.md) --------------------------------------------------------------------------
+
+/** Whether the requester answers too (counted as one approver), or not at all (four eyes: they may only CANCEL). */
+export type RequesterPart = 'ALSO' | 'EXCLUDED';
+
+/** Who besides the requester answers a confirmation, and how many of them must ACCEPT. */
+export interface ApproversPolicy {
+  /** Members of any of these roles may answer. */
+  roles: string[];
+  /** The distinct ACCEPTs of the current proposal that resolve the request (M of N). */
+  required: number;
+  requester: RequesterPart;
+  /** Offered to these roles as well once nobody answered within afterSeconds (below the agent's pauseTtlSeconds). */
+  escalate: { afterSeconds: number; roles: string[] } | null;
+}
+
+/** Who answers a call's confirmation: its requester alone (the default), or a policy. */
+export type Approvers = 'REQUESTER' | ApproversPolicy;
+
+/** A policy as stored with one request when it paused: the escalation at its absolute time. */
+export interface ElicitationApproval {
+  roles: string[];
+  required: number;
+  requester: RequesterPart;
+  escalation: { roles: string[]; at: string } | null;
+}
+
+/** One approver's answer to a request under a policy (a row of elicitation_answers). */
+export interface ApproverAnswer {
+  elicitationId: string;
+  approverId: string;
+  /** The order the answers were given in (a new answer of an approver whose ACCEPT an edit outdated moves last). */
+  position: number;
+  action: ElicitationAction;
+  content: JsonObject | null;
+  /** ACCEPT with edited arguments: the proposal it makes and approves; null approves the model's arguments. */
+  arguments: JsonObject | null;
+  remember: RememberChoice | null;
+  createdAt: string;
 }
 
 // ---- argument rules (issue 15) ----------------------------------------------------------------------------
@@ -72,6 +118,8 @@ export interface ArgumentRule {
   mode: ArgumentRuleMode;
   /** Why: the veto's reason for DENY (required there), an explanation otherwise. */
   reason?: string;
+  /** ALWAYS only: who answers the calls this rule asks about (docs/approvers.md); absent: the tool's, else the agent's. */
+  approvers?: Approvers;
 }
 
 export type MessageRole = 'SYSTEM' | 'USER' | 'ASSISTANT' | 'TOOL';
@@ -227,6 +275,8 @@ export interface ElicitationRecord {
   resolvedAt: string | null;
   createdAt: string;
   expiresAt: string;
+  /** Who may answer besides the requester, as decided at the pause; null: the requester alone. */
+  approval: ElicitationApproval | null;
 }
 
 export interface ElicitationDraft {
@@ -234,6 +284,8 @@ export interface ElicitationDraft {
   toolCallId: string;
   request: ElicitationRequest;
   toolCall: ElicitationToolCall;
+  /** The approvers policy decided at the gate (approvalAt); absent or null: the requester alone. */
+  approval?: ElicitationApproval | null;
 }
 
 export interface Page<T> {
@@ -262,6 +314,11 @@ export interface ApprovalGrantRecord {
   createdAt: string;
   expiresAt: string;
   revokedAt: string | null;
+  /**
+   * The approvers policy it was given under (approversKey, src/domain/approvers.ts); null: the requester alone. It
+   * stands in only for calls under the same policy: a grant a requester gave alone never skips reviewers.
+   */
+  approvers: string | null;
 }
 
 /** A call a remembered approval let run unasked, as the at-most-once journal recorded it. */

@@ -4,6 +4,7 @@
 import type {
   Agent,
   ApprovalGrantRecord,
+  ApproverAnswer,
   ArgumentRule,
   ChatMessage,
   ElicitationAnswer,
@@ -74,6 +75,8 @@ export function refusalOf(error: unknown): StartTurnResult {
 export type ResolveResult =
   /** Answer recorded; other elicitations of the turn still wait. */
   | { kind: 'recorded'; elicitation: ElicitationRecord; turn: TurnRecord }
+  /** An approver's answer recorded under the request's policy, which it did not decide: the request still waits. */
+  | { kind: 'counted'; elicitation: ElicitationRecord; turn: TurnRecord }
   /** Answer recorded and it was the last: this caller now owns the RUNNING turn and must continue it. */
   | {
       kind: 'resume';
@@ -149,7 +152,14 @@ export function loopWriteRefused(turnId: string, leaseOwner: string | undefined)
 /** An answer to record (Store.resolveElicitation). */
 export interface AnswerInput {
   elicitationId: string;
-  ownerId: string;
+  /**
+   * The requester answering their own request: the lookup is scoped to them (another owner's reads as not found).
+   * null: an approver's answer to another user's request under a policy, which the caller authorized
+   * (src/app/answer-elicitation.ts) before the store reaches the request whoever owns it.
+   */
+  ownerId: string | null;
+  /** Who answers: the requester (ownerId), or the approver the caller authorized. */
+  answeredBy: string;
   answer: ElicitationAnswer;
   now: string;
   /** The process that will continue the turn when this answer resumes it (taken in the same transaction). */
@@ -258,6 +268,13 @@ export interface Reads {
   listThreadMessages(threadId: string): Promise<MessageRecord[]>;
   listTurnMessages(turnId: string): Promise<MessageRecord[]>;
   getElicitation(id: string, ownerId: string): Promise<ElicitationRecord | null>;
+  /**
+   * Unscoped: for the answer use case, which decides whether the viewer may answer a request of another user (an
+   * approver of its policy) before anything of it is shown or recorded.
+   */
+  loadElicitation(id: string): Promise<ElicitationRecord | null>;
+  /** The approvers' answers to these requests (under a policy), each request's in the order given. */
+  listApproverAnswers(elicitationIds: readonly string[]): Promise<ApproverAnswer[]>;
   /** A gateway call's result as finishTool kept it; null when none was kept (it did not run, or not to its end). */
   getToolResult(turnId: string, toolCallId: string): Promise<JsonObject | null>;
 
@@ -277,6 +294,19 @@ export interface Reads {
   /** PENDING and not yet expired at `now`, oldest first. */
   listPendingElicitations(
     ownerId: string,
+    filter: { threadId?: string | null; agentId?: string | null },
+    now: string,
+    first: number,
+    after: string | null,
+  ): Promise<Page<ElicitationRecord> & { totalCount: number }>;
+  /**
+   * What `viewerId` may answer as an approver (docs/approvers.md): requests of other owners PENDING and not expired at
+   * `now`, whose policy offers them to one of `roles` by `now` (an escalation role from its time), and that the viewer
+   * has not answered, or answered with an ACCEPT an edit outdated since. Oldest first.
+   */
+  listElicitationsToAnswer(
+    viewerId: string,
+    roles: readonly string[],
     filter: { threadId?: string | null; agentId?: string | null },
     now: string,
     first: number,

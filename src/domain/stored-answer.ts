@@ -24,7 +24,7 @@ export interface StoredAnswerColumns {
  * records in the same transaction (`grantId`: the id the caller chose for it).
  */
 export function recordedAnswer(
-  elicitation: Pick<ElicitationRecord, 'id' | 'ownerId' | 'agentId' | 'threadId' | 'toolCall'>,
+  elicitation: Pick<ElicitationRecord, 'id' | 'ownerId' | 'agentId' | 'threadId' | 'toolCall' | 'approval'>,
   answer: ElicitationAnswer,
   grantId: string | undefined,
   now: string,

@@ -124,5 +124,6 @@ export function pausedElicitations(
     resolvedAt: null,
     createdAt: now,
     expiresAt,
+    approval: draft.approval ?? null,
   }));
 }

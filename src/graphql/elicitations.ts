@@ -1,19 +1,28 @@
 import { answerElicitation, mayEdit, mayRemember } from '../app/answer-elicitation.js';
 import {
   allPendingElicitations,
+  elicitationAnswers,
   elicitationResolution,
   getElicitation,
   listElicitations,
   listPendingElicitations,
+  seesTurnOf,
+  type AnswerEntry,
 } from '../app/reads.js';
 import { MAX_GRANT_TTL_SECONDS } from '../domain/grants.js';
 import { elicitationStatusAt } from '../domain/expiry.js';
-import type { ElicitationAnswer, ElicitationRecord, RememberChoice, TurnRecord } from '../domain/records.js';
+import type {
+  ElicitationAnswer,
+  ElicitationApproval,
+  ElicitationRecord,
+  RememberChoice,
+  TurnRecord,
+} from '../domain/records.js';
 import { builder } from './builder.js';
 import { startWith } from './live.js';
 import { connection, NodeRef, optionalId, PageInfoRef } from './node.js';
-import { answerElicitationError } from './refusals.js';
-import { ApprovalGrantScopeEnum, ElicitationRef, ToolAnnotationsRef, TurnRef } from './refs.js';
+import { answerElicitationError, othersTurnError } from './refusals.js';
+import { AgentRef, ApprovalGrantScopeEnum, ElicitationRef, ToolAnnotationsRef, TurnRef } from './refs.js';
 import { knownRead, PAUSED_WITH } from './shared-reads.js';
 import { UserErrorRef, type UserError } from './user-errors.js';
 
@@ -31,6 +40,19 @@ const ElicitationResolutionEnum = builder.enumType('ElicitationResolution', {
     },
     TURN_CANCELLED: {
       description: 'Another elicitation of the same step was answered CANCEL, which cancelled the turn; nothing ran.',
+    },
+  } as const,
+});
+
+const PendingElicitationScopeEnum = builder.enumType('PendingElicitationScope', {
+  description: 'Whose pending confirmation requests (docs/approvers.md).',
+  values: {
+    MINE: { description: "The viewer's own: their turns' and gateway calls' requests." },
+    TO_ANSWER: {
+      description:
+        "Requests of others the viewer may answer now: their approvers policy names one of the viewer's roles (an " +
+        'escalation role once its time has come), and the viewer has not answered them yet (or an edit outdated ' +
+        "their ACCEPT). Their turn is not the viewer's to see.",
     },
   } as const,
 });
@@ -86,6 +108,57 @@ const ElicitationResponseRef = builder.objectRef<ElicitationAnswer>('Elicitation
   }),
 });
 
+const ApprovalRequesterEnum = builder.enumType('ApprovalRequester', {
+  description: "The requester's part under an approvers policy.",
+  values: {
+    ALSO: { description: 'The requester may answer too, and counts as one approver.' },
+    EXCLUDED: { description: 'Four eyes: the requester may only CANCEL; others approve.' },
+  } as const,
+});
+
+const ElicitationEscalationRef = builder
+  .objectRef<NonNullable<ElicitationApproval['escalation']>>('ElicitationEscalation')
+  .implement({
+    description: 'When nobody answered by `at`, members of these roles may answer as well.',
+    fields: (t) => ({
+      roles: t.stringList({ resolve: (e) => e.roles }),
+      at: t.field({ type: 'DateTime', resolve: (e) => e.at }),
+    }),
+  });
+
+const ElicitationApprovalRef = builder.objectRef<ElicitationApproval>('ElicitationApproval').implement({
+  description: 'Who may answer a request besides its requester, as decided when it was asked (docs/approvers.md).',
+  fields: (t) => ({
+    roles: t.stringList({ description: 'Members of any of these roles may answer.', resolve: (a) => a.roles }),
+    required: t.exposeInt('required', {
+      description: 'The distinct ACCEPTs of the current proposal that resolve it.',
+    }),
+    requester: t.field({ type: ApprovalRequesterEnum, resolve: (a) => a.requester }),
+    escalation: t.field({ type: ElicitationEscalationRef, nullable: true, resolve: (a) => a.escalation }),
+  }),
+});
+
+const ElicitationApproverAnswerRef = builder.objectRef<AnswerEntry>('ElicitationApproverAnswer').implement({
+  description: 'One answer to a request: who gave it, what, and when.',
+  fields: (t) => ({
+    approver: t.exposeString('approverId', { description: 'The user who answered.' }),
+    action: t.field({ type: ElicitationActionEnum, resolve: (a) => a.action }),
+    content: t.field({ type: 'JSON', nullable: true, resolve: (a) => a.content }),
+    arguments: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: "ACCEPT with edited arguments: the proposal it made and approved; null: the model's arguments.",
+      resolve: (a) => a.arguments,
+    }),
+    answeredAt: t.field({ type: 'DateTime', resolve: (a) => a.answeredAt }),
+    counts: t.boolean({
+      description:
+        'Whether it counts towards the quorum now: an ACCEPT stops counting when an edit proposes other arguments.',
+      resolve: (a) => a.counts,
+    }),
+  }),
+});
+
 ElicitationRef.implement({
   description:
     'A confirmation request, shaped as MCP elicitation (form mode). The yes/no is the action of the answer, not a field of requestedSchema.',
@@ -94,7 +167,33 @@ ElicitationRef.implement({
     id: t.exposeID('id'),
     turn: t.field({
       type: TurnRef,
-      resolve: async (e, _args, ctx) => (await ctx.loaders.turn(e.turnId, e.ownerId))!,
+      description:
+        "The turn that asked. Only its requester sees it: for an approver of another user's request this is a FORBIDDEN error.",
+      resolve: async (e, _args, ctx) => {
+        if (!seesTurnOf(e, ctx.viewer)) throw othersTurnError();
+        return (await ctx.loaders.turn(e.turnId, e.ownerId))!;
+      },
+    }),
+    agent: t.field({
+      type: AgentRef,
+      nullable: true,
+      description: 'The agent (or MCP gateway) whose call asks; null if it no longer exists.',
+      resolve: (e, _args, ctx) => ctx.loaders.agent(e.agentId),
+    }),
+    requestedBy: t.exposeString('ownerId', {
+      description: 'The user whose turn or gateway call asked: who must answer it, or whose request approvers answer.',
+    }),
+    approval: t.field({
+      type: ElicitationApprovalRef,
+      nullable: true,
+      description: 'Who may answer besides the requester (docs/approvers.md); null: the requester alone.',
+      resolve: (e) => e.approval,
+    }),
+    answers: t.field({
+      type: [ElicitationApproverAnswerRef],
+      description:
+        'Who answered, in the order they did: each approver under an approvers policy, else the requester once answered.',
+      resolve: (e, _args, ctx) => elicitationAnswers(e, (id) => ctx.loaders.approverAnswers(id)),
     }),
     status: t.field({
       type: ElicitationStatusEnum,
@@ -140,8 +239,8 @@ ElicitationRef.implement({
     resolvedBy: t.exposeString('resolvedBy', {
       nullable: true,
       description:
-        'Audit: the user who answered; null until answered, and null when the server closed it without an answer ' +
-        '(see resolution).',
+        'Audit: the user who answered (under an approvers policy, the one whose answer decided it); null until ' +
+        'answered, and null when the server closed it without an answer (see resolution).',
     }),
     resolution: t.field({
       type: ElicitationResolutionEnum,
@@ -218,14 +317,22 @@ builder.queryFields((t) => ({
   pendingElicitations: t.field({
     type: ElicitationConnectionRef,
     description:
-      "The viewer's confirmation requests that still wait for an answer, oldest first. This is what a polling client calls.",
-    args: { threadId: t.arg.id(), agentId: t.arg.id(), first: t.arg.int({ defaultValue: 50 }), after: t.arg.string() },
+      "The viewer's confirmation requests that still wait for an answer, oldest first. This is what a polling client " +
+      'calls. With scope TO_ANSWER: the requests of others the viewer may answer now as an approver.',
+    args: {
+      threadId: t.arg.id(),
+      agentId: t.arg.id(),
+      first: t.arg.int({ defaultValue: 50 }),
+      after: t.arg.string(),
+      scope: t.arg({ type: PendingElicitationScopeEnum, defaultValue: 'MINE' }),
+    },
     resolve: async (_root, args, ctx) => {
       const page = await listPendingElicitations(ctx.services, ctx.viewer, {
         threadId: optionalId(args.threadId),
         agentId: optionalId(args.agentId),
         first: args.first,
         after: args.after,
+        scope: args.scope ?? 'MINE',
       });
       return { ...connection(page), totalCount: page.totalCount };
     },
@@ -300,7 +407,7 @@ builder.mutationField('resolveElicitation', (t) =>
         remember: input.remember,
       });
       if (!outcome.ok) return { elicitation: null, turn: null, userErrors: [answerElicitationError(outcome)] };
-      if (outcome.pausedWith) knownRead(outcome.turn, PAUSED_WITH, outcome.pausedWith);
+      if (outcome.pausedWith && outcome.turn) knownRead(outcome.turn, PAUSED_WITH, outcome.pausedWith);
       return { elicitation: outcome.elicitation, turn: outcome.turn, userErrors: [] };
     },
   }),

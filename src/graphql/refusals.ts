@@ -6,6 +6,7 @@ import type { TextProblem } from '../app/outcome.js';
 import type { RevokeGrantRefusal } from '../app/revoke-grant.js';
 import type { StartTurnRefusal } from '../app/start-turn.js';
 import type { UpdateAgentGatingRefusal } from '../app/update-agent-gating.js';
+import { GraphQLError } from 'graphql';
 import { UNSTORABLE_TEXT_MESSAGE } from '../domain/text.js';
 import { userError, type UserError } from './user-errors.js';
 
@@ -64,6 +65,13 @@ export function answerElicitationError(refusal: AnswerElicitationRefusal): UserE
     case 'NOT_FOUND':
       return userError(refusal.code, 'No elicitation with this id.', inputPath(refusal.field));
     case 'ALREADY_RESOLVED':
+      // Still PENDING: the viewer answered it under its approvers policy, and it waits for the others.
+      if (refusal.status === 'PENDING')
+        return userError(
+          refusal.code,
+          'You already answered this request; your answer stands while it waits for other approvers.',
+          inputPath(refusal.field),
+        );
       return userError(
         refusal.code,
         `This elicitation was already answered (${refusal.status}).`,
@@ -78,11 +86,42 @@ export function answerElicitationError(refusal: AnswerElicitationRefusal): UserE
     case 'INVALID_CONTENT':
       return userError(refusal.code, refusal.problem, inputPath(refusal.field, refusal.at));
     case 'FORBIDDEN':
-      return userError(
-        refusal.code,
-        `Editing the arguments of ${refusal.toolName} is turned off for this agent (allowEdit).`,
-        inputPath(refusal.field),
-      );
+      switch (refusal.reason) {
+        case 'EDIT_OFF':
+          return userError(
+            refusal.code,
+            `Editing the arguments of ${refusal.toolName} is turned off for this agent (allowEdit).`,
+            inputPath(refusal.field),
+          );
+        case 'FOUR_EYES':
+          return userError(
+            refusal.code,
+            'This request needs the approval of someone other than you (four eyes): you may cancel it, not accept ' +
+              'or decline it.',
+            inputPath(refusal.field),
+          );
+        case 'CANCEL_BY_REQUESTER':
+          return userError(
+            refusal.code,
+            'Only the user who made this request, or an administrator, may cancel it; accept or decline it instead.',
+            inputPath(refusal.field),
+          );
+        case 'NOT_YET_ESCALATED':
+          return userError(
+            refusal.code,
+            `This request is offered to your role only from ${refusal.escalatesAt ?? 'its escalation'}, if nobody ` +
+              'answered it by then.',
+            inputPath(refusal.field),
+          );
+        case 'NOT_AN_APPROVER':
+          return userError(
+            refusal.code,
+            'You hold none of the roles that approve this request: as an administrator you may cancel it, not ' +
+              'accept or decline it.',
+            inputPath(refusal.field),
+          );
+      }
+      break;
     case 'INVALID_INPUT':
       switch (refusal.reason) {
         case 'TOO_LARGE':
@@ -130,6 +169,13 @@ export function updateAgentError(refusal: UpdateAgentGatingRefusal): UserError {
             `pauseTtlSeconds must be between 1 and ${refusal.max}.`,
             inputPath(refusal.field),
           );
+        case 'BELOW_ESCALATION':
+          return userError(
+            refusal.code,
+            `pauseTtlSeconds must be above ${refusal.escalateAfterSeconds}: an approvers policy of this agent escalates ` +
+              'a request after that many seconds, and a request must escalate before it expires.',
+            inputPath(refusal.field),
+          );
         case 'UNKNOWN_TOOL':
           return userError(
             refusal.code,
@@ -147,4 +193,15 @@ export function updateAgentError(refusal: UpdateAgentGatingRefusal): UserError {
 
 export function revokeGrantError(refusal: RevokeGrantRefusal): UserError {
   return userError(refusal.code, 'No approval grant with this id.', inputPath(refusal.field));
+}
+
+/**
+ * The error of Elicitation.turn asked by an approver who is not the requester: they see the request, not the
+ * requester's turn, thread or messages (docs/approvers.md).
+ */
+export function othersTurnError(): GraphQLError {
+  return new GraphQLError(
+    'Only the user who made this request sees its turn; as an approver you see the request itself (toolCall, message, answers).',
+    { extensions: { code: 'FORBIDDEN' } },
+  );
 }

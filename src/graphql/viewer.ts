@@ -4,6 +4,11 @@ const ViewerRef = builder.objectRef<Viewer>('Viewer').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     isAdmin: t.exposeBoolean('isAdmin'),
+    roles: t.stringList({
+      description:
+        "The roles of the viewer's token (auth.tokens[].roles): approvers policies name them. None without auth.",
+      resolve: (v) => [...v.roles],
+    }),
   }),
 });
 

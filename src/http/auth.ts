@@ -15,7 +15,7 @@ export interface Authenticator {
   authenticate(authorization: string | null | undefined): Viewer | null;
 }
 
-export const LOCAL_VIEWER: Viewer = { id: 'local', isAdmin: true };
+export const LOCAL_VIEWER: Viewer = { id: 'local', isAdmin: true, roles: [] };
 
 /** No `auth` section: everyone is the single admin user `local` (the server then listens on loopback only). */
 export const localAuthenticator: Authenticator = {
@@ -35,7 +35,7 @@ const digest = (token: string): Buffer => createHash('sha256').update(token, 'ut
 export function createTokenAuthenticator(auth: AuthConfig, where = '<config>'): Authenticator {
   const entries = auth.tokens.map((entry, i) => ({
     digest: digest(usableToken(entry.token, `${where}: auth.tokens[${i}].token`)),
-    viewer: { id: entry.user, isAdmin: entry.admin } satisfies Viewer,
+    viewer: { id: entry.user, isAdmin: entry.admin, roles: [...new Set(entry.roles ?? [])] } satisfies Viewer,
   }));
   entries.forEach((entry, i) => {
     const earlier = entries.findIndex((other) => other.digest.equals(entry.digest));

@@ -156,7 +156,7 @@ describe('answerElicitation', () => {
   it('returns the recorded result for the same answer again, and refuses another one (ALREADY_RESOLVED)', async () => {
     const [request] = await paused(ALICE, 't_rw');
     const first = await answerElicitation(s.app, ALICE, answer(request!, { action: 'DECLINE' }));
-    expect(first.ok && first.turn.status).toBe('COMPLETED');
+    expect(first.ok && first.turn?.status).toBe('COMPLETED');
     const again = await answerElicitation(s.app, ALICE, answer(request!, { action: 'DECLINE' }));
     expect(again.ok && again.elicitation.id).toBe(request!.id);
     // An edit of an answered request is not judged: the store says it was answered.

@@ -69,6 +69,8 @@ describe('the config file', () => {
       },
       toolAllowEdit: { 'fs:write_file': false },
       allowEdit: true,
+      approvers: 'REQUESTER',
+      toolApprovers: {},
     });
   });
 
@@ -140,7 +142,7 @@ describe('the config file', () => {
     [
       'an unknown mode string',
       { 'fs:write_file': 'SOMETIMES' },
-      'toolgate.json: agents[0].toolConfirmation.fs:write_file: "ALWAYS", "NEVER", "BY_ANNOTATION", or an object {"mode", "rules", "allowEdit"}',
+      'toolgate.json: agents[0].toolConfirmation.fs:write_file: "ALWAYS", "NEVER", "BY_ANNOTATION", or an object {"mode", "rules", "allowEdit", "approvers"}',
     ],
     [
       'a tool allowEdit that is not a boolean',

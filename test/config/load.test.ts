@@ -120,6 +120,11 @@ describe('loadConfigFile', () => {
       /config\.json: toolSources\.fs: an MCP source has "command" \(stdio\) or "url" \(Streamable HTTP\), not both$/,
     ],
     [
+      'a role name with capitals',
+      { ...base, auth: { tokens: [{ token: 'fine-token', user: 'alice', roles: ['reviewer', 'Ops'] }] } },
+      /config\.json: auth\.tokens\[0\]\.roles\[1\]: a role: lowercase letters, digits, "_" or "-", at most 64$/,
+    ],
+    [
       'no subscriptions at all per socket',
       { ...base, server: { maxSubscriptionsPerSocket: 0 } },
       /config\.json: server\.maxSubscriptionsPerSocket: Too small: expected number to be >=1$/,

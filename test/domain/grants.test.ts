@@ -1,6 +1,7 @@
 // Remembered approvals without a database: what a grant is bound to (the tool's trusted definition), when it holds,
 // which one covers a call, and the grant an ACCEPT with `remember` records.
 import { describe, expect, it } from 'vitest';
+import { approversKey } from '../../src/domain/approvers.js';
 import {
   coveringGrant,
   definitionHash,
@@ -45,6 +46,7 @@ function grant(changes: Partial<ApprovalGrantRecord> = {}): ApprovalGrantRecord 
     createdAt: CREATED,
     expiresAt: EXPIRES,
     revokedAt: null,
+    approvers: null,
     ...changes,
   };
 }
@@ -55,6 +57,7 @@ const callOf = (changes: Partial<GrantedCall> = {}): GrantedCall => ({
   threadId: 'thr-1',
   toolId: tool.id,
   definitionHash: HASH,
+  approvers: null,
   ...changes,
 });
 
@@ -163,8 +166,9 @@ describe('coveringGrant', () => {
 });
 
 describe('grantFromAnswer', () => {
-  const elicitation: Pick<ElicitationRecord, 'id' | 'ownerId' | 'agentId' | 'threadId' | 'toolCall'> = {
+  const elicitation: Pick<ElicitationRecord, 'id' | 'ownerId' | 'agentId' | 'threadId' | 'toolCall' | 'approval'> = {
     id: 'elc-7',
+    approval: null,
     ownerId: 'ann',
     agentId: 'notes-agent',
     threadId: 'thr-1',
@@ -190,6 +194,7 @@ describe('grantFromAnswer', () => {
       createdAt: CREATED,
       expiresAt: EXPIRES,
       revokedAt: null,
+      approvers: null,
     });
   });
 
@@ -205,6 +210,23 @@ describe('grantFromAnswer', () => {
     expect(made.expiresAt).toBe('2030-01-01T10:00:01.000Z');
     expect(grantCovers(made, callOf(), '2030-01-01T10:00:00.999Z')).toBe(true);
     expect(grantCovers(made, callOf(), '2030-01-01T10:00:01.000Z')).toBe(false);
+  });
+
+  it('a request under an approvers policy binds its grant to that policy (not to when it escalates)', () => {
+    const approval = {
+      roles: ['reviewer', 'admin'],
+      required: 2,
+      requester: 'EXCLUDED' as const,
+      escalation: { roles: ['oncall'], at: CREATED },
+    };
+    const made = grantFromAnswer({ ...elicitation, approval }, { scope: 'THREAD', ttlSeconds: 60 }, 'g', CREATED);
+    const key = approversKey({ ...approval, roles: ['admin', 'reviewer'], escalation: { roles: ['oncall'], at: NOW } });
+    expect(made.approvers).toBe(key);
+    expect(grantCovers(made, callOf({ approvers: key }), CREATED)).toBe(true);
+    // The same tool asked under no policy, or another one: a grant of reviewers does not stand in, nor the reverse.
+    expect(grantCovers(made, callOf(), CREATED)).toBe(false);
+    expect(grantCovers(made, callOf({ approvers: approversKey({ ...approval, required: 1 }) }), CREATED)).toBe(false);
+    expect(grantCovers(grant({ expiresAt: EXPIRES }), callOf({ approvers: key }), CREATED)).toBe(false);
   });
 
   it('throws for a request made without a definition hash: there is nothing to bind the approval to', () => {

@@ -32,6 +32,8 @@ const AGENT: Agent = {
   allowEdit: true,
   toolRules: {},
   toolAllowEdit: {},
+  approvers: 'REQUESTER',
+  toolApprovers: {},
 };
 
 beforeEach(async () => {

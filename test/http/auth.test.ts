@@ -30,9 +30,9 @@ describe('bearer tokens over HTTP', () => {
     process.env[BOB_ENV] = BOB;
     h = await startHarness({
       config: withAuth([
-        { token: ALICE, user: 'alice', admin: false },
+        { token: ALICE, user: 'alice', admin: false, roles: ['reviewer', 'on-call_2'] },
         { token: `env:${BOB_ENV}`, user: 'bob', admin: false },
-        { token: ROOT, user: 'root', admin: true },
+        { token: ROOT, user: 'root', admin: true, roles: ['reviewer'] },
         { token: CAROL, user: 'carol', admin: false },
       ]),
     });
@@ -49,15 +49,15 @@ describe('bearer tokens over HTTP', () => {
       body: JSON.stringify(body),
     });
 
-  it('knows each user by their token: literal, env:NAME, admin or not; the scheme is case-insensitive', async () => {
+  it('knows each user by their token: literal, env:NAME, admin or not, their roles; the scheme is case-insensitive', async () => {
     for (const [authorization, viewer] of [
-      [`Bearer ${ALICE}`, { id: 'alice', isAdmin: false }],
-      [`bearer ${ALICE}`, { id: 'alice', isAdmin: false }],
-      [`Bearer ${BOB}`, { id: 'bob', isAdmin: false }],
-      [`Bearer ${ROOT}`, { id: 'root', isAdmin: true }],
-      [`Bearer ${CAROL}`, { id: 'carol', isAdmin: false }],
+      [`Bearer ${ALICE}`, { id: 'alice', isAdmin: false, roles: ['reviewer', 'on-call_2'] }],
+      [`bearer ${ALICE}`, { id: 'alice', isAdmin: false, roles: ['reviewer', 'on-call_2'] }],
+      [`Bearer ${BOB}`, { id: 'bob', isAdmin: false, roles: [] }],
+      [`Bearer ${ROOT}`, { id: 'root', isAdmin: true, roles: ['reviewer'] }],
+      [`Bearer ${CAROL}`, { id: 'carol', isAdmin: false, roles: [] }],
     ] as const) {
-      const response = await post({ query: '{ viewer { id isAdmin } }' }, { authorization });
+      const response = await post({ query: '{ viewer { id isAdmin roles } }' }, { authorization });
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual({ data: { viewer } });
     }
@@ -224,8 +224,8 @@ describe('without an auth section', () => {
     const h = await startHarness();
     try {
       for (const headers of [{}, { authorization: 'Bearer whatever' }] as Record<string, string>[]) {
-        expect(await h.gql('{ viewer { id isAdmin } }', {}, headers)).toEqual({
-          data: { viewer: { id: 'local', isAdmin: true } },
+        expect(await h.gql('{ viewer { id isAdmin roles } }', {}, headers)).toEqual({
+          data: { viewer: { id: 'local', isAdmin: true, roles: [] } },
         });
       }
     } finally {

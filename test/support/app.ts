@@ -16,9 +16,9 @@ import type { JsonObject } from '../../src/domain/records.js';
 import { call, callStep, MODEL_ID, testAgent, testConfig, textStep } from './scenario.js';
 import { CountingToolSource, type CountingTool } from './tools.js';
 
-export const ALICE: Viewer = { id: 'alice', isAdmin: false };
-export const BOB: Viewer = { id: 'bob', isAdmin: false };
-export const ADMIN: Viewer = { id: 'root', isAdmin: true };
+export const ALICE: Viewer = { id: 'alice', isAdmin: false, roles: [] };
+export const BOB: Viewer = { id: 'bob', isAdmin: false, roles: [] };
+export const ADMIN: Viewer = { id: 'root', isAdmin: true, roles: [] };
 
 export interface AppScenario {
   app: AppDeps;

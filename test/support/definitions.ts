@@ -16,6 +16,8 @@ export function agent(overrides: Partial<Agent> = {}): Agent {
     allowEdit: true,
     toolRules: {},
     toolAllowEdit: {},
+    approvers: 'REQUESTER',
+    toolApprovers: {},
     ...overrides,
   };
 }

@@ -218,7 +218,7 @@ export const testUsersAuthenticator: Authenticator = {
   authenticate(authorization) {
     const match = /^Bearer (\w+)$/.exec(authorization ?? '');
     if (!match) return null;
-    return { id: match[1]!, isAdmin: match[1] === 'admin' } satisfies Viewer;
+    return { id: match[1]!, isAdmin: match[1] === 'admin', roles: [] } satisfies Viewer;
   },
 };
 

@@ -39,6 +39,8 @@ export const agents = pgTable('agents', {
   gatingSetByApi: boolean('gating_set_by_api').notNull().default(false),
   /** May a user edit a call's arguments when accepting it (per tool: agent_tool_overrides.allow_edit). */
   allowEdit: boolean('allow_edit').notNull().default(true),
+  /** Who answers its confirmations (AgentApprovers: the agent's policy and its tools'); null: the requester alone. */
+  approvers: jsonb('approvers'),
   createdAt: time('created_at').notNull(),
   updatedAt: time('updated_at').notNull(),
 });
@@ -159,6 +161,8 @@ export const elicitations = pgTable(
     resolvedAt: time('resolved_at'),
     createdAt: time('created_at').notNull(),
     expiresAt: time('expires_at').notNull(),
+    /** Who may answer besides the requester, decided at the pause (ElicitationApproval); null: the requester alone. */
+    approval: jsonb('approval'),
   },
   (t) => [
     // A viewer's requests of one status in seq order (the pending list and its count).
@@ -168,6 +172,47 @@ export const elicitations = pgTable(
     index('elicitations_turn').on(t.turnId),
     // The sweeper's retention pass and the metrics gauge.
     index('elicitations_status_expiry').on(t.status, t.expiresAt),
+  ],
+);
+
+/**
+ * The answers to a request under an approvers policy, one per approver (docs/approvers.md): the quorum is counted from
+ * them in the answer's transaction, its turn's row locked; the request's own response columns hold the answer that
+ * decided it.
+ */
+export const elicitationAnswers = pgTable(
+  'elicitation_answers',
+  {
+    elicitationId: text('elicitation_id').notNull(),
+    approverId: text('approver_id').notNull(),
+    /** The order the answers were given in, within the request. */
+    position: integer('position').notNull(),
+    action: text('action', { enum: ['ACCEPT', 'DECLINE', 'CANCEL'] }).notNull(),
+    content: jsonb('content'),
+    /** ACCEPT with edited arguments: the proposal it makes; null: the model's arguments. */
+    arguments: jsonb('arguments'),
+    remember: jsonb('remember'),
+    createdAt: time('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.elicitationId, t.approverId] })],
+);
+
+/**
+ * Who may answer a PENDING request under a policy, by role (docs/approvers.md "Visibility"): one row per role of its
+ * policy (from its creation) and per escalation role (from the escalation time), written at the pause and deleted
+ * when the request stops waiting, so that the list of what a viewer may answer reads by role, never all requests.
+ */
+export const elicitationApproverRoles = pgTable(
+  'elicitation_approver_roles',
+  {
+    elicitationId: text('elicitation_id').notNull(),
+    role: text('role').notNull(),
+    /** From when members of the role may answer. */
+    fromTime: time('from_time').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.elicitationId, t.role] }),
+    index('elicitation_approver_roles_role').on(t.role, t.fromTime),
   ],
 );
 
@@ -206,6 +251,8 @@ export const approvalGrants = pgTable(
     createdAt: time('created_at').notNull(),
     expiresAt: time('expires_at').notNull(),
     revokedAt: time('revoked_at'),
+    /** The approvers policy it was given under (approversKey); it covers calls under that policy only. */
+    approvers: text('approvers'),
   },
   (t) => [
     index('approval_grants_lookup').on(t.ownerId, t.agentId, t.toolId),

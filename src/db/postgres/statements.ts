@@ -6,7 +6,8 @@
 // (postgres-store.ts) sends it. Parameters are written @name and sent as $n.
 import type pg from 'pg';
 import { newId } from '../../domain/ids.js';
-import type { ChatMessage, ElicitationStatus } from '../../domain/records.js';
+import { approverRoles } from '../../domain/approvers.js';
+import type { ChatMessage, ElicitationDraft, ElicitationStatus } from '../../domain/records.js';
 import { toStorableJson, toStorableText } from '../../domain/text.js';
 import { auditStatusCondition, UPSERT_AGENT, type Catalogue, type Params } from '../catalogue.js';
 
@@ -64,12 +65,38 @@ const HOLDS = "(@owner::text IS NULL OR (status = 'RUNNING' AND lease_owner = @o
 const AGENT = `SELECT a.*, COALESCE((SELECT json_agg(json_build_array(o.tool_id, o.mode, o.rules, o.allow_edit))
     FROM agent_tool_overrides o WHERE o.agent_id = a.id), '[]') AS overrides FROM agents a`;
 
+/**
+ * The requests a viewer may answer as an approver: offered to their roles by now, of other owners, without an answer
+ * of theirs that still counts (an ACCEPT of arguments other than the latest ACCEPT's does not).
+ */
+const TO_ANSWER = `FROM elicitations e
+  WHERE e.id IN (SELECT elicitation_id FROM elicitation_approver_roles
+      WHERE role = ANY(@roles::text[]) AND from_time <= @now)
+    AND e.status = 'PENDING' AND e.expires_at > @now AND e.owner_id <> @ownerId
+    AND (@threadId::text IS NULL OR e.thread_id = @threadId) AND (@agentId::text IS NULL OR e.agent_id = @agentId)
+    AND NOT EXISTS (SELECT 1 FROM elicitation_answers mine WHERE mine.elicitation_id = e.id
+      AND mine.approver_id = @ownerId AND (mine.action <> 'ACCEPT' OR mine.arguments IS NOT DISTINCT FROM (
+        SELECT latest.arguments FROM elicitation_answers latest WHERE latest.elicitation_id = e.id
+          AND latest.action = 'ACCEPT' ORDER BY latest.position DESC LIMIT 1)))`;
+
 /** The model's answer a loop write appends (an ASSISTANT message): its new id, text and tool calls; null without one. */
 const answerColumns = (answer: ChatMessage | null) => ({
   answerId: answer ? newId('msg') : null,
   answerText: answer ? answer.text : null,
   answerToolCalls: answer?.toolCalls.length ? json(answer.toolCalls) : null,
 });
+
+/** The role rows of the requests under a policy (approverRoles), as one array per column. */
+function approverRoleColumns(drafts: readonly ElicitationDraft[], now: string) {
+  const rows = drafts.flatMap((d) =>
+    d.approval ? approverRoles(d.approval, now).map((r) => ({ elicitationId: d.id, ...r })) : [],
+  );
+  return {
+    roleElicitationIds: rows.map((r) => r.elicitationId),
+    roleNames: rows.map((r) => r.role),
+    roleFrom: rows.map((r) => r.from),
+  };
+}
 
 /** Tool messages as one array per column, with their new ids. */
 const toolMessageColumns = ({ drafts }: { drafts: readonly { text: string; toolCallId: string }[] }) => ({
@@ -208,6 +235,9 @@ export const postgresStatements: PgCatalogue = {
     `SELECT count(*) AS count FROM elicitations WHERE owner_id = @ownerId AND status = 'PENDING' AND expires_at > @now
        AND (@threadId::text IS NULL OR thread_id = @threadId) AND (@agentId::text IS NULL OR agent_id = @agentId)`,
   ),
+  // What a viewer may answer as an approver (see the SQLite catalogue): by role first, through its index.
+  toAnswerPage: statement('to_answer_page', `SELECT e.* ${TO_ANSWER} AND e.seq > @after ORDER BY e.seq LIMIT @limit`),
+  toAnswerCount: statement('to_answer_count', `SELECT count(*) AS count ${TO_ANSWER}`),
   auditPage: (params) => audit(params.statuses).page(params),
   auditPageNewest: (params) => audit(params.statuses).pageNewest(params),
   auditCount: (params) => audit(params.statuses).count(params),
@@ -322,20 +352,29 @@ export const postgresStatements: PgCatalogue = {
        WHERE @answerId::text IS NOT NULL
      ), inserted AS (
        INSERT INTO elicitations (id, turn_id, thread_id, agent_id, owner_id, tool_call_id, status, request, tool_call,
-         created_at, expires_at)
+         created_at, expires_at, approval)
        SELECT e.id, held.id, held.thread_id, held.agent_id, held.owner_id, e.tool_call_id, 'PENDING', e.request::jsonb,
-         e.tool_call::jsonb, @now, @expiresAt
-       FROM held, unnest(@elicitationIds::text[], @toolCallIds::text[], @requests::text[], @toolCalls::text[])
-         WITH ORDINALITY AS e(id, tool_call_id, request, tool_call, n)
+         e.tool_call::jsonb, @now, @expiresAt, e.approval::jsonb
+       FROM held, unnest(@elicitationIds::text[], @toolCallIds::text[], @requests::text[], @toolCalls::text[],
+           @approvals::text[])
+         WITH ORDINALITY AS e(id, tool_call_id, request, tool_call, approval, n)
        ORDER BY e.n
+     ), offered AS (
+       INSERT INTO elicitation_approver_roles (elicitation_id, role, from_time)
+       SELECT r.elicitation_id, r.role, r.from_time
+       FROM held, unnest(@roleElicitationIds::text[], @roleNames::text[], @roleFrom::timestamptz[])
+         AS r(elicitation_id, role, from_time)
      )
      SELECT * FROM held`,
-    ({ drafts, answer }: Params<'pauseTurn'>[0]) => ({
+    ({ drafts, answer, now }: Params<'pauseTurn'>[0]) => ({
+      // Offered by role to the approvers of the requests under a policy (none for most pauses).
+      ...approverRoleColumns(drafts, now),
       ...answerColumns(answer),
       elicitationIds: drafts.map((d) => d.id),
       toolCallIds: drafts.map((d) => d.toolCallId),
       requests: drafts.map((d) => json(d.request)),
       toolCalls: drafts.map((d) => json(d.toolCall)),
+      approvals: drafts.map((d) => (d.approval ? json(d.approval) : null)),
     }),
   ),
   finishTurn: statement(
@@ -362,6 +401,36 @@ export const postgresStatements: PgCatalogue = {
     'elicitations_with_sibling',
     `SELECT * FROM elicitations
      WHERE turn_id = (SELECT turn_id FROM elicitations WHERE id = @id AND owner_id = @ownerId) ORDER BY seq`,
+  ),
+  // An approver's answer, authorized by the app: the turn's row locked as for the owner's.
+  lockTurnOfElicitationForApprover: statement(
+    'lock_turn_of_elicitation_for_approver',
+    `SELECT t.* FROM turns t JOIN elicitations e ON e.turn_id = t.id WHERE e.id = @id FOR UPDATE OF t`,
+  ),
+  elicitationsWithSiblingForApprover: statement(
+    'elicitations_with_sibling_for_approver',
+    `SELECT * FROM elicitations WHERE turn_id = (SELECT turn_id FROM elicitations WHERE id = @id) ORDER BY seq`,
+  ),
+  elicitationAnswers: statement(
+    'elicitation_answers',
+    'SELECT * FROM elicitation_answers WHERE elicitation_id = @id ORDER BY position',
+  ),
+  answersOfElicitations: statement(
+    'answers_of_elicitations',
+    'SELECT * FROM elicitation_answers WHERE elicitation_id = ANY(@ids::text[]) ORDER BY elicitation_id, position',
+  ),
+  deleteApproverRoles: statement(
+    'delete_approver_roles',
+    'DELETE FROM elicitation_approver_roles WHERE elicitation_id = ANY(@ids::text[])',
+  ),
+  upsertElicitationAnswer: statement(
+    'upsert_elicitation_answer',
+    `INSERT INTO elicitation_answers (elicitation_id, approver_id, position, action, content, arguments, remember,
+       created_at)
+     VALUES (@elicitationId, @approverId, @position, @action, @content::jsonb, @arguments::jsonb, @remember::jsonb, @now)
+     ON CONFLICT (elicitation_id, approver_id) DO UPDATE SET position = excluded.position, action = excluded.action,
+       content = excluded.content, arguments = excluded.arguments, remember = excluded.remember,
+       created_at = excluded.created_at`,
   ),
   answer: statement(
     'answer',
@@ -467,9 +536,9 @@ export const postgresStatements: PgCatalogue = {
   insertGrant: statement(
     'insert_grant',
     `INSERT INTO approval_grants (id, owner_id, agent_id, scope, thread_id, tool_id, definition_hash, elicitation_id,
-       created_at, expires_at, revoked_at)
+       created_at, expires_at, revoked_at, approvers)
      VALUES (@id, @ownerId, @agentId, @scope, @threadId, @toolId, @definitionHash, @elicitationId, @createdAt,
-       @expiresAt, @revokedAt)`,
+       @expiresAt, @revokedAt, @approvers)`,
   ),
   lastGrantUse: statement(
     'last_grant_use',

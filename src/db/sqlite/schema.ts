@@ -19,6 +19,8 @@ export const agents = sqliteTable('agents', {
   gatingSetByApi: integer('gating_set_by_api', { mode: 'boolean' }).notNull().default(false),
   /** May a user edit a call's arguments when accepting it (per tool: agent_tool_overrides.allow_edit). */
   allowEdit: integer('allow_edit', { mode: 'boolean' }).notNull().default(true),
+  /** Who answers its confirmations (AgentApprovers: the agent's policy and its tools'); null: the requester alone. */
+  approvers: json<unknown>('approvers'),
   createdAt: text('created_at').notNull(),
   updatedAt: text('updated_at').notNull(),
 });
@@ -124,6 +126,8 @@ export const elicitations = sqliteTable(
     resolvedAt: text('resolved_at'),
     createdAt: text('created_at').notNull(),
     expiresAt: text('expires_at').notNull(),
+    /** Who may answer besides the requester, decided at the pause (ElicitationApproval); null: the requester alone. */
+    approval: text('approval', { mode: 'json' }),
   },
   (t) => [
     // A viewer's requests of one status in seq order (the pending list); expires_at last, so that counting by status as
@@ -134,6 +138,46 @@ export const elicitations = sqliteTable(
     index('elicitations_turn').on(t.turnId),
     // The sweeper's retention pass finds long-expired elicitations without a scan.
     index('elicitations_status_expiry').on(t.status, t.expiresAt),
+  ],
+);
+
+/**
+ * The answers to a request under an approvers policy, one per approver (docs/approvers.md): the quorum is counted from
+ * them in the answer's transaction; the request's own response columns hold the answer that decided it.
+ */
+export const elicitationAnswers = sqliteTable(
+  'elicitation_answers',
+  {
+    elicitationId: text('elicitation_id').notNull(),
+    approverId: text('approver_id').notNull(),
+    /** The order the answers were given in, within the request. */
+    position: integer('position').notNull(),
+    action: text('action', { enum: ['ACCEPT', 'DECLINE', 'CANCEL'] }).notNull(),
+    content: text('content', { mode: 'json' }),
+    /** ACCEPT with edited arguments (canonical JSON): the proposal it makes; null: the model's arguments. */
+    arguments: text('arguments', { mode: 'json' }),
+    remember: text('remember', { mode: 'json' }),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.elicitationId, t.approverId] })],
+);
+
+/**
+ * Who may answer a PENDING request under a policy, by role (docs/approvers.md "Visibility"): one row per role of its
+ * policy (from its creation) and per escalation role (from the escalation time), written at the pause and deleted
+ * when the request stops waiting, so that the list of what a viewer may answer reads by role, never all requests.
+ */
+export const elicitationApproverRoles = sqliteTable(
+  'elicitation_approver_roles',
+  {
+    elicitationId: text('elicitation_id').notNull(),
+    role: text('role').notNull(),
+    /** From when members of the role may answer. */
+    fromTime: text('from_time').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.elicitationId, t.role] }),
+    index('elicitation_approver_roles_role').on(t.role, t.fromTime),
   ],
 );
 
@@ -178,6 +222,8 @@ export const approvalGrants = sqliteTable(
     createdAt: text('created_at').notNull(),
     expiresAt: text('expires_at').notNull(),
     revokedAt: text('revoked_at'),
+    /** The approvers policy it was given under (approversKey); it covers calls under that policy only. */
+    approvers: text('approvers'),
   },
   (t) => [
     index('approval_grants_lookup').on(t.ownerId, t.agentId, t.toolId),

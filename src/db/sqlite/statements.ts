@@ -4,6 +4,7 @@
 // batch) holds, one writer at a time, so nothing here locks rows. Where PostgreSQL writes with one statement (a
 // data-modifying CTE), SQLite runs two or three in a row. Lists are bound as one JSON array (json_each).
 import type Database from 'better-sqlite3';
+import { approverRoles } from '../../domain/approvers.js';
 import { newId } from '../../domain/ids.js';
 import type { ChatMessage } from '../../domain/records.js';
 import { auditStatusCondition, UPSERT_AGENT, type Catalogue } from '../catalogue.js';
@@ -37,6 +38,11 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
   const byIds = (sql: string) => {
     const statement = raw(sql);
     return (params: { ids: readonly string[] }) => statement.all({ ids: JSON.stringify(params.ids) }) as never;
+  };
+  /** A write taking `@ids`: how many rows it changed. */
+  const byIdsRun = (sql: string) => {
+    const statement = raw(sql);
+    return (params: { ids: readonly string[] }) => statement.run({ ids: JSON.stringify(params.ids) }).changes;
   };
 
   const holdsLease = raw("SELECT 1 FROM turns WHERE id = @turnId AND status = 'RUNNING' AND lease_owner = @owner");
@@ -90,8 +96,11 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
       updated_at = @now, iterations = coalesce(@iterations, iterations) WHERE id = @id AND ${HOLDS} RETURNING *`);
   const insertElicitation =
     raw(`INSERT INTO elicitations (id, turn_id, thread_id, agent_id, owner_id, tool_call_id, status, request, tool_call,
-      created_at, expires_at)
-    VALUES (@id, @turnId, @threadId, @agentId, @ownerId, @toolCallId, 'PENDING', @request, @toolCall, @now, @expiresAt)`);
+      created_at, expires_at, approval)
+    VALUES (@id, @turnId, @threadId, @agentId, @ownerId, @toolCallId, 'PENDING', @request, @toolCall, @now, @expiresAt,
+      @approval)`);
+  const insertApproverRole = raw(`INSERT OR IGNORE INTO elicitation_approver_roles (elicitation_id, role, from_time)
+    VALUES (@elicitationId, @role, @from)`);
   const finishTurn =
     raw(`UPDATE turns SET status = @status, text = @text, error = @error, step = NULL, expires_at = NULL,
       iterations = coalesce(@iterations, iterations), updated_at = @now WHERE id = @id AND ${HOLDS} RETURNING *`);
@@ -116,6 +125,25 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
       ORDER BY seq LIMIT @limit)
     RETURNING *`);
   const ownedGrant = prepared('SELECT * FROM approval_grants WHERE id = @id AND owner_id = @ownerId');
+
+  // What a viewer may answer as an approver: the requests offered to their roles (elicitation_approver_roles holds
+  // only the waiting ones), of other owners, that they have not answered, or whose ACCEPT of theirs an edit outdated
+  // (the arguments of the latest ACCEPT differ: stored canonical, the same arguments are the same text).
+  const toAnswer = `FROM elicitations e
+    WHERE e.id IN (SELECT elicitation_id FROM elicitation_approver_roles
+        WHERE role IN (SELECT value FROM json_each(@roles)) AND from_time <= @now)
+      AND e.status = 'PENDING' AND e.expires_at > @now AND e.owner_id <> @ownerId
+      AND (@threadId IS NULL OR e.thread_id = @threadId) AND (@agentId IS NULL OR e.agent_id = @agentId)
+      AND NOT EXISTS (SELECT 1 FROM elicitation_answers mine WHERE mine.elicitation_id = e.id
+        AND mine.approver_id = @ownerId AND (mine.action <> 'ACCEPT' OR mine.arguments IS (
+          SELECT latest.arguments FROM elicitation_answers latest WHERE latest.elicitation_id = e.id
+            AND latest.action = 'ACCEPT' ORDER BY latest.position DESC LIMIT 1)))`;
+  const toAnswerPage = raw(`SELECT e.* ${toAnswer} AND e.seq > @after ORDER BY e.seq LIMIT @limit`);
+  const toAnswerCount = raw(`SELECT count(*) AS count ${toAnswer}`);
+  const withRoles = <P extends { roles: readonly string[] }>(params: P) => ({
+    ...params,
+    roles: JSON.stringify(params.roles),
+  });
 
   // A viewer's pending requests: INDEXED BY, because without statistics SQLite prefers elicitations_status_expiry
   // (status = ? AND expires_at > ?) and then reads every unexpired PENDING row of every user to count one user's.
@@ -209,6 +237,8 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
     elicitationsOfTurns: byIds(`SELECT * FROM elicitations WHERE turn_id IN ${IDS} ORDER BY seq`),
     pendingPage: prepared(`SELECT * ${pending} AND seq > @after ORDER BY seq LIMIT @limit`),
     pendingCount: prepared(`SELECT count(*) AS count ${pending}`),
+    toAnswerPage: (params) => toAnswerPage.all(withRoles(params)) as never,
+    toAnswerCount: (params) => toAnswerCount.all(withRoles(params)) as never,
     auditPage: (params) => audit(params).page(params),
     auditPageNewest: (params) => audit(params).pageNewest(params),
     auditCount: (params) => audit(params).count(params),
@@ -275,7 +305,13 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
           toolCall: JSON.stringify(draft.toolCall),
           now: params.now,
           expiresAt: params.expiresAt,
+          approval: draft.approval ? JSON.stringify(draft.approval) : null,
         });
+        // Offered by role to its approvers, for their list of requests to answer.
+        if (draft.approval) {
+          for (const { role, from } of approverRoles(draft.approval, params.now))
+            insertApproverRole.run({ elicitationId: draft.id, role, from });
+        }
       }
       return rows as never;
     },
@@ -289,6 +325,20 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
     lockTurnOfElicitation: () => NONE,
     elicitationsWithSibling: prepared(`SELECT * FROM elicitations
       WHERE turn_id = (SELECT turn_id FROM elicitations WHERE id = @id AND owner_id = @ownerId) ORDER BY seq`),
+    lockTurnOfElicitationForApprover: () => NONE,
+    elicitationsWithSiblingForApprover: prepared(`SELECT * FROM elicitations
+      WHERE turn_id = (SELECT turn_id FROM elicitations WHERE id = @id) ORDER BY seq`),
+    elicitationAnswers: prepared('SELECT * FROM elicitation_answers WHERE elicitation_id = @id ORDER BY position'),
+    answersOfElicitations: byIds(
+      `SELECT * FROM elicitation_answers WHERE elicitation_id IN ${IDS} ORDER BY elicitation_id, position`,
+    ),
+    deleteApproverRoles: byIdsRun('DELETE FROM elicitation_approver_roles WHERE elicitation_id IN ' + IDS),
+    upsertElicitationAnswer: prepared(`INSERT INTO elicitation_answers (elicitation_id, approver_id, position, action,
+        content, arguments, remember, created_at)
+      VALUES (@elicitationId, @approverId, @position, @action, @content, @arguments, @remember, @now)
+      ON CONFLICT (elicitation_id, approver_id) DO UPDATE SET position = excluded.position, action = excluded.action,
+        content = excluded.content, arguments = excluded.arguments, remember = excluded.remember,
+        created_at = excluded.created_at`),
     answer: prepared(`UPDATE elicitations SET status = @status, response_action = @action, response_content = @content,
         response_arguments = @arguments, response_remember = @remember, resolved_by = @by, resolved_at = @now
       WHERE id = @id AND status = 'PENDING' RETURNING *`),
@@ -340,9 +390,9 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
       ORDER BY seq LIMIT @limit`),
     insertGrant:
       prepared(`INSERT INTO approval_grants (id, owner_id, agent_id, scope, thread_id, tool_id, definition_hash,
-        elicitation_id, created_at, expires_at, revoked_at)
+        elicitation_id, created_at, expires_at, revoked_at, approvers)
       VALUES (@id, @ownerId, @agentId, @scope, @threadId, @toolId, @definitionHash, @elicitationId, @createdAt,
-        @expiresAt, @revokedAt)`),
+        @expiresAt, @revokedAt, @approvers)`),
     lastGrantUse: prepared('SELECT max(started_at) AS started_at FROM tool_executions WHERE grant_id = @id'),
     revokeGrant: prepared('UPDATE approval_grants SET revoked_at = @revokedAt WHERE id = @id'),
     grantUses: byIds(`SELECT grant_id, turn_id, tool_call_id, started_at FROM tool_executions

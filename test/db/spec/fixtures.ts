@@ -8,6 +8,7 @@ import type {
   ChatMessage,
   CloseReason,
   ElicitationAnswer,
+  ElicitationApproval,
   ElicitationDraft,
   ElicitationRecord,
   GrantScope,
@@ -56,6 +57,8 @@ export function agentConfig(id: string, changes: Partial<Agent> = {}): Agent {
     allowEdit: true,
     toolRules: {},
     toolAllowEdit: {},
+    approvers: 'REQUESTER',
+    toolApprovers: {},
     ...changes,
   };
 }
@@ -138,6 +141,8 @@ export interface PauseOptions extends TurnOptions {
   /** Also a call that runs without asking (lookup) and a vetoed one (wipe), ahead of the confirmed ones. */
   mixed?: boolean;
   expiresAt?: string;
+  /** The approvers policy each request is paused with (docs/approvers.md); none by default. */
+  approval?: ElicitationApproval;
 }
 
 export interface Paused extends Started {
@@ -161,7 +166,7 @@ export async function pausedTurn(store: Store, options: PauseOptions = {}): Prom
     const call = toolCall(`edit_${i}`, { note: `n${i}` });
     const elicitationId = nextId('elc');
     calls.push({ toolCall: call, outcome: { kind: 'confirm', elicitationId } });
-    drafts.push(draftFor(call, elicitationId));
+    drafts.push({ ...draftFor(call, elicitationId), ...(options.approval && { approval: options.approval }) });
   }
   const step: PendingStep = { version: 1, calls };
   const { turn } = started;
@@ -189,6 +194,32 @@ export function answer(
     {
       elicitationId,
       ownerId: options.ownerId ?? ANN,
+      answeredBy: options.ownerId ?? ANN,
+      answer: response,
+      now: options.now ?? at(10),
+      lease: options.lease,
+      grantId: options.grantId,
+    },
+    closeStep,
+  );
+}
+
+/**
+ * An approver's answer to another user's request under a policy, as the answer use case sends it once it authorized
+ * the approver: unscoped (ownerId null), answered by them.
+ */
+export function approverAnswer(
+  store: Store,
+  elicitationId: string,
+  approverId: string,
+  response: ElicitationAnswer,
+  options: { now?: string; lease?: TurnLease; grantId?: string } = {},
+): Promise<ResolveResult> {
+  return store.resolveElicitation(
+    {
+      elicitationId,
+      ownerId: null,
+      answeredBy: approverId,
       answer: response,
       now: options.now ?? at(10),
       lease: options.lease,
@@ -256,6 +287,8 @@ export interface RememberablePauseOptions extends TurnOptions {
   toolName?: string;
   arguments?: JsonObject;
   expiresAt?: string;
+  /** The approvers policy the request is paused with; none by default. */
+  approval?: ElicitationApproval;
 }
 
 /** A PAUSED turn whose one call asks, with a request whose approval can be remembered. */
@@ -269,9 +302,15 @@ export async function rememberablePause(store: Store, options: RememberablePause
   await store
     .unleasedTurnWriter(started.turn.id)
     .appendAssistantMessage({ message: assistantMessage(null, [call]), iterations: 1, now });
-  const paused = await store
-    .unleasedTurnWriter(started.turn.id)
-    .pauseTurn({ step, elicitations: [rememberableDraftFor(call, elicitationId)], text: 'May I?', expiresAt, now });
+  const paused = await store.unleasedTurnWriter(started.turn.id).pauseTurn({
+    step,
+    elicitations: [
+      { ...rememberableDraftFor(call, elicitationId), ...(options.approval && { approval: options.approval }) },
+    ],
+    text: 'May I?',
+    expiresAt,
+    now,
+  });
   return { ...started, turn: paused.turn, step, elicitations: paused.elicitations, expiresAt };
 }
 

@@ -119,6 +119,7 @@ export function registerGrantsSpec(harness: StoreHarness): void {
           createdAt: at(10),
           expiresAt: at(70),
           revokedAt: null,
+          approvers: null,
         };
         expect(await store.getApprovalGrant('grt-1', ANN)).toEqual(grant);
         expect(await store.listGrantCandidates(ANN, AGENT, 'demo:edit_note')).toEqual([grant]);

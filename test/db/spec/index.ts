@@ -3,6 +3,7 @@
 // empty database per test, and each file here registers the cases of one of the Store's roles against it.
 import { describe } from 'vitest';
 import { registerAgentsSpec } from './agents.js';
+import { registerApproversSpec } from './approvers.js';
 import { registerAnswersSpec } from './answers.js';
 import { registerConcurrencySpec } from './concurrency.js';
 import { registerGatewaySpec } from './gateway.js';
@@ -31,5 +32,6 @@ export function describeStore(factory: StoreFactory): void {
     registerConcurrencySpec(harness);
     registerWebhooksSpec(harness);
     registerGatewaySpec(harness);
+    registerApproversSpec(harness);
   });
 }

@@ -381,6 +381,7 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
           resolvedAt: null,
           createdAt: at(1),
           expiresAt: at(61),
+          approval: null,
         },
       ]);
       expect(await store.loadTurn(turn.id)).toEqual(paused.turn);
