@@ -262,3 +262,37 @@ describe("a gateway's call passes the whole gate", () => {
     expect(g.tools.runs.get('wipe')?.at(-1)).toEqual({ id: 'r5' });
   });
 });
+
+describe("a gateway's call whose confirmation expires", () => {
+  it('never runs: the waiting client gets the expiry as an error, and so does a retry with its key', async () => {
+    const e = await startApp({
+      tools: [{ name: 'wipe', annotations: { destructiveHint: true } }],
+      agents: [
+        {
+          ...testAgent({ id: GATEWAY, name: 'Gateway', tools: ['t:*'], requireToolConfirmation: true }),
+          model: undefined,
+          pauseTtlSeconds: 1,
+        },
+      ],
+    });
+    try {
+      const call = input('wipe', { id: 'x' }, { idempotencyKey: 'expiring' });
+      const started = await callTool(e.app, ALICE, call);
+      if (!started.ok) throw new Error(JSON.stringify(started));
+      expect(started.call.waitingOn).toHaveLength(1);
+      const waiting = awaitCallResult(e.app, ALICE, started.call.turn.id, { tickMs: 50 });
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect(await e.server.sweep()).toMatchObject({ expiredTurns: 1 });
+      const expired = {
+        content: [{ type: 'text', text: 'Execution of wipe was not confirmed before the request expired.' }],
+        isError: true,
+      };
+      expect((await waiting)?.result).toEqual(expired);
+      const retried = await callTool(e.app, ALICE, call);
+      expect(retried.ok && retried.call.result).toEqual(expired);
+      expect(e.tools.count('wipe')).toBe(0);
+    } finally {
+      await e.close();
+    }
+  });
+});
