@@ -20,6 +20,11 @@ export const toolText = {
     `Execution of ${name} did not run: the user's remembered approval of it was revoked or expired before it started. Call it again to ask the user.`,
 };
 
+/** The USER message of a gateway's call: which client asked for which tool (its name as the client called it). */
+export function gatewayCallText(clientName: string | null, toolName: string): string {
+  return `${clientName || 'An MCP client'} called ${toolName}.`;
+}
+
 /** `{name}` in a TOOL text: the name the model called the tool by (docs/design.md, "Tool names"). */
 export function calledName(call: Pick<ToolCall, 'name' | 'modelName'>): string {
   return call.modelName ?? call.name;

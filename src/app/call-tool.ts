@@ -2,6 +2,7 @@
 // agent without a model (src/domain/gateway.ts): the client chose the call, so its turn starts with that call as its
 // one step, which passes the same gate (listeners, modes, rules, remembered approvals), may pause for an answer, runs
 // at most once, and ends with the call's result.
+import { gatewayCallText } from '../agent/messages.js';
 import { normaliseToolCalls } from '../agent/tool-calls.js';
 import { ToolNames } from '../agent/tool-names.js';
 import { isGateway, unranCallResult, type CallResult } from '../domain/gateway.js';
@@ -80,12 +81,11 @@ export async function callTool(app: AppDeps, viewer: Viewer, input: CallToolInpu
     usedIds: [],
     maxArgumentsBytes: app.limits.maxToolArgumentsBytes,
   });
-  const client = input.clientName ? toStorableText(input.clientName) : 'An MCP client';
   const started = await app.runner.startTurn({
     agentId: input.agentId,
     ownerId: viewer.id,
     threadId: null,
-    message: `${client} called ${input.name}.`,
+    message: gatewayCallText(input.clientName ? toStorableText(input.clientName) : null, input.name),
     background: input.background === true,
     ...(key !== undefined && { idempotencyKey: key }),
     call: call!,

@@ -392,7 +392,7 @@ export class SqlStore implements Store {
     leaseOwner?: string,
     result?: JsonObject,
   ): Promise<void> {
-    const { json, stored } = this.#c;
+    const { json } = this.#c;
     await this.#loopWrite(turnId, leaseOwner, 'finishTool', {
       turnId,
       owner: leaseOwner ?? null,
@@ -400,7 +400,8 @@ export class SqlStore implements Store {
       now,
       id: newId('msg'),
       text: draft.text,
-      result: result === undefined ? null : json(stored ? stored(result) : result),
+      // The loop made it storable (the same on every backend); json binds it as the dialect does.
+      result: result === undefined ? null : json(result),
     });
   }
 
