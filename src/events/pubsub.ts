@@ -12,6 +12,13 @@ export type ToolgateTopics = {
   turn: [turnId: string, turn: TurnRecord];
   /** New confirmation requests of one user. */
   elicitations: [ownerId: string, elicitation: ElicitationRecord];
+  /**
+   * Requests offered to the approvers of one role: at the pause to its policy's roles, at the escalation to the
+   * escalation roles. Subscribers still decide per viewer whether they may answer (four eyes, the escalation time).
+   */
+  approverElicitations: [role: string, elicitation: ElicitationRecord];
+  /** Every change of one request after it was made: an answer counted under a quorum, its resolution, its escalation. */
+  elicitation: [elicitationId: string, elicitation: ElicitationRecord];
   /** The text of one turn's model calls as it is generated: best-effort, never stored (src/events/runner-events.ts). */
   turnText: [turnId: string, delta: TurnTextDelta];
 };
