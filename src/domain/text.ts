@@ -16,14 +16,37 @@ export function toStorableText(text: string): string {
   return isStorableText(text) ? text : text.replace(UNSTORABLE_ALL, '\uFFFD');
 }
 
-/** A JSON value with every string in it (keys too) made storable; the same value when nothing needs it. */
+/**
+ * A JSON value with every string in it (keys too) made storable. The same value when nothing needs it, and then
+ * nothing is copied: most values are storable already (the loop made them so), and a store checks them again.
+ */
 export function toStorableJson<T>(value: T): T {
   if (typeof value === 'string') return toStorableText(value) as T;
-  if (Array.isArray(value)) return value.map(toStorableJson) as T;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | null = null;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const storable = toStorableJson(item);
+      if (copy) copy.push(storable);
+      else if (storable !== item) copy = [...value.slice(0, i), storable];
+    }
+    return (copy ?? value) as T;
+  }
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [toStorableText(key), toStorableJson(item)]),
-    ) as T;
+    const object = value as Record<string, unknown>;
+    const keys = Object.keys(object);
+    let copy: [string, unknown][] | null = null;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const item = object[key];
+      const storableKey = toStorableText(key);
+      const storable = toStorableJson(item);
+      if (copy) copy.push([storableKey, storable]);
+      else if (storableKey !== key || storable !== item)
+        copy = [...keys.slice(0, i).map((k): [string, unknown] => [k, object[k]]), [storableKey, storable]];
+    }
+    // Entries, not assignment: a key such as __proto__ stays a key.
+    return (copy ? Object.fromEntries(copy) : value) as T;
   }
   return value;
 }

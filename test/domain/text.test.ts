@@ -24,4 +24,16 @@ describe('storable text', () => {
       n: { s: 'ok' },
     });
   });
+
+  it('returns a storable value itself, and copies only what it changes, leaving the given value as it was', () => {
+    const storable = { a: ['x', { b: 'y' }], c: 1 };
+    expect(toStorableJson(storable)).toBe(storable);
+    const nested = { ok: { s: 'fine' }, bad: ['a', 'b\u0000'] };
+    const result = toStorableJson(nested);
+    expect(result).toEqual({ ok: { s: 'fine' }, bad: ['a', 'b\uFFFD'] });
+    expect(result.ok).toBe(nested.ok);
+    expect(nested.bad[1]).toBe('b\u0000');
+    const withProto = JSON.parse('{"__proto__": "x\\u0000", "k": 1}') as object;
+    expect(Object.keys(toStorableJson(withProto))).toEqual(['__proto__', 'k']);
+  });
 });
