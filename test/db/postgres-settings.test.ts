@@ -2,8 +2,8 @@
 // commits durable when they return (the tool-start journal), and a clock offset not skewed by a busy pool.
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PostgresStore, withDurableCommits } from '../../src/db/postgres/postgres-store.js';
-import { freshPostgresDatabase, type TestDatabase } from '../support/postgres.js';
+import { PostgresStore, toIso, withDurableCommits } from '../../src/db/postgres/postgres-store.js';
+import { freshPostgresDatabase, TEST_POSTGRES, type TestDatabase } from '../support/postgres.js';
 
 let database: TestDatabase | undefined;
 let store: PostgresStore | undefined;
@@ -63,5 +63,29 @@ describe('the PostgreSQL store on every connection', () => {
     busy.release();
     // Same host, same clock: the offset is the measurement's own error, far below the 500 ms the pool made it wait.
     expect(Math.abs(await offset)).toBeLessThan(100);
+  });
+});
+
+describe('times read from PostgreSQL', () => {
+  it('are the ISO-8601 strings the domain writes, whatever the session time zone', async () => {
+    const client = new pg.Client({ connectionString: TEST_POSTGRES });
+    await client.connect();
+    try {
+      const written = [
+        '2026-01-01T00:00:00.000Z',
+        '2026-12-05T13:05:50.120Z',
+        '2026-12-05T13:05:50.007Z',
+        '0099-03-01T23:59:59.999Z',
+      ];
+      for (const zone of ['UTC', 'Europe/Berlin', 'America/St_Johns']) {
+        await client.query(`SET TIME ZONE '${zone}'`);
+        for (const time of written) {
+          const { rows } = await client.query<{ text: string }>('SELECT $1::timestamptz(3)::text AS text', [time]);
+          expect(toIso(rows[0]!.text)).toBe(time);
+        }
+      }
+    } finally {
+      await client.end();
+    }
   });
 });

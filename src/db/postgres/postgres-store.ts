@@ -29,7 +29,14 @@ const MAX_ATTEMPTS = 5;
 
 const { builtins } = pg.types;
 const parseDate = pg.types.getTypeParser(builtins.TIMESTAMPTZ, 'text') as (value: string) => Date;
-const toIso = (value: string) => parseDate(value).toISOString();
+/** PostgreSQL's text of a timestamp(3) in UTC: "2026-01-01 00:00:00.12+00" (trailing zeros of the fraction left out). */
+const UTC_TIME = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,3}))?\+00$/;
+/** The ISO-8601 string of a timestamptz: rewritten when the session's zone is UTC, else parsed (any zone, any year). */
+export function toIso(value: string): string {
+  const utc = UTC_TIME.exec(value);
+  if (!utc) return parseDate(value).toISOString();
+  return `${utc[1]}T${utc[2]}.${(utc[3] ?? '').padEnd(3, '0')}Z`;
+}
 /**
  * Values as the rows of ../rows.ts have them, as on SQLite: times as ISO-8601 strings, int8 (sequence numbers,
  * counts) as numbers, JSON as its text (the shared mappers parse it).

@@ -18,10 +18,16 @@ export interface PgQuery extends pg.QueryConfig {
 
 export type PgCatalogue = { readonly [K in keyof Catalogue]: (...params: Params<K>) => PgQuery };
 
-/** JSON for a jsonb parameter: JSON.stringify writes NUL and unpaired surrogates as \u escapes, which jsonb refuses. */
+/**
+ * JSON for a jsonb parameter: JSON.stringify writes NUL as \u0000 and an unpaired surrogate as \udXXX, which jsonb
+ * refuses. Text without such an escape is storable as it is (most is: the loop made it so); with one (or a text's own
+ * backslash before such letters), the value is made storable first.
+ */
 export function json(value: unknown): string {
-  return JSON.stringify(toStorableJson(value));
+  const text = JSON.stringify(value);
+  return UNSTORABLE_ESCAPE.test(text) ? JSON.stringify(toStorableJson(value)) : text;
 }
+const UNSTORABLE_ESCAPE = /\\u(?:0000|d[89a-f])/i;
 
 /**
  * Strings are bound storable (src/domain/text.ts): PostgreSQL refuses NUL characters and unpaired surrogates, which
