@@ -9,6 +9,11 @@ export interface RunnerEvents {
   turnChanged(turn: TurnRecord): void;
   elicitationsCreated(elicitations: ElicitationRecord[]): void;
   /**
+   * Requests changed after they were made, as committed: an answer counted towards a quorum, a decision, or closed
+   * with their turn (cancelled, superseded, expired). All of one turn.
+   */
+  elicitationsChanged?(elicitations: ElicitationRecord[]): void;
+  /**
    * A model call (`iteration`, 1-based) starts: where each piece of its text goes as it is generated (live display,
    * best-effort: it returns at once and is never awaited; the saved ASSISTANT message is what counts).
    */
@@ -54,6 +59,11 @@ export class TurnReporter {
     this.options.events?.elicitationsCreated(elicitations);
   }
 
+  /** Requests an answer changed (counted, or decided), as committed. */
+  elicitationsChanged(elicitations: ElicitationRecord[]): void {
+    this.options.events?.elicitationsChanged?.(elicitations);
+  }
+
   modelText(turn: TurnRecord, iteration: number): ((delta: string) => void) | undefined {
     return this.options.events?.modelText?.(turn, iteration);
   }
@@ -83,16 +93,27 @@ export class TurnReporter {
     this.observe({ type: 'modelCalled', turn, modelId, outcome, durationMs: performance.now() - startedAt });
   }
 
-  /** A turn this process just expired: how many requests went unanswered (read only when someone observes). */
-  async expired(turn: TurnRecord): Promise<void> {
-    if (!this.options.observer) return;
-    try {
-      const count = (await this.options.store.listTurnElicitations(turn.id)).filter(
-        (e) => e.status === 'EXPIRED',
-      ).length;
-      this.observe({ type: 'elicitationsExpired', turn, count });
-    } catch (error) {
-      this.options.onError?.(error);
+  /**
+   * A paused turn this process just closed (cancelled, superseded, expired), after turn(): the requests closed with it
+   * go to their subscribers, and the observer hears how many expired and that the turn ended. The requests are read
+   * back once, and only when someone listens: those the closing closed carry the turn's time (one transaction).
+   */
+  async closed(turn: TurnRecord): Promise<void> {
+    const { events, observer } = this.options;
+    const publish = events?.elicitationsChanged !== undefined;
+    const countExpired = turn.status === 'EXPIRED' && observer !== undefined;
+    if (publish || countExpired) {
+      try {
+        const elicitations = await this.options.store.listTurnElicitations(turn.id);
+        const closedNow = elicitations.filter((e) => e.status !== 'PENDING' && e.resolvedAt === turn.updatedAt);
+        if (publish && closedNow.length > 0) this.elicitationsChanged(closedNow);
+        if (countExpired) {
+          const count = elicitations.filter((e) => e.status === 'EXPIRED').length;
+          this.observe({ type: 'elicitationsExpired', turn, count });
+        }
+      } catch (error) {
+        this.options.onError?.(error);
+      }
     }
     this.observe({ type: 'turnEnded', turn });
   }

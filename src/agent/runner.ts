@@ -156,10 +156,9 @@ export class AgentRunner {
     }
     if (!result.ok) return { ok: false, code: result.code === 'NOT_FOUND' ? 'THREAD_NOT_FOUND' : result.code };
     if (result.superseded) {
-      this.#reporter.turn(result.superseded);
       // A paused turn past its expiry ends EXPIRED (its requests went unanswered), else CANCELLED.
-      if (result.superseded.status === 'EXPIRED') await this.#reporter.expired(result.superseded);
-      else this.#reporter.observe({ type: 'turnEnded', turn: result.superseded });
+      this.#reporter.turn(result.superseded);
+      await this.#reporter.closed(result.superseded);
     }
     this.#reporter.turn(result.turn);
     this.#reporter.observe({ type: 'turnStarted', turn: result.turn });
@@ -207,7 +206,7 @@ export class AgentRunner {
       case 'expired':
         if (result.changed) {
           this.#reporter.turn(result.turn);
-          await this.#reporter.expired(result.turn);
+          await this.#reporter.closed(result.turn);
         }
         return { ok: false, code: 'EXPIRED', elicitation: result.elicitation };
       case 'duplicate':
@@ -219,16 +218,25 @@ export class AgentRunner {
           pausedWith: null,
         };
       case 'counted':
-        // The request still waits for other approvers: nothing of the turn changed.
+        // The request still waits for other approvers. The turn's own fields did not change, but what it holds did
+        // (its request's answers): its subscribers see who answered so far, as do the request's.
+        this.#reporter.changed(result.turn);
+        this.#reporter.elicitationsChanged([result.elicitation]);
         return { ok: true, elicitation: result.elicitation, turn: result.turn, pausedWith: null };
       case 'recorded':
+        this.#reporter.turn(result.turn);
+        this.#reporter.elicitationsChanged([result.elicitation]);
+        this.#reporter.answered(result.elicitation, result.elicitation.response ?? input.answer);
+        return { ok: true, elicitation: result.elicitation, turn: result.turn, pausedWith: null };
       case 'cancelled':
         this.#reporter.turn(result.turn);
         this.#reporter.answered(result.elicitation, result.elicitation.response ?? input.answer);
-        if (result.kind === 'cancelled') this.#reporter.observe({ type: 'turnEnded', turn: result.turn });
+        // The step's other requests closed with the turn: all of them reach their subscribers.
+        await this.#reporter.closed(result.turn);
         return { ok: true, elicitation: result.elicitation, turn: result.turn, pausedWith: null };
       case 'resume': {
         this.#reporter.turn(result.turn);
+        this.#reporter.elicitationsChanged([result.elicitation]);
         this.#reporter.answered(result.elicitation, result.elicitation.response ?? input.answer);
         await this.options.checkpoint?.('answerRecorded', { turnId: result.turn.id });
         const { turn, pausedWith } = await this.#supervisor.run(result.turn.id, {

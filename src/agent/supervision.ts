@@ -97,7 +97,7 @@ export class TurnSupervisor {
     const expired = await this.#store.expireDueTurns(this.#now(), limit, closeStep);
     for (const turn of expired) {
       this.options.reporter.turn(turn);
-      await this.options.reporter.expired(turn);
+      await this.options.reporter.closed(turn);
     }
     return expired;
   }

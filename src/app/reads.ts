@@ -14,6 +14,7 @@ import type {
   ThreadRecord,
   TurnRecord,
 } from '../domain/records.js';
+import { mayAnswer } from './answer-elicitation.js';
 import type { AppDeps } from './deps.js';
 import type { Viewer } from './viewer.js';
 
@@ -139,6 +140,42 @@ export async function allPendingElicitations(
     if (!page.hasNextPage) return pending;
     after = page.endCursor;
   }
+}
+
+/** Every request the viewer may answer now as an approver, oldest first, page after page (a subscription catching up). */
+export async function allElicitationsToAnswer(
+  app: AppDeps,
+  viewer: Viewer,
+  filter: ElicitationFilter,
+): Promise<ElicitationRecord[]> {
+  const toAnswer: ElicitationRecord[] = [];
+  for (let after: string | null = null; ;) {
+    const page = await listPendingElicitations(app, viewer, { ...filter, scope: 'TO_ANSWER', first: 200, after });
+    toAnswer.push(...page.items);
+    if (!page.hasNextPage) return toAnswer;
+    after = page.endCursor;
+  }
+}
+
+/**
+ * Whether the viewer may answer this request now as an approver: one request of what TO_ANSWER lists (a live event
+ * offering it to one of the viewer's roles). Another user's, still waiting, that the viewer may ACCEPT or DECLINE now
+ * (mayAnswer: a role of its policy, or an escalation role from its time; never the requester), and that they have not
+ * answered, or answered with an ACCEPT an edit outdated since. `answers` reads its approvers' answers, only if needed.
+ */
+export async function mayAnswerNow(
+  app: Pick<AppDeps, 'clock'>,
+  viewer: Viewer,
+  elicitation: ElicitationRecord,
+  answers: () => Promise<ApproverAnswer[]>,
+): Promise<boolean> {
+  if (elicitation.ownerId === viewer.id || !elicitation.approval) return false;
+  const now = app.clock().toISOString();
+  if (elicitationStatusAt(elicitation, now) !== 'PENDING') return false;
+  if (mayAnswer(elicitation, viewer, 'ACCEPT', now).kind !== 'allowed') return false;
+  const given = await answers();
+  const mine = given.find((answer) => answer.approverId === viewer.id);
+  return !mine || outdated(mine, given);
 }
 
 /** How a closed elicitation was closed: answered by its user, or closed by the server without an answer. */

@@ -119,9 +119,24 @@ export function createRunnerEventPublisher({ pubsub, flush, onError }: RunnerEve
     elicitationsCreated(elicitations) {
       flush()
         .then(() => {
-          for (const elicitation of elicitations) pubsub.publish('elicitations', elicitation.ownerId, elicitation);
+          for (const elicitation of elicitations) {
+            pubsub.publish('elicitations', elicitation.ownerId, elicitation);
+            // Under an approvers policy it is offered to the approvers of each of its roles too (the escalation
+            // roles only once it escalates); each subscriber decides whether its viewer may answer it.
+            for (const role of new Set(elicitation.approval?.roles)) {
+              pubsub.publish('approverElicitations', role, elicitation);
+            }
+          }
         })
         .catch(onError);
+    },
+    elicitationsChanged(elicitations) {
+      const turnId = elicitations[0]?.turnId;
+      if (turnId === undefined) return;
+      // After the turn's change that made them, once durable, like the turn's own.
+      inOrder(turnId, flush(), () => {
+        for (const elicitation of elicitations) pubsub.publish('elicitation', elicitation.id, elicitation);
+      });
     },
     modelText(turn, iteration) {
       const call: CallText = { turnId: turn.id, iteration, nextIndex: 0, published: '', unpublished: '' };

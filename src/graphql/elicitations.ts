@@ -1,11 +1,14 @@
+import { GraphQLError } from 'graphql';
 import { answerElicitation, mayEdit, mayRemember } from '../app/answer-elicitation.js';
 import {
+  allElicitationsToAnswer,
   allPendingElicitations,
   elicitationAnswers,
   elicitationResolution,
   getElicitation,
   listElicitations,
   listPendingElicitations,
+  mayAnswerNow,
   seesTurnOf,
   type AnswerEntry,
 } from '../app/reads.js';
@@ -18,12 +21,12 @@ import type {
   RememberChoice,
   TurnRecord,
 } from '../domain/records.js';
-import { builder } from './builder.js';
-import { startWith } from './live.js';
+import { builder, type GraphQLContext } from './builder.js';
+import { DeliveredOnce, startWith } from './live.js';
 import { connection, NodeRef, optionalId, PageInfoRef } from './node.js';
 import { answerElicitationError, othersTurnError } from './refusals.js';
 import { AgentRef, ApprovalGrantScopeEnum, ElicitationRef, ToolAnnotationsRef, TurnRef } from './refs.js';
-import { knownRead, PAUSED_WITH } from './shared-reads.js';
+import { knownRead, PAUSED_WITH, readOnce } from './shared-reads.js';
 import { UserErrorRef, type UserError } from './user-errors.js';
 
 const ElicitationStatusEnum = builder.enumType('ElicitationStatus', {
@@ -420,7 +423,9 @@ builder.subscriptionField('elicitationRequested', (t) =>
       'Each new confirmation request of the viewer, optionally of one thread or agent: each request published ' +
       'after the subscription starts listening. With includePending: true, the requests already pending (not expired, ' +
       'matching the filters, oldest first) come first, then each new one, each once: nothing falls between a ' +
-      'pendingElicitations query and this, and a client that subscribes and then starts a turn sees its pause.',
+      'pendingElicitations query and this, and a client that subscribes and then starts a turn sees its pause. With ' +
+      'scope TO_ANSWER: the requests of others the viewer may answer now as an approver (as pendingElicitations lists ' +
+      'them), each once: offered to one of their roles at the pause, or to an escalation role when it escalates.',
     args: {
       threadId: t.arg.id(),
       agentId: t.arg.id(),
@@ -428,28 +433,99 @@ builder.subscriptionField('elicitationRequested', (t) =>
         defaultValue: false,
         description: 'First deliver the requests already pending when the subscription starts, then each new one.',
       }),
+      scope: t.arg({ type: PendingElicitationScopeEnum, defaultValue: 'MINE' }),
     },
     subscribe: async (_root, args, ctx) => {
       const { services, viewer } = ctx;
-      const threadId = optionalId(args.threadId);
-      const agentId = optionalId(args.agentId);
+      const filter = { threadId: optionalId(args.threadId), agentId: optionalId(args.agentId) };
       const other = (e: ElicitationRecord) =>
-        (threadId !== null && e.threadId !== threadId) || (agentId !== null && e.agentId !== agentId);
+        (filter.threadId !== null && e.threadId !== filter.threadId) ||
+        (filter.agentId !== null && e.agentId !== filter.agentId);
+      const includePending = args.includePending === true;
+      if (args.scope === 'TO_ANSWER') return requestsToAnswer(ctx, { includePending, other, filter });
       // Listen first, then (with includePending) catch up on the requests already pending: a client that subscribes
       // and then starts a turn sees its pause whichever reaches the server first. Each request is delivered once.
       const updates = services.pubsub.subscribe('elicitations', viewer.id);
       // Several instances (Redis): from here on a request published by any of them reaches this subscription.
       await updates.listening;
-      if (args.includePending !== true) return startWith([], updates, other);
+      if (!includePending) return startWith([], updates, other);
       let pending: ElicitationRecord[];
       try {
-        pending = await allPendingElicitations(services, viewer, { threadId, agentId });
+        pending = await allPendingElicitations(services, viewer, filter);
       } catch (error) {
         await updates.return();
         throw error;
       }
       const sent = new Set(pending.map((e) => e.id));
       return startWith(pending, updates, (e) => other(e) || sent.delete(e.id));
+    },
+    resolve: (e) => e,
+  }),
+);
+
+/**
+ * elicitationRequested(scope: TO_ANSWER): the requests offered to each of the viewer's roles, as MINE listens to the
+ * owner's, each passed through the rule of who may answer now (src/app/reads.ts mayAnswerNow) and delivered once.
+ */
+async function requestsToAnswer(
+  { services, viewer }: Pick<GraphQLContext, 'services' | 'viewer'>,
+  options: {
+    includePending: boolean;
+    other: (e: ElicitationRecord) => boolean;
+    filter: { threadId: string | null; agentId: string | null };
+  },
+) {
+  // A viewer without roles listens to nothing and gets nothing: others' requests are offered by role.
+  const updates = services.pubsub.subscribeMany(
+    [...new Set(viewer.roles)].map((role) => ({ topic: 'approverElicitations' as const, key: role })),
+  );
+  await updates.listening;
+  let pending: ElicitationRecord[] = [];
+  try {
+    if (options.includePending && viewer.roles.length > 0) {
+      pending = await allElicitationsToAnswer(services, viewer, options.filter);
+    }
+  } catch (error) {
+    await updates.return();
+    throw error;
+  }
+  const delivered = new DeliveredOnce(pending);
+  return startWith(pending, updates, async (e) => {
+    if (options.other(e) || delivered.has(e.id, services.clock().toISOString())) return true;
+    // The answers of one published request are read once, whoever of its subscribers asks (shared-reads.ts).
+    const answers = () => readOnce(e, 'approverAnswers', () => services.store.listApproverAnswers([e.id]));
+    if (!(await mayAnswerNow(services, viewer, e, answers))) return true;
+    delivered.add(e);
+    return false;
+  });
+}
+
+builder.subscriptionField('elicitationUpdated', (t) =>
+  t.field({
+    type: ElicitationRef,
+    description:
+      "One confirmation request: first as it is now, then after each change: an approver's answer counted towards " +
+      'its quorum, its decision, its close with the turn (cancelled, superseded, expired). For its requester and ' +
+      'whoever may read it (elicitation(id)); anyone else gets NOT_FOUND, as for an unknown id.',
+    args: { elicitationId: t.arg.id({ required: true }) },
+    subscribe: async (_root, args, ctx) => {
+      const id = String(args.elicitationId);
+      // Listen first, read second: the request now, then every change, with nothing in between lost.
+      const updates = ctx.services.pubsub.subscribe('elicitation', id);
+      await updates.listening;
+      let current: ElicitationRecord | null;
+      try {
+        current = await getElicitation(ctx.services, ctx.viewer, id);
+      } catch (error) {
+        await updates.return();
+        throw error;
+      }
+      if (!current) {
+        // Another user's request reads as unknown; the error is the operation's result, the connection stays.
+        await updates.return();
+        throw new GraphQLError('No elicitation with this id.', { extensions: { code: 'NOT_FOUND' } });
+      }
+      return startWith([current], updates);
     },
     resolve: (e) => e,
   }),

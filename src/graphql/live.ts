@@ -2,10 +2,15 @@
 import type { Subscription } from '../events/pubsub.js';
 
 /**
- * Yields `initial` first, then what `updates` delivers, minus the updates `skip` rejects. `updates` must have
- * been subscribed before `initial` was read, so that nothing falls between the two. `return()` ends both.
+ * Yields `initial` first, then what `updates` delivers, minus the updates `skip` rejects (one at a time, in order, also
+ * when it must read to decide). `updates` must have been subscribed before `initial` was read, so that nothing falls
+ * between the two. `return()` ends both.
  */
-export function startWith<T>(initial: T[], updates: Subscription<T>, skip?: (value: T) => boolean): Subscription<T> {
+export function startWith<T>(
+  initial: T[],
+  updates: Subscription<T>,
+  skip?: (value: T) => boolean | Promise<boolean>,
+): Subscription<T> {
   const queue = [...initial];
   const live: Subscription<T> = {
     async next() {
@@ -13,7 +18,7 @@ export function startWith<T>(initial: T[], updates: Subscription<T>, skip?: (val
       if (value !== undefined) return { value, done: false };
       for (;;) {
         const result = await updates.next();
-        if (result.done || !skip?.(result.value)) return result;
+        if (result.done || !skip || !(await skip(result.value))) return result;
       }
     },
     return() {
@@ -26,4 +31,26 @@ export function startWith<T>(initial: T[], updates: Subscription<T>, skip?: (val
     },
   };
   return live;
+}
+
+/**
+ * The requests one subscription delivered, each kept until it expires (none is delivered after that): a long-lived
+ * subscription holds only those that may still come again (offered to several of the viewer's roles, or offered
+ * again when it escalates).
+ */
+export class DeliveredOnce {
+  readonly #expiresAt = new Map<string, string>();
+
+  constructor(records: readonly { id: string; expiresAt: string }[] = []) {
+    for (const record of records) this.add(record);
+  }
+
+  has(id: string, now: string): boolean {
+    for (const [held, expiresAt] of this.#expiresAt) if (expiresAt <= now) this.#expiresAt.delete(held);
+    return this.#expiresAt.has(id);
+  }
+
+  add(record: { id: string; expiresAt: string }): void {
+    this.#expiresAt.set(record.id, record.expiresAt);
+  }
 }

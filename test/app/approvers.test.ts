@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerElicitation, type AnswerElicitationInput } from '../../src/app/answer-elicitation.js';
 import { awaitCallResult, callTool } from '../../src/app/call-tool.js';
+import { listPendingElicitations, mayAnswerNow } from '../../src/app/reads.js';
 import { startTurn } from '../../src/app/start-turn.js';
 import { updateAgentGating } from '../../src/app/update-agent-gating.js';
 import type { Viewer } from '../../src/app/viewer.js';
@@ -184,6 +185,41 @@ describe('who may answer (four eyes, two reviewers, escalation to oncall)', () =
     );
     const answered = await answerElicitation(s.app, ALICE, { elicitationId: note!.id, action: 'ACCEPT' });
     expect(answered.ok && answered.turn?.status).toBe('COMPLETED');
+  });
+});
+
+describe('mayAnswerNow: one request, live, as pendingElicitations(scope: TO_ANSWER) lists it', () => {
+  const answersOf = (id: string) => () => s.app.store.listApproverAnswers([id]);
+  /** Who may answer it now, by the live rule and by the list; the two must agree. */
+  async function whoMayAnswer(request: ElicitationRecord): Promise<string[]> {
+    const fresh = (await s.app.store.loadElicitation(request.id))!;
+    const who: string[] = [];
+    for (const viewer of [ALICE, RITA, SAM, OLLIE, MALLORY, ADMIN]) {
+      const live = await mayAnswerNow(s.app, viewer, fresh, answersOf(request.id));
+      const listed = (
+        await listPendingElicitations(s.app, viewer, { threadId: null, agentId: null, scope: 'TO_ANSWER' })
+      ).items.some((e) => e.id === request.id);
+      expect([viewer.id, live]).toEqual([viewer.id, listed]);
+      if (live) who.push(viewer.id);
+    }
+    return who;
+  }
+
+  it('the approvers who have not answered; an edit lets the outdated one in again; none once decided', async () => {
+    const [plain] = await paused(ALICE, 't_plain');
+    const id = plain!.id;
+    // Never the requester (four eyes), an unrelated role, an administrator without the role, oncall before its time.
+    expect(await whoMayAnswer(plain!)).toEqual(['rita', 'sam']);
+    await answerElicitation(s.app, RITA, { elicitationId: id, action: 'ACCEPT' });
+    expect(await whoMayAnswer(plain!)).toEqual(['sam']);
+    // Sam proposes other arguments: Rita's ACCEPT no longer counts, and she may answer anew.
+    await answerElicitation(s.app, SAM, { elicitationId: id, action: 'ACCEPT', arguments: { x: 1 } });
+    expect(await whoMayAnswer(plain!)).toEqual(['rita']);
+    // From the escalation time on, oncall too.
+    const escalated = { clock: () => new Date(Date.parse(plain!.approval!.escalation!.at) + 1) };
+    expect(await mayAnswerNow(escalated, OLLIE, plain!, answersOf(id))).toBe(true);
+    await answerElicitation(s.app, RITA, { elicitationId: id, action: 'ACCEPT', arguments: { x: 1 } });
+    expect(await whoMayAnswer(plain!)).toEqual([]);
   });
 });
 

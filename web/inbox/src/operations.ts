@@ -10,6 +10,7 @@ export const ViewerQuery = graphql(`
     viewer {
       id
       isAdmin
+      roles
     }
   }
 `);
@@ -27,6 +28,17 @@ export const ElicitationCardFragment = graphql(`
     canRemember
     resolvedBy
     resolvedAt
+    approval {
+      roles
+      required
+      requester
+    }
+    answers {
+      approver
+      action
+      counts
+      answeredAt
+    }
     toolCall {
       toolId
       name
@@ -149,6 +161,12 @@ export const TurnViewFragment = graphql(`
         action
         arguments
       }
+      answers {
+        approver
+        action
+        counts
+        answeredAt
+      }
     }
   }
 `);
@@ -157,6 +175,96 @@ export const PendingSubscription = graphql(`
   subscription InboxPending {
     elicitationRequested(includePending: true) {
       ...ElicitationCard
+    }
+  }
+`);
+
+// An approver's card (docs/approvers.md): what it needs and no more. Never the turn: it is the requester's alone.
+export const ApproverCardFragment = graphql(`
+  fragment ApproverCard on Elicitation {
+    id
+    status
+    message
+    createdAt
+    expiresAt
+    requestedBy
+    resolvedBy
+    approval {
+      roles
+      required
+      requester
+    }
+    answers {
+      approver
+      action
+      counts
+      answeredAt
+    }
+    agent {
+      id
+      name
+      tools {
+        toolId
+        label
+      }
+    }
+    toolCall {
+      toolId
+      name
+      arguments
+      argumentsDisplay {
+        text
+        hiddenCharacters {
+          codePoint
+          name
+          offset
+          escape
+        }
+        mixedScriptWords {
+          word
+          scripts
+        }
+      }
+      annotations {
+        title
+        readOnlyHint
+        destructiveHint
+        idempotentHint
+        openWorldHint
+      }
+    }
+  }
+`);
+
+// What the viewer may answer as an approver: first what pendingElicitations(scope: TO_ANSWER) lists, then each
+// request offered to one of their roles, live, each once.
+export const ToAnswerSubscription = graphql(`
+  subscription InboxToAnswer {
+    elicitationRequested(scope: TO_ANSWER, includePending: true) {
+      ...ApproverCard
+    }
+  }
+`);
+
+export const ApproverCardLiveSubscription = graphql(`
+  subscription ApproverCardLive($id: ID!) {
+    elicitationUpdated(elicitationId: $id) {
+      ...ApproverCard
+    }
+  }
+`);
+
+export const ApproverAnswerMutation = graphql(`
+  mutation ApproverAnswer($input: ResolveElicitationInput!) {
+    resolveElicitation(input: $input) {
+      elicitation {
+        ...ApproverCard
+      }
+      userErrors {
+        code
+        message
+        field
+      }
     }
   }
 `);

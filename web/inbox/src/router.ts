@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 
 export type Route =
   | { view: 'pending' }
+  | { view: 'to-answer' }
   | { view: 'history' }
   | { view: 'threads' }
   | { view: 'thread'; threadId: string }
@@ -14,6 +15,7 @@ export function parseRoute(pathname: string): Route {
   const rest = pathname.startsWith(BASE) ? pathname.slice(BASE.length) : pathname;
   const parts = rest.split('/').filter(Boolean).map(decodeURIComponent);
   if (parts[0] === 'history') return { view: 'history' };
+  if (parts[0] === 'to-answer') return { view: 'to-answer' };
   if (parts[0] === 'approvals') return { view: 'approvals' };
   if (parts[0] === 'threads' && parts[1]) return { view: 'thread', threadId: parts[1] };
   if (parts[0] === 'threads') return { view: 'threads' };

@@ -11,6 +11,7 @@ import { History } from './History';
 import { Inbox } from './Inbox';
 import { ThreadList } from './ThreadList';
 import { ThreadView } from './ThreadView';
+import { ToAnswer } from './ToAnswer';
 import { TokenPrompt } from './TokenPrompt';
 
 export function App() {
@@ -30,8 +31,10 @@ export function App() {
   );
 }
 
-const NAV: { route: Route; text: string }[] = [
+/** `approver`: shown to viewers who hold a role (others' requests are offered by role). */
+const NAV: { route: Route; text: string; approver?: true }[] = [
   { route: { view: 'pending' }, text: 'Pending' },
+  { route: { view: 'to-answer' }, text: 'To answer', approver: true },
   { route: { view: 'threads' }, text: 'Threads' },
   { route: { view: 'history' }, text: 'History' },
   { route: { view: 'approvals' }, text: 'Remembered' },
@@ -70,6 +73,7 @@ function Shell({
   }
 
   const current = route.view === 'thread' ? 'threads' : route.view;
+  const isApprover = viewer.data.viewer.roles.length > 0;
   return (
     <>
       <a class="skip" href="#main">
@@ -81,7 +85,7 @@ function Shell({
         </a>
         <nav aria-label="Views">
           <ul>
-            {NAV.map((item) => (
+            {NAV.filter((item) => !item.approver || isApprover).map((item) => (
               <li key={item.route.view}>
                 <a
                   href={hrefOf(item.route)}
@@ -112,6 +116,7 @@ function Shell({
       </header>
       <main id="main" tabIndex={-1}>
         {route.view === 'pending' && <Inbox />}
+        {route.view === 'to-answer' && <ToAnswer viewer={viewer.data.viewer} />}
         {route.view === 'history' && <History />}
         {route.view === 'threads' && <ThreadList />}
         {route.view === 'thread' && <ThreadView threadId={route.threadId} />}

@@ -1,7 +1,8 @@
 // One confirmation request: the trusted question, the tool, its annotations, the arguments exactly as they will run
 // (after an edited ACCEPT: what ran, marked edited, and the model's), what the user asked for, the agent and thread,
 // a countdown; Accept (optionally edited, optionally remembered), Decline with instructions,
-// Cancel; then the turn's progress, live. Keys (when the card has focus): A accept, D decline, E edit, Escape back.
+// Cancel; then the turn's progress, live. Under an approvers policy, who approved so far (live, as the turn changes);
+// under four eyes the requester only cancels. Keys (when the card has focus): A accept, D decline, E edit, Escape back.
 import { useMutation } from '@urql/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ElicitationCardFragment, ResolveElicitationInput } from '../gql/graphql';
@@ -10,6 +11,7 @@ import { useLiveTurn } from '../live-turn';
 import { AnswerMutation } from '../operations';
 import { hrefOf, linkClick } from '../router';
 import { formatRemaining, formatTime, spokenRemaining, useNow } from '../time';
+import { Approvals } from './Approvals';
 import { AnnotationBadges, StatusBadge } from './Badges';
 import { visibleJson } from '../../../../src/domain/visible-text';
 import { CallArguments } from './CallArguments';
@@ -75,11 +77,16 @@ export function ElicitationCard({
   const status = answeredHere ?? refused ?? liveStatus ?? elicitation.status;
   // The answer as recorded, wherever it was given: its edited arguments are what ran.
   const response = answeredWith ?? liveElicitation?.response ?? elicitation.response;
+  const answers = liveElicitation?.answers ?? elicitation.answers;
+  const resolvedBy = liveElicitation?.resolvedBy ?? elicitation.resolvedBy;
   const pending = status === 'PENDING';
   const now = useNow(pending);
   const remaining = new Date(elicitation.expiresAt).getTime() - now;
   const expired = status === 'EXPIRED' || (pending && remaining <= 0);
   const answerable = pending && !expired && !fetching;
+  // Four eyes: others approve; the requester may only cancel.
+  const fourEyes = elicitation.approval?.requester === 'EXCLUDED';
+  const decidable = answerable && !fourEyes;
   const label = toolLabel(elicitation);
   const agent = elicitation.turn.thread.agent;
   const ids = { title: `title-${elicitation.id}`, question: `question-${elicitation.id}` };
@@ -155,7 +162,7 @@ export function ElicitationCard({
     }
     // Letter shortcuts only when the card itself has focus: typing in a field must type.
     if (event.target !== event.currentTarget || event.ctrlKey || event.metaKey || event.altKey) return;
-    if (!answerable) return;
+    if (!decidable) return;
     const key = event.key.toLowerCase();
     if (key === 'a') {
       event.preventDefault();
@@ -176,7 +183,7 @@ export function ElicitationCard({
       tabIndex={0}
       aria-labelledby={ids.title}
       aria-describedby={ids.question}
-      aria-keyshortcuts={answerable ? 'A D' : undefined}
+      aria-keyshortcuts={decidable ? 'A D' : undefined}
       data-elicitation-id={elicitation.id}
       data-status={expired ? 'EXPIRED' : status}
       onKeyDown={onKeyDown}
@@ -246,12 +253,21 @@ export function ElicitationCard({
       {!pending && !expired && (
         <p class="answered" role="status">
           Answer: <StatusBadge status={status} />
-          {elicitation.resolvedBy && ` by ${elicitation.resolvedBy}`}
-          {!answeredHere && liveStatus && liveStatus !== 'PENDING' && ' (answered elsewhere)'}
+          {resolvedBy && ` by ${resolvedBy}`}
+          {!answeredHere && !elicitation.approval && liveStatus && liveStatus !== 'PENDING' && ' (answered elsewhere)'}
+        </p>
+      )}
+      <div role="status" aria-live="polite">
+        <Approvals approval={elicitation.approval} answers={answers} />
+      </div>
+      {fourEyes && pending && !expired && (
+        <p class="four-eyes">
+          Four eyes: {elicitation.approval!.required} approver{elicitation.approval!.required === 1 ? '' : 's'} of{' '}
+          {elicitation.approval!.roles.join(', ')} decide this request, not you. You may cancel the turn.
         </p>
       )}
 
-      {answerable && mode === 'edit' && (
+      {decidable && mode === 'edit' && (
         <div class="edit">
           <label>
             Arguments to run instead (JSON)
@@ -266,7 +282,7 @@ export function ElicitationCard({
         </div>
       )}
 
-      {answerable && elicitation.canRemember && mode !== 'decline' && (
+      {decidable && elicitation.canRemember && mode !== 'decline' && (
         <fieldset class="remember">
           <legend class="visually-hidden">Remember this approval</legend>
           <label>
@@ -300,7 +316,7 @@ export function ElicitationCard({
         </fieldset>
       )}
 
-      {answerable && mode === 'decline' && (
+      {decidable && mode === 'decline' && (
         <form class="decline" onSubmit={decline}>
           <label>
             Instructions for the agent (optional)
@@ -331,13 +347,17 @@ export function ElicitationCard({
 
       {answerable && mode !== 'decline' && (
         <div class="actions">
-          <button type="button" class="primary" onClick={accept} aria-keyshortcuts="A">
-            {mode === 'edit' ? 'Accept with these arguments' : 'Accept'}
-          </button>
-          <button type="button" onClick={() => openMode('decline')} aria-keyshortcuts="D">
-            Decline…
-          </button>
-          {elicitation.canEdit && mode !== 'edit' && (
+          {decidable && (
+            <>
+              <button type="button" class="primary" onClick={accept} aria-keyshortcuts="A">
+                {mode === 'edit' ? 'Accept with these arguments' : 'Accept'}
+              </button>
+              <button type="button" onClick={() => openMode('decline')} aria-keyshortcuts="D">
+                Decline…
+              </button>
+            </>
+          )}
+          {decidable && elicitation.canEdit && mode !== 'edit' && (
             <button type="button" onClick={() => openMode('edit')} aria-keyshortcuts="E">
               Edit arguments…
             </button>
