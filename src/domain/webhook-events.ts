@@ -9,6 +9,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'elicitation.requested',
   'elicitation.resolved',
   'elicitation.expired',
+  'elicitation.escalated',
   'turn.completed',
   'turn.failed',
 ] as const;
@@ -76,6 +77,14 @@ function elicitationData(e: ElicitationRecord, resolution: ElicitationClosing | 
 /** `elicitation.requested`, one per elicitation a pause created. */
 export function elicitationsRequested(elicitations: readonly ElicitationRecord[], now: string): WebhookEvent[] {
   return elicitations.map((e) => ({ type: 'elicitation.requested', timestamp: now, data: elicitationData(e, null) }));
+}
+
+/**
+ * `elicitation.escalated`, one per request the sweeper marked escalated (as stored after it): still waiting, and
+ * offered to its escalation roles (`approval.escalation.roles`) from now on.
+ */
+export function elicitationsEscalated(elicitations: readonly ElicitationRecord[], now: string): WebhookEvent[] {
+  return elicitations.map((e) => ({ type: 'elicitation.escalated', timestamp: now, data: elicitationData(e, null) }));
 }
 
 /**

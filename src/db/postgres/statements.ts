@@ -352,12 +352,12 @@ export const postgresStatements: PgCatalogue = {
        WHERE @answerId::text IS NOT NULL
      ), inserted AS (
        INSERT INTO elicitations (id, turn_id, thread_id, agent_id, owner_id, tool_call_id, status, request, tool_call,
-         created_at, expires_at, approval)
+         created_at, expires_at, approval, escalation_due_at)
        SELECT e.id, held.id, held.thread_id, held.agent_id, held.owner_id, e.tool_call_id, 'PENDING', e.request::jsonb,
-         e.tool_call::jsonb, @now, @expiresAt, e.approval::jsonb
+         e.tool_call::jsonb, @now, @expiresAt, e.approval::jsonb, e.escalation_due_at
        FROM held, unnest(@elicitationIds::text[], @toolCallIds::text[], @requests::text[], @toolCalls::text[],
-           @approvals::text[])
-         WITH ORDINALITY AS e(id, tool_call_id, request, tool_call, approval, n)
+           @approvals::text[], @escalationDue::timestamptz[])
+         WITH ORDINALITY AS e(id, tool_call_id, request, tool_call, approval, escalation_due_at, n)
        ORDER BY e.n
      ), offered AS (
        INSERT INTO elicitation_approver_roles (elicitation_id, role, from_time)
@@ -375,6 +375,7 @@ export const postgresStatements: PgCatalogue = {
       requests: drafts.map((d) => json(d.request)),
       toolCalls: drafts.map((d) => json(d.toolCall)),
       approvals: drafts.map((d) => (d.approval ? json(d.approval) : null)),
+      escalationDue: drafts.map((d) => d.approval?.escalation?.at ?? null),
     }),
   ),
   finishTurn: statement(
@@ -448,6 +449,15 @@ export const postgresStatements: PgCatalogue = {
     'lock_due_turns',
     `SELECT * FROM turns WHERE status = 'PAUSED' AND expires_at <= @now ORDER BY expires_at LIMIT @limit
      FOR UPDATE SKIP LOCKED`,
+  ),
+  // SKIP LOCKED: a request another instance is escalating, or an answer is deciding, is left to them; the outer WHERE
+  // takes a request another instance escalated since this one's snapshot out again.
+  escalateDue: statement(
+    'escalate_due',
+    `UPDATE elicitations SET escalated_at = @now WHERE seq IN (SELECT seq FROM elicitations
+       WHERE status = 'PENDING' AND escalated_at IS NULL AND escalation_due_at <= @now AND expires_at > @now
+       ORDER BY escalation_due_at LIMIT @limit FOR UPDATE SKIP LOCKED)
+     AND status = 'PENDING' AND escalated_at IS NULL RETURNING *`,
   ),
   closeElicitations: statement(
     'close_elicitations',

@@ -96,9 +96,9 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
       updated_at = @now, iterations = coalesce(@iterations, iterations) WHERE id = @id AND ${HOLDS} RETURNING *`);
   const insertElicitation =
     raw(`INSERT INTO elicitations (id, turn_id, thread_id, agent_id, owner_id, tool_call_id, status, request, tool_call,
-      created_at, expires_at, approval)
+      created_at, expires_at, approval, escalation_due_at)
     VALUES (@id, @turnId, @threadId, @agentId, @ownerId, @toolCallId, 'PENDING', @request, @toolCall, @now, @expiresAt,
-      @approval)`);
+      @approval, @escalationDueAt)`);
   const insertApproverRole = raw(`INSERT OR IGNORE INTO elicitation_approver_roles (elicitation_id, role, from_time)
     VALUES (@elicitationId, @role, @from)`);
   const finishTurn =
@@ -306,6 +306,7 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
           now: params.now,
           expiresAt: params.expiresAt,
           approval: draft.approval ? JSON.stringify(draft.approval) : null,
+          escalationDueAt: draft.approval?.escalation?.at ?? null,
         });
         // Offered by role to its approvers, for their list of requests to answer.
         if (draft.approval) {
@@ -346,6 +347,12 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
         lease_owner = @leaseOwner, lease_expires_at = @leaseUntil
       WHERE id = @id AND status = 'PAUSED' RETURNING *`),
     lockDueTurns: prepared("SELECT * FROM turns WHERE status = 'PAUSED' AND expires_at <= @now LIMIT @limit"),
+    // The partial index holds only the waiting requests with an escalation still to make.
+    escalateDue: prepared(`UPDATE elicitations SET escalated_at = @now WHERE seq IN (
+        SELECT seq FROM elicitations INDEXED BY elicitations_escalation_due
+        WHERE status = 'PENDING' AND escalated_at IS NULL AND escalation_due_at <= @now AND expires_at > @now
+        ORDER BY escalation_due_at LIMIT @limit)
+      AND status = 'PENDING' AND escalated_at IS NULL RETURNING *`),
     closeElicitations: ({ ids, status, now }) =>
       closeElicitations.run({ ids: JSON.stringify(ids), status, now }).changes,
     insertToolMessages: ({ threadId, turnId, drafts, now }) => {
