@@ -136,6 +136,27 @@ export function registerEscalationSpec(harness: StoreHarness): void {
       expect(await escalations(store)).toHaveLength(1);
     });
 
+    it("every elicitation event carries the request's policy and its escalation: requested, escalated, expired", async () => {
+      const s = await hooked();
+      const policy = escalating(at(900));
+      const paused = await pausedTurn(s, { approval: policy, expiresAt: at(1200) });
+      await s.escalateDueElicitations(at(900), 10);
+      await s.expireDueTurns(at(1200), 10, closeStep);
+      const data = (await deliveries(store)).map((d) => [d.eventType, d.payload.data]);
+      const { id } = paused.elicitations[0]!;
+      expect(data).toEqual([
+        ['elicitation.requested', expect.objectContaining({ elicitationId: id, approval: policy, escalatedAt: null })],
+        [
+          'elicitation.escalated',
+          expect.objectContaining({ elicitationId: id, approval: policy, escalatedAt: at(900) }),
+        ],
+        [
+          'elicitation.expired',
+          expect.objectContaining({ elicitationId: id, status: 'EXPIRED', approval: policy, escalatedAt: at(900) }),
+        ],
+      ]);
+    });
+
     it('two stores escalating at the same moment: each request is marked once, with one event', async () => {
       const [one, two] = [await hooked(), await hooked()];
       const paused = [];
