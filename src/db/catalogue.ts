@@ -319,6 +319,10 @@ export interface Catalogue {
   // ---- retention: at most `limit` rows, those another writer holds skipped
   deleteDeliveredWebhooks(p: { before: string; limit: number }): number;
   deleteLapsedGrants(p: { before: string; limit: number }): number;
+  /**
+   * With each request, its approvers' answers and its role rows (no foreign keys cascade): in one transaction, so
+   * none is left without its request.
+   */
   deleteExpiredElicitations(p: { before: string; limit: number }): number;
   deleteIdempotencyKeys(p: { before: string; limit: number }): number;
 

@@ -513,10 +513,18 @@ export const postgresStatements: PgCatalogue = {
     `DELETE FROM approval_grants WHERE seq IN (SELECT seq FROM approval_grants
        WHERE COALESCE(revoked_at, expires_at) < @before LIMIT @limit FOR UPDATE SKIP LOCKED)`,
   ),
+  // One statement: the batch, its answers and role rows, and the requests go together.
   deleteExpiredElicitations: statement(
     'delete_expired_elicitations',
-    `DELETE FROM elicitations WHERE seq IN (SELECT seq FROM elicitations WHERE status = 'EXPIRED'
-       AND expires_at < @before LIMIT @limit FOR UPDATE SKIP LOCKED)`,
+    `WITH batch AS (
+       SELECT seq, id FROM elicitations WHERE status = 'EXPIRED' AND expires_at < @before LIMIT @limit
+       FOR UPDATE SKIP LOCKED
+     ), answers AS (
+       DELETE FROM elicitation_answers WHERE elicitation_id IN (SELECT id FROM batch)
+     ), roles AS (
+       DELETE FROM elicitation_approver_roles WHERE elicitation_id IN (SELECT id FROM batch)
+     )
+     DELETE FROM elicitations WHERE seq IN (SELECT seq FROM batch)`,
   ),
   deleteIdempotencyKeys: statement(
     'delete_idempotency_keys',

@@ -125,6 +125,12 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
       ORDER BY seq LIMIT @limit)
     RETURNING *`);
   const ownedGrant = prepared('SELECT * FROM approval_grants WHERE id = @id AND owner_id = @ownerId');
+  // Retention of long-expired requests: a batch, then its answers and role rows, then the requests themselves.
+  const expiredBatch = raw(`SELECT seq, id FROM elicitations WHERE status = 'EXPIRED' AND expires_at < @before
+    LIMIT @limit`);
+  const deleteAnswersOf = raw(`DELETE FROM elicitation_answers WHERE elicitation_id IN ${IDS}`);
+  const deleteRolesOf = raw(`DELETE FROM elicitation_approver_roles WHERE elicitation_id IN ${IDS}`);
+  const deleteElicitationsBySeq = raw('DELETE FROM elicitations WHERE seq IN (SELECT value FROM json_each(@seqs))');
 
   // What a viewer may answer as an approver: the requests offered to their roles (elicitation_approver_roles holds
   // only the waiting ones), of other owners, that they have not answered, or whose ACCEPT of theirs an edit outdated
@@ -380,8 +386,14 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
       SELECT seq FROM webhook_deliveries WHERE status = 'DELIVERED' AND finished_at < @before LIMIT @limit)`),
     deleteLapsedGrants: prepared(`DELETE FROM approval_grants WHERE seq IN (
       SELECT seq FROM approval_grants WHERE coalesce(revoked_at, expires_at) < @before LIMIT @limit)`),
-    deleteExpiredElicitations: prepared(`DELETE FROM elicitations WHERE seq IN (
-      SELECT seq FROM elicitations WHERE status = 'EXPIRED' AND expires_at < @before LIMIT @limit)`),
+    deleteExpiredElicitations: (params) => {
+      const batch = expiredBatch.all(params) as { seq: number; id: string }[];
+      if (batch.length === 0) return 0;
+      const ids = JSON.stringify(batch.map((row) => row.id));
+      deleteAnswersOf.run({ ids });
+      deleteRolesOf.run({ ids });
+      return deleteElicitationsBySeq.run({ seqs: JSON.stringify(batch.map((row) => row.seq)) }).changes;
+    },
     deleteIdempotencyKeys: prepared(`DELETE FROM idempotency_keys WHERE rowid IN (
       SELECT rowid FROM idempotency_keys WHERE created_at < @before LIMIT @limit)`),
 
