@@ -8,6 +8,8 @@ import type { LifecycleEvent, LifecycleObserver } from './lifecycle.js';
 export interface RunnerEvents {
   turnChanged(turn: TurnRecord): void;
   elicitationsCreated(elicitations: ElicitationRecord[]): void;
+  /** A request the sweeper marked escalated (docs/approvers.md "Escalation"): its escalation roles may answer now. */
+  elicitationEscalated?(elicitation: ElicitationRecord): void;
   /**
    * A model call (`iteration`, 1-based) starts: where each piece of its text goes as it is generated (live display,
    * best-effort: it returns at once and is never awaited; the saved ASSISTANT message is what counts).
@@ -52,6 +54,10 @@ export class TurnReporter {
 
   elicitationsCreated(elicitations: ElicitationRecord[]): void {
     this.options.events?.elicitationsCreated(elicitations);
+  }
+
+  escalated(elicitation: ElicitationRecord): void {
+    this.options.events?.elicitationEscalated?.(elicitation);
   }
 
   modelText(turn: TurnRecord, iteration: number): ((delta: string) => void) | undefined {
