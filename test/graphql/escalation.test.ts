@@ -49,7 +49,7 @@ const AGENT: Partial<AgentConfig> = {
 
 const START = `mutation($message: String!) {
   startTurn(input: { agentId: "${AGENT_ID}", message: $message }) {
-    turn { id status pendingElicitations { id approval { escalation { roles at } } } }
+    turn { id status pendingElicitations { id approval { escalation { roles at escalatedAt } } } }
     userErrors { code message }
   }
 }`;
@@ -60,6 +60,7 @@ const RESOLVE = `mutation($input: ResolveElicitationInput!) {
   }
 }`;
 const TO_ANSWER = `{ pendingElicitations(scope: TO_ANSWER) { edges { node { id } } } }`;
+const ESCALATION = `query($id: ID!) { elicitation(id: $id) { status approval { escalation { roles at escalatedAt } } } }`;
 
 let harnesses: Harness[] = [];
 let receivers: WebhookReceiver[] = [];
@@ -117,7 +118,7 @@ describe('escalation by the sweeper', () => {
     let offsetMs = 0;
     const { h, tools } = await serve(hooks, () => new Date(Date.now() + offsetMs));
     const { turnId, request } = await restartRequest(h);
-    expect(request.approval.escalation).toEqual({ roles: ['admin'], at: expect.any(String) });
+    expect(request.approval.escalation).toEqual({ roles: ['admin'], at: expect.any(String), escalatedAt: null });
     const escalatesAt: string = request.approval.escalation.at;
 
     // Before the escalation time: oscar (role admin) may not answer yet, and a sweep escalates nothing.
@@ -173,6 +174,14 @@ describe('escalation by the sweeper', () => {
         escalatedAt: published.escalatedAt,
       },
     });
+
+    // The API shows it escalated, to the requester and to the escalation role alike.
+    for (const user of ['alice', 'oscar'] as const) {
+      expect(dataOf(await gql(h, user, ESCALATION, { id: request.id })).elicitation).toEqual({
+        status: 'PENDING',
+        approval: { escalation: { roles: ['admin'], at: escalatesAt, escalatedAt: published.escalatedAt } },
+      });
+    }
 
     // The escalation role answers now; the tool runs once and the turn completes.
     expect(await toAnswer(h, 'oscar')).toEqual([request.id]);
