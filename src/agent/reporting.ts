@@ -8,6 +8,8 @@ import type { LifecycleEvent, LifecycleObserver } from './lifecycle.js';
 export interface RunnerEvents {
   turnChanged(turn: TurnRecord): void;
   elicitationsCreated(elicitations: ElicitationRecord[]): void;
+  /** A request the sweeper marked escalated (docs/approvers.md "Escalation"): its escalation roles may answer now. */
+  elicitationEscalated?(elicitation: ElicitationRecord): void;
   /**
    * Requests changed after they were made, as committed: an answer counted towards a quorum, a decision, or closed
    * with their turn (cancelled, superseded, expired). All of one turn.
@@ -62,6 +64,10 @@ export class TurnReporter {
   /** Requests an answer changed (counted, or decided), as committed. */
   elicitationsChanged(elicitations: ElicitationRecord[]): void {
     this.options.events?.elicitationsChanged?.(elicitations);
+  }
+
+  escalated(elicitation: ElicitationRecord): void {
+    this.options.events?.elicitationEscalated?.(elicitation);
   }
 
   modelText(turn: TurnRecord, iteration: number): ((delta: string) => void) | undefined {

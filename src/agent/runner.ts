@@ -263,6 +263,16 @@ export class AgentRunner {
     return this.#supervisor.expireDue(limit);
   }
 
+  /**
+   * Escalate the waiting requests whose escalation time has passed and whose expiry has not (docs/approvers.md): each
+   * is marked once, whichever process gets to it, and only that process tells the escalation roles, after the commit.
+   */
+  async escalateDue(limit = 100): Promise<ElicitationRecord[]> {
+    const escalated = await this.#store.escalateDueElicitations(this.#now(), limit);
+    for (const elicitation of escalated) this.#reporter.escalated(elicitation);
+    return escalated;
+  }
+
   /** Resolves when every turn this process is running has stopped. */
   idle(): Promise<void> {
     return this.#supervisor.idle();

@@ -1,7 +1,8 @@
 // The background sweeper: on a timer, with no request needed, it expires paused turns whose time has passed,
-// deletes long-expired state after the retention period, and takes over turns whose process died. It works in
-// small batches (each one short transaction) and yields to the event loop between them, so requests are served
-// while it works; a sweep never overlaps the previous one. See docs/durability.md.
+// escalates the requests whose escalation time has come (docs/approvers.md), deletes long-expired state after the
+// retention period, and takes over turns whose process died. It works in small batches (each one short transaction)
+// and yields to the event loop between them, so requests are served while it works; a sweep never overlaps the
+// previous one. See docs/durability.md.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { IDEMPOTENCY_KEY_RETENTION_MS } from '../domain/idempotency.js';
 import type { Retention } from '../domain/store.js';
@@ -10,7 +11,7 @@ import type { AgentRunner } from './runner.js';
 export interface SweeperOptions {
   /** Seconds between sweeps; 0: no timer (sweepOnce still works). Default 5. */
   intervalSeconds?: number;
-  /** Rows per batch (turns to expire, elicitations to delete). Default 100. */
+  /** Rows per batch (turns to expire, requests to escalate, elicitations to delete). Default 100. */
   batchSize?: number;
   /** Days an EXPIRED elicitation is kept before it is deleted. Default 30. */
   retentionDays?: number;
@@ -22,6 +23,8 @@ export interface SweeperOptions {
 export interface SweepReport {
   /** Paused turns this sweep expired. */
   expiredTurns: number;
+  /** Waiting requests it marked escalated (and told their escalation roles about). */
+  escalatedElicitations: number;
   /** Long-expired elicitations it deleted. */
   deletedElicitations: number;
   /** Webhook deliveries delivered before the retention period, and approval grants revoked or expired before it. */
@@ -83,6 +86,7 @@ export class Sweeper {
   async #sweep(): Promise<SweepReport> {
     const report: SweepReport = {
       expiredTurns: 0,
+      escalatedElicitations: 0,
       deletedElicitations: 0,
       deletedDeliveries: 0,
       deletedGrants: 0,
@@ -99,6 +103,16 @@ export class Sweeper {
       report.expiredTurns += expired.length;
       if (expired.length < batchSize) break;
       await yieldToEventLoop();
+    }
+    // Escalate the waiting requests whose escalation time has passed, after the expiry: a request past its expiry is
+    // expired above, never escalated (the store's WHERE holds to that too, for another instance's expiry).
+    for (;;) {
+      if (this.#stopped) return report;
+      await yieldToEventLoop();
+      const escalated = await this.#runner.escalateDue(batchSize);
+      report.batches++;
+      report.escalatedElicitations += escalated.length;
+      if (escalated.length < batchSize) break;
     }
     // Retention: an EXPIRED elicitation (never answered) is deleted `retentionDays` after it expired. The turn
     // (EXPIRED, with its prose question) and the messages (the conversation) stay.

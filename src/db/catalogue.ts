@@ -294,6 +294,12 @@ export interface Catalogue {
   resumeTurn(p: { id: string; now: string; leaseOwner: string | null; leaseUntil: string | null }): TurnRow[];
   /** PAUSED turns due at `now`; where writers run at once, those another one holds are skipped. */
   lockDueTurns(p: { now: string; limit: number }): TurnRow[];
+  /**
+   * escalated_at = now for at most `limit` PENDING requests whose escalation_due_at has come and whose expires_at has
+   * not, by escalation time: only rows not escalated yet (the WHERE is the guard: of several writers at once, one marks
+   * each request); where writers run at once, rows another one holds are skipped. The rows it marked.
+   */
+  escalateDue(p: { now: string; limit: number }): ElicitationRow[];
   closeElicitations(p: { ids: readonly string[]; status: string; now: string }): number;
   /** One TOOL message per draft (a call's second one is dropped). */
   insertToolMessages(p: { threadId: string; turnId: string; drafts: readonly ToolMessageDraft[]; now: string }): number;
@@ -313,6 +319,10 @@ export interface Catalogue {
   // ---- retention: at most `limit` rows, those another writer holds skipped
   deleteDeliveredWebhooks(p: { before: string; limit: number }): number;
   deleteLapsedGrants(p: { before: string; limit: number }): number;
+  /**
+   * With each request, its approvers' answers and its role rows (no foreign keys cascade): in one transaction, so
+   * none is left without its request.
+   */
   deleteExpiredElicitations(p: { before: string; limit: number }): number;
   deleteIdempotencyKeys(p: { before: string; limit: number }): number;
 

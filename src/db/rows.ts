@@ -102,6 +102,9 @@ export interface ElicitationRow {
   expires_at: string;
   /** JSON: ElicitationApproval; null: the requester alone. */
   approval: Json | null;
+  /** approval.escalation.at, for the sweeper; null without an escalation. */
+  escalation_due_at: string | null;
+  escalated_at: string | null;
 }
 
 /** One approver's answer to a request under a policy. */
@@ -262,6 +265,7 @@ export function elicitationRecord(row: ElicitationRow): ElicitationRecord {
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     approval: parse(row.approval) as ElicitationApproval | null,
+    escalatedAt: row.escalated_at,
   };
 }
 

@@ -43,6 +43,7 @@ import {
 import {
   elicitationsClosed,
   elicitationsClosedBy,
+  elicitationsEscalated,
   elicitationsRequested,
   outboxRows,
   turnEnded,
@@ -495,6 +496,18 @@ export function* expireDueTurns(
   const expired: TurnRecord[] = [];
   for (const row of due) expired.push(yield* closePausedTurn(c, turnRecord(row), 'expired', closeStep, now));
   return expired;
+}
+
+/**
+ * Mark escalated the PENDING requests whose escalation is due at `now` and whose expiry is not (at most `limit`), each
+ * once (the statement's WHERE), with their `elicitation.escalated` outbox rows: the event exists exactly when the mark
+ * committed.
+ */
+export function* escalateDueElicitations(c: ScriptContext, now: string, limit: number): Script<ElicitationRecord[]> {
+  const rows: ElicitationRow[] = yield c.q.escalateDue({ now, limit });
+  const escalated = [...rows].sort((a, b) => a.seq - b.seq).map(elicitationRecord);
+  if (c.webhooks) yield* writeWebhookEvents(c, elicitationsEscalated(escalated, now), now);
+  return escalated;
 }
 
 /** PAUSED turn (its row locked) to CANCELLED or EXPIRED, as closePausedTurn (src/domain/turn-rules.ts) decides. */

@@ -462,6 +462,10 @@ export class SqlStore implements Store {
     return this.#d.transaction(() => scripts.expireDueTurns(this.#c, now, limit, closeStep));
   }
 
+  async escalateDueElicitations(now: string, limit: number): Promise<ElicitationRecord[]> {
+    return this.#withWebhooks(() => scripts.escalateDueElicitations(this.#c, now, limit));
+  }
+
   async listRunningTurns(): Promise<TurnRecord[]> {
     return (await this.#read('runningTurns')).map(turnRecord);
   }

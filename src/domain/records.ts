@@ -277,6 +277,11 @@ export interface ElicitationRecord {
   expiresAt: string;
   /** Who may answer besides the requester, as decided at the pause; null: the requester alone. */
   approval: ElicitationApproval | null;
+  /**
+   * When the sweeper marked it escalated (docs/approvers.md "Escalation"), once; null before, and for a request without
+   * an escalation. Who may answer goes by `approval.escalation.at`, not by this.
+   */
+  escalatedAt: string | null;
 }
 
 export interface ElicitationDraft {

@@ -366,10 +366,19 @@ export interface TurnLog {
   turnWriter(target: LeasedTurn): TurnWriter;
 }
 
-/** What the sweeper and recovery do to turns nobody is waiting on: expiry, and the leases of RUNNING turns. */
+/**
+ * What the sweeper and recovery do without a request: expiry and escalation of paused turns' requests, and the leases
+ * of RUNNING turns.
+ */
 export interface TurnMaintenance {
   /** Expire PAUSED turns whose expiresAt has passed (at most `limit`); returns those it expired. */
   expireDueTurns(now: string, limit: number, closeStep: CloseStep): Promise<TurnRecord[]>;
+  /**
+   * Mark escalated (escalatedAt = now) the PENDING requests whose escalation time has come by `now` and whose expiry
+   * has not (at most `limit`), with their `elicitation.escalated` outbox rows in the same transaction. Each request is
+   * marked once, also when several stores try at the same moment: returns those this call marked, as stored.
+   */
+  escalateDueElicitations(now: string, limit: number): Promise<ElicitationRecord[]>;
   /** Turns left RUNNING by a process that died: for recovery at start. */
   listRunningTurns(): Promise<TurnRecord[]>;
   /** Calls journaled as started but never finished, of one turn. */

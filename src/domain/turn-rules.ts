@@ -125,5 +125,6 @@ export function pausedElicitations(
     createdAt: now,
     expiresAt,
     approval: draft.approval ?? null,
+    escalatedAt: null,
   }));
 }

@@ -9,6 +9,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'elicitation.requested',
   'elicitation.resolved',
   'elicitation.expired',
+  'elicitation.escalated',
   'turn.completed',
   'turn.failed',
 ] as const;
@@ -38,7 +39,10 @@ export interface WebhookOutbox {
 /** How an elicitation stopped waiting: the values of the API's `Elicitation.resolution`. */
 export type ElicitationClosing = 'ANSWERED' | 'TURN_CANCELLED' | 'SUPERSEDED' | 'EXPIRED';
 
-/** An elicitation's data in its events: the request, the tool call as it would run, and the answer once there is one. */
+/**
+ * An elicitation's data in its events: the request, the tool call as it would run, who may answer it (its approvers
+ * policy) and whether it escalated, and the answer once there is one.
+ */
 function elicitationData(e: ElicitationRecord, resolution: ElicitationClosing | null): JsonObject {
   return {
     elicitationId: e.id,
@@ -67,6 +71,19 @@ function elicitationData(e: ElicitationRecord, resolution: ElicitationClosing | 
         }
       : null,
     answeredBy: e.resolvedBy,
+    // The policy as stored at the pause (null: the requester alone); field by field, so the payload stays what
+    // docs/webhooks.md says whatever the record gains.
+    approval: e.approval
+      ? {
+          roles: e.approval.roles,
+          required: e.approval.required,
+          requester: e.approval.requester,
+          escalation: e.approval.escalation
+            ? { roles: e.approval.escalation.roles, at: e.approval.escalation.at }
+            : null,
+        }
+      : null,
+    escalatedAt: e.escalatedAt,
     createdAt: e.createdAt,
     expiresAt: e.expiresAt,
     resolvedAt: e.resolvedAt,
@@ -76,6 +93,14 @@ function elicitationData(e: ElicitationRecord, resolution: ElicitationClosing | 
 /** `elicitation.requested`, one per elicitation a pause created. */
 export function elicitationsRequested(elicitations: readonly ElicitationRecord[], now: string): WebhookEvent[] {
   return elicitations.map((e) => ({ type: 'elicitation.requested', timestamp: now, data: elicitationData(e, null) }));
+}
+
+/**
+ * `elicitation.escalated`, one per request the sweeper marked escalated (as stored after it): still waiting, and
+ * offered to its escalation roles (`approval.escalation.roles`) from now on.
+ */
+export function elicitationsEscalated(elicitations: readonly ElicitationRecord[], now: string): WebhookEvent[] {
+  return elicitations.map((e) => ({ type: 'elicitation.escalated', timestamp: now, data: elicitationData(e, null) }));
 }
 
 /**

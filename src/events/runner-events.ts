@@ -138,6 +138,16 @@ export function createRunnerEventPublisher({ pubsub, flush, onError }: RunnerEve
         for (const elicitation of elicitations) pubsub.publish('elicitation', elicitation.id, elicitation);
       });
     },
+    elicitationEscalated(elicitation) {
+      // To each escalation role's approvers (offered to them from now on), and to whoever follows the request.
+      flush()
+        .then(() => {
+          for (const role of elicitation.approval?.escalation?.roles ?? [])
+            pubsub.publish('approverElicitations', role, elicitation);
+          pubsub.publish('elicitation', elicitation.id, elicitation);
+        })
+        .catch(onError);
+    },
     modelText(turn, iteration) {
       const call: CallText = { turnId: turn.id, iteration, nextIndex: 0, published: '', unpublished: '' };
       calls.set(turn.id, call);

@@ -119,17 +119,34 @@ const ApprovalRequesterEnum = builder.enumType('ApprovalRequester', {
   } as const,
 });
 
-const ElicitationEscalationRef = builder
-  .objectRef<NonNullable<ElicitationApproval['escalation']>>('ElicitationEscalation')
-  .implement({
-    description: 'When nobody answered by `at`, members of these roles may answer as well.',
-    fields: (t) => ({
-      roles: t.stringList({ resolve: (e) => e.roles }),
-      at: t.field({ type: 'DateTime', resolve: (e) => e.at }),
-    }),
-  });
+/** A request's escalation as the API shows it: the policy's, and when the sweeper marked the request escalated. */
+type EscalationView = NonNullable<ElicitationApproval['escalation']> & { escalatedAt: string | null };
+type ApprovalView = Omit<ElicitationApproval, 'escalation'> & { escalation: EscalationView | null };
 
-const ElicitationApprovalRef = builder.objectRef<ElicitationApproval>('ElicitationApproval').implement({
+/** The request's policy with its escalation state; null for the requester alone. */
+function approvalOf(e: ElicitationRecord): ApprovalView | null {
+  if (!e.approval) return null;
+  const { escalation } = e.approval;
+  return { ...e.approval, escalation: escalation && { ...escalation, escalatedAt: e.escalatedAt } };
+}
+
+const ElicitationEscalationRef = builder.objectRef<EscalationView>('ElicitationEscalation').implement({
+  description: 'When nobody answered by `at`, members of these roles may answer as well.',
+  fields: (t) => ({
+    roles: t.stringList({ resolve: (e) => e.roles }),
+    at: t.field({ type: 'DateTime', resolve: (e) => e.at }),
+    escalatedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description:
+        'When the sweeper marked the request escalated and told these roles (webhook elicitation.escalated); null ' +
+        'before. They may answer from `at` on either way.',
+      resolve: (e) => e.escalatedAt,
+    }),
+  }),
+});
+
+const ElicitationApprovalRef = builder.objectRef<ApprovalView>('ElicitationApproval').implement({
   description: 'Who may answer a request besides its requester, as decided when it was asked (docs/approvers.md).',
   fields: (t) => ({
     roles: t.stringList({ description: 'Members of any of these roles may answer.', resolve: (a) => a.roles }),
@@ -190,7 +207,7 @@ ElicitationRef.implement({
       type: ElicitationApprovalRef,
       nullable: true,
       description: 'Who may answer besides the requester (docs/approvers.md); null: the requester alone.',
-      resolve: (e) => e.approval,
+      resolve: approvalOf,
     }),
     answers: t.field({
       type: [ElicitationApproverAnswerRef],

@@ -69,6 +69,20 @@ describe('config: webhooks', () => {
     ]);
   });
 
+  it('accepts every event, elicitation.escalated among them', () => {
+    const file = join(dir, 'every-event.json');
+    const events = [
+      'elicitation.requested',
+      'elicitation.resolved',
+      'elicitation.expired',
+      'elicitation.escalated',
+      'turn.completed',
+      'turn.failed',
+    ];
+    writeFileSync(file, JSON.stringify({ ...base, webhooks: [hook({ events })] }));
+    expect(loadConfigFile(file).config.webhooks?.[0]?.events).toEqual(events);
+  });
+
   it.each([
     [[hook({ events: [] })], 'config.json: webhooks[0].events: Too small: expected array to have >=1 items'],
     [[hook({ events: ['turn.started'] })], 'config.json: webhooks[0].events[0]: Invalid option: expected one of'],

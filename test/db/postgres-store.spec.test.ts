@@ -9,8 +9,10 @@ describeStore({
   name: 'PostgreSQL',
   async open() {
     const database = await freshPostgresDatabase();
+    const store = await PostgresStore.open(database.url);
     return {
-      store: await PostgresStore.open(database.url),
+      store,
+      sql: async (text) => (await store.pool.query(text)).rows as Record<string, unknown>[],
       second: (options) => PostgresStore.open(database.url, options),
       cleanup: () => database.drop(),
     };

@@ -11,8 +11,15 @@ describeStore({
   async open() {
     const dir = mkdtempSync(join(tmpdir(), 'toolgate-store-spec-'));
     const path = join(dir, 'toolgate.db');
+    const store = new SqliteStore(openDatabase({ path }));
     return {
-      store: new SqliteStore(openDatabase({ path })),
+      store,
+      async sql(text) {
+        const statement = store.sqlite.prepare(text);
+        if (statement.reader) return statement.all() as Record<string, unknown>[];
+        statement.run();
+        return [];
+      },
       second: async (options) => new SqliteStore(openDatabase({ path }), options),
       cleanup: async () => rmSync(dir, { recursive: true, force: true }),
     };

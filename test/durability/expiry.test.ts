@@ -147,9 +147,9 @@ describe('the background sweeper', () => {
     const report = await s.h.server.sweep();
     sweeping = false;
     expect(report.expiredTurns).toBe(7);
-    // 4 expiry batches (2 + 2 + 2 + 1) and one retention batch each for elicitations, webhook deliveries, approval
-    // grants and idempotency keys: other work ran between every two of them.
-    expect(report.batches).toBe(8);
+    // 4 expiry batches (2 + 2 + 2 + 1), one escalation batch, and one retention batch each for elicitations, webhook
+    // deliveries, approval grants and idempotency keys: other work ran between every two of them.
+    expect(report.batches).toBe(9);
     expect(turnsOfOtherWork).toBeGreaterThanOrEqual(report.batches - 1);
   });
 });

@@ -84,6 +84,7 @@ const elicitation = (id: string, ownerId: string): ElicitationRecord => ({
   resolvedBy: null,
   resolvedAt: null,
   approval: null,
+  escalatedAt: null,
   createdAt: '2026-01-01T00:00:00.000Z',
   expiresAt: '2026-01-01T01:00:00.000Z',
 });

@@ -163,6 +163,10 @@ export const elicitations = pgTable(
     expiresAt: time('expires_at').notNull(),
     /** Who may answer besides the requester, decided at the pause (ElicitationApproval); null: the requester alone. */
     approval: jsonb('approval'),
+    /** approval.escalation.at as a column, for the sweeper's index; null without an escalation. */
+    escalationDueAt: time('escalation_due_at'),
+    /** When the sweeper marked it escalated (docs/approvers.md "Escalation"), once; null before. */
+    escalatedAt: time('escalated_at'),
   },
   (t) => [
     // A viewer's requests of one status in seq order (the pending list and its count).
@@ -172,6 +176,10 @@ export const elicitations = pgTable(
     index('elicitations_turn').on(t.turnId),
     // The sweeper's retention pass and the metrics gauge.
     index('elicitations_status_expiry').on(t.status, t.expiresAt),
+    // The sweeper's escalation pass: only the waiting requests with an escalation still to make are in it.
+    index('elicitations_escalation_due')
+      .on(t.escalationDueAt)
+      .where(sql`status = 'PENDING' AND escalated_at IS NULL AND escalation_due_at IS NOT NULL`),
   ],
 );
 

@@ -358,12 +358,12 @@ export const postgresStatements: PgCatalogue = {
        WHERE @answerId::text IS NOT NULL
      ), inserted AS (
        INSERT INTO elicitations (id, turn_id, thread_id, agent_id, owner_id, tool_call_id, status, request, tool_call,
-         created_at, expires_at, approval)
+         created_at, expires_at, approval, escalation_due_at)
        SELECT e.id, held.id, held.thread_id, held.agent_id, held.owner_id, e.tool_call_id, 'PENDING', e.request::jsonb,
-         e.tool_call::jsonb, @now, @expiresAt, e.approval::jsonb
+         e.tool_call::jsonb, @now, @expiresAt, e.approval::jsonb, e.escalation_due_at
        FROM held, unnest(@elicitationIds::text[], @toolCallIds::text[], @requests::text[], @toolCalls::text[],
-           @approvals::text[])
-         WITH ORDINALITY AS e(id, tool_call_id, request, tool_call, approval, n)
+           @approvals::text[], @escalationDue::timestamptz[])
+         WITH ORDINALITY AS e(id, tool_call_id, request, tool_call, approval, escalation_due_at, n)
        ORDER BY e.n
      ), offered AS (
        INSERT INTO elicitation_approver_roles (elicitation_id, role, from_time)
@@ -381,6 +381,7 @@ export const postgresStatements: PgCatalogue = {
       requests: drafts.map((d) => json(d.request)),
       toolCalls: drafts.map((d) => json(d.toolCall)),
       approvals: drafts.map((d) => (d.approval ? json(d.approval) : null)),
+      escalationDue: drafts.map((d) => d.approval?.escalation?.at ?? null),
     }),
   ),
   finishTurn: statement(
@@ -455,6 +456,15 @@ export const postgresStatements: PgCatalogue = {
     `SELECT * FROM turns WHERE status = 'PAUSED' AND expires_at <= @now ORDER BY expires_at LIMIT @limit
      FOR UPDATE SKIP LOCKED`,
   ),
+  // SKIP LOCKED: a request another instance is escalating, or an answer is deciding, is left to them; the outer WHERE
+  // takes a request another instance escalated since this one's snapshot out again.
+  escalateDue: statement(
+    'escalate_due',
+    `UPDATE elicitations SET escalated_at = @now WHERE seq IN (SELECT seq FROM elicitations
+       WHERE status = 'PENDING' AND escalated_at IS NULL AND escalation_due_at <= @now AND expires_at > @now
+       ORDER BY escalation_due_at LIMIT @limit FOR UPDATE SKIP LOCKED)
+     AND status = 'PENDING' AND escalated_at IS NULL RETURNING *`,
+  ),
   closeElicitations: statement(
     'close_elicitations',
     `UPDATE elicitations SET status = @status, resolved_at = @now WHERE id = ANY(@ids::text[]) AND status = 'PENDING'`,
@@ -509,10 +519,18 @@ export const postgresStatements: PgCatalogue = {
     `DELETE FROM approval_grants WHERE seq IN (SELECT seq FROM approval_grants
        WHERE COALESCE(revoked_at, expires_at) < @before LIMIT @limit FOR UPDATE SKIP LOCKED)`,
   ),
+  // One statement: the batch, its answers and role rows, and the requests go together.
   deleteExpiredElicitations: statement(
     'delete_expired_elicitations',
-    `DELETE FROM elicitations WHERE seq IN (SELECT seq FROM elicitations WHERE status = 'EXPIRED'
-       AND expires_at < @before LIMIT @limit FOR UPDATE SKIP LOCKED)`,
+    `WITH batch AS (
+       SELECT seq, id FROM elicitations WHERE status = 'EXPIRED' AND expires_at < @before LIMIT @limit
+       FOR UPDATE SKIP LOCKED
+     ), answers AS (
+       DELETE FROM elicitation_answers WHERE elicitation_id IN (SELECT id FROM batch)
+     ), roles AS (
+       DELETE FROM elicitation_approver_roles WHERE elicitation_id IN (SELECT id FROM batch)
+     )
+     DELETE FROM elicitations WHERE seq IN (SELECT seq FROM batch)`,
   ),
   deleteIdempotencyKeys: statement(
     'delete_idempotency_keys',

@@ -128,6 +128,10 @@ export const elicitations = sqliteTable(
     expiresAt: text('expires_at').notNull(),
     /** Who may answer besides the requester, decided at the pause (ElicitationApproval); null: the requester alone. */
     approval: text('approval', { mode: 'json' }),
+    /** approval.escalation.at as a column, for the sweeper's index; null without an escalation. */
+    escalationDueAt: text('escalation_due_at'),
+    /** When the sweeper marked it escalated (docs/approvers.md "Escalation"), once; null before. */
+    escalatedAt: text('escalated_at'),
   },
   (t) => [
     // A viewer's requests of one status in seq order (the pending list); expires_at last, so that counting by status as
@@ -138,6 +142,11 @@ export const elicitations = sqliteTable(
     index('elicitations_turn').on(t.turnId),
     // The sweeper's retention pass finds long-expired elicitations without a scan.
     index('elicitations_status_expiry').on(t.status, t.expiresAt),
+    // The sweeper's escalation pass: only the waiting requests with an escalation still to make are in it, so the
+    // other requests' writes never touch it.
+    index('elicitations_escalation_due')
+      .on(t.escalationDueAt)
+      .where(sql`status = 'PENDING' AND escalated_at IS NULL AND escalation_due_at IS NOT NULL`),
   ],
 );
 

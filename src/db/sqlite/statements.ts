@@ -96,9 +96,9 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
       updated_at = @now, iterations = coalesce(@iterations, iterations) WHERE id = @id AND ${HOLDS} RETURNING *`);
   const insertElicitation =
     raw(`INSERT INTO elicitations (id, turn_id, thread_id, agent_id, owner_id, tool_call_id, status, request, tool_call,
-      created_at, expires_at, approval)
+      created_at, expires_at, approval, escalation_due_at)
     VALUES (@id, @turnId, @threadId, @agentId, @ownerId, @toolCallId, 'PENDING', @request, @toolCall, @now, @expiresAt,
-      @approval)`);
+      @approval, @escalationDueAt)`);
   const insertApproverRole = raw(`INSERT OR IGNORE INTO elicitation_approver_roles (elicitation_id, role, from_time)
     VALUES (@elicitationId, @role, @from)`);
   const finishTurn =
@@ -125,6 +125,12 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
       ORDER BY seq LIMIT @limit)
     RETURNING *`);
   const ownedGrant = prepared('SELECT * FROM approval_grants WHERE id = @id AND owner_id = @ownerId');
+  // Retention of long-expired requests: a batch, then its answers and role rows, then the requests themselves.
+  const expiredBatch = raw(`SELECT seq, id FROM elicitations WHERE status = 'EXPIRED' AND expires_at < @before
+    LIMIT @limit`);
+  const deleteAnswersOf = raw(`DELETE FROM elicitation_answers WHERE elicitation_id IN ${IDS}`);
+  const deleteRolesOf = raw(`DELETE FROM elicitation_approver_roles WHERE elicitation_id IN ${IDS}`);
+  const deleteElicitationsBySeq = raw('DELETE FROM elicitations WHERE seq IN (SELECT value FROM json_each(@seqs))');
 
   // What a viewer may answer as an approver: the requests offered to their roles (elicitation_approver_roles holds
   // only the waiting ones), of other owners, that they have not answered, or whose ACCEPT of theirs an edit outdated
@@ -306,6 +312,7 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
           now: params.now,
           expiresAt: params.expiresAt,
           approval: draft.approval ? JSON.stringify(draft.approval) : null,
+          escalationDueAt: draft.approval?.escalation?.at ?? null,
         });
         // Offered by role to its approvers, for their list of requests to answer.
         if (draft.approval) {
@@ -346,6 +353,12 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
         lease_owner = @leaseOwner, lease_expires_at = @leaseUntil
       WHERE id = @id AND status = 'PAUSED' RETURNING *`),
     lockDueTurns: prepared("SELECT * FROM turns WHERE status = 'PAUSED' AND expires_at <= @now LIMIT @limit"),
+    // The partial index holds only the waiting requests with an escalation still to make.
+    escalateDue: prepared(`UPDATE elicitations SET escalated_at = @now WHERE seq IN (
+        SELECT seq FROM elicitations INDEXED BY elicitations_escalation_due
+        WHERE status = 'PENDING' AND escalated_at IS NULL AND escalation_due_at <= @now AND expires_at > @now
+        ORDER BY escalation_due_at LIMIT @limit)
+      AND status = 'PENDING' AND escalated_at IS NULL RETURNING *`),
     closeElicitations: ({ ids, status, now }) =>
       closeElicitations.run({ ids: JSON.stringify(ids), status, now }).changes,
     insertToolMessages: ({ threadId, turnId, drafts, now }) => {
@@ -373,8 +386,14 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
       SELECT seq FROM webhook_deliveries WHERE status = 'DELIVERED' AND finished_at < @before LIMIT @limit)`),
     deleteLapsedGrants: prepared(`DELETE FROM approval_grants WHERE seq IN (
       SELECT seq FROM approval_grants WHERE coalesce(revoked_at, expires_at) < @before LIMIT @limit)`),
-    deleteExpiredElicitations: prepared(`DELETE FROM elicitations WHERE seq IN (
-      SELECT seq FROM elicitations WHERE status = 'EXPIRED' AND expires_at < @before LIMIT @limit)`),
+    deleteExpiredElicitations: (params) => {
+      const batch = expiredBatch.all(params) as { seq: number; id: string }[];
+      if (batch.length === 0) return 0;
+      const ids = JSON.stringify(batch.map((row) => row.id));
+      deleteAnswersOf.run({ ids });
+      deleteRolesOf.run({ ids });
+      return deleteElicitationsBySeq.run({ seqs: JSON.stringify(batch.map((row) => row.seq)) }).changes;
+    },
     deleteIdempotencyKeys: prepared(`DELETE FROM idempotency_keys WHERE rowid IN (
       SELECT rowid FROM idempotency_keys WHERE created_at < @before LIMIT @limit)`),
 

@@ -15,6 +15,11 @@ export interface StoreUnderTest {
    */
   second(options?: StoreOptions): Promise<Store>;
   /**
+   * Runs one SQL statement on `store`'s database as written (no parameters): its rows. Only for what the Store does not
+   * read, or states it no longer writes (rows an earlier version left).
+   */
+  sql(text: string): Promise<Record<string, unknown>[]>;
+  /**
    * Drops the database and releases whatever open() holds. The spec has closed `store` and every store second()
    * returned before it calls this: cleanup must not close them again.
    */
@@ -41,6 +46,8 @@ export interface StoreHarness {
   close(s: Store): Promise<void>;
   /** The agents the turns belong to, as the server syncs them from its config before anything runs. */
   seedAgents(): Promise<void>;
+  /** One SQL statement on the test's database (StoreUnderTest.sql). */
+  sql(text: string): Promise<Record<string, unknown>[]>;
 }
 
 /** Installs the per-test hooks in the calling describe block and returns what its cases use. */
@@ -90,5 +97,6 @@ export function installStoreHarness(factory: StoreFactory): StoreHarness {
     second,
     close,
     seedAgents,
+    sql: (text) => sut!.sql(text),
   };
 }

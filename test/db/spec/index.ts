@@ -6,6 +6,7 @@ import { registerAgentsSpec } from './agents.js';
 import { registerApproversSpec } from './approvers.js';
 import { registerAnswersSpec } from './answers.js';
 import { registerConcurrencySpec } from './concurrency.js';
+import { registerEscalationSpec } from './escalation.js';
 import { registerGatewaySpec } from './gateway.js';
 import { registerGrantsSpec } from './grants.js';
 import { installStoreHarness, type StoreFactory } from './harness.js';
@@ -33,5 +34,6 @@ export function describeStore(factory: StoreFactory): void {
     registerWebhooksSpec(harness);
     registerGatewaySpec(harness);
     registerApproversSpec(harness);
+    registerEscalationSpec(harness);
   });
 }

@@ -3,7 +3,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { closeStep } from '../../../src/agent/closing.js';
 import { toolText } from '../../../src/agent/messages.js';
-import type { ElicitationAnswer } from '../../../src/domain/records.js';
+import type { ElicitationAnswer, ElicitationApproval } from '../../../src/domain/records.js';
 import type { Store } from '../../../src/domain/store.js';
 import {
   at,
@@ -13,6 +13,7 @@ import {
   runningTurn,
   pausedTurn,
   answer,
+  approverAnswer,
   toolAnswers,
   closing,
   ids,
@@ -82,6 +83,32 @@ export function registerMaintenanceSpec(harness: StoreHarness): void {
       expect(sorted(ids([...first, ...second, ...third]))).toEqual(sorted(due));
       expect(await store.expireDueTurns(at(100), 2, closeStep)).toEqual([]);
       for (const turnId of due) expect(await toolAnswers(store, turnId)).toHaveLength(1);
+    });
+
+    it("deleteExpiredElicitations deletes an expired request's approvers' answers and role rows with it", async () => {
+      const policy: ElicitationApproval = { roles: ['reviewer'], required: 2, requester: 'ALSO', escalation: null };
+      const expiring = await pausedTurn(store, { approval: policy, expiresAt: at(60) });
+      const waiting = await pausedTurn(store, { approval: policy, expiresAt: at(10_000) });
+      const [gone, kept] = [expiring.elicitations[0]!.id, waiting.elicitations[0]!.id];
+      await approverAnswer(store, gone, 'rita', ACCEPT, { now: at(10) });
+      await approverAnswer(store, kept, 'rita', ACCEPT, { now: at(10) });
+      expect(await store.expireDueTurns(at(60), 10, closeStep)).toHaveLength(1);
+      // Expiry stops offering it to its roles; a role row an earlier version left with it goes with it all the same.
+      await harness.sql(`INSERT INTO elicitation_approver_roles (elicitation_id, role, from_time)
+        VALUES ('${gone}', 'reviewer', '${at(0)}')`);
+      const rolesOf = async (id: string) =>
+        (await harness.sql(`SELECT role FROM elicitation_approver_roles WHERE elicitation_id = '${id}'`)).map(
+          (row) => row.role,
+        );
+      expect(await store.listApproverAnswers([gone])).toHaveLength(1);
+
+      expect(await store.deleteExpiredElicitations(at(100), 10)).toBe(1);
+      expect(await store.loadElicitation(gone)).toBeNull();
+      expect(await store.listApproverAnswers([gone])).toEqual([]);
+      expect(await rolesOf(gone)).toEqual([]);
+      // The waiting request keeps its answers and its roles.
+      expect(await store.listApproverAnswers([kept])).toEqual([expect.objectContaining({ approverId: 'rita' })]);
+      expect(await rolesOf(kept)).toEqual(['reviewer']);
     });
 
     it('deleteExpiredElicitations deletes at most `limit` EXPIRED ones that expired before `before`, nothing else', async () => {

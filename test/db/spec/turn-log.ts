@@ -382,6 +382,7 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
           createdAt: at(1),
           expiresAt: at(61),
           approval: null,
+          escalatedAt: null,
         },
       ]);
       expect(await store.loadTurn(turn.id)).toEqual(paused.turn);

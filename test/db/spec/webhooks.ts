@@ -160,6 +160,8 @@ export function registerWebhooksSpec(harness: StoreHarness): void {
           },
           answer: null,
           answeredBy: null,
+          approval: null,
+          escalatedAt: null,
           createdAt: at(0),
           expiresAt: paused.expiresAt,
           resolvedAt: null,
