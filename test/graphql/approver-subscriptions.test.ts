@@ -149,20 +149,21 @@ describe('elicitationRequested(scope: TO_ANSWER)', () => {
     for (const { id } of [answered, waiting, fresh]) await resolve('alice', id, 'CANCEL');
   });
 
-  it('an escalated request arriving for the escalation role is delivered only once the viewer may answer it', async () => {
+  it('the sweep that escalates a request delivers it live to the escalation role, once', async () => {
     const erin = await toAnswer('erin', ['oncall']);
     const { id } = await start('restart');
-    const record = (await h.server.services.store.loadElicitation(id)) as ElicitationRecord;
-    // What the sweeper's escalation publishes: too early (the clock is before the escalation), nothing.
-    pubsub.publish('approverElicitations', 'oncall', record);
+    // Before the escalation time a sweep offers it to no one more.
+    expect(await h.server.sweep()).toMatchObject({ escalatedElicitations: 0 });
     await quiet();
     expect(erin.events).toEqual([]);
     offsetMs = 61_000;
     try {
-      pubsub.publish('approverElicitations', 'oncall', { ...record });
+      expect(await h.server.sweep()).toMatchObject({ escalatedElicitations: 1 });
       await erin.waitFor((e) => e.data?.elicitationRequested.id === id, 'the escalated request');
       // Published again (another of her roles, another instance): still once.
+      const record = (await h.server.services.store.loadElicitation(id)) as ElicitationRecord;
       pubsub.publish('approverElicitations', 'oncall', { ...record });
+      expect(await h.server.sweep()).toMatchObject({ escalatedElicitations: 0 });
       await quiet();
       expect(idsOf(erin)).toEqual([id]);
     } finally {
