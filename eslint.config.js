@@ -15,6 +15,8 @@ export default tseslint.config(
       'drizzle/',
       'web/inbox/dist/',
       'web/inbox/src/gql/',
+      'docs/.vitepress/dist/',
+      'docs/.vitepress/cache/',
     ],
   },
   js.configs.recommended,

@@ -1,4 +1,4 @@
-// `npm run inbox:screenshots`: the pictures of the inbox in docs/inbox/ (README "The approval inbox"). Starts the
+// `npm run inbox:screenshots`: the pictures of the inbox in docs/inbox/ (docs/inbox.md). Starts the
 // built-in demo on an in-memory database, creates pauses through the API and photographs the inbox in headless
 // Chromium: the pending list, one card, a thread with a pause inline, and the pending list at phone width.
 import { mkdirSync } from 'node:fs';

@@ -103,8 +103,9 @@ export interface ServerOptions {
   /** Where unexpected faults are reported (default: the logger, at error, with the stack). */
   onError?: (error: unknown) => void;
   /**
-   * The log: requests, WebSocket connections, lifecycle events, faults (README "Logs"). The CLI passes one at
-   * LOG_LEVEL on stdout; without one, warnings and errors only go to stderr (as faults went to console.error).
+   * The log: requests, WebSocket connections, lifecycle events, faults (docs/observability.md, "Logs"). The CLI
+   * passes one at LOG_LEVEL on stdout; without one, warnings and errors only go to stderr (as faults went to
+   * console.error).
    */
   logger?: Logger;
   /** Who is asking, over HTTP and WebSocket (tests: users of their own). */
@@ -248,7 +249,7 @@ async function startServer(
   const runnerEvents = createRunnerEventPublisher({ pubsub, flush: () => store.flush({ soon: true }), onError });
   // The log and metrics observers join here (src/observability/); observers from code come after them.
   const observers: LifecycleObserver[] = [lifecycleLogger(logger), ...(options.observers ?? [])];
-  // Metrics (README "Metrics"): none are kept when the config turns /metrics off.
+  // Metrics (docs/observability.md, "Metrics"): none are kept when the config turns /metrics off.
   const metricsAccess = config.server?.metrics ?? 'admin';
   const metrics = metricsAccess === 'off' ? null : createMetrics({ store, clock, onError });
   if (metrics) observers.unshift(metrics.observer);

@@ -1,4 +1,4 @@
-// Argument rules (README "Argument rules"): a tool's rules are JSON Schemas matched against a call's arguments with
+// Argument rules (docs/argument-rules.md): a tool's rules are JSON Schemas matched against a call's arguments with
 // ajv. This module checks rules (for the config loader and updateAgent) and matches them, compiling each schema once.
 import type { ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';

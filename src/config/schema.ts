@@ -41,7 +41,7 @@ const openAiCompatibleModel = z
       .boolean()
       .optional()
       .describe(
-        'Ask for a streamed answer: its text is pushed live to turnEvents subscribers as it is generated (README "Streamed text"); default false',
+        'Ask for a streamed answer: its text is pushed live to turnEvents subscribers as it is generated (docs/live.md, "Streamed text"); default false',
       ),
   })
   .strict();
@@ -143,7 +143,7 @@ export const approversConfig = z.union([z.literal('REQUESTER'), approversPolicyC
   },
 });
 
-// ---- argument rules and editing (issue 15; README "Argument rules") ----
+// ---- argument rules and editing (docs/argument-rules.md) ----
 
 const toolConfirmationMode = z.enum(['ALWAYS', 'NEVER', 'BY_ANNOTATION']);
 
@@ -226,7 +226,7 @@ export const agentConfig = z
       .record(toolId, toolConfirmationValue)
       .default({})
       .describe(
-        'Per-tool overrides by exact tool id: a mode, or {"mode", "rules", "allowEdit", "approvers"} (README "Argument rules", "Approvers")',
+        'Per-tool overrides by exact tool id: a mode, or {"mode", "rules", "allowEdit", "approvers"} (docs/argument-rules.md, docs/approvers.md)',
       ),
     allowEdit: z
       .boolean()

@@ -31,7 +31,7 @@ ToolAnnotationsRef.implement({
   }),
 });
 
-// ---- argument rules and editing (issue 15; README "Argument rules") ----
+// ---- argument rules and editing (docs/argument-rules.md) ----
 
 export const ArgumentRuleModeEnum = builder.enumType('ArgumentRuleMode', {
   description: 'What an argument rule does with the calls it matches.',

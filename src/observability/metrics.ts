@@ -50,6 +50,20 @@ export interface ToolgateMetrics {
   readonly contentType: string;
 }
 
+/**
+ * The labels of Yoga's metrics, by name; false leaves a label out. Labels a client chooses are unbounded (one series
+ * per value, kept forever) and may carry data: the operation name, the URL (a GET's query string holds the query and
+ * its variables), an error's path (list indexes).
+ */
+export const YOGA_LABELS: Readonly<Record<string, boolean>> = {
+  operationName: false,
+  url: false,
+  path: false,
+  fieldName: false,
+  typeName: false,
+  returnType: false,
+};
+
 /** Seconds from a pause to its answer: from a quick click to a day (a turn's pause lasts at most pauseTtlSeconds). */
 const WAIT_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14_400, 43_200, 86_400];
 const TOOL_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -60,9 +74,10 @@ let processRegistry: Registry | null = null;
 /**
  * The process's default metrics (CPU, memory, event loop lag, GC, handles), collected once per process: they
  * describe the process, not a server, and each collection starts an event-loop monitor and a GC observer that
- * are never stopped, so one per server would pile up in a process that starts many.
+ * are never stopped, so one per server would pile up in a process that starts many. Exported for the docs'
+ * metrics reference (scripts/docs/metrics-reference.ts).
  */
-function processMetrics(): Registry {
+export function processMetrics(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry });
@@ -203,9 +218,7 @@ export function createMetrics(options: MetricsOptions): ToolgateMetrics {
       graphql_envelop_schema_change: false,
       graphql_envelop_execute_resolver: false,
     },
-    // Labels a client chooses are unbounded (one series per value, kept forever) and may carry data: the operation
-    // name, the URL (a GET's query string holds the query and its variables), an error's path (list indexes).
-    labels: { operationName: false, url: false, path: false, fieldName: false, typeName: false, returnType: false },
+    labels: YOGA_LABELS,
   });
 
   return {

@@ -114,7 +114,7 @@ describe('gateDecision: argument rules before the matrix', () => {
   const rulesAgent = (rules: ArgumentRule[], changes: Partial<Agent> = {}) =>
     agent({ toolRules: { 's:write_file': rules }, ...changes });
 
-  it('the README example: runs unasked under /tmp/, asks elsewhere (the tool is unannotated)', () => {
+  it('the example of docs/argument-rules.md: runs unasked under /tmp/, asks elsewhere (the tool is unannotated)', () => {
     const a = rulesAgent([{ match: TMP_ONLY, mode: 'NEVER' }]);
     expect(gateDecision(a, writeFile, { path: '/tmp/out.txt' })).toEqual({ action: 'run', ruleIndex: 0 });
     expect(gateDecision(a, writeFile, { path: '/etc/hosts' })).toEqual({
@@ -124,7 +124,7 @@ describe('gateDecision: argument rules before the matrix', () => {
     });
   });
 
-  // The README's table of examples, row by row.
+  // The table of examples of docs/argument-rules.md, row by row.
   it.each<[string, ArgumentRule, JsonObject, GateDecision['action'] | 'no match']>([
     ['/tmp/ file', { match: TMP_ONLY, mode: 'NEVER' }, { path: '/tmp/out.txt' }, 'run'],
     ['/tmp/ with ..', { match: TMP_ONLY, mode: 'NEVER' }, { path: '/tmp/../etc/passwd' }, 'no match'],

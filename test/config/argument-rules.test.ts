@@ -176,11 +176,10 @@ describe('the config file', () => {
   });
 });
 
-describe("the README's example", () => {
-  it('loads, and gates as the README says: /tmp/ runs, /etc/ is denied, the rest asks', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('## Argument rules'));
-    const block = /```json\n([\s\S]*?)```/.exec(section)![1]!;
+describe('the example of docs/argument-rules.md', () => {
+  it('loads, and gates as the page says: /tmp/ runs, /etc/ is denied, the rest asks', () => {
+    const page = readFileSync(new URL('../../docs/argument-rules.md', import.meta.url), 'utf8');
+    const block = /```json\n([\s\S]*?)```/.exec(page)![1]!;
     const config = load(configWith(JSON.parse(`{${block}}`).toolConfirmation, { requireToolConfirmation: true }));
     const agent = { ...gatingFromConfig(config.agents[0]!), requireToolConfirmation: true };
     expect(agent.toolAllowEdit).toEqual({ 'fs:write_file': false });

@@ -4,7 +4,7 @@
 // the same confirmation at once run the tool once. Each instance has a tool source of its own, so the test reads
 // which instance ran a tool, and that it ran once in all.
 //
-// PostgreSQL and Redis only: that is how several instances share their state (README, "Running several instances").
+// PostgreSQL and Redis only: that is how several instances share their state (docs/multi-instance.md).
 // An SQLite file is one process's database: instances in several processes on one file are not a deployment.
 // Fails when PostgreSQL or Redis is down.
 import { randomUUID } from 'node:crypto';
