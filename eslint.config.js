@@ -15,6 +15,7 @@ export default tseslint.config(
       'drizzle/',
       'web/inbox/dist/',
       'web/inbox/src/gql/',
+      'api/',
     ],
   },
   js.configs.recommended,
