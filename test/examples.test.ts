@@ -47,8 +47,8 @@ async function runExample(name: string, env: Record<string, string>): Promise<Ex
   );
   const url = await new Promise<URL>((resolve, reject) => {
     const look = () => {
-      const match = /(http:\/\/127\.0\.0\.1:\d+\/\S*)/.exec(output);
-      if (match) resolve(new URL(match[1]!.replace(/[,;]$/, '')));
+      const match = /http:\/\/127\.0\.0\.1:\d+\/[^\s"',;]*/.exec(output);
+      if (match) resolve(new URL(match[0]));
     };
     child.stdout!.on('data', look);
     void exited.then((code) => reject(new Error(`${name} exited (${code}) before it listened:\n${output}`)));
