@@ -1,16 +1,30 @@
 // The npm package as a user gets it: `npm pack` (its prepack runs `npm run build`), the tarball installed into an empty
-// folder with nothing beside it (`npm install <tarball>`, from the registry), then the installed `toolgate` command
-// from that folder: --help, the demo's round trip with no setup (migrations, the inbox and GraphiQL found inside the
-// package), `toolgate init`, the stdio bridge, and the embedding examples compiled against the package's own types.
+// folder with nothing beside it (`npm install <tarball>`, from the registry, with the Dockerfile's own install
+// command), then the installed `toolgate` command from that folder: --help, the demo's round trip with no setup
+// (migrations, the inbox and GraphiQL found inside the package), `toolgate init`, the stdio bridge, and the embedding
+// examples compiled against the package's own types. Then the container recipe's steps outside a container: the
+// image's environment, start command and HEALTHCHECK, and compose.yaml's two instances on PostgreSQL and Redis.
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  argsOf,
+  composeServices,
+  composeToolgateEnvironment,
+  envOf,
+  execForm,
+  readDockerfile,
+} from './support/dockerfile.js';
 import { RESOLVE, START_TURN, tempDir } from './support/harness.js';
+import { connectWs, subscribeWs } from './support/live.js';
+import { freshPostgresDatabase } from './support/postgres.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -19,6 +33,13 @@ const temp = tempDir();
 const APP = join(temp.dir, 'app');
 const TOOLGATE = join(APP, 'node_modules', '.bin', 'toolgate');
 const timings: Record<string, number> = {};
+
+// The container recipe: its install stage's command is the one this test installs with.
+const STAGES = readDockerfile(ROOT);
+const INSTALL_STAGE = STAGES.find((stage) => stage.name === 'install')!;
+const INSTALL_STEP = argsOf(INSTALL_STAGE, 'RUN').find((args) => args.startsWith('npm install '))!;
+const IMAGE_TARBALL = '/tmp/toolgate.tgz';
+const RUNTIME = STAGES.at(-1)!;
 let installLog = '';
 
 /** The environment of the npm and toolgate processes: none of the npm_* variables `npm test` runs vitest with. */
@@ -69,14 +90,11 @@ beforeAll(async () => {
   await timed('npm pack (with the build)', () => run('npm', ['pack', '--pack-destination', temp.dir], ROOT));
   const tarball = readdirSync(temp.dir).find((name) => name.endsWith('.tgz'))!;
   mkdirSync(APP);
-  const installed = await timed('npm install <tarball>', () =>
-    run(
-      'npm',
-      ['install', '--no-audit', '--no-fund', '--prefer-offline', '--omit=dev', join(temp.dir, tarball)],
-      APP,
-      betterSqlitePrebuilds(),
-    ),
-  );
+  // The image's install step (`RUN npm install … /tmp/toolgate.tgz` in /opt/toolgate), on this tarball in APP;
+  // --prefer-offline only lets npm trust its cache's metadata.
+  const [, ...install] = INSTALL_STEP.split(/\s+/);
+  const args = [...install.map((arg) => (arg === IMAGE_TARBALL ? join(temp.dir, tarball) : arg)), '--prefer-offline'];
+  const installed = await timed('npm install <tarball>', () => run('npm', args, APP, betterSqlitePrebuilds()));
   installLog = installed.stdout + installed.stderr;
 }, 300_000);
 
@@ -113,8 +131,9 @@ async function startProcess(command: string, args: string[], cwd: string, env: R
   );
   const url = await new Promise<URL>((resolve, reject) => {
     const look = () => {
-      const match = /http:\/\/127\.0\.0\.1:\d+\/[^\s"',;]*/.exec(output);
-      if (match) resolve(new URL(match[0]));
+      const match = /http:\/\/[\d.]+:(\d+)(\/[^\s"',;]*)/.exec(output);
+      // A server that listens on every interface (0.0.0.0) is asked on loopback.
+      if (match) resolve(new URL(`http://127.0.0.1:${match[1]}${match[2]}`));
     };
     child.stdout!.on('data', look);
     void exited.then((code) => reject(new Error(`${command} exited (${code}) before it served:\n${output}`)));
@@ -127,10 +146,10 @@ function startToolgate(env: Record<string, string> = {}): Promise<Started> {
   return startProcess(TOOLGATE, [], APP, { HOST: '127.0.0.1', PORT: '0', ...env });
 }
 
-async function gql(url: URL, query: string, variables?: object): Promise<any> {
+async function gql(url: URL, query: string, variables?: object, token?: string): Promise<any> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
     body: JSON.stringify({ query, variables }),
   });
   const body = (await response.json()) as { data?: any; errors?: unknown };
@@ -258,6 +277,163 @@ describe('the packed package, installed into an empty folder', { timeout: 60_000
       expect((await gql(new URL('/graphql', base), '{ agents { id } }')).agents).toEqual([{ id: 'demo' }]);
       example.child.kill('SIGTERM');
       expect(await example.exited).toBe(0);
+    });
+  });
+});
+
+/** A port nobody listens on now (the image's PORT is a number its HEALTHCHECK reads too, not 0). */
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * The image's paths, here: the install stage's folder is APP, the config the runtime stage copies in is the
+ * repository's file, and every other absolute path of the image lives under `home`.
+ */
+function imagePaths(home: string): (value: string) => string {
+  const installDir = argsOf(INSTALL_STAGE, 'WORKDIR').at(-1)!;
+  const copied = Object.fromEntries(
+    argsOf(RUNTIME, 'COPY')
+      .filter((args) => !args.startsWith('--from'))
+      .map((args) => args.split(/\s+/).reverse() as [string, string]),
+  );
+  return (value) => {
+    if (value.startsWith(`${installDir}/`) || value === installDir) return APP + value.slice(installDir.length);
+    if (copied[value]) return join(ROOT, copied[value]);
+    return value.startsWith('/') ? join(home, value) : value;
+  };
+}
+
+interface Instance {
+  started: Started;
+  env: Record<string, string>;
+  /** The image's HEALTHCHECK command, run as Docker runs it: its exit status. */
+  health(): Promise<number>;
+}
+
+/** The runtime stage's CMD with its ENV (`overrides` on top, as `docker run -e` or compose give them), from WORKDIR. */
+async function startImage(home: string, overrides: Record<string, string>): Promise<Instance> {
+  const path = imagePaths(home);
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries({ ...envOf(RUNTIME), ...overrides })) env[name] = path(value);
+  env.PORT = String(await freePort());
+  // The volume's folder, which the image creates for its user.
+  if (env.TOOLGATE_DB!.startsWith('/')) mkdirSync(dirname(env.TOOLGATE_DB!), { recursive: true });
+  const workdir = path(argsOf(RUNTIME, 'WORKDIR').at(-1)!);
+  mkdirSync(workdir, { recursive: true });
+  const node = (command: string[]) =>
+    [command[0] === 'node' ? process.execPath : command[0]!, command.slice(1).map(path)] as const;
+  const [command, args] = node(execForm(argsOf(RUNTIME, 'CMD').at(-1)!));
+  const started = await startProcess(command, args, workdir, env);
+  const [checkCommand, checkArgs] = node(execForm(argsOf(RUNTIME, 'HEALTHCHECK').at(-1)!));
+  return {
+    started,
+    env,
+    health: () =>
+      new Promise((resolve) =>
+        execFile(checkCommand, checkArgs, { cwd: workdir, env: cleanEnv(env) }, (error) =>
+          resolve(error ? Number((error as { code?: number }).code ?? 1) : 0),
+        ),
+      ),
+  };
+}
+
+/** Polls the HEALTHCHECK until it passes, as Docker does during the start period. */
+async function healthy(instance: Instance): Promise<void> {
+  for (let tries = 0; tries < 100; tries++) {
+    if ((await instance.health()) === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`never healthy:\n${instance.started.output()}`);
+}
+
+describe('the container recipe, its steps run outside a container', { timeout: 60_000 }, () => {
+  it('Dockerfile: node:20-slim, production install of the packed tarball, a non-root user, HEALTHCHECK on /readyz, exec-form CMD', () => {
+    for (const stage of STAGES) expect(['node:20-slim', ...STAGES.map((s) => s.name)]).toContain(stage.from);
+    expect(RUNTIME.from).toBe('node:20-slim');
+    expect(argsOf(STAGES[0]!, 'RUN')).toContainEqual(
+      expect.stringMatching(/^npm pack .*&& mv \/tmp\/toolgate-\*\.tgz \/tmp\/toolgate\.tgz$/),
+    );
+    expect(INSTALL_STEP).toBe(`npm install --omit=dev --no-audit --no-fund ${IMAGE_TARBALL}`);
+    expect(argsOf(RUNTIME, 'COPY')).toContain(
+      `--from=install ${argsOf(INSTALL_STAGE, 'WORKDIR').at(-1)} /opt/toolgate`,
+    );
+    expect(argsOf(RUNTIME, 'USER')).toEqual(['node']);
+    expect(argsOf(RUNTIME, 'HEALTHCHECK')[0]).toContain('/readyz');
+    expect(execForm(argsOf(RUNTIME, 'CMD')[0]!)[0]).toBe('node');
+    expect(argsOf(RUNTIME, 'CMD')[0]!.startsWith('[')).toBe(true);
+  });
+
+  it('the image: its start command and environment serve with the token, its HEALTHCHECK passes, SIGTERM exits 0', async () => {
+    await timed('image: start, HEALTHCHECK, SIGTERM', async () => {
+      const token = `container-${randomUUID()}`;
+      const instance = await startImage(join(temp.dir, 'image'), { TOOLGATE_ADMIN_TOKEN: token });
+      // HOST=0.0.0.0 is allowed because the image's config has an "auth" section.
+      expect(instance.env.HOST).toBe('0.0.0.0');
+      await healthy(instance);
+      expect(existsSync(instance.env.TOOLGATE_DB!)).toBe(true);
+      const anonymous = await fetch(instance.started.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ viewer { id } }' }),
+      });
+      expect(anonymous.status).toBe(401);
+      expect((await gql(instance.started.url, '{ viewer { id isAdmin } }', undefined, token)).viewer).toEqual({
+        id: 'admin',
+        isAdmin: true,
+      });
+      await stop(instance.started);
+      expect(await instance.health()).toBe(1);
+    });
+  });
+
+  it('compose.yaml: two instances on one PostgreSQL database and one Redis; paused on one, answered on the other, seen live on both', async () => {
+    const services = composeServices(ROOT);
+    expect(Object.keys(services).sort()).toEqual(['postgres', 'redis', 'toolgate-a', 'toolgate-b']);
+    expect(services.postgres).toMatch(/^postgres:/);
+    expect(services.redis).toMatch(/^redis:/);
+    const compose = composeToolgateEnvironment(ROOT);
+    expect(compose.TOOLGATE_DB).toMatch(/^postgres:\/\/\w+:\w+@postgres:5432\/\w+$/);
+    expect(compose.TOOLGATE_REDIS).toBe('redis://redis:6379');
+    expect(compose.TOOLGATE_ADMIN_TOKEN).toMatch(/^\$\{TOOLGATE_ADMIN_TOKEN:\?/);
+
+    await timed('compose: two instances on PostgreSQL and Redis', async () => {
+      // The same variables, pointed at this machine's PostgreSQL and Redis instead of the compose services.
+      const database = await freshPostgresDatabase();
+      const token = `compose-${randomUUID()}`;
+      const environment = {
+        ...compose,
+        TOOLGATE_DB: database.url,
+        TOOLGATE_REDIS: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        TOOLGATE_ADMIN_TOKEN: token,
+      };
+      try {
+        const a = await startImage(join(temp.dir, 'a'), environment);
+        const b = await startImage(join(temp.dir, 'b'), environment);
+        await Promise.all([healthy(a), healthy(b)]);
+        const started = (
+          await gql(a.started.url, START_TURN, { input: { agentId: 'demo', message: 'delete entities 3' } }, token)
+        ).startTurn.turn;
+        expect(started.status).toBe('PAUSED');
+        const client = connectWs(a.started.url.href, `Bearer ${token}`);
+        const updates = subscribeWs(client, 'subscription($id: ID!) { turnUpdated(turnId: $id) { status } }', {
+          id: started.id,
+        });
+        await updates.waitFor((event) => event.data?.turnUpdated.status === 'PAUSED');
+        const input = { elicitationId: started.pendingElicitations[0].id, action: 'ACCEPT' };
+        const resolved = (await gql(b.started.url, RESOLVE, { input }, token)).resolveElicitation.turn;
+        expect(resolved).toMatchObject({ status: 'COMPLETED', text: expect.stringContaining('Deleted 1 entity (3)') });
+        // Through Redis: the subscriber on A hears the answer given on B.
+        await updates.waitFor((event) => event.data?.turnUpdated.status === 'COMPLETED');
+        await client.dispose();
+        await Promise.all([stop(a.started), stop(b.started)]);
+      } finally {
+        await database.drop();
+      }
     });
   });
 });
