@@ -96,7 +96,38 @@ beforeAll(async () => {
   const args = [...install.map((arg) => (arg === IMAGE_TARBALL ? join(temp.dir, tarball) : arg)), '--prefer-offline'];
   const installed = await timed('npm install <tarball>', () => run('npm', args, APP, betterSqlitePrebuilds()));
   installLog = installed.stdout + installed.stderr;
+  examplesCompiled = compileExamples();
+  // Awaited by its test; a failure here is reported there, not as an unhandled rejection.
+  examplesCompiled.catch(() => {});
 }, 300_000);
+
+/**
+ * Both embedding examples compiled with tsc in APP/out, where `import … from 'toolgate'` resolves to the installed
+ * package and its types come from its exports. Started once the package is installed, beside the tests that run
+ * servers (tsc takes seconds), and awaited by the test that runs an example.
+ */
+let examplesCompiled: Promise<unknown>;
+function compileExamples(): Promise<unknown> {
+  const examples = join(APP, 'examples');
+  mkdirSync(examples);
+  // ES modules, as in the repository (top-level await, import.meta).
+  writeFileSync(join(examples, 'package.json'), '{"type": "module"}\n');
+  for (const name of ['embed-http.ts', 'embed-tools.ts'])
+    writeFileSync(join(examples, name), readFileSync(join(ROOT, 'examples', name)));
+  return timed('examples: tsc against the package', () =>
+    run(
+      process.execPath,
+      [
+        join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+        ...['--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2023', '--strict'],
+        ...['--typeRoots', join(ROOT, 'node_modules', '@types'), '--types', 'node', '--outDir', 'out'],
+        join('examples', 'embed-http.ts'),
+        join('examples', 'embed-tools.ts'),
+      ],
+      APP,
+    ),
+  );
+}
 
 const running = new Set<ChildProcess>();
 afterEach(() => {
@@ -245,39 +276,6 @@ describe('the packed package, installed into an empty folder', { timeout: 60_000
       await client.close();
     }
     await stop(server);
-  });
-
-  it('the embedding examples compile against the package’s types and run on it', async () => {
-    await timed('examples: tsc against the package, embed-http run', async () => {
-      const examples = join(APP, 'examples');
-      mkdirSync(examples);
-      // ES modules, as in the repository (top-level await, import.meta).
-      writeFileSync(join(examples, 'package.json'), '{"type": "module"}\n');
-      for (const name of ['embed-http.ts', 'embed-tools.ts'])
-        writeFileSync(join(examples, name), readFileSync(join(ROOT, 'examples', name)));
-      // `import … from 'toolgate'` resolves to the installed package, its types from its exports.
-      await run(
-        process.execPath,
-        [
-          join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
-          ...['--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2023', '--strict'],
-          ...['--typeRoots', join(ROOT, 'node_modules', '@types'), '--types', 'node', '--outDir', 'out'],
-          join('examples', 'embed-http.ts'),
-          join('examples', 'embed-tools.ts'),
-        ],
-        APP,
-      );
-      writeFileSync(join(APP, 'out', 'package.json'), '{"type": "module"}\n');
-      const example = await startProcess(process.execPath, [join('out', 'embed-http.js')], APP, {
-        PORT: '0',
-        TOOLGATE_DB: join(temp.dir, 'embedded.db'),
-      });
-      const base = example.url.origin;
-      expect(await (await fetch(`${base}/api/status`)).json()).toEqual({ app: 'ok' });
-      expect((await gql(new URL('/graphql', base), '{ agents { id } }')).agents).toEqual([{ id: 'demo' }]);
-      example.child.kill('SIGTERM');
-      expect(await example.exited).toBe(0);
-    });
   });
 });
 
@@ -434,6 +432,25 @@ describe('the container recipe, its steps run outside a container', { timeout: 6
       } finally {
         await database.drop();
       }
+    });
+  });
+});
+
+// Last: tsc, started after the install, ran beside the tests above.
+describe('the package, embedded', { timeout: 120_000 }, () => {
+  it('the embedding examples compile against the package’s types and run on it', async () => {
+    await timed('examples: waiting for tsc, embed-http run', async () => {
+      await examplesCompiled;
+      writeFileSync(join(APP, 'out', 'package.json'), '{"type": "module"}\n');
+      const example = await startProcess(process.execPath, [join('out', 'embed-http.js')], APP, {
+        PORT: '0',
+        TOOLGATE_DB: join(temp.dir, 'embedded.db'),
+      });
+      const base = example.url.origin;
+      expect(await (await fetch(`${base}/api/status`)).json()).toEqual({ app: 'ok' });
+      expect((await gql(new URL('/graphql', base), '{ agents { id } }')).agents).toEqual([{ id: 'demo' }]);
+      example.child.kill('SIGTERM');
+      expect(await example.exited).toBe(0);
     });
   });
 });
