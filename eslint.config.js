@@ -17,6 +17,7 @@ export default tseslint.config(
       'web/inbox/src/gql/',
       'docs/.vitepress/dist/',
       'docs/.vitepress/cache/',
+      'api/',
     ],
   },
   js.configs.recommended,

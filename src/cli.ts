@@ -1,122 +1,30 @@
 #!/usr/bin/env node
-// Entry point: reads the environment, starts the server, stops it cleanly on SIGINT/SIGTERM. `cli.ts mcp` instead
-// bridges an MCP client on stdio to a running server's /mcp (src/mcp/stdio-bridge.ts).
-import './node-env.js'; // first: modules are evaluated in import order
-import { listenFailure } from './config/connection-errors.js';
-import { ConfigError, loadConfigFile } from './config/load.js';
-import { openStorage, storageTarget } from './storage.js';
-import { openPubSub } from './events/index.js';
-import { isLoopbackHost } from './http/auth.js';
-import { createLogger, type Logger } from './observability/logger.js';
-import { createServer } from './server.js';
-import { DEFAULT_MCP_URL, runStdioBridge } from './mcp/stdio-bridge.js';
+// The `toolgate` command (package.json `bin`; `npm start` and `npm run mcp` run it from the sources). Each command's
+// module is loaded only when it runs: `toolgate --help` and `toolgate init` answer without loading the server.
+import './node-env.js'; // first: modules are evaluated in import order, and the server's read NODE_ENV
+import { helpText, unknownCommand, version } from './cli/help.js';
 
-let logger: Logger | undefined;
-
-async function main(): Promise<void> {
-  // First: a bad LOG_LEVEL is a config error like any other.
-  const log = (logger = createLogger());
-  const host = process.env.HOST || '127.0.0.1';
-  // Empty is unset, as for every other variable (Number('') would be 0: a random port).
-  const port = Number(process.env.PORT || 4000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new ConfigError(`PORT: "${process.env.PORT}" is not a port number`);
-  const loaded = process.env.TOOLGATE_CONFIG ? loadConfigFile(process.env.TOOLGATE_CONFIG) : null;
-  if (!loaded?.config.auth && !isLoopbackHost(host)) {
-    throw new ConfigError(
-      `HOST: "${host}" is not loopback; without an "auth" section in the config toolgate runs as the single admin user "local" and listens on loopback only`,
-    );
-  }
-  // TOOLGATE_DB (or the config's `database` section): a postgres:// URL is PostgreSQL, reached now; else SQLite.
-  const selection = {
-    config: loaded?.config.database,
-    configFile: loaded?.file ?? null,
-    env: process.env,
-    // The store writes the events of the config's webhook endpoints (createServer checks their secrets).
-    webhooks: loaded?.config.webhooks?.map(({ url, events }) => ({ url, events })),
-  };
-  const { target, where } = storageTarget(selection);
-  // TOOLGATE_REDIS (or the config's `pubsub` section): Redis between instances, checked now; else in process.
-  const pubsub = await openPubSub({
-    config: loaded?.config.pubsub,
-    configFile: loaded?.file ?? null,
-    env: process.env,
-    logger: log,
-  });
-  // The database opens last, once the config passed every check: a refused start creates and migrates nothing.
-  let shown = '';
-  const server = await createServer({
-    config: loaded?.config,
-    configFile: loaded?.file ?? null,
-    storage: async () => {
-      const storage = await openStorage(target, where, selection);
-      shown = storage.shown;
-      return storage;
-    },
-    logger: log,
-    pubsub,
-  }).catch(async (error: unknown) => {
-    await pubsub.close();
-    throw error;
-  });
-  const url = await server.listen(port, host).catch(async (error: unknown) => {
-    await server.close();
-    const failure = listenFailure(error, host, port);
-    throw failure ? new ConfigError(failure) : error;
-  });
-
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, `${signal}, shutting down`);
-    const force = setTimeout(() => {
-      log.fatal('shutdown took longer than 10 s; exiting');
-      process.exit(1);
-    }, 10_000).unref();
-    server.close().then(
-      () => {
-        clearTimeout(force);
-        process.exit(0);
-      },
-      (error: unknown) => {
-        log.fatal({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  // Before the line that says it serves: whoever waits for that line may signal at once, and a signal with no
-  // handler yet ends the process without its shutdown.
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  // The inbox is served beside the API (src/http/inbox.ts): the line names both, so a new user finds the page.
-  const inbox = new URL('/inbox', url).href;
-  log.info(
-    { url, inbox, database: shown, config: loaded?.file ?? null },
-    `serving ${loaded ? loaded.file : 'the built-in demo'} at ${url}, the approval inbox at ${inbox} (database ${shown})`,
-  );
+const [command, ...args] = process.argv.slice(2);
+switch (command) {
+  case undefined:
+    (await import('./cli/serve.js')).serve();
+    break;
+  case 'mcp':
+    (await import('./cli/mcp.js')).mcpBridge();
+    break;
+  case 'init':
+    process.exitCode = (await import('./cli/init.js')).init(args);
+    break;
+  case 'help':
+  case '--help':
+  case '-h':
+    process.stdout.write(helpText());
+    break;
+  case '--version':
+  case '-v':
+    process.stdout.write(`${version()}\n`);
+    break;
+  default:
+    console.error(unknownCommand(command));
+    process.exitCode = 2;
 }
-
-/** `mcp`: stdout carries JSON-RPC only, so every word for the user goes to stderr. */
-function mcpBridge(): void {
-  const given = process.env.TOOLGATE_URL || DEFAULT_MCP_URL;
-  if (!URL.canParse(given)) {
-    console.error(`toolgate mcp: TOOLGATE_URL: "${given}" is not a URL`);
-    process.exit(1);
-  }
-  void runStdioBridge({
-    url: new URL(given),
-    token: process.env.TOOLGATE_TOKEN || undefined,
-    log: (line) => console.error(line),
-  }).then((code) => process.exit(code));
-}
-
-if (process.argv[2] === 'mcp') mcpBridge();
-// A config error is one line on stderr, without a stack; anything else is a fatal log line with its stack.
-else
-  main().catch((error: unknown) => {
-    if (error instanceof ConfigError) console.error(`toolgate: ${error.message}`);
-    else if (logger) logger.fatal({ err: error }, 'failed to start');
-    else console.error(error);
-    process.exit(1);
-  });

@@ -80,7 +80,7 @@ export default defineConfig({
           { text: 'Webhooks', link: '/webhooks' },
           { text: 'Live: subscriptions', link: '/live' },
           { text: 'The approval inbox', link: '/inbox' },
-          // docs/embedding.md (embedding createServer) goes here once it exists.
+          { text: 'Embedding', link: '/embedding' },
         ],
       },
       {
@@ -91,8 +91,8 @@ export default defineConfig({
           { text: 'Several instances', link: '/multi-instance' },
           { text: 'Logs, metrics, health', link: '/observability' },
           { text: 'Upgrades', link: '/upgrades' },
-          // docs/package.md (installing the package) and docs/container.md (the container image) go here once they
-          // exist.
+          { text: 'The npm package', link: '/package' },
+          { text: 'The container image', link: '/container' },
         ],
       },
       {

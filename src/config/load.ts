@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { z } from 'zod';
 import { approversConfigProblems, argumentRuleConfigProblems } from './agent-gating.js';
+import { jsoncToJson } from './jsonc.js';
 import { configSchema, type ToolgateConfig } from './schema.js';
 
 /** A config problem: one line naming the file, the path inside it and what is wrong. */
@@ -27,7 +28,7 @@ export function loadConfigFile(path: string): LoadedConfig {
   }
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = JSON.parse(jsoncToJson(text));
   } catch (error) {
     throw new ConfigError(`${file}: not valid JSON: ${(error as Error).message}`);
   }

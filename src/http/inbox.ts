@@ -5,8 +5,8 @@
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { dirname, extname, join, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { extname, join, resolve, sep } from 'node:path';
+import { packageRoot } from '../package-root.js';
 
 export const INBOX_PATH = '/inbox';
 
@@ -35,15 +35,9 @@ const SECURITY_HEADERS: Record<string, string> = {
   'x-frame-options': 'DENY',
 };
 
-/** web/inbox/dist of this package: found from this module upwards, so that it works from src/ and from dist/src/. */
+/** web/inbox/dist of this package (src/package-root.ts): the same from src/, from dist/src/ and when installed. */
 export function defaultInboxBuildDir(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-  return join(dir, 'web', 'inbox', 'dist');
+  return join(packageRoot(), 'web', 'inbox', 'dist');
 }
 
 export interface InboxSite {

@@ -29,7 +29,7 @@ export async function createToolSource(
     const make = BUILTIN[id];
     if (!make)
       throw new ConfigError(
-        `${context.where}: no builtin tool source is called "${id}" (builtin: ${Object.keys(BUILTIN).join(', ')})`,
+        `${context.where}: no builtin tool source is called "${id}" (builtin: ${Object.keys(BUILTIN).join(', ')}; a source written in code is given to createServer as toolSources)`,
       );
     return make(id, context);
   }

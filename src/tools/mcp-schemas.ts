@@ -20,6 +20,11 @@ export function mcpSchemaValidator(): AjvJsonSchemaValidator {
   return new AjvJsonSchemaValidator(ajv);
 }
 
+/** A validator's error message as the model reads it: `invalid arguments: id must be string`. */
+export function invalidArgumentsText(errorMessage: string): string {
+  return `invalid arguments: ${errorMessage.replaceAll('data/', '').replaceAll('data ', 'arguments ')}`;
+}
+
 /**
  * The MCP client's validators of tool results (structuredContent against the tool's outputSchema). The client compiles
  * them when it lists the tools, and a schema that throws there fails the listing, losing every tool of the server;

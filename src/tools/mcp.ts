@@ -19,7 +19,7 @@ import type { JsonObject, ToolAnnotations, ToolResult } from '../domain/records.
 import { ConfigError, resolveSecret } from '../config/load.js';
 import { IDEMPOTENCY_META_KEY, upstreamIdempotencyKey } from '../domain/gateway.js';
 import type { ToolSourceConfig } from '../config/schema.js';
-import { mcpResultValidator, mcpSchemaValidator } from './mcp-schemas.js';
+import { invalidArgumentsText, mcpResultValidator, mcpSchemaValidator } from './mcp-schemas.js';
 import { toolLabel, type Tool, type ToolExecutionContext, type ToolSource, type ToolSourceHealth } from './tool.js';
 
 export type McpSourceConfig = Extract<ToolSourceConfig, { type: 'mcp' }>;
@@ -301,9 +301,7 @@ export class McpToolSource implements ToolSource {
       this.#compiled.set(name, validator);
     }
     const result = validator(args);
-    return result.valid
-      ? null
-      : `invalid arguments: ${result.errorMessage.replaceAll('data/', '').replaceAll('data ', 'arguments ')}`;
+    return result.valid ? null : invalidArgumentsText(result.errorMessage);
   }
 
   #describeTarget(): string {

@@ -151,6 +151,53 @@ describe('loadConfigFile', () => {
   });
 });
 
+describe('loadConfigFile on JSON with comments', () => {
+  function load(text: string) {
+    const file = join(dir, 'commented.jsonc');
+    writeFileSync(file, text);
+    return loadConfigFile(file).config;
+  }
+
+  it('reads line and block comments and trailing commas, as `toolgate init` writes them', () => {
+    const config = load(`// The starter.
+{
+  /* models by id */
+  "models": { "main": { "provider": "scripted" }, },
+  "toolSources": {
+    "demo": { "type": "builtin" }, // the demo tools
+    // "memory": { "type": "mcp", "command": "npx" },
+  },
+  "agents": [{ "id": "editor", "name": "Editor", "model": "main", "tools": ["demo:*",], }, /* no more */ ],
+}
+`);
+    expect(config.models).toEqual({ main: { provider: 'scripted' } });
+    expect(Object.keys(config.toolSources)).toEqual(['demo']);
+    expect(config.agents.map((agent) => [agent.id, agent.tools])).toEqual([['editor', ['demo:*']]]);
+  });
+
+  it('keeps what only looks like a comment or a trailing comma inside a string', () => {
+    const config = load(`{
+  "models": { "main": { "provider": "openai-compatible", "baseURL": "https://example.com/v1", "model": "a,}/*b*/" } },
+  "agents": [{ "id": "e", "name": "Say \\"// not a comment\\"", "model": "main", "tools": [], "systemPrompt": "x, ]" }]
+}`);
+    expect(config.models.main).toMatchObject({ baseURL: 'https://example.com/v1', model: 'a,}/*b*/' });
+    expect(config.agents[0]).toMatchObject({ name: 'Say "// not a comment"', systemPrompt: 'x, ]' });
+  });
+
+  it('points a JSON error at the place in the file as written, comments counted', () => {
+    // JSON.parse names the position of the stray token: the same with the comment before it as without.
+    const withComment = errorOf('/* 12345 */ {"models": x}', 'c1.json').replace(/^.*not valid JSON: /, '');
+    const spaces = errorOf('            {"models": x}', 'c2.json').replace(/^.*not valid JSON: /, '');
+    expect(withComment).toBe(spaces);
+  });
+
+  it('refuses a block comment that never ends, naming the file', () => {
+    expect(errorOf('{"models": {}} /* open', 'c3.json')).toMatch(
+      /c3\.json: not valid JSON: a \/\* comment at position 15 never ends$/,
+    );
+  });
+});
+
 describe('checkAgentTools', () => {
   const tools = [
     { id: 'fs:read_file', source: 'fs', name: 'read_file' },
