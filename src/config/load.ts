@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import stripJsonComments from 'strip-json-comments';
 import type { z } from 'zod';
 import { approversConfigProblems, argumentRuleConfigProblems } from './agent-gating.js';
-import { jsoncToJson } from './jsonc.js';
 import { configSchema, type ToolgateConfig } from './schema.js';
 
 /** A config problem: one line naming the file, the path inside it and what is wrong. */
@@ -28,7 +28,9 @@ export function loadConfigFile(path: string): LoadedConfig {
   }
   let data: unknown;
   try {
-    data = JSON.parse(jsoncToJson(text));
+    // Comments and trailing commas (as editors read .jsonc; `toolgate init` writes a commented starter) become
+    // spaces, so that JSON.parse's positions still point into the file as written.
+    data = JSON.parse(stripJsonComments(text, { trailingCommas: true }));
   } catch (error) {
     throw new ConfigError(`${file}: not valid JSON: ${(error as Error).message}`);
   }

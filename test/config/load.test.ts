@@ -191,10 +191,8 @@ describe('loadConfigFile on JSON with comments', () => {
     expect(withComment).toBe(spaces);
   });
 
-  it('refuses a block comment that never ends, naming the file', () => {
-    expect(errorOf('{"models": {}} /* open', 'c3.json')).toMatch(
-      /c3\.json: not valid JSON: a \/\* comment at position 15 never ends$/,
-    );
+  it('refuses a block comment that never ends, naming the file and where it starts', () => {
+    expect(errorOf('{"models": {}} /* open', 'c3.json')).toMatch(/c3\.json: not valid JSON: .*position 15/);
   });
 });
 
