@@ -106,7 +106,14 @@ describe('layering', () => {
   });
 
   it('src/db/ (the stores) does not import src/agent/ (the loop)', () => {
-    expect(violations('db', ['db', 'domain'])).toEqual([]);
+    // Besides the domain, only where the package's files are (its migrations): a leaf that imports nothing of ours.
+    const leaf = 'package-root.ts';
+    expect(
+      violations('db', ['db', 'domain']).filter((found) => !found.endsWith(`imports ../${leaf.replace('.ts', '.js')}`)),
+    ).toEqual([]);
+    expect(
+      importsOf(readFileSync(join(ROOT, 'src', leaf), 'utf8')).filter((specifier) => specifier.startsWith('.')),
+    ).toEqual([]);
   });
 
   it('src/agent/ (the loop) does not import src/db/: it knows the Store interface of src/domain/ only', () => {
