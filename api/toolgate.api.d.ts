@@ -176,6 +176,7 @@ export declare const configSchema: z.ZodObject<{
             "elicitation.requested": "elicitation.requested";
             "elicitation.resolved": "elicitation.resolved";
             "elicitation.expired": "elicitation.expired";
+            "elicitation.escalated": "elicitation.escalated";
             "turn.completed": "turn.completed";
             "turn.failed": "turn.failed";
         }>>;
