@@ -15,6 +15,7 @@ export default tseslint.config(
       'drizzle/',
       'web/inbox/dist/',
       'web/inbox/src/gql/',
+      'src/client/generated.ts',
       'docs/.vitepress/dist/',
       'docs/.vitepress/cache/',
       'api/',

@@ -1,7 +1,8 @@
-// The package's TypeScript API (src/index.ts, `import … from 'toolgate'`) as a report: the declarations the compiler
-// emits for the entry point, and every declaration of ours they reach, each under the file it comes from, with its
-// doc comment; nothing unreachable. `npm run package-api:print` writes api/toolgate.api.d.ts; `npm run
-// package-api:check` (in `npm test`) fails when the committed report differs, as schema:check does for the GraphQL
+// The package's TypeScript API as reports, one per entry point of `exports`: src/index.ts (`import … from 'toolgate'`)
+// in api/toolgate.api.d.ts and src/client/index.ts (`toolgate/client`) in api/toolgate-client.api.d.ts. Each holds
+// the declarations the compiler emits for the entry point, and every declaration of ours they reach, each under the
+// file it comes from, with its doc comment; nothing unreachable. `npm run package-api:print` writes them; `npm run
+// package-api:check` (in `npm test`) fails when a committed report differs, as schema:check does for the GraphQL
 // schema: a change of the exported surface, breaking or not, is made on purpose and reviewed in that file's diff.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -11,6 +12,15 @@ import ts from 'typescript';
 const ROOT = resolve(import.meta.dirname, '..');
 export const PACKAGE_API_FILE = join(ROOT, 'api', 'toolgate.api.d.ts');
 export const PACKAGE_ENTRY = join(ROOT, 'src', 'index.ts');
+/** Each entry point of package.json's `exports` that has types, and the report of its API. */
+export const PACKAGE_API_REPORTS = [
+  { subpath: 'toolgate', entry: PACKAGE_ENTRY, file: PACKAGE_API_FILE },
+  {
+    subpath: 'toolgate/client',
+    entry: join(ROOT, 'src', 'client', 'index.ts'),
+    file: join(ROOT, 'api', 'toolgate-client.api.d.ts'),
+  },
+];
 /** Where the declarations are emitted: in memory only, but inside the repository so node_modules resolves. */
 const OUT = join(ROOT, '.scratch', 'package-api');
 
@@ -168,25 +178,28 @@ function sourceName(file: ts.SourceFile): string {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const report = packageApiReport();
-  const name = relative(process.cwd(), PACKAGE_API_FILE);
-  if (process.argv.includes('--check')) {
-    let committed = '';
-    try {
-      committed = readFileSync(PACKAGE_API_FILE, 'utf8');
-    } catch {
-      /* missing reads as stale */
+  let stale = false;
+  for (const { subpath, entry, file } of PACKAGE_API_REPORTS) {
+    const report = packageApiReport(entry);
+    const name = relative(process.cwd(), file);
+    if (process.argv.includes('--check')) {
+      let committed = '';
+      try {
+        committed = readFileSync(file, 'utf8');
+      } catch {
+        /* missing reads as stale */
+      }
+      if (committed !== report) {
+        stale = true;
+        console.error(
+          `${name} is not the API ${relative(ROOT, entry)} exports: the TypeScript API of ${subpath} changed. If that ` +
+            'is meant, run `npm run package-api:print` and commit the file; a removed or changed export breaks its users.',
+        );
+      } else console.log(`${name} is current`);
+    } else {
+      writeFileSync(file, report);
+      console.log(`wrote ${name}`);
     }
-    if (committed !== report) {
-      console.error(
-        `${name} is not the API src/index.ts exports: the package's TypeScript API changed. If that is meant, run ` +
-          '`npm run package-api:print` and commit the file; a removed or changed export breaks embedders.',
-      );
-      process.exit(1);
-    }
-    console.log(`${name} is current`);
-  } else {
-    writeFileSync(PACKAGE_API_FILE, report);
-    console.log(`wrote ${name}`);
   }
+  if (stale) process.exit(1);
 }

@@ -1,12 +1,14 @@
 // The embedding examples (examples/embed-*.ts), each run as its own program the way the docs say, against the real
 // server it starts: the node:http app with toolgate mounted in it, and the gateway of a TypeScript-function tool next
-// to an MCP server's tools. Each ends cleanly on SIGTERM.
+// to an MCP server's tools. Each ends cleanly on SIGTERM. And the client examples (examples/client-*.ts), each run as
+// its own program against the demo served by createServer: the round trip through `toolgate/client`'s documents.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createServer } from '../src/index.js';
 import { dataOf, RESOLVE, START_TURN, tempDir, type GraphQLResponse } from './support/harness.js';
 import { connectWs, subscribeWs } from './support/live.js';
 
@@ -165,3 +167,51 @@ async function waitForPending(graphql: URL): Promise<any> {
   }
   throw new Error('no confirmation request appeared');
 }
+
+/** `node --import tsx examples/<name>` from the checkout, to its end: its exit status and output. */
+async function runToEnd(name: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join('examples', name)], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  running.delete(child);
+  return { code, output };
+}
+
+describe('examples/client-*.ts: a frontend’s round trip through toolgate/client', { timeout: 60_000 }, () => {
+  for (const name of ['client-polling.ts', 'client-subscription.ts']) {
+    it(`${name}: starts a demo turn, finds its request, accepts it, reads the turn COMPLETED`, async () => {
+      // The demo, as `npx toolgate` serves it: createServer without a config, on SQLite, on loopback.
+      const toolgate = await createServer({ database: join(temp.dir, `${name}.db`) });
+      try {
+        const url = await toolgate.listen(0, '127.0.0.1');
+        const { code, output } = await runToEnd(name, { TOOLGATE_GRAPHQL_URL: url });
+        expect(code, output).toBe(0);
+        let at = 0;
+        const steps = [
+          /: RUNNING\n/, // startTurn in the background
+          /asks: Allow the agent to run "Delete entities"\?/,
+          /answered: ACCEPTED\n/,
+          /: COMPLETED: Done\. Deleted 1 entity \(1\)\.\n$/,
+        ];
+        for (const step of steps) {
+          const match = step.exec(output.slice(at));
+          expect(match, `${step} after ${JSON.stringify(output.slice(0, at))}:\n${output}`).not.toBeNull();
+          at += match!.index + match![0].length;
+        }
+        // What the example did is the server's state: the turn completed, nothing waits.
+        const turnId = /turn (trn_\w+)/.exec(output)![1];
+        const read = await gql(new URL(url), `{ turn(id: "${turnId}") { status } pendingElicitations { totalCount } }`);
+        expect(read).toEqual({ turn: { status: 'COMPLETED' }, pendingElicitations: { totalCount: 0 } });
+      } finally {
+        await toolgate.close();
+      }
+    });
+  }
+});

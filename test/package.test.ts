@@ -2,11 +2,12 @@
 // folder with nothing beside it (`npm install <tarball>`, from the registry, with the Dockerfile's own install
 // command), then the installed `toolgate` command from that folder: --help, the demo's round trip with no setup
 // (migrations, the inbox and GraphiQL found inside the package), `toolgate init`, the stdio bridge, and the embedding
-// examples compiled against the package's own types. Then the container recipe's steps outside a container: the
-// image's environment, start command and HEALTHCHECK, and compose.yaml's two instances on PostgreSQL and Redis.
+// and client examples compiled against the package's own types (`toolgate`, `toolgate/client`) and run on it. Then
+// the container recipe's steps outside a container: the image's environment, start command and HEALTHCHECK, and
+// compose.yaml's two instances on PostgreSQL and Redis.
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -101,10 +102,13 @@ beforeAll(async () => {
   examplesCompiled.catch(() => {});
 }, 300_000);
 
+/** The examples compiled against the package: embedding (`toolgate`) and a frontend's (`toolgate/client`). */
+const EXAMPLES = ['embed-http.ts', 'embed-tools.ts', 'client-polling.ts', 'client-subscription.ts'];
+
 /**
- * Both embedding examples compiled with tsc in APP/out, where `import … from 'toolgate'` resolves to the installed
- * package and its types come from its exports. Started once the package is installed, beside the tests that run
- * servers (tsc takes seconds), and awaited by the test that runs an example.
+ * The examples compiled with tsc in APP/out, where `import … from 'toolgate'` and `'toolgate/client'` resolve to the
+ * installed package and their types come from its exports. Started once the package is installed, beside the tests
+ * that run servers (tsc takes seconds), and awaited by the tests that run an example.
  */
 let examplesCompiled: Promise<unknown>;
 function compileExamples(): Promise<unknown> {
@@ -112,8 +116,11 @@ function compileExamples(): Promise<unknown> {
   mkdirSync(examples);
   // ES modules, as in the repository (top-level await, import.meta).
   writeFileSync(join(examples, 'package.json'), '{"type": "module"}\n');
-  for (const name of ['embed-http.ts', 'embed-tools.ts'])
-    writeFileSync(join(examples, name), readFileSync(join(ROOT, 'examples', name)));
+  for (const name of EXAMPLES) writeFileSync(join(examples, name), readFileSync(join(ROOT, 'examples', name)));
+  // client-subscription.ts imports `ws` (Node 20 has no WebSocket), whose types a project of its own installs as a
+  // devDependency: the checkout's @types/ws, beside the examples, so APP/node_modules stays what npm installed.
+  mkdirSync(join(examples, 'node_modules', '@types'), { recursive: true });
+  symlinkSync(join(ROOT, 'node_modules', '@types', 'ws'), join(examples, 'node_modules', '@types', 'ws'), 'dir');
   return timed('examples: tsc against the package', () =>
     run(
       process.execPath,
@@ -121,8 +128,7 @@ function compileExamples(): Promise<unknown> {
         join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
         ...['--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2023', '--strict'],
         ...['--typeRoots', join(ROOT, 'node_modules', '@types'), '--types', 'node', '--outDir', 'out'],
-        join('examples', 'embed-http.ts'),
-        join('examples', 'embed-tools.ts'),
+        ...EXAMPLES.map((name) => join('examples', name)),
       ],
       APP,
     ),
@@ -451,6 +457,34 @@ describe('the package, embedded', { timeout: 120_000 }, () => {
       expect((await gql(new URL('/graphql', base), '{ agents { id } }')).agents).toEqual([{ id: 'demo' }]);
       example.child.kill('SIGTERM');
       expect(await example.exited).toBe(0);
+    });
+  });
+
+  it('toolgate/client: imports nothing at run time; both client examples run their round trip on the installed command', async () => {
+    const client = join(APP, 'node_modules', 'toolgate', 'dist', 'src', 'client');
+    expect(readFileSync(join(client, 'index.js'), 'utf8')).toMatch(/^export \* from '\.\/generated\.js';$/m);
+    expect(readFileSync(join(client, 'index.js'), 'utf8').match(/^(import|export) .* from /gm)).toHaveLength(1);
+    expect(readFileSync(join(client, 'generated.js'), 'utf8')).not.toMatch(/^import |\bimport\(|\brequire\(/m);
+    expect(existsSync(join(client, 'index.d.ts'))).toBe(true);
+
+    await timed('client examples: the installed command, both examples', async () => {
+      await examplesCompiled;
+      writeFileSync(join(APP, 'out', 'package.json'), '{"type": "module"}\n');
+      const server = await startToolgate({ TOOLGATE_DB: join(temp.dir, 'client.db') });
+      // Side by side on one server: each answers its own turn's request only.
+      const [polling, subscription] = await Promise.all(
+        ['client-polling.js', 'client-subscription.js'].map((name) =>
+          run(process.execPath, [join('out', name)], APP, { TOOLGATE_GRAPHQL_URL: server.url.href }),
+        ),
+      );
+      for (const { stdout } of [polling!, subscription!]) {
+        expect(stdout).toMatch(
+          /: RUNNING\n[^]*asks: Allow the agent to run "Delete entities"\?[^]*answered: ACCEPTED\n/,
+        );
+        expect(stdout).toMatch(/: COMPLETED: Done\. Deleted [^\n]*\n$/);
+      }
+      expect((await gql(server.url, '{ pendingElicitations { totalCount } }')).pendingElicitations.totalCount).toBe(0);
+      await stop(server);
     });
   });
 });

@@ -80,6 +80,7 @@ export default defineConfig({
           { text: 'Webhooks', link: '/webhooks' },
           { text: 'Live: subscriptions', link: '/live' },
           { text: 'The approval inbox', link: '/inbox' },
+          { text: 'Your own frontend: toolgate/client', link: '/client' },
           { text: 'Embedding', link: '/embedding' },
         ],
       },
