@@ -1,6 +1,8 @@
 // Approvers in the config (docs/approvers.md): a policy on the agent, a tool and an argument rule, its defaults, and
 // the policies that cannot work, each refused with one line naming the file and the path.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { approversFor } from '../../src/agent/gating.js';
 import { gatingFromConfig } from '../../src/config/agent-gating.js';
 import { ConfigError, parseConfig } from '../../src/config/load.js';
 
@@ -116,5 +118,28 @@ describe('approvers in the config', () => {
     ],
   ])('refuses %s, naming the path', (_what, agent, expected) => {
     expect(errorOf(withAgent(agent))).toBe(expected);
+  });
+});
+
+describe("the README's four-eyes example", () => {
+  it('loads: two reviewers of a deletion, the requester excluded, oncall after 15 minutes; other tools the requester alone', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('## Four eyes'));
+    const block = /```json\n([\s\S]*?)```/.exec(section)![1]!;
+    const config = parseConfig({ ...base, ...JSON.parse(`{${block}}`) }, 'README.md');
+    expect(config.auth?.tokens.map((t) => [t.user, t.roles ?? []])).toEqual([
+      ['alice', []],
+      ['bob', ['reviewer']],
+      ['carol', ['reviewer']],
+      ['erin', ['oncall']],
+    ]);
+    const agent = gatingFromConfig(config.agents[0]!);
+    expect(approversFor(agent, 'fs:delete_file', {})).toEqual({
+      roles: ['reviewer'],
+      required: 2,
+      requester: 'EXCLUDED',
+      escalate: { afterSeconds: 900, roles: ['oncall'] },
+    });
+    expect(approversFor(agent, 'fs:read_file', {})).toBe('REQUESTER');
   });
 });
