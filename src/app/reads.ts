@@ -127,32 +127,21 @@ export async function listPendingElicitations(
   );
 }
 
-/** Every request that waits now, oldest first, page after page (a subscription catching up). */
+/**
+ * Every request of the scope that waits now, oldest first, page after page (a subscription catching up): the viewer's
+ * own (MINE), or those the viewer may answer now as an approver (TO_ANSWER).
+ */
 export async function allPendingElicitations(
   app: AppDeps,
   viewer: Viewer,
   filter: ElicitationFilter,
+  scope: PendingScope = 'MINE',
 ): Promise<ElicitationRecord[]> {
   const pending: ElicitationRecord[] = [];
   for (let after: string | null = null; ;) {
-    const page = await app.store.listPendingElicitations(viewer.id, filter, app.clock().toISOString(), 200, after);
+    const page = await listPendingElicitations(app, viewer, { ...filter, scope, first: 200, after });
     pending.push(...page.items);
     if (!page.hasNextPage) return pending;
-    after = page.endCursor;
-  }
-}
-
-/** Every request the viewer may answer now as an approver, oldest first, page after page (a subscription catching up). */
-export async function allElicitationsToAnswer(
-  app: AppDeps,
-  viewer: Viewer,
-  filter: ElicitationFilter,
-): Promise<ElicitationRecord[]> {
-  const toAnswer: ElicitationRecord[] = [];
-  for (let after: string | null = null; ;) {
-    const page = await listPendingElicitations(app, viewer, { ...filter, scope: 'TO_ANSWER', first: 200, after });
-    toAnswer.push(...page.items);
-    if (!page.hasNextPage) return toAnswer;
     after = page.endCursor;
   }
 }

@@ -1,7 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { answerElicitation, mayEdit, mayRemember } from '../app/answer-elicitation.js';
 import {
-  allElicitationsToAnswer,
   allPendingElicitations,
   elicitationAnswers,
   elicitationResolution,
@@ -500,7 +499,7 @@ async function requestsToAnswer(
   let pending: ElicitationRecord[] = [];
   try {
     if (options.includePending && viewer.roles.length > 0) {
-      pending = await allElicitationsToAnswer(services, viewer, options.filter);
+      pending = await allPendingElicitations(services, viewer, options.filter, 'TO_ANSWER');
     }
   } catch (error) {
     await updates.return();
