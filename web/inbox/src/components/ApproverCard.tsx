@@ -11,12 +11,7 @@ import { formatRemaining, formatTime, spokenRemaining, useNow } from '../time';
 import { Approvals, countingAccepts } from './Approvals';
 import { AnnotationBadges } from './Badges';
 import { CallArguments } from './CallArguments';
-
-export function approverToolLabel(elicitation: ApproverCardFragment): string {
-  const { toolCall } = elicitation;
-  const tool = elicitation.agent?.tools.find((t) => t.toolId === toolCall.toolId);
-  return tool?.label ?? toolCall.annotations.title ?? toolCall.name;
-}
+import { callLabel } from './ElicitationCard';
 
 /** How far a request went: decided beats pending, more answers beat fewer (the mutation's and the live one race). */
 function progress(elicitation: ApproverCardFragment): number {
@@ -55,7 +50,7 @@ export function ApproverCard({
   const mine = elicitation.answers.find((a) => a.approver === viewerId);
   const theirTurn = !mine || (mine.action === 'ACCEPT' && !mine.counts);
   const answerable = pending && !expired && theirTurn && !fetching;
-  const label = approverToolLabel(elicitation);
+  const label = callLabel(elicitation.toolCall, elicitation.agent?.tools);
   const ids = { title: `title-${elicitation.id}`, question: `question-${elicitation.id}` };
   const gone = expired ? 'expired' : pending ? null : `${elicitation.status.toLowerCase()}`;
 

@@ -33,8 +33,15 @@ const REMEMBER_TTLS = [
 ];
 
 export function toolLabel(elicitation: ElicitationCardFragment): string {
-  const { toolCall } = elicitation;
-  const tool = elicitation.turn.thread.agent.tools.find((t) => t.toolId === toolCall.toolId);
+  return callLabel(elicitation.toolCall, elicitation.turn.thread.agent.tools);
+}
+
+/** A call's tool as a card names it: the agent's label for the tool, else its annotated title, else its name. */
+export function callLabel(
+  toolCall: { toolId: string; name: string; annotations: { title?: string | null } },
+  tools: readonly { toolId: string; label: string }[] | undefined,
+): string {
+  const tool = tools?.find((t) => t.toolId === toolCall.toolId);
   return tool?.label ?? toolCall.annotations.title ?? toolCall.name;
 }
 
