@@ -160,15 +160,21 @@ export interface Catalogue {
   lockOwnedThread(p: { id: string; ownerId: string }): ThreadRow[];
   /** The thread's RUNNING or PAUSED turn, its row locked where writers run at once. */
   lockActiveTurn(p: { threadId: string }): TurnRow[];
-  insertThread(p: { id: string; agentId: string; ownerId: string; now: string }): number;
+  /**
+   * A turn, RUNNING, with its first message (the user's, `messageId` and `text`), on a new thread when `newThread`
+   * (`threadId` its id): one statement, so that a start on a new thread writes without a transaction of its own.
+   */
   insertTurn(p: {
     id: string;
     threadId: string;
+    newThread: boolean;
     agentId: string;
     ownerId: string;
     now: string;
     leaseOwner: string | null;
     leaseUntil: string | null;
+    messageId: string;
+    text: string;
   }): number;
   insertMessage(p: {
     id: string;

@@ -181,28 +181,20 @@ export function* startTurn(c: ScriptContext, input: StartTurnInput, closeStep: C
     if (decision.kind === 'refuse') throw new StartRefused(decision.code);
     if (decision.kind === 'supersede') superseded = yield* closePausedTurn(c, active!, decision.reason, closeStep, now);
   } else {
-    yield c.q.insertThread({ id: input.newThreadId, agentId: input.agentId, ownerId: input.ownerId, now });
     thread = { id: input.newThreadId, agentId: input.agentId, ownerId: input.ownerId, createdAt: now };
   }
+  const messageId = newId('msg');
   yield c.q.insertTurn({
     id: input.turnId,
     threadId: thread.id,
+    newThread: where.kind !== 'existing',
     agentId: input.agentId,
     ownerId: input.ownerId,
     now,
     leaseOwner: input.lease?.owner ?? null,
     leaseUntil: input.lease?.until ?? null,
-  });
-  const messageId = newId('msg');
-  yield c.q.insertMessage({
-    id: messageId,
-    threadId: thread.id,
-    turnId: input.turnId,
-    role: 'USER',
+    messageId,
     text: input.message,
-    toolCalls: null,
-    toolCallId: null,
-    now,
   });
   // A gateway's call is the turn's step, saved with its start: the loop finds it open and gates it.
   if (input.call) {

@@ -55,13 +55,17 @@ function statement<P extends object>(
     const index = names.indexOf(param);
     return `$${index === -1 ? names.push(param) : index + 1}`;
   });
+  // A loop over the names rather than a merged copy of the parameters: this runs for every statement sent.
   return (params) => {
-    const given = (derive ? { ...params, ...derive(params!) } : (params ?? {})) as Record<string, unknown>;
-    const values = names.map((param) => {
-      const value = given[param];
+    const given = (params ?? {}) as Record<string, unknown>;
+    const derived = derive ? derive(params!) : null;
+    const values: unknown[] = new Array(names.length);
+    for (let i = 0; i < names.length; i++) {
+      const param = names[i]!;
+      const value = derived && param in derived ? derived[param] : given[param];
       if (value === undefined) throw new Error(`statement ${name}: no parameter ${param}`);
-      return storable(value);
-    });
+      values[i] = storable(value);
+    }
     return { name, text: sql, values };
   };
 }
@@ -271,14 +275,17 @@ export const postgresStatements: PgCatalogue = {
     'lock_active_turn',
     `SELECT * FROM turns WHERE thread_id = @threadId AND status IN ('RUNNING', 'PAUSED') LIMIT 1 FOR UPDATE`,
   ),
-  insertThread: statement(
-    'insert_thread',
-    'INSERT INTO threads (id, agent_id, owner_id, created_at) VALUES (@id, @agentId, @ownerId, @now)',
-  ),
   insertTurn: statement(
     'insert_turn',
-    `INSERT INTO turns (id, thread_id, agent_id, owner_id, status, iterations, created_at, updated_at, lease_owner,
-       lease_expires_at) VALUES (@id, @threadId, @agentId, @ownerId, 'RUNNING', 0, @now, @now, @leaseOwner, @leaseUntil)`,
+    `WITH thread AS (
+       INSERT INTO threads (id, agent_id, owner_id, created_at)
+       SELECT @threadId, @agentId, @ownerId, @now WHERE @newThread::boolean
+     ), turn AS (
+       INSERT INTO turns (id, thread_id, agent_id, owner_id, status, iterations, created_at, updated_at, lease_owner,
+         lease_expires_at) VALUES (@id, @threadId, @agentId, @ownerId, 'RUNNING', 0, @now, @now, @leaseOwner, @leaseUntil)
+     )
+     INSERT INTO messages (id, thread_id, turn_id, role, text, created_at)
+     VALUES (@messageId, @threadId, @id, 'USER', @text, @now)`,
   ),
   insertMessage: statement(
     'insert_message',

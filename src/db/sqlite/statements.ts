@@ -55,6 +55,12 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
   const insertMessage =
     raw(`INSERT INTO messages (id, thread_id, turn_id, role, text, tool_calls, tool_call_id, created_at)
     VALUES (@id, @threadId, @turnId, @role, @text, @toolCalls, @toolCallId, @now)`);
+  const insertThread = raw(
+    'INSERT INTO threads (id, agent_id, owner_id, created_at) VALUES (@threadId, @agentId, @ownerId, @now)',
+  );
+  const insertTurn = raw(`INSERT INTO turns (id, thread_id, agent_id, owner_id, status, iterations, created_at,
+    updated_at, lease_owner, lease_expires_at)
+    VALUES (@id, @threadId, @agentId, @ownerId, 'RUNNING', 0, @now, @now, @leaseOwner, @leaseUntil)`);
   const appendTouch = raw(touchTurnCounting('@turnId'));
   /** A call's one TOOL message; a second one for the same call (two processes racing on a turn) is dropped. */
   const insertToolMessage =
@@ -263,13 +269,20 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
     lockActiveTurn: prepared(
       "SELECT * FROM turns WHERE thread_id = @threadId AND status IN ('RUNNING', 'PAUSED') LIMIT 1",
     ),
-    insertThread: prepared(
-      'INSERT INTO threads (id, agent_id, owner_id, created_at) VALUES (@id, @agentId, @ownerId, @now)',
-    ),
-    insertTurn:
-      prepared(`INSERT INTO turns (id, thread_id, agent_id, owner_id, status, iterations, created_at, updated_at,
-        lease_owner, lease_expires_at)
-      VALUES (@id, @threadId, @agentId, @ownerId, 'RUNNING', 0, @now, @now, @leaseOwner, @leaseUntil)`),
+    insertTurn: (params) => {
+      if (params.newThread) insertThread.run(params);
+      insertTurn.run(params);
+      return insertMessage.run({
+        id: params.messageId,
+        threadId: params.threadId,
+        turnId: params.id,
+        role: 'USER',
+        text: params.text,
+        toolCalls: null,
+        toolCallId: null,
+        now: params.now,
+      }).changes;
+    },
     insertMessage: (params) => insertMessage.run(params).changes,
 
     touchTurn: prepared(touchTurnCounting('@id')),
