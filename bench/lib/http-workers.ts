@@ -20,7 +20,8 @@ const HEADER_END = Buffer.from('\r\n\r\n');
 class HttpConnection {
   readonly #host: string;
   readonly #port: number;
-  readonly #head: string;
+  readonly #hostHeader: string;
+  readonly #path: string;
   readonly #timeoutMs: number;
   #socket: net.Socket | null = null;
   #chunks: Buffer[] = [];
@@ -30,17 +31,21 @@ class HttpConnection {
   constructor(url: URL, timeoutMs: number) {
     this.#host = url.hostname;
     this.#port = Number(url.port || 80);
-    this.#head = `POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: `;
+    this.#hostHeader = url.host;
+    this.#path = url.pathname;
     this.#timeoutMs = timeoutMs;
   }
 
-  post(body: string): Promise<HttpResponse> {
+  post(body: string, path = this.#path): Promise<HttpResponse> {
     if (this.#pending) return Promise.reject(new Error('one request at a time per connection'));
     const socket = this.#socket ?? this.#connect();
     return new Promise<HttpResponse>((resolve, reject) => {
       this.#pending = { resolve, reject };
       socket.setTimeout(this.#timeoutMs);
-      socket.write(`${this.#head}${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: ${this.#hostHeader}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
     });
   }
 
@@ -110,8 +115,8 @@ class HttpConnection {
 
 export interface HttpClient {
   url: string;
-  /** POSTs a JSON body on worker `worker`'s connection; rejects on a socket error or timeout. */
-  post(worker: number, body: string): Promise<HttpResponse>;
+  /** POSTs a JSON body on worker `worker`'s connection (to `path`, default the URL's); rejects on a socket error or timeout. */
+  post(worker: number, body: string, path?: string): Promise<HttpResponse>;
   /** Closes every connection (the next request opens a new one). */
   close(): void;
 }
@@ -122,7 +127,7 @@ export function httpClient(url: string, workers: number, timeoutMs = 10_000): Ht
   const connections = Array.from({ length: workers }, () => new HttpConnection(target, timeoutMs));
   return {
     url,
-    post: (worker, body) => connections[worker]!.post(body),
+    post: (worker, body, path) => connections[worker]!.post(body, path),
     close: () => connections.forEach((c) => c.close()),
   };
 }

@@ -145,3 +145,9 @@ export function cpuTimeOf(pid: number): number {
   // Fields 14 and 15 of stat (utime, stime) are at 11 and 12 after the command name.
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
+
+/** Bytes a process caused to be sent to the storage layer so far (/proc/<pid>/io write_bytes: pages it dirtied). */
+export function writeBytesOf(pid: number): number {
+  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+  return Number(/^write_bytes:\s+(\d+)/m.exec(io)?.[1] ?? Number.NaN);
+}
