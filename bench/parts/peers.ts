@@ -261,11 +261,21 @@ export async function benchPeers(plan: Plan): Promise<PartResult> {
 
     for (const system of systems) await measure(system, Math.max(...FLOWS), warmUpSeconds);
 
-    // Rounds: every system at each flow count, the systems in a rotating order (none always first or last).
+    // Rounds: at each flow count every system in turn, the two sides of each target's ratio next to each other
+    // (toolgate over HTTP and the Agents SDK server, toolgate in process and LangGraph + SqliteSaver), so that they
+    // run seconds apart on a machine whose speed drifts; the order reversed every other round (ABBA), so that no
+    // side is always first.
+    const adjacent: SystemKey[] = [
+      'toolgateHttp',
+      'agentsServer',
+      'toolgateInProcess',
+      'langgraphSqlite',
+      'langgraphPostgres',
+    ];
+    const ordered = adjacent.flatMap((key) => systems.filter((s) => s.key === key));
     for (let r = 0; r < rounds; r++) {
-      for (let j = 0; j < systems.length; j++) {
-        const system = systems[(r + j) % systems.length]!;
-        for (const flows of r % 2 === 0 ? FLOWS : [...FLOWS].reverse())
+      for (const flows of r % 2 === 0 ? FLOWS : [...FLOWS].reverse()) {
+        for (const system of r % 2 === 0 ? ordered : [...ordered].reverse())
           runs[system.key][flows]!.push(await measure(system, flows, seconds));
       }
     }
