@@ -147,6 +147,14 @@ export function* updateAgentGating(
 export type StartTurnInput = Parameters<Store['startTurn']>[0];
 
 /**
+ * Whether startTurn writes with one statement after its reads (so that it needs no transaction of its own): on a new
+ * thread, without a key to claim or a gateway call to save.
+ */
+export function startTurnWritesOnce(input: StartTurnInput): boolean {
+  return input.threadId === null && input.idempotencyKey === undefined && input.call === undefined;
+}
+
+/**
  * New thread or existing one (of this owner and agent); supersedes a PAUSED turn, refuses a RUNNING one. A refusal
  * throws StartRefused (the caller returns it), so the transaction rolls back with the idempotency key it claimed.
  */

@@ -301,12 +301,10 @@ export class SqlStore implements Store {
   // ---- the loop's atomic steps -----------------------------------------------------------------------------
 
   async startTurn(input: StartTurnInput, closeStep: CloseStep): Promise<StartTurnResult> {
-    // On a new thread, without a key to claim or a gateway call to save, a start reads the agent and writes with one
-    // statement: atomic without a transaction (on PostgreSQL, no BEGIN and COMMIT round trips).
-    const oneWrite = input.threadId === null && input.idempotencyKey === undefined && input.call === undefined;
+    // A start that writes with one statement is atomic without a transaction (on PostgreSQL, no BEGIN and COMMIT).
     const script = () => scripts.startTurn(this.#c, input, closeStep);
     try {
-      return await (oneWrite ? this.#d.autocommit(script) : this.#d.transaction(script));
+      return await (scripts.startTurnWritesOnce(input) ? this.#d.autocommit(script) : this.#d.transaction(script));
     } catch (error) {
       if (this.#d.isThreadBusy(error)) return { ok: false, code: 'THREAD_BUSY' };
       // A refusal rolled its transaction back: a key it claimed is not kept.

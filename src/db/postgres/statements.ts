@@ -76,7 +76,7 @@ function statement<P extends object>(
  * connection and PostgreSQL soon keeps a generic plan, often made while the tables were empty; then the owner's index
  * costs the same, was chosen, and read every row of that owner on each lookup.
  */
-const OWNED = '(owner_id = @ownerId) IS TRUE';
+const owned = (column = 'owner_id') => `(${column} = @ownerId) IS TRUE`;
 /** The lease condition of a loop write (see catalogue.ts). */
 const HOLDS = "(@owner::text IS NULL OR (status = 'RUNNING' AND lease_owner = @owner))";
 const AGENT = `SELECT a.*, COALESCE((SELECT json_agg(json_build_array(o.tool_id, o.mode, o.rules, o.allow_edit))
@@ -207,7 +207,7 @@ export const postgresStatements: PgCatalogue = {
     return upsert(params);
   },
 
-  ownedThread: statement('owned_thread', `SELECT * FROM threads WHERE id = @id AND ${OWNED}`),
+  ownedThread: statement('owned_thread', `SELECT * FROM threads WHERE id = @id AND ${owned()}`),
   threadPage: statement(
     'thread_page',
     `SELECT * FROM threads WHERE owner_id = @ownerId AND (@agentId::text IS NULL OR agent_id = @agentId)
@@ -218,12 +218,12 @@ export const postgresStatements: PgCatalogue = {
     `SELECT * FROM threads WHERE owner_id = @ownerId AND (@agentId::text IS NULL OR agent_id = @agentId)
        AND seq < @after ORDER BY seq DESC LIMIT @limit`,
   ),
-  ownedTurn: statement('owned_turn', `SELECT * FROM turns WHERE id = @id AND ${OWNED}`),
+  ownedTurn: statement('owned_turn', `SELECT * FROM turns WHERE id = @id AND ${owned()}`),
   turn: statement('turn', 'SELECT * FROM turns WHERE id = @id'),
   threadTurns: statement('thread_turns', 'SELECT * FROM turns WHERE thread_id = @threadId ORDER BY seq'),
   threadMessages: statement('thread_messages', 'SELECT * FROM messages WHERE thread_id = @threadId ORDER BY seq'),
   turnMessages: statement('turn_messages', 'SELECT * FROM messages WHERE turn_id = @turnId ORDER BY seq'),
-  ownedElicitation: statement('owned_elicitation', `SELECT * FROM elicitations WHERE id = @id AND ${OWNED}`),
+  ownedElicitation: statement('owned_elicitation', `SELECT * FROM elicitations WHERE id = @id AND ${owned()}`),
   elicitation: statement('elicitation', 'SELECT * FROM elicitations WHERE id = @id'),
   turnElicitations: statement('turn_elicitations', 'SELECT * FROM elicitations WHERE turn_id = @turnId ORDER BY seq'),
   turnsByIds: statement('turns_by_ids', 'SELECT * FROM turns WHERE id = ANY(@ids::text[])'),
@@ -274,7 +274,7 @@ export const postgresStatements: PgCatalogue = {
     'idempotency_key',
     'SELECT fingerprint, turn_id, thread_id FROM idempotency_keys WHERE owner_id = @ownerId AND key = @key',
   ),
-  lockOwnedThread: statement('lock_owned_thread', `SELECT * FROM threads WHERE id = @id AND ${OWNED} FOR UPDATE`),
+  lockOwnedThread: statement('lock_owned_thread', `SELECT * FROM threads WHERE id = @id AND ${owned()} FOR UPDATE`),
   lockActiveTurn: statement(
     'lock_active_turn',
     `SELECT * FROM turns WHERE thread_id = @threadId AND status IN ('RUNNING', 'PAUSED') LIMIT 1 FOR UPDATE`,
@@ -413,12 +413,12 @@ export const postgresStatements: PgCatalogue = {
   lockTurnOfElicitation: statement(
     'lock_turn_of_elicitation',
     `SELECT t.* FROM turns t JOIN elicitations e ON e.turn_id = t.id
-     WHERE e.id = @id AND (e.owner_id = @ownerId) IS TRUE FOR UPDATE OF t`,
+     WHERE e.id = @id AND ${owned('e.owner_id')} FOR UPDATE OF t`,
   ),
   elicitationsWithSibling: statement(
     'elicitations_with_sibling',
     `SELECT * FROM elicitations
-     WHERE turn_id = (SELECT turn_id FROM elicitations WHERE id = @id AND ${OWNED}) ORDER BY seq`,
+     WHERE turn_id = (SELECT turn_id FROM elicitations WHERE id = @id AND ${owned()}) ORDER BY seq`,
   ),
   // An approver's answer, authorized by the app: the turn's row locked as for the owner's.
   lockTurnOfElicitationForApprover: statement(
@@ -552,9 +552,9 @@ export const postgresStatements: PgCatalogue = {
   lockGrant: statement('lock_grant', 'SELECT * FROM approval_grants WHERE id = @id FOR SHARE'),
   lockGrantForRevoke: statement(
     'lock_grant_for_revoke',
-    `SELECT * FROM approval_grants WHERE id = @id AND ${OWNED} FOR UPDATE`,
+    `SELECT * FROM approval_grants WHERE id = @id AND ${owned()} FOR UPDATE`,
   ),
-  ownedGrant: statement('owned_grant', `SELECT * FROM approval_grants WHERE id = @id AND ${OWNED}`),
+  ownedGrant: statement('owned_grant', `SELECT * FROM approval_grants WHERE id = @id AND ${owned()}`),
   // Asked for every gated call that would ask: the owner's unrevoked grants of the tool (approval_grants_lookup).
   grantCandidates: statement(
     'grant_candidates',
