@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { httpClient, runWorkers } from './lib/http-workers.js';
-import { parseStartTurn, RESOLVE, startTurnBody } from './lib/operations.js';
+import { parseStartTurn, resolveBody, START } from './lib/operations.js';
 import { postgresAdmin } from './lib/postgres.js';
 import { backendCpuBetween, type BenchDatabase } from './lib/postgres.js';
 import { cpuTimeOf } from './lib/processes.js';
@@ -27,13 +27,6 @@ const backend = arg('backend', 'postgres');
 const windows = Number(arg('windows', '12'));
 const seconds = Number(arg('seconds', '4'));
 const WORKERS = 10;
-
-const START = JSON.stringify(startTurnBody());
-const resolveBody = (id: string) =>
-  JSON.stringify({
-    query: RESOLVE,
-    variables: { input: { elicitationId: id, action: 'ACCEPT' } },
-  });
 
 interface Server {
   child: ChildProcess;

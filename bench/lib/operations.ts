@@ -40,6 +40,11 @@ export function startTurnBody(message = DELETE_MESSAGE, threadId?: string) {
   return { query: START_TURN, variables: { input: { agentId: 'demo', message, ...(threadId && { threadId }) } } };
 }
 
+/** The bodies of one HITL round trip, as the load generators send them: the start that pauses, then its ACCEPT. */
+export const START = JSON.stringify(startTurnBody());
+export const resolveBody = (elicitationId: string) =>
+  JSON.stringify({ query: RESOLVE, variables: { input: { elicitationId, action: 'ACCEPT' } } });
+
 export interface StartTurnData {
   startTurn: {
     turn: { id: string; status: string; pendingElicitations: { id: string }[] } | null;

@@ -42,20 +42,7 @@ export async function postgresAdmin(): Promise<{
       return {
         url: url.toString(),
         name,
-        async backendCpu() {
-          const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [
-            name,
-          ]);
-          const cpu = new Map<number, number>();
-          for (const { pid } of rows) {
-            try {
-              cpu.set(pid, cpuTimeOf(pid));
-            } catch {
-              // gone meanwhile, or on another host: not counted
-            }
-          }
-          return cpu;
-        },
+        backendCpu: () => readBackends(admin, name, cpuTimeOf),
         drop: () => drop(name),
       };
     },
@@ -64,6 +51,27 @@ export async function postgresAdmin(): Promise<{
       await admin.end().catch(() => {});
     },
   };
+}
+
+/**
+ * `read` (a /proc reading) of each backend process now serving database `name`, by pid, listed through `client`; a
+ * backend gone meanwhile, or on another host, is not counted.
+ */
+export async function readBackends(
+  client: pg.Client,
+  name: string,
+  read: (pid: number) => number,
+): Promise<Map<number, number>> {
+  const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [name]);
+  const readings = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      readings.set(pid, read(pid));
+    } catch {
+      // gone meanwhile, or on another host: not counted
+    }
+  }
+  return readings;
 }
 
 /**

@@ -7,9 +7,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { httpClient, runWorkers, type HttpClient } from '../lib/http-workers.js';
-import { parseStartTurn, RESOLVE, startTurnBody } from '../lib/operations.js';
+import { parseStartTurn, resolveBody, START, startTurnBody } from '../lib/operations.js';
 import type { Plan } from '../lib/plan.js';
-import { postgresAdmin } from '../lib/postgres.js';
+import { postgresAdmin, readBackends } from '../lib/postgres.js';
 import { cpuTimeOf, startChild, writeBytesOf, type ServerChild } from '../lib/processes.js';
 import { fmt, ms, perSecond, type Figure, type PartResult } from '../lib/report.js';
 import { seedTranscript } from '../lib/seed.js';
@@ -52,10 +52,6 @@ interface BytesSample {
   /** SQLite: WAL bytes appended (frames); PostgreSQL: WAL bytes generated (LSN difference, whole cluster). */
   walBytes: number;
 }
-
-const START = JSON.stringify(startTurnBody());
-const resolveBody = (elicitationId: string) =>
-  JSON.stringify({ query: RESOLVE, variables: { input: { elicitationId, action: 'ACCEPT' } } });
 
 /** One round trip over HTTP on worker `worker`'s connection; throws unless it paused and then completed. */
 async function httpRoundTrip(system: System, worker: number, priorThread?: string): Promise<void> {
@@ -134,13 +130,13 @@ async function bytesOfRoundTrip(
     (await postgres!.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]!.lsn;
   const lsnBefore = postgres ? await lsn() : '';
   const before = postgres
-    ? await backendWriteBytes(postgres)
+    ? await readBackends(postgres, postgres.database!, writeBytesOf)
     : new Map([[system.child.pid, writeBytesOf(system.child.pid)]]);
   if (system.driver === 'http') await httpRoundTrip(system, 0, prior);
   else await system.child.call('roundTrip', { threadId: prior }, HTTP_TIMEOUT_MS);
   await sleep(100); // writes after the answer (toolgate's last events) belong to the round trip too
   const after = postgres
-    ? await backendWriteBytes(postgres)
+    ? await readBackends(postgres, postgres.database!, writeBytesOf)
     : new Map([[system.child.pid, writeBytesOf(system.child.pid)]]);
   let writeBytes = 0;
   for (const [pid, written] of after) writeBytes += written - (before.get(pid) ?? 0);
@@ -155,22 +151,6 @@ async function bytesOfRoundTrip(
   }
   system.client?.close();
   return { writeBytes, walBytes };
-}
-
-/** write_bytes so far of each backend process serving the client's database (by pid; /proc, same host only). */
-async function backendWriteBytes(client: pg.Client): Promise<Map<number, number>> {
-  const { rows } = await client.query<{ pid: number }>(
-    'SELECT pid FROM pg_stat_activity WHERE datname = current_database()',
-  );
-  const written = new Map<number, number>();
-  for (const { pid } of rows) {
-    try {
-      written.set(pid, writeBytesOf(pid));
-    } catch {
-      // gone meanwhile, or on another host: not counted
-    }
-  }
-  return written;
 }
 
 const range = (values: number[], format: (v: number) => string) =>

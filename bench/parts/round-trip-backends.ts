@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { httpClient, runWorkers, type HttpClient } from '../lib/http-workers.js';
-import { parseStartTurn, RESOLVE, startTurnBody, TRIVIAL } from '../lib/operations.js';
+import { parseStartTurn, resolveBody, START, TRIVIAL } from '../lib/operations.js';
 import type { Plan } from '../lib/plan.js';
 import { backendCpuBetween, BENCH_POSTGRES, postgresAdmin, type BenchDatabase } from '../lib/postgres.js';
 import { cpuTimeOf } from '../lib/processes.js';
@@ -85,10 +85,6 @@ interface LoneRoundTrip {
   commits: number;
   fsyncs: number;
 }
-
-const START = JSON.stringify(startTurnBody());
-const resolveBody = (elicitationId: string) =>
-  JSON.stringify({ query: RESOLVE, variables: { input: { elicitationId, action: 'ACCEPT' } } });
 
 async function snapshot(setup: Setup, redisPid: number | null): Promise<Snapshot> {
   const [counts, writeStats] = await Promise.all([

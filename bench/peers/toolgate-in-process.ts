@@ -5,7 +5,7 @@
 // that completes.
 import '../../src/node-env.js'; // first, as in src/cli.ts: the server runs as `npm start` runs it
 import { createServer } from '../../src/server.js';
-import { parseStartTurn, RESOLVE, startTurnBody } from '../lib/operations.js';
+import { parseStartTurn, resolveBody, START } from '../lib/operations.js';
 import { runFlows, serveCommands } from './child.js';
 
 const database = process.env.BENCH_DB;
@@ -22,15 +22,11 @@ async function post(body: string): Promise<string> {
   return response.text();
 }
 
-const START = JSON.stringify(startTurnBody());
-
 async function roundTrip(): Promise<void> {
   const started = await post(START);
   const id = parseStartTurn(started)?.turn?.pendingElicitations[0]?.id;
   if (!id) throw new Error(`startTurn did not pause: ${started.slice(0, 200)}`);
-  const resolved = await post(
-    JSON.stringify({ query: RESOLVE, variables: { input: { elicitationId: id, action: 'ACCEPT' } } }),
-  );
+  const resolved = await post(resolveBody(id));
   if (!resolved.includes('"status":"COMPLETED"'))
     throw new Error(`resolveElicitation did not complete: ${resolved.slice(0, 200)}`);
 }
