@@ -15,6 +15,8 @@ const INVOICE = { id: 'invoice\u202Egpj.exe', notify: 'ad\u200Bmin@corp' };
 const PAYEE = { payee: 'p\u0430ypal' };
 const SAYS = 'Sending invoice\u202Egpj.exe now.';
 const HIDDEN = /[\u202E\u200B]/;
+/** A tool an upstream server named with a zero-width space and titled with a bidi override. */
+const RENAME = { name: 'rename\u200Bfile', title: 'Rename \u202Efdp.exe' };
 
 /** "invoice" asks to send INVOICE (saying SAYS), "pay" asks to pay PAYEE; after a tool result it reports back. */
 function senderModel(): ScriptedModel {
@@ -25,6 +27,9 @@ function senderModel(): ScriptedModel {
       if (last.role === 'TOOL') return textStep('Sent to ad\u200Bmin@corp.');
       if (last.text?.includes('invoice')) return { text: SAYS, toolCalls: [call('send', INVOICE, id)] };
       if (last.text?.includes('pay')) return callStep(call('pay', PAYEE, id));
+      // The model knows that tool by the API-valid name toolgate gives it.
+      const rename = request.tools.find((t) => t.name.includes('rename'))!.name;
+      if (last.text?.includes('rename')) return callStep(call(rename, {}, id));
       return textStep('Nothing to do.');
     },
   ]);
@@ -50,7 +55,11 @@ const start = async (message: string) =>
 beforeAll(async () => {
   await buildInbox({ ifStale: true });
   browser = await launchBrowser();
-  tools = new CountingToolSource(SOURCE_ID, [{ name: 'send' }, { name: 'pay' }]);
+  tools = new CountingToolSource(SOURCE_ID, [
+    { name: 'send' },
+    { name: 'pay' },
+    { name: RENAME.name, annotations: { title: RENAME.title } },
+  ]);
   h = await startHarness({ config: testConfig(), models: { [MODEL_ID]: senderModel() }, toolSources: [tools] });
   base = h.url.replace(/\/graphql$/, '');
 }, 120_000);
@@ -129,5 +138,34 @@ describe('hidden characters in the inbox', () => {
     ]);
     // Nothing hidden here, so no escape and no hidden-character warning.
     expect(await shown.locator('mark.hidden-char').count()).toBe(0);
+  });
+
+  it("the card shows a tool's name, id and title with marked escapes, and the question made from them", async () => {
+    screenshotOnFailure('hidden-tool-card', () => pages.slice(-1));
+    const page = await open(`${base}/inbox`);
+    const started = await start('rename it');
+    const id = started.turn.pendingElicitations[0].id;
+    const shown = page.locator(`article[data-elicitation-id="${id}"]`);
+    await shown.locator('section.arguments pre').waitFor();
+    const head = shown.locator('header.card-head');
+    expect(await head.locator('h3').innerText()).toBe('Rename \\u202Efdp.exe');
+    expect(await head.locator('code.tool-id').innerText()).toBe(`${SOURCE_ID}:rename\\u200Bfile`);
+    expect(await head.locator('mark.hidden-char').allInnerTexts()).toEqual(['\\u202E', '\\u200B']);
+    const question = shown.locator('p.question');
+    expect(await question.innerText()).toContain('"Rename \\u202Efdp.exe"');
+    // The title, and the name in the tool's description.
+    expect(await question.locator('mark.hidden-char').allInnerTexts()).toEqual(['\\u202E', '\\u200B']);
+    expect(await head.innerText()).not.toMatch(HIDDEN);
+    expect(await question.innerText()).not.toMatch(HIDDEN);
+
+    // The history's row of the request, likewise; what ran is the tool so named.
+    await shown.getByRole('button', { name: 'Accept', exact: true }).click();
+    await shown.getByText('COMPLETED').waitFor();
+    expect(tools.count(RENAME.name)).toBe(1);
+    await page.getByRole('link', { name: 'History' }).click();
+    const row = page.locator(`ol.history li[data-elicitation-id="${id}"]`);
+    await row.locator('code.tool-id').waitFor();
+    expect(await row.locator('p').first().innerText()).not.toMatch(HIDDEN);
+    expect(await row.locator('code.tool-id').innerText()).toBe(`${SOURCE_ID}:rename\\u200Bfile`);
   });
 });

@@ -9,9 +9,10 @@ import { describeRequestError, describeUserError } from '../errors';
 import { ApproverAnswerMutation, ApproverCardLiveSubscription } from '../operations';
 import { formatRemaining, formatTime, spokenRemaining, useNow } from '../time';
 import { Approvals, countingAccepts } from './Approvals';
-import { AnnotationBadges } from './Badges';
+import { CardHead } from './CardHead';
 import { CallArguments } from './CallArguments';
 import { callLabel } from './ElicitationCard';
+import { visibleText } from '../../../../src/domain/visible-text';
 
 /** How far a request went: decided beats pending, more answers beat fewer (the mutation's and the live one race). */
 function progress(elicitation: ApproverCardFragment): number {
@@ -57,7 +58,7 @@ export function ApproverCard({
   useEffect(() => {
     if (!gone) return;
     const by = elicitation.resolvedBy ? ` by ${elicitation.resolvedBy}` : '';
-    onGone(`${label}: ${gone}${by}.`);
+    onGone(`${visibleText(label).text}: ${gone}${by}.`);
   }, [gone]);
 
   const focusCard = () => cardRef.current?.focus();
@@ -125,14 +126,7 @@ export function ApproverCard({
       data-status={expired ? 'EXPIRED' : elicitation.status}
       onKeyDown={onKeyDown}
     >
-      <header class="card-head">
-        <h3 id={ids.title}>{label}</h3>
-        <code class="tool-id">{elicitation.toolCall.toolId}</code>
-        <AnnotationBadges annotations={elicitation.toolCall.annotations} />
-      </header>
-      <p id={ids.question} class="question">
-        {elicitation.message}
-      </p>
+      <CardHead ids={ids} label={label} toolCall={elicitation.toolCall} message={elicitation.message} />
       <dl class="facts">
         <div>
           <dt>Asked by</dt>

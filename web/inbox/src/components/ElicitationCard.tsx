@@ -12,7 +12,8 @@ import { AnswerMutation } from '../operations';
 import { hrefOf, linkClick } from '../router';
 import { formatRemaining, formatTime, spokenRemaining, useNow } from '../time';
 import { Approvals } from './Approvals';
-import { AnnotationBadges, StatusBadge } from './Badges';
+import { StatusBadge } from './Badges';
+import { CardHead } from './CardHead';
 import { visibleJson } from '../../../../src/domain/visible-text';
 import { CallArguments } from './CallArguments';
 import type { Displayed } from './VisibleText';
@@ -195,14 +196,7 @@ export function ElicitationCard({
       data-status={expired ? 'EXPIRED' : status}
       onKeyDown={onKeyDown}
     >
-      <header class="card-head">
-        <h3 id={ids.title}>{label}</h3>
-        <code class="tool-id">{elicitation.toolCall.toolId}</code>
-        <AnnotationBadges annotations={elicitation.toolCall.annotations} />
-      </header>
-      <p id={ids.question} class="question">
-        {elicitation.message}
-      </p>
+      <CardHead ids={ids} label={label} toolCall={elicitation.toolCall} message={elicitation.message} />
       <dl class="facts">
         {request && (
           <div>

@@ -6,6 +6,7 @@ import { GrantsQuery, RevokeGrantMutation } from '../operations';
 import { hrefOf, linkClick } from '../router';
 import { formatTime } from '../time';
 import { StatusBadge } from './Badges';
+import { VisibleString } from './VisibleText';
 
 export function Grants() {
   const [{ data, error }, refetch] = useQuery({ query: GrantsQuery });
@@ -31,7 +32,10 @@ export function Grants() {
         {grants.map((grant) => (
           <li key={grant.id}>
             <p>
-              <code class="tool-id">{grant.toolId}</code> <StatusBadge status={grant.state} />
+              <code class="tool-id">
+                <VisibleString text={grant.toolId} />
+              </code>{' '}
+              <StatusBadge status={grant.state} />
             </p>
             <p>
               {grant.scope === 'AGENT' ? (

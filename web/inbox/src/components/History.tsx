@@ -10,6 +10,7 @@ import { formatTime } from '../time';
 import { StatusBadge } from './Badges';
 import { CallArguments } from './CallArguments';
 import { requestText, toolLabel } from './ElicitationCard';
+import { VisibleString } from './VisibleText';
 
 const STATUSES: ElicitationStatus[] = ['PENDING', 'ACCEPTED', 'DECLINED', 'CANCELLED', 'EXPIRED'];
 
@@ -59,7 +60,12 @@ function HistoryPage({ after, status }: { after: string | null; status: Elicitat
         {edges.map(({ node }) => (
           <li key={node.id} data-elicitation-id={node.id}>
             <p>
-              <strong>{toolLabel(node)}</strong> <code class="tool-id">{node.toolCall.toolId}</code>{' '}
+              <strong>
+                <VisibleString text={toolLabel(node)} />
+              </strong>{' '}
+              <code class="tool-id">
+                <VisibleString text={node.toolCall.toolId} />
+              </code>{' '}
               <StatusBadge status={node.status} />
             </p>
             <dl class="facts">

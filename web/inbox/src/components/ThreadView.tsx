@@ -9,7 +9,7 @@ import { ThreadQuery } from '../operations';
 import { StatusBadge } from './Badges';
 import { Composer } from './Composer';
 import { ElicitationCard } from './ElicitationCard';
-import { DisplayWarnings, VisibleStreamedText, VisibleText } from './VisibleText';
+import { DisplayWarnings, VisibleString, VisibleText } from './VisibleText';
 
 type Message = NonNullable<ThreadData['thread']>['messages'][number];
 
@@ -63,7 +63,7 @@ export function ThreadView({ threadId }: { threadId: string }) {
           <li class="message message-assistant streaming" aria-busy="true">
             <span class="who">Agent</span>
             <p>
-              <VisibleStreamedText text={live.streamed.text} />
+              <VisibleString text={live.streamed.text} />
             </p>
           </li>
         )}
@@ -111,7 +111,10 @@ function MessageItem({ message }: { message: Message }) {
       )}
       {message.toolCalls.map((call) => (
         <div key={call.id} class="tool-call">
-          Asks to run <code>{call.toolId}</code>
+          Asks to run{' '}
+          <code>
+            <VisibleString text={call.toolId} />
+          </code>
           <DisplayWarnings display={call.argumentsDisplay} where="these arguments" />
           <pre>
             <VisibleText display={call.argumentsDisplay} />

@@ -1,7 +1,7 @@
 // The turn after an answer, live: its status, what the tools returned, the streamed and the final text.
 import type { LiveTurn } from '../live-turn';
 import { StatusBadge } from './Badges';
-import { VisibleStreamedText, VisibleText } from './VisibleText';
+import { VisibleString, VisibleText } from './VisibleText';
 
 const WORDS: Record<string, string> = {
   RUNNING: 'The agent is working…',
@@ -30,7 +30,7 @@ export function TurnProgress({ live }: { live: LiveTurn }) {
       )}
       {live.streamed && turn.status === 'RUNNING' && (
         <p class="assistant streaming" aria-busy="true">
-          <VisibleStreamedText text={live.streamed.text} />
+          <VisibleString text={live.streamed.text} />
         </p>
       )}
       {turn.status === 'COMPLETED' && turn.textDisplay?.text && (

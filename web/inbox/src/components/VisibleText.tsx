@@ -34,8 +34,11 @@ export function VisibleText({ display }: { display: Displayed }) {
   return <>{parts}</>;
 }
 
-/** Text the model is generating now (not stored yet, so the API has no DisplayText for it). */
-export function VisibleStreamedText({ text }: { text: string }) {
+/**
+ * A string the API gives without a DisplayText (text the model is generating now; a tool's id, name or title, and the
+ * question made from them, which an upstream MCP server chooses), made visible by the same rule here.
+ */
+export function VisibleString({ text }: { text: string }) {
   return <VisibleText display={visibleText(text)} />;
 }
 
