@@ -22,7 +22,13 @@ const FLOWS = [1, 8] as const;
 const PRIOR_MESSAGES = [2, 100, 1000] as const;
 const HTTP_TIMEOUT_MS = 30_000;
 
-type SystemKey = 'toolgateHttp' | 'toolgateInProcess' | 'langgraphSqlite' | 'langgraphPostgres' | 'agentsServer';
+type SystemKey =
+  | 'toolgateHttp'
+  | 'toolgateInProcess'
+  | 'langgraphSqlite'
+  | 'langgraphSqliteFull'
+  | 'langgraphPostgres'
+  | 'agentsServer';
 
 interface System {
   key: SystemKey;
@@ -175,6 +181,7 @@ export async function benchPeers(plan: Plan): Promise<PartResult> {
     toolgateHttp: { 1: [], 8: [] },
     toolgateInProcess: { 1: [], 8: [] },
     langgraphSqlite: { 1: [], 8: [] },
+    langgraphSqliteFull: { 1: [], 8: [] },
     langgraphPostgres: { 1: [], 8: [] },
     agentsServer: { 1: [], 8: [] },
   };
@@ -210,6 +217,18 @@ export async function benchPeers(plan: Plan): Promise<PartResult> {
       child: await start('peers/langgraph.ts', { BENCH_DB: langgraphDb, BENCH_PEER_CHECKPOINTER: 'sqlite' }),
       driver: 'in-process',
       database: langgraphDb,
+    });
+    const langgraphFullDb = join(dir.dir, 'langgraph-full.db');
+    systems.push({
+      key: 'langgraphSqliteFull',
+      label: 'LangGraph + SqliteSaver at synchronous=FULL (in process)',
+      child: await start('peers/langgraph.ts', {
+        BENCH_DB: langgraphFullDb,
+        BENCH_PEER_CHECKPOINTER: 'sqlite',
+        BENCH_PEER_SYNCHRONOUS: 'FULL',
+      }),
+      driver: 'in-process',
+      database: langgraphFullDb,
     });
     if (admin) {
       const database = await admin.createDatabase();
@@ -250,6 +269,7 @@ export async function benchPeers(plan: Plan): Promise<PartResult> {
       'agentsServer',
       'toolgateInProcess',
       'langgraphSqlite',
+      'langgraphSqliteFull',
       'langgraphPostgres',
     ];
     const ordered = adjacent.flatMap((key) => systems.filter((s) => s.key === key));
@@ -261,7 +281,8 @@ export async function benchPeers(plan: Plan): Promise<PartResult> {
     }
 
     // Bytes: one round trip at a time on idle systems, the lengths interleaved.
-    const bytesSystems = systems.filter((s) => s.key !== 'toolgateInProcess'); // the same store as over HTTP
+    // toolgate in process is the same store as over HTTP; LangGraph at FULL writes the same pages as at its default.
+    const bytesSystems = systems.filter((s) => s.key !== 'toolgateInProcess' && s.key !== 'langgraphSqliteFull');
     const readers = new Map(
       bytesSystems
         .filter((s) => !s.database.startsWith('postgres'))
@@ -291,6 +312,7 @@ export async function benchPeers(plan: Plan): Promise<PartResult> {
       for (const db of readers.values()) db.close();
     }
     settings.langgraphSqlite = await systems.find((s) => s.key === 'langgraphSqlite')!.child.call('settings');
+    settings.langgraphSqliteFull = await systems.find((s) => s.key === 'langgraphSqliteFull')!.child.call('settings');
     settings.agentsServer = await agents.call('settings');
     if (postgres) {
       const show = async (name: string) =>
@@ -394,6 +416,13 @@ export async function benchPeers(plan: Plan): Promise<PartResult> {
     );
   }
   for (const flows of FLOWS) {
+    const value = ratio('toolgateInProcess', 'langgraphSqliteFull', flows, (r) => r.rate);
+    figures.push({
+      name: `toolgate in process / LangGraph + SqliteSaver at synchronous=FULL (each commit fsynced, as toolgate's answers are), round trips per second at ${flows} flow${flows > 1 ? 's' : ''}`,
+      value: `${fmt(value.median, 2)} (rounds: ${value.values.map((v) => fmt(v, 2)).join(', ')})`,
+    });
+  }
+  for (const flows of FLOWS) {
     const value = ratio('toolgateHttp', 'langgraphSqlite', flows, (r) => r.rate);
     figures.push({
       name: `toolgate over HTTP / LangGraph + SqliteSaver (in process), round trips per second at ${flows} flow${flows > 1 ? 's' : ''}`,
@@ -425,7 +454,9 @@ export async function benchPeers(plan: Plan): Promise<PartResult> {
       'for an fsync of the WAL (group commit shares it between concurrent requests). LangGraph SqliteSaver sets only ' +
       `journal_mode=WAL and leaves synchronous at better-sqlite3's compiled default for WAL, NORMAL (read at run time: ` +
       `${JSON.stringify(settings.langgraphSqlite ?? null)}; 1 = NORMAL): commits are not fsynced, only checkpoints, so ` +
-      'a power cut can lose the last approvals it answered. LangGraph invokes with its default durability ("async": ' +
+      'a power cut can lose the last approvals it answered; measured again at synchronous=FULL ' +
+      `(${JSON.stringify(settings.langgraphSqliteFull ?? null)}), where each commit is fsynced before it returns. ` +
+      'LangGraph invokes with its default durability ("async": ' +
       "a step's checkpoint is written while the next step runs; invoke returns after all of them are stored). " +
       `PostgresSaver: the server's settings ${JSON.stringify(settings.postgres ?? null)}. Agents SDK server: WAL, ` +
       `synchronous=FULL (${JSON.stringify(settings.agentsServer ?? null)}; 2 = FULL): each of its two commits per round ` +

@@ -5,7 +5,8 @@
 // `graph.invoke(input, {configurable: {thread_id}})`, which stops at the interrupt, then
 // `graph.invoke(new Command({resume: {action: 'ACCEPT'}}), config)`, which runs the tool and completes.
 // BENCH_PEER_CHECKPOINTER=sqlite (SqliteSaver on the file BENCH_DB) or postgres (PostgresSaver on the database
-// BENCH_DB, a postgres:// URL); each with its own defaults (SqliteSaver sets only journal_mode=WAL).
+// BENCH_DB, a postgres:// URL); each with its own defaults (SqliteSaver sets only journal_mode=WAL), unless
+// BENCH_PEER_SYNCHRONOUS=FULL.
 import { randomUUID } from 'node:crypto';
 import { AIMessage, HumanMessage, type BaseMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
@@ -65,6 +66,9 @@ let checkpointer: BaseCheckpointSaver;
 let sqlite: Database.Database | null = null;
 if (kind === 'sqlite') {
   sqlite = new Database(database);
+  // BENCH_PEER_SYNCHRONOUS=FULL: each commit fsynced before it returns, a durability like toolgate's (for comparison;
+  // SqliteSaver's own setting is the connection's default).
+  if (process.env.BENCH_PEER_SYNCHRONOUS === 'FULL') sqlite.pragma('synchronous = FULL');
   checkpointer = new SqliteSaver(sqlite); // creates its tables (and sets WAL) on first use
 } else {
   const saver = PostgresSaver.fromConnString(database);
