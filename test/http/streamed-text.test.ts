@@ -138,7 +138,8 @@ describe('turnEvents: streamed text over graphql-ws', () => {
         toolCalls: [{ name: 'delete_entities', arguments: { ids: [2] } }],
         streaming: { delayMs: 10, after: ready.promise },
       },
-      { text: 'Entity 2 is deleted.', streaming: { delayMs: 10 } },
+      // Pieces far enough apart that a busy event loop does not join two (as those arriving together are).
+      { text: 'Entity 2 is deleted.', streaming: { delayMs: 30 } },
     );
     const client = connectWs(h.url, alice.authorization);
     try {
