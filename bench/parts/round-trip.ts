@@ -4,7 +4,16 @@ import type autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { commitCost } from '../lib/fsync.js';
 import { gql, runLoad, type LoadResult } from '../lib/load.js';
-import { parseStartTurn, RESOLVE, START_TURN, startTurnBody, TRIVIAL, type StartTurnData } from '../lib/operations.js';
+import {
+  parseStartTurn,
+  RESOLVE,
+  resolveBody,
+  START,
+  START_TURN,
+  startTurnBody,
+  TRIVIAL,
+  type StartTurnData,
+} from '../lib/operations.js';
 import type { Plan } from '../lib/plan.js';
 import { fmt, ms, perSecond, type PartResult } from '../lib/report.js';
 import { median, medianOf, percentile } from '../lib/stats.js';
@@ -56,10 +65,9 @@ export async function runRoundTrips(
   const samples: number[] = [];
   let completed = 0;
   let failures = 0;
-  const start = JSON.stringify(startTurnBody());
   const requests: autocannon.Request[] = [
     {
-      body: start,
+      body: START,
       setupRequest: (request, context) => {
         (context as Context).t0 = performance.now();
         return request;
@@ -77,7 +85,7 @@ export async function runRoundTrips(
         if (!id) return null as unknown as autocannon.Request;
         return {
           ...request,
-          body: JSON.stringify({ query: RESOLVE, variables: { input: { elicitationId: id, action: 'ACCEPT' } } }),
+          body: resolveBody(id),
         };
       },
       onResponse: (_status, body, context) => {
