@@ -143,7 +143,8 @@ describe('hidden characters in the inbox', () => {
   it("the card shows a tool's name, id and title with marked escapes, and the question made from them", async () => {
     screenshotOnFailure('hidden-tool-card', () => pages.slice(-1));
     const page = await open(`${base}/inbox`);
-    const started = await start('rename it');
+    // The requester's own message, shown on the card as its request, holds a hidden character too.
+    const started = await start('rename\u200B it');
     const id = started.turn.pendingElicitations[0].id;
     const shown = page.locator(`article[data-elicitation-id="${id}"]`);
     await shown.locator('section.arguments pre').waitFor();
@@ -157,15 +158,23 @@ describe('hidden characters in the inbox', () => {
     expect(await question.locator('mark.hidden-char').allInnerTexts()).toEqual(['\\u202E', '\\u200B']);
     expect(await head.innerText()).not.toMatch(HIDDEN);
     expect(await question.innerText()).not.toMatch(HIDDEN);
+    const request = shown.locator('dd.request');
+    expect(await request.innerText()).toBe('rename\\u200B it');
+    expect(await request.locator('mark.hidden-char').allInnerTexts()).toEqual(['\\u200B']);
 
     // The history's row of the request, likewise; what ran is the tool so named.
     await shown.getByRole('button', { name: 'Accept', exact: true }).click();
     await shown.getByText('COMPLETED').waitFor();
     expect(tools.count(RENAME.name)).toBe(1);
+    // The status line for screen readers names the tool as the card does.
+    const status = page.locator('section[aria-labelledby="pending-heading"] > p[role="status"]');
+    await expect.poll(() => status.textContent()).toContain('Rename \\u202Efdp.exe: accepted.');
+    expect(await status.textContent()).not.toMatch(HIDDEN);
     await page.getByRole('link', { name: 'History' }).click();
     const row = page.locator(`ol.history li[data-elicitation-id="${id}"]`);
     await row.locator('code.tool-id').waitFor();
     expect(await row.locator('p').first().innerText()).not.toMatch(HIDDEN);
     expect(await row.locator('code.tool-id').innerText()).toBe(`${SOURCE_ID}:rename\\u200Bfile`);
+    expect(await row.locator('dd.request').innerText()).toBe('rename\\u200B it');
   });
 });

@@ -16,7 +16,7 @@ import { StatusBadge } from './Badges';
 import { CardHead } from './CardHead';
 import { visibleJson } from '../../../../src/domain/visible-text';
 import { CallArguments } from './CallArguments';
-import type { Displayed } from './VisibleText';
+import { VisibleString, type Displayed } from './VisibleText';
 import { TurnProgress } from './TurnProgress';
 
 type Mode = 'idle' | 'decline' | 'edit';
@@ -204,10 +204,10 @@ export function ElicitationCard({
             <dd class="request">
               {showThreadLink ? (
                 <a href={hrefOf({ view: 'thread', threadId: elicitation.turn.thread.id })} onClick={linkClick}>
-                  {request}
+                  <VisibleString text={request} />
                 </a>
               ) : (
-                request
+                <VisibleString text={request} />
               )}
             </dd>
           </div>

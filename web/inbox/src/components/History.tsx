@@ -69,12 +69,7 @@ function HistoryPage({ after, status }: { after: string | null; status: Elicitat
               <StatusBadge status={node.status} />
             </p>
             <dl class="facts">
-              {requestText(node) && (
-                <div>
-                  <dt>Request</dt>
-                  <dd class="request">{requestText(node)}</dd>
-                </div>
-              )}
+              <RequestFact text={requestText(node)} />
               <div>
                 <dt>Asked</dt>
                 <dd>{formatTime(node.createdAt)}</dd>
@@ -137,5 +132,18 @@ function HistoryPage({ after, status }: { after: string | null; status: Elicitat
           </button>
         ))}
     </>
+  );
+}
+
+/** The message that started the request's turn, its hidden characters marked; nothing without one. */
+function RequestFact({ text }: { text: string | null }) {
+  if (!text) return null;
+  return (
+    <div>
+      <dt>Request</dt>
+      <dd class="request">
+        <VisibleString text={text} />
+      </dd>
+    </div>
   );
 }

@@ -8,6 +8,7 @@ import type { ElicitationCardFragment, InboxPendingSubscription } from '../gql/g
 import { describeRequestError } from '../errors';
 import { PendingSubscription } from '../operations';
 import { ElicitationCard, toolLabel } from './ElicitationCard';
+import { visibleText } from '../../../../src/domain/visible-text';
 
 function collect(prev: ElicitationCardFragment[] | undefined, data: InboxPendingSubscription) {
   const list = prev ?? [];
@@ -61,7 +62,7 @@ export function Inbox() {
 
   function onSettled(elicitation: ElicitationCardFragment, status: string) {
     setSettled((prev) => new Map(prev).set(elicitation.id, status));
-    setLastOutcome(`${toolLabel(elicitation)}: ${status.toLowerCase()}.`);
+    setLastOutcome(`${visibleText(toolLabel(elicitation)).text}: ${status.toLowerCase()}.`);
   }
 
   return (
