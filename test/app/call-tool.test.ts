@@ -282,7 +282,7 @@ describe("a gateway's call whose confirmation expires", () => {
       expect(started.call.waitingOn).toHaveLength(1);
       const waiting = awaitCallResult(e.app, ALICE, started.call.turn.id, { tickMs: 50 });
       await new Promise((resolve) => setTimeout(resolve, 1_100));
-      expect(await e.server.sweep()).toMatchObject({ expiredTurns: 1 });
+      expect(await e.sweep()).toMatchObject({ expiredTurns: 1 });
       const expired = {
         content: [{ type: 'text', text: 'Execution of wipe was not confirmed before the request expired.' }],
         isError: true,
