@@ -228,14 +228,17 @@ describe('toolgate CLI where it cannot open its database or listen', () => {
     expect(readFileSync(notADatabase)).toEqual(before);
   });
 
-  it('a PORT in use: one line naming it, exit 1, nothing else on stderr', async () => {
+  it('a PORT in use: one line naming it, exit 1, nothing else on stderr, no database created', async () => {
     const taken = createNetServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     try {
       const port = (taken.address() as AddressInfo).port;
-      const run = await startCli(fine(), { PORT: String(port) }).done;
+      const cli = startCli(fine(), { PORT: String(port) });
+      const run = await cli.done;
       expect(run.code).toBe(1);
       expect(run.stderr).toBe(`toolgate: PORT: ${port} is already in use on 127.0.0.1\n`);
+      // Checked before the database opens: nothing is created or migrated for a start that cannot listen.
+      expect(existsSync(cli.database)).toBe(false);
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }
