@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { tempDir } from '../support/harness.js';
+import { nodeArgsFor } from '../support/entries.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('../fixtures/mcp-server.mjs', import.meta.url));
@@ -35,13 +36,16 @@ afterEach(() => {
   started.clear();
 });
 
-/** `npx tsx src/cli.ts` as a user runs it, or `node --import tsx src/cli.ts` when the test sends it signals. */
-function startCli(configFile: string, env: Record<string, string> = {}, via: 'npx' | 'node' = 'npx') {
+/**
+ * `toolgate` with a config file: one node process on the run's bundle of src/cli.ts (test/support/entries.ts), or
+ * `npx tsx src/cli.ts` as a user runs the sources.
+ */
+function startCli(configFile: string, env: Record<string, string> = {}, via: 'npx' | 'node' = 'node') {
   const database = env.TOOLGATE_DB ?? join(dir, `${Math.random()}.db`);
   const [command, args] =
     via === 'npx'
       ? (['npx', ['tsx', 'src/cli.ts']] as const)
-      : ([process.execPath, ['--import', 'tsx', 'src/cli.ts']] as const);
+      : ([process.execPath, nodeArgsFor('src/cli.ts')] as const);
   const child = spawn(command, args, {
     cwd: ROOT,
     detached: true,
@@ -117,7 +121,8 @@ describe('toolgate CLI with a bad config', () => {
       ...scripted,
       agents: [{ id: 'a', name: 'A', model: 'm', pauseTtlSeconds: -5 }],
     });
-    const cli = startCli(file);
+    // As a user runs the sources.
+    const cli = startCli(file, {}, 'npx');
     const run = await cli.done;
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(`toolgate: ${file}: agents[0].pauseTtlSeconds: Too small: expected number to be >=1\n`);

@@ -9,6 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { demoConfig } from '../../src/config/demo.js';
 import { tempDir } from '../support/harness.js';
 import { freshPostgresDatabase, type TestDatabase } from '../support/postgres.js';
+import { nodeArgsFor } from '../support/entries.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -21,7 +22,7 @@ afterEach(async () => {
 });
 
 function runCli(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts'], {
+  const child = spawn(process.execPath, nodeArgsFor('src/cli.ts'), {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -13,6 +13,7 @@ import type { ToolgateConfig } from '../../src/config/schema.js';
 import { createRedisPubSub } from '../../src/events/redis-pubsub.js';
 import { dataOf, RESOLVE, START_TURN, startHarness, tempDir, type Harness } from '../support/harness.js';
 import { connectWs, subscribeWs } from '../support/live.js';
+import { nodeArgsFor } from '../support/entries.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `toolgate-test:${randomUUID()}:`;
@@ -219,9 +220,9 @@ describe('a lost Redis connection', () => {
   });
 });
 
-/** `node --import tsx src/cli.ts` with the given environment; resolves when it exits, or when `until` holds. */
+/** `toolgate` (src/cli.ts) with the given environment; resolves when it exits, or when `until` holds. */
 function runCli(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts'], {
+  const child = spawn(process.execPath, nodeArgsFor('src/cli.ts'), {
     cwd: ROOT,
     env: { ...process.env, TOOLGATE_DB: join(dir, `${randomUUID()}.db`), PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -14,7 +14,7 @@ import { sweeperOf } from '../../src/compose/background.js';
 import type { SweepReport } from '../../src/agent/sweeper.js';
 import { DbObserver, type DbSnapshot } from './db-snapshot.js';
 import { TEST_BACKEND } from './harness.js';
-import { freshPostgresDatabase } from './postgres.js';
+import { migratedPostgresDatabase } from './postgres.js';
 import type { JsonObject } from '../../src/domain/records.js';
 import { call, callStep, MODEL_ID, testAgent, testConfig, textStep } from './scenario.js';
 import { CountingToolSource, type CountingTool } from './tools.js';
@@ -46,7 +46,7 @@ export async function startApp(
 ): Promise<AppScenario> {
   const database =
     TEST_BACKEND === 'postgres'
-      ? (await freshPostgresDatabase()).url
+      ? (await migratedPostgresDatabase()).url
       : join(mkdtempSync(join(tmpdir(), 'toolgate-app-')), 'toolgate.db');
   const model = new ScriptedModel(options.script ?? [textStep('ok')]);
   const tools = new CountingToolSource('t', options.tools ?? []);
