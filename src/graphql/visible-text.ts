@@ -3,7 +3,7 @@
 // Fields next to the raw ones, which stay exactly as they were: `arguments` is still what runs.
 import { characterName } from '../domain/character-names.js';
 import type { HiddenCharacter, MixedScriptWord, VisibleText } from '../domain/visible-text.js';
-import { LOOKALIKE_SCRIPTS, visibleJson, visibleText } from '../domain/visible-text.js';
+import { INDENTED_JSON_LEVELS, LOOKALIKE_SCRIPTS, visibleJson, visibleText } from '../domain/visible-text.js';
 import { builder } from './builder.js';
 import { ElicitationResponseRef, ElicitationToolCallRef } from './elicitations.js';
 import { MessageRef, TurnRef } from './refs.js';
@@ -56,8 +56,9 @@ const DisplayTextRef = builder.objectRef<VisibleText>('DisplayText').implement({
         'The text with each hidden character replaced by its escape. In free text, a run of backslashes that the ' +
         'original has right before `uXXXX`, `u{X…}` or a hidden character is doubled, so an escape always follows ' +
         'an even number of backslashes and the original\'s own "\\u202E" reads "\\\\u202E". Arguments are JSON ' +
-        'as JSON.stringify(arguments, null, 2) writes it, with JSON escapes: still JSON, parsing to exactly the ' +
-        'arguments.',
+        `as JSON.stringify(arguments, null, 2) writes it, down to ${INDENTED_JSON_LEVELS} levels of objects and ` +
+        'arrays (deeper ones compact, as JSON.stringify(value) writes them, so that the text grows linearly with ' +
+        'the arguments however deep they nest), with JSON escapes: still JSON, parsing to exactly the arguments.',
     }),
     hiddenCharacters: t.field({
       type: [HiddenCharacterRef],
