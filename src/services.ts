@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_TOOL_ARGUMENTS_BYTES } from './agent/argument-size.js';
+import { DEFAULT_MAX_TOOL_ARGUMENTS_BYTES } from './domain/gate/argument-size.js';
 import type { AgentRunner } from './agent/runner.js';
 import type { AppDeps, AppLimits } from './app/deps.js';
 import type { Store } from './domain/store.js';

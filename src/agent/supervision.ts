@@ -3,10 +3,10 @@
 // recovery), taking over turns no live process runs, and expiring paused turns whose time has passed.
 import type { TurnRecord } from '../domain/records.js';
 import { LeaseLostError, type Reads, type TurnMaintenance } from '../domain/store.js';
-import { closeStep } from './closing.js';
+import { closeStep } from '../domain/gate/closing.js';
 import type { TurnLeases } from './lease.js';
 import type { KnownState, TurnLoop, TurnStop } from './loop.js';
-import { turnErrors } from './messages.js';
+import { turnErrors } from '../domain/gate/messages.js';
 import type { TurnReporter } from './reporting.js';
 
 export interface SupervisorOptions {

@@ -2,9 +2,9 @@
 // approvers (docs/approvers.md), another user's request under an approvers policy. Who may answer, and everything
 // about the answer itself, is checked here, before anything is recorded; the store then decides against the stored
 // state (answered before, expired, the quorum) and the loop resumes the turn when it was the step's last answer.
-import { validateArguments } from '../agent/arguments.js';
-import { contentBytes, validateContent } from '../agent/content.js';
-import { editAllowed } from '../agent/gating.js';
+import { validateArguments } from '../domain/gate/arguments.js';
+import { contentBytes, validateContent } from '../domain/gate/content.js';
+import { editAllowed } from '../domain/gate/gating.js';
 import { effectiveAnswer } from '../domain/answer-rules.js';
 import { MAX_GRANT_TTL_SECONDS } from '../domain/grants.js';
 import type {

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeStep } from '../../src/agent/closing.js';
+import { closeStep } from '../../src/domain/gate/closing.js';
 import { PostgresStore } from '../../src/db/postgres/postgres-store.js';
 import { freshPostgresDatabase, type TestDatabase } from '../support/postgres.js';
 import { agentConfig, AGENT, ANN, at, startInput } from './spec/fixtures.js';

@@ -1,6 +1,6 @@
 // Starting a turn on a thread and closing a paused one, without a database.
 import { describe, expect, it } from 'vitest';
-import { closeStep } from '../../src/agent/closing.js';
+import { closeStep } from '../../src/domain/gate/closing.js';
 import type { ElicitationRecord, PendingStep, ThreadRecord } from '../../src/domain/records.js';
 import { closePausedTurn, decideActiveTurn, decideThread } from '../../src/domain/turn-rules.js';
 import { toolCall } from '../support/definitions.js';

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { closeStep } from '../../src/agent/closing.js';
+import { closeStep } from '../../src/domain/gate/closing.js';
 import { TurnLeases } from '../../src/agent/lease.js';
 import { openDatabase, SqliteStore } from '../../src/db/sqlite/sqlite-store.js';
 import type { Agent } from '../../src/domain/records.js';

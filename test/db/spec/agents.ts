@@ -1,7 +1,7 @@
 // Agents: syncAgent writes an agent from the config, updateAgentGating from the API, and once the API has changed an
 // agent's gating (argument rules and allowEdit included) later syncs keep it, so a restart does not undo an operator.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { closeStep } from '../../../src/agent/closing.js';
+import { closeStep } from '../../../src/domain/gate/closing.js';
 import type { Agent, ArgumentRule } from '../../../src/domain/records.js';
 import type { Store } from '../../../src/domain/store.js';
 import { at, agentConfig, startInput } from './fixtures.js';

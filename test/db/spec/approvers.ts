@@ -3,7 +3,7 @@
 // approvers' answers are counted in the answer's transaction until they decide it, exactly once, also when they
 // answer at the same instant from several stores.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { closeStep } from '../../../src/agent/closing.js';
+import { closeStep } from '../../../src/domain/gate/closing.js';
 import { approversKey } from '../../../src/domain/approvers.js';
 import type { Agent, ElicitationApproval } from '../../../src/domain/records.js';
 import type { Store } from '../../../src/domain/store.js';

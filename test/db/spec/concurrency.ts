@@ -1,7 +1,7 @@
 // Two stores on one database (two processes) racing the same change with Promise.all: every race has one winner, or
 // ends as some serial order would have, never with both outcomes. On PostgreSQL these run truly in parallel.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { closeStep } from '../../../src/agent/closing.js';
+import { closeStep } from '../../../src/domain/gate/closing.js';
 import type { ApprovalGrantRecord } from '../../../src/domain/records.js';
 import { GrantLapsedError, LeaseLostError, type Store } from '../../../src/domain/store.js';
 import {

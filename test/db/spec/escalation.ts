@@ -2,7 +2,7 @@
 // escalation time has come, never one past its expiry, each exactly once (also with two stores marking at the same
 // moment), and writes elicitation.escalated to the outbox in the same commit.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { closeStep } from '../../../src/agent/closing.js';
+import { closeStep } from '../../../src/domain/gate/closing.js';
 import type { ElicitationApproval } from '../../../src/domain/records.js';
 import type { Store } from '../../../src/domain/store.js';
 import type { WebhookDeliveryRecord, WebhookSubscription } from '../../../src/domain/webhook-events.js';

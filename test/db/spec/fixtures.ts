@@ -1,7 +1,7 @@
 // The fixtures every role of the Store contract (./index.ts) builds its cases from. Cases pass fixed ISO instants
 // (at()) as `now`, so nothing sleeps; turns, pauses and grants are set up through the Store's own writes, as the loop
 // makes them, so a backend is only ever read in states it wrote itself.
-import { closeStep } from '../../../src/agent/closing.js';
+import { closeStep } from '../../../src/domain/gate/closing.js';
 import type {
   Agent,
   ApprovalGrantRecord,

@@ -2,7 +2,7 @@
 // start's transaction; the result the client gets, kept with the call's journal and read back as written; and the
 // idempotency key naming the call by its tool and arguments.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { closeStep } from '../../../src/agent/closing.js';
+import { closeStep } from '../../../src/domain/gate/closing.js';
 import type { Store } from '../../../src/domain/store.js';
 import { GATEWAY_MODEL_ID } from '../../../src/domain/gateway.js';
 import { ANN, BOB, agentConfig, at, lease, startInput, toolCall, type TurnOptions } from './fixtures.js';

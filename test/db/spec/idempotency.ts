@@ -1,7 +1,7 @@
 // Idempotency keys on startTurn: a client that retries after an error must get the turn its first request started,
 // not a second one; a key reused for another request is refused, a refused start claims no key, retention deletes keys.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { closeStep } from '../../../src/agent/closing.js';
+import { closeStep } from '../../../src/domain/gate/closing.js';
 import type { Store } from '../../../src/domain/store.js';
 import { at, ANN, BOB, SIDE_AGENT, toolCall, askingStep, draftFor, startInput, runningTurn, ids } from './fixtures.js';
 import type { StoreHarness } from './harness.js';

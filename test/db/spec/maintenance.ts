@@ -1,8 +1,8 @@
 // Turn maintenance: the sweeper expiring due PAUSED turns in batches, retention of expired elicitations, and the
 // leases by which a process holds its RUNNING turns (renew, hold) and another process recovers them (claimTurn).
 import { beforeEach, describe, expect, it } from 'vitest';
-import { closeStep } from '../../../src/agent/closing.js';
-import { toolText } from '../../../src/agent/messages.js';
+import { closeStep } from '../../../src/domain/gate/closing.js';
+import { toolText } from '../../../src/domain/gate/messages.js';
 import type { ElicitationAnswer, ElicitationApproval } from '../../../src/domain/records.js';
 import type { Store } from '../../../src/domain/store.js';
 import {

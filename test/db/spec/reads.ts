@@ -1,7 +1,7 @@
 // Reads: threads, turns, messages and elicitations, scoped to their owner, in a stable order and paged, and the
 // batched reads the API's loaders make for many parents at once (each parent's rows in the order a single read gives).
 import { beforeEach, describe, expect, it } from 'vitest';
-import { closeStep } from '../../../src/agent/closing.js';
+import { closeStep } from '../../../src/domain/gate/closing.js';
 import type { ElicitationStatus, ThreadRecord } from '../../../src/domain/records.js';
 import type { Store } from '../../../src/domain/store.js';
 import {

@@ -2,8 +2,8 @@
 // through a TurnWriter (messages, the tool-call journal, pause, finish), leased or not. A pause stores its PendingStep
 // and a resume reads it back: it must come back exactly as given, or a resumed step would run other calls.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { closeStep } from '../../../src/agent/closing.js';
-import { toolText } from '../../../src/agent/messages.js';
+import { closeStep } from '../../../src/domain/gate/closing.js';
+import { toolText } from '../../../src/domain/gate/messages.js';
 import type { ElicitationAnswer, PendingStep } from '../../../src/domain/records.js';
 import { LeaseLostError, type Store } from '../../../src/domain/store.js';
 import {

@@ -2,7 +2,7 @@
 // a refused or unhooked write writes none; deliveries are claimed, retried, recorded and taken over per process, and
 // retention deletes the delivered ones.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { closeStep } from '../../../src/agent/closing.js';
+import { closeStep } from '../../../src/domain/gate/closing.js';
 import type { ElicitationAnswer } from '../../../src/domain/records.js';
 import { LeaseLostError, type Store } from '../../../src/domain/store.js';
 import {

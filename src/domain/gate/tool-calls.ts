@@ -1,8 +1,8 @@
 // The tool calls of a model's answer as the loop keeps them, read once as the answer arrives and before anything is
 // decided on them: the gate, the confirmation request, the tool and every later model call see what is stored.
-import { newId } from '../domain/ids.js';
-import type { ToolCall, ToolDefinition } from '../domain/records.js';
-import { toStorableText } from '../domain/text.js';
+import { newId } from '../ids.js';
+import type { ToolCall, ToolDefinition } from '../records.js';
+import { toStorableText } from '../text.js';
 import { admitArguments } from './argument-size.js';
 import type { ToolNames } from './tool-names.js';
 
