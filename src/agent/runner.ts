@@ -5,16 +5,17 @@ import { newId } from '../domain/ids.js';
 import type { ElicitationAnswer, ElicitationRecord, ThreadRecord, ToolCall, TurnRecord } from '../domain/records.js';
 import type { TurnMaintenance } from '../domain/store.js';
 import type { Model } from '../models/model.js';
+import type { ToolCatalog } from '../tools/tool.js';
 import { DEFAULT_MAX_TOOL_ARGUMENTS_BYTES } from '../domain/gate/argument-size.js';
 import { closeStep } from '../domain/gate/closing.js';
 import type { ListenerRegistry } from '../domain/gate/listeners.js';
 import type { LifecycleObserver } from './lifecycle.js';
 import { TurnLeases, type LeaseOptions } from './lease.js';
-import { TurnLoop, type CheckpointHook, type LoopStore, type ToolCatalog } from './loop.js';
+import { TurnLoop, type CheckpointHook, type LoopStore } from './loop.js';
 import { TurnReporter, type RunnerEvents } from './reporting.js';
 import { TurnSupervisor } from './supervision.js';
 
-export type { Checkpoint, ToolCatalog } from './loop.js';
+export type { Checkpoint } from './loop.js';
 export type { RunnerEvents } from './reporting.js';
 
 export interface RunnerOptions {
