@@ -7,7 +7,6 @@ import type { TurnMaintenance } from '../domain/store.js';
 import type { Model } from '../models/model.js';
 import type { ToolCatalog } from '../tools/tool.js';
 import { DEFAULT_MAX_TOOL_ARGUMENTS_BYTES } from '../domain/gate/argument-size.js';
-import { closeStep } from '../domain/gate/closing.js';
 import type { ListenerRegistry } from '../domain/gate/listeners.js';
 import type { LifecycleObserver } from './lifecycle.js';
 import { TurnLeases, type LeaseOptions } from './lease.js';
@@ -134,21 +133,18 @@ export class AgentRunner {
     /** A gateway's call, the turn's one step (src/domain/gateway.ts). */
     call?: ToolCall;
   }): Promise<StartTurnOutcome> {
-    const result = await this.#store.startTurn(
-      {
-        turnId: newId('trn'),
-        newThreadId: newId('thr'),
-        threadId: input.threadId,
-        agentId: input.agentId,
-        ownerId: input.ownerId,
-        message: input.message,
-        now: this.#now(),
-        lease: this.#leases.next(),
-        ...(input.idempotencyKey !== undefined && { idempotencyKey: input.idempotencyKey }),
-        ...(input.call && { call: input.call }),
-      },
-      closeStep,
-    );
+    const result = await this.#store.startTurn({
+      turnId: newId('trn'),
+      newThreadId: newId('thr'),
+      threadId: input.threadId,
+      agentId: input.agentId,
+      ownerId: input.ownerId,
+      message: input.message,
+      now: this.#now(),
+      lease: this.#leases.next(),
+      ...(input.idempotencyKey !== undefined && { idempotencyKey: input.idempotencyKey }),
+      ...(input.call && { call: input.call }),
+    });
     if (result.ok && result.replayed) {
       // The request sent again: its turn as it is now. Like the first request, one that does not run in the
       // background waits for the turn to stop when this process runs it (another process's reads as it is now).
@@ -190,15 +186,12 @@ export class AgentRunner {
     answeredBy: string;
     answer: ElicitationAnswer;
   }): Promise<ResolveOutcome> {
-    const result = await this.#store.resolveElicitation(
-      {
-        ...input,
-        now: this.#now(),
-        lease: this.#leases.next(),
-        ...(input.answer.remember && { grantId: newId('grt') }),
-      },
-      closeStep,
-    );
+    const result = await this.#store.resolveElicitation({
+      ...input,
+      now: this.#now(),
+      lease: this.#leases.next(),
+      ...(input.answer.remember && { grantId: newId('grt') }),
+    });
     switch (result.kind) {
       case 'not_found':
         return { ok: false, code: 'NOT_FOUND' };
