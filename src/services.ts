@@ -23,7 +23,7 @@ export interface Limits extends AppLimits {
   maxRequestBytes: number;
   /** List items all list fields of one operation (one event, for a subscription) may return: src/http/list-budget.ts. */
   maxListItems: number;
-  /** Largest arguments of a model's tool call, in UTF-8 bytes of JSON: src/agent/argument-size.ts. */
+  /** Largest arguments of a model's tool call, in UTF-8 bytes of JSON: src/domain/gate/argument-size.ts. */
   maxToolArgumentsBytes: number;
   /** Subscriptions open at once on one WebSocket: src/http/subscription-limits.ts. */
   maxSubscriptionsPerSocket: number;

@@ -240,7 +240,7 @@ export interface UnleasedWrites {
 // The Store port is split by role: each consumer depends on the interfaces it uses (docs/architecture.md), so
 // what a module may do to the database is read from its imports. `Store` is their intersection, for wiring.
 
-/** The agents of the config and their gating (src/agent/gating.ts, the agent use cases). */
+/** The agents of the config and their gating (src/domain/gate/gating.ts, the agent use cases). */
 export interface Agents {
   /** Create the agent from the config, or update it: gating is kept once updateAgent changed it. */
   syncAgent(agent: Agent, now: string): Promise<Agent>;
