@@ -5,16 +5,16 @@ import { newId } from '../domain/ids.js';
 import type { ElicitationAnswer, ElicitationRecord, ThreadRecord, ToolCall, TurnRecord } from '../domain/records.js';
 import type { TurnMaintenance } from '../domain/store.js';
 import type { Model } from '../models/model.js';
-import { DEFAULT_MAX_TOOL_ARGUMENTS_BYTES, DEFAULT_MAX_TOOL_ARGUMENTS_DEPTH } from './argument-size.js';
-import { closeStep } from './closing.js';
-import type { ListenerRegistry } from './event.js';
+import type { ToolCatalog } from '../tools/tool.js';
+import { DEFAULT_MAX_TOOL_ARGUMENTS_BYTES, DEFAULT_MAX_TOOL_ARGUMENTS_DEPTH } from '../domain/gate/argument-size.js';
+import type { ListenerRegistry } from '../domain/gate/listeners.js';
 import type { LifecycleObserver } from './lifecycle.js';
 import { TurnLeases, type LeaseOptions } from './lease.js';
-import { TurnLoop, type CheckpointHook, type LoopStore, type ToolCatalog } from './loop.js';
+import { TurnLoop, type CheckpointHook, type LoopStore } from './loop.js';
 import { TurnReporter, type RunnerEvents } from './reporting.js';
 import { TurnSupervisor } from './supervision.js';
 
-export type { Checkpoint, ToolCatalog } from './loop.js';
+export type { Checkpoint } from './loop.js';
 export type { RunnerEvents } from './reporting.js';
 
 export interface RunnerOptions {
@@ -136,21 +136,18 @@ export class AgentRunner {
     /** A gateway's call, the turn's one step (src/domain/gateway.ts). */
     call?: ToolCall;
   }): Promise<StartTurnOutcome> {
-    const result = await this.#store.startTurn(
-      {
-        turnId: newId('trn'),
-        newThreadId: newId('thr'),
-        threadId: input.threadId,
-        agentId: input.agentId,
-        ownerId: input.ownerId,
-        message: input.message,
-        now: this.#now(),
-        lease: this.#leases.next(),
-        ...(input.idempotencyKey !== undefined && { idempotencyKey: input.idempotencyKey }),
-        ...(input.call && { call: input.call }),
-      },
-      closeStep,
-    );
+    const result = await this.#store.startTurn({
+      turnId: newId('trn'),
+      newThreadId: newId('thr'),
+      threadId: input.threadId,
+      agentId: input.agentId,
+      ownerId: input.ownerId,
+      message: input.message,
+      now: this.#now(),
+      lease: this.#leases.next(),
+      ...(input.idempotencyKey !== undefined && { idempotencyKey: input.idempotencyKey }),
+      ...(input.call && { call: input.call }),
+    });
     if (result.ok && result.replayed) {
       // The request sent again: its turn as it is now. Like the first request, one that does not run in the
       // background waits for the turn to stop when this process runs it (another process's reads as it is now).
@@ -192,15 +189,12 @@ export class AgentRunner {
     answeredBy: string;
     answer: ElicitationAnswer;
   }): Promise<ResolveOutcome> {
-    const result = await this.#store.resolveElicitation(
-      {
-        ...input,
-        now: this.#now(),
-        lease: this.#leases.next(),
-        ...(input.answer.remember && { grantId: newId('grt') }),
-      },
-      closeStep,
-    );
+    const result = await this.#store.resolveElicitation({
+      ...input,
+      now: this.#now(),
+      lease: this.#leases.next(),
+      ...(input.answer.remember && { grantId: newId('grt') }),
+    });
     switch (result.kind) {
       case 'not_found':
         return { ok: false, code: 'NOT_FOUND' };

@@ -2,9 +2,9 @@
 // agent without a model (src/domain/gateway.ts): the client chose the call, so its turn starts with that call as its
 // one step, which passes the same gate (listeners, modes, rules, remembered approvals), may pause for an answer, runs
 // at most once, and ends with the call's result.
-import { gatewayCallText } from '../agent/messages.js';
-import { normaliseToolCalls } from '../agent/tool-calls.js';
-import { ToolNames } from '../agent/tool-names.js';
+import { gatewayCallText } from '../domain/gate/messages.js';
+import { normaliseToolCalls } from '../domain/gate/tool-calls.js';
+import { ToolNames } from '../domain/gate/tool-names.js';
 import { isGateway, unranCallResult, type CallResult } from '../domain/gateway.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../domain/idempotency.js';
 import { isCursor } from '../domain/pagination.js';

@@ -1,7 +1,7 @@
 // Change an agent's gating: its confirmation toggle, per-tool modes, argument rules, allowEdit and pause expiry.
 // Administrators only. It sets what the input names and keeps the rest, so the same input sent again leaves the agent
 // as the first one did.
-import { argumentRuleProblems } from '../agent/argument-rules.js';
+import { argumentRuleProblems } from '../domain/gate/argument-rules.js';
 import { longestEscalation } from '../domain/approvers.js';
 import type { Agent, ArgumentRule, ArgumentRuleMode, JsonObject, ToolConfirmationMode } from '../domain/records.js';
 import type { AppDeps } from './deps.js';

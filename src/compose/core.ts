@@ -1,8 +1,8 @@
 // The core of a server, without any entrance: the config's checks, models, plugins, tool sources, pub/sub, the
 // store, listeners, observers and the runner, built into the Services the use cases take. The HTTP router
 // (router.ts) and the background work (background.ts) are built on it; a test of the use cases needs it alone.
-import { ListenerRegistry, type ToolPreExecuteListener } from '../agent/event.js';
-import { ToolConfirmationListener } from '../agent/gating.js';
+import { ListenerRegistry, type ToolPreExecuteListener } from '../domain/gate/listeners.js';
+import { ToolConfirmationListener } from '../domain/gate/gating.js';
 import { fanOut, type LifecycleObserver } from '../agent/lifecycle.js';
 import { AgentRunner, type RunnerOptions } from '../agent/runner.js';
 import type { Agent } from '../domain/records.js';

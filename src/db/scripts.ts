@@ -38,7 +38,6 @@ import {
   decideActiveTurn,
   decideThread,
   pausedElicitations,
-  type CloseStep,
 } from '../domain/turn-rules.js';
 import {
   elicitationsClosed,
@@ -158,7 +157,7 @@ export function startTurnWritesOnce(input: StartTurnInput): boolean {
  * New thread or existing one (of this owner and agent); supersedes a PAUSED turn, refuses a RUNNING one. A refusal
  * throws StartRefused (the caller returns it), so the transaction rolls back with the idempotency key it claimed.
  */
-export function* startTurn(c: ScriptContext, input: StartTurnInput, closeStep: CloseStep): Script<StartTurnResult> {
+export function* startTurn(c: ScriptContext, input: StartTurnInput): Script<StartTurnResult> {
   const { now } = input;
   // The key first, before any lock: a second start with the key waits on this claim until it commits (or rolls
   // back), then finds its turn; taken after the thread's lock, it would find the thread busy with that very turn.
@@ -187,7 +186,7 @@ export function* startTurn(c: ScriptContext, input: StartTurnInput, closeStep: C
     const active = row ? turnRecord(row) : null;
     const decision = decideActiveTurn(active, now);
     if (decision.kind === 'refuse') throw new StartRefused(decision.code);
-    if (decision.kind === 'supersede') superseded = yield* closePausedTurn(c, active!, decision.reason, closeStep, now);
+    if (decision.kind === 'supersede') superseded = yield* closePausedTurn(c, active!, decision.reason, now);
   } else {
     thread = { id: input.newThreadId, agentId: input.agentId, ownerId: input.ownerId, createdAt: now };
   }
@@ -331,7 +330,7 @@ export function* finishTurn(c: ScriptContext, params: Params<'finishTurn'>[0]): 
  * Record an answer (idempotent by elicitation id); see ResolveResult. A request under an approvers policy counts its
  * approvers' answers first (answerUnderPolicy) and resolves through the same transition once they decide it.
  */
-export function* resolveElicitation(c: ScriptContext, input: AnswerInput, closeStep: CloseStep): Script<ResolveResult> {
+export function* resolveElicitation(c: ScriptContext, input: AnswerInput): Script<ResolveResult> {
   const { now, answer, ownerId } = input;
   const id = input.elicitationId;
   // Where writers run at once, the turn's row is locked first: answers to one turn (from any instance, by any of its
@@ -348,7 +347,7 @@ export function* resolveElicitation(c: ScriptContext, input: AnswerInput, closeS
   const found = ofTurn.find((e) => e.id === id) ?? null;
   // The unscoped lookup serves only requests under a policy: any other is the requester's alone.
   if (!found || (ownerId === null && found.approval === null)) return { kind: 'not_found' };
-  const answering: Answering = { c, input, found, ofTurn, locked: locked ?? null, closeStep };
+  const answering: Answering = { c, input, found, ofTurn, locked: locked ?? null };
   if (found.approval !== null) return yield* answerUnderPolicy(answering);
   const decision = decideAnswer(found, answer, now);
   if (decision.kind === 'not_found') return { kind: 'not_found' };
@@ -365,7 +364,6 @@ interface Answering {
   ofTurn: ElicitationRecord[];
   /** The turn's row as locked (null where nothing is locked). */
   locked: TurnRow | null;
-  closeStep: CloseStep;
 }
 
 /** The turn as it is now: the locked row, or read where the answer needs it. */
@@ -387,7 +385,7 @@ function* unrecorded(
   decision: { kind: 'duplicate' | 'already_resolved' } | { kind: 'expired'; expireTurn: boolean },
 ): Script<ResolveResult> {
   if (decision.kind !== 'expired') return { kind: decision.kind, elicitation: a.found, turn: yield* turnNow(a) };
-  if (decision.expireTurn) yield* closePausedTurn(a.c, yield* turnNow(a), 'expired', a.closeStep, a.input.now);
+  if (decision.expireTurn) yield* closePausedTurn(a.c, yield* turnNow(a), 'expired', a.input.now);
   return { kind: 'expired', ...(yield* current(a)), changed: decision.expireTurn };
 }
 
@@ -447,7 +445,7 @@ function* recordAnswer(
   decision: Extract<AnswerDecision, { kind: 'record' }>,
   by: string,
 ): Script<ResolveResult> {
-  const { c, input, found, ofTurn, closeStep } = a;
+  const { c, input, found, ofTurn } = a;
   const { now } = input;
   // An ACCEPT that asks to remember records its grant in the same transaction as the answer.
   const { columns, grant } = recordedAnswer(found, answer, input.grantId, now);
@@ -467,7 +465,7 @@ function* recordAnswer(
   if (found.approval) yield c.q.deleteApproverRoles({ ids: [found.id] });
   if (c.webhooks) yield* writeWebhookEvents(c, elicitationsClosed([elicitation], 'ANSWERED', now), now);
   if (decision.then === 'cancel_turn') {
-    yield* closePausedTurn(c, yield* turnNow(a), 'cancelled', closeStep, now);
+    yield* closePausedTurn(c, yield* turnNow(a), 'cancelled', now);
     return { kind: 'cancelled', ...(yield* current(a)) };
   }
   const elicitations = ofTurn.map((e) => (e.id === elicitation.id ? elicitation : e));
@@ -486,15 +484,10 @@ function* recordAnswer(
 }
 
 /** Expire PAUSED turns whose expiresAt has passed (at most `limit`); where writers run at once, skipping held ones. */
-export function* expireDueTurns(
-  c: ScriptContext,
-  now: string,
-  limit: number,
-  closeStep: CloseStep,
-): Script<TurnRecord[]> {
+export function* expireDueTurns(c: ScriptContext, now: string, limit: number): Script<TurnRecord[]> {
   const due: TurnRow[] = yield c.q.lockDueTurns({ now, limit });
   const expired: TurnRecord[] = [];
-  for (const row of due) expired.push(yield* closePausedTurn(c, turnRecord(row), 'expired', closeStep, now));
+  for (const row of due) expired.push(yield* closePausedTurn(c, turnRecord(row), 'expired', now));
   return expired;
 }
 
@@ -511,15 +504,9 @@ export function* escalateDueElicitations(c: ScriptContext, now: string, limit: n
 }
 
 /** PAUSED turn (its row locked) to CANCELLED or EXPIRED, as closePausedTurn (src/domain/turn-rules.ts) decides. */
-function* closePausedTurn(
-  c: ScriptContext,
-  turn: TurnRecord,
-  reason: CloseReason,
-  closeStep: CloseStep,
-  now: string,
-): Script<TurnRecord> {
+function* closePausedTurn(c: ScriptContext, turn: TurnRecord, reason: CloseReason, now: string): Script<TurnRecord> {
   const stored = ((yield c.q.turnElicitations({ turnId: turn.id })) as ElicitationRow[]).map(elicitationRecord);
-  const close = closing(turn, stored, reason, closeStep);
+  const close = closing(turn, stored, reason);
   if (close.closeElicitations.length) {
     yield c.q.closeElicitations({ ids: close.closeElicitations, status: close.status, now });
     // Those under a policy are no longer offered to their approvers.

@@ -22,7 +22,7 @@ import type {
   ToolMessageDraft,
   TurnRecord,
 } from './records.js';
-import type { CloseStep, StartRefusal } from './turn-rules.js';
+import type { StartRefusal } from './turn-rules.js';
 import type { WebhookAttemptOutcome, WebhookDeliveryRecord, WebhookDeliveryStatus } from './webhook-events.js';
 
 export type StartTurnResult =
@@ -240,7 +240,7 @@ export interface UnleasedWrites {
 // The Store port is split by role: each consumer depends on the interfaces it uses (docs/architecture.md), so
 // what a module may do to the database is read from its imports. `Store` is their intersection, for wiring.
 
-/** The agents of the config and their gating (src/agent/gating.ts, the agent use cases). */
+/** The agents of the config and their gating (src/domain/gate/gating.ts, the agent use cases). */
 export interface Agents {
   /** Create the agent from the config, or update it: gating is kept once updateAgent changed it. */
   syncAgent(agent: Agent, now: string): Promise<Agent>;
@@ -332,33 +332,30 @@ export interface Reads {
 /** The transitions of a turn the runner makes: start it, record an answer, and the loop's writes while it runs. */
 export interface TurnLog {
   /** New thread or existing one (of this owner and agent); supersedes a PAUSED turn, refuses a RUNNING one. */
-  startTurn(
-    input: {
-      turnId: string;
-      newThreadId: string;
-      threadId: string | null;
-      agentId: string;
-      ownerId: string;
-      message: string;
-      now: string;
-      /** The process that will run the new turn. */
-      lease?: TurnLease;
-      /**
-       * The caller's idempotency key (src/domain/idempotency.ts), claimed for this owner in the same transaction: when
-       * the owner claimed it before, nothing is written and the result is that request's turn (replayed) or, for
-       * another request, IDEMPOTENCY_KEY_REUSED. Two starts with one key at once: one turn, both get it.
-       */
-      idempotencyKey?: string;
-      /**
-       * A gateway's call (src/domain/gateway.ts): saved after the message as the turn's one step, an ASSISTANT message
-       * asking for it, in the same transaction; part of what the idempotency key stands for.
-       */
-      call?: ToolCall;
-    },
-    closeStep: CloseStep,
-  ): Promise<StartTurnResult>;
+  startTurn(input: {
+    turnId: string;
+    newThreadId: string;
+    threadId: string | null;
+    agentId: string;
+    ownerId: string;
+    message: string;
+    now: string;
+    /** The process that will run the new turn. */
+    lease?: TurnLease;
+    /**
+     * The caller's idempotency key (src/domain/idempotency.ts), claimed for this owner in the same transaction: when
+     * the owner claimed it before, nothing is written and the result is that request's turn (replayed) or, for
+     * another request, IDEMPOTENCY_KEY_REUSED. Two starts with one key at once: one turn, both get it.
+     */
+    idempotencyKey?: string;
+    /**
+     * A gateway's call (src/domain/gateway.ts): saved after the message as the turn's one step, an ASSISTANT message
+     * asking for it, in the same transaction; part of what the idempotency key stands for.
+     */
+    call?: ToolCall;
+  }): Promise<StartTurnResult>;
   /** Record an answer (idempotent by elicitation id); see ResolveResult. */
-  resolveElicitation(input: AnswerInput, closeStep: CloseStep): Promise<ResolveResult>;
+  resolveElicitation(input: AnswerInput): Promise<ResolveResult>;
   /**
    * The writes of the loop to one RUNNING turn, made for the process holding its lease: each happens only while that
    * process holds it, checked in the same transaction (else LeaseLostError, nothing written).
@@ -372,7 +369,7 @@ export interface TurnLog {
  */
 export interface TurnMaintenance {
   /** Expire PAUSED turns whose expiresAt has passed (at most `limit`); returns those it expired. */
-  expireDueTurns(now: string, limit: number, closeStep: CloseStep): Promise<TurnRecord[]>;
+  expireDueTurns(now: string, limit: number): Promise<TurnRecord[]>;
   /**
    * Mark escalated (escalatedAt = now) the PENDING requests whose escalation time has come by `now` and whose expiry
    * has not (at most `limit`), with their `elicitation.escalated` outbox rows in the same transaction. Each request is

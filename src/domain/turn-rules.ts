@@ -2,26 +2,15 @@
 // happens to the thread's paused turn, and how a paused turn closes without running. Pure functions: the store reads
 // the rows, asks, and writes what the answer says, so every dialect decides alike.
 import { isPastExpiry } from './expiry.js';
+import { closeStep } from './gate/closing.js';
 import type {
   CloseReason,
-  ElicitationAnswer,
   ElicitationDraft,
   ElicitationRecord,
-  PendingStep,
   ThreadRecord,
   ToolMessageDraft,
   TurnRecord,
 } from './records.js';
-
-/**
- * Closes a paused step that will not run: decides the TOOL message of each of its calls (docs/design.md's
- * texts), given the answers already recorded (by elicitation id). A pure function, called inside the store's transaction.
- */
-export type CloseStep = (
-  step: PendingStep,
-  reason: CloseReason,
-  answers?: Readonly<Record<string, ElicitationAnswer | null>>,
-) => ToolMessageDraft[];
 
 export type StartRefusal = 'NOT_FOUND' | 'WRONG_AGENT' | 'THREAD_BUSY';
 
@@ -88,7 +77,6 @@ export function closePausedTurn(
   turn: Pick<TurnRecord, 'step'>,
   elicitations: readonly Pick<ElicitationRecord, 'id' | 'status' | 'response'>[],
   reason: CloseReason,
-  closeStep: CloseStep,
 ): PausedTurnClosing {
   const answers = Object.fromEntries(elicitations.map((e) => [e.id, e.response]));
   return {

@@ -3,7 +3,7 @@
 import { GraphQLError } from 'graphql';
 import { getTurn } from '../app/reads.js';
 import type { TurnRecord } from '../domain/records.js';
-import type { TurnTextDelta } from '../events/runner-events.js';
+import type { TurnTextDelta } from '../events/pubsub.js';
 import { builder } from './builder.js';
 import { startWith } from './live.js';
 import { TurnRef } from './refs.js';

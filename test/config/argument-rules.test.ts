@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { gateDecision } from '../../src/agent/gating.js';
+import { gateDecision } from '../../src/domain/gate/gating.js';
 import { gatingFromConfig } from '../../src/config/agent-gating.js';
 import { ConfigError, loadConfigFile } from '../../src/config/load.js';
 import { createServer } from '../../src/server.js';

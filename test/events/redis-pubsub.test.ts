@@ -6,8 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/load.js';
 import type { ElicitationRecord, TurnRecord } from '../../src/domain/records.js';
 import { openPubSub } from '../../src/events/index.js';
-import type { ToolgatePubSub } from '../../src/events/pubsub.js';
-import type { TurnTextDelta } from '../../src/events/runner-events.js';
+import type { ToolgatePubSub, TurnTextDelta } from '../../src/events/pubsub.js';
 import { createRedisPubSub } from '../../src/events/redis-pubsub.js';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

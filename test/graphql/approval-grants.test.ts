@@ -3,8 +3,8 @@
 // it expires, is revoked, or the tool's definition changes; it is the user's own; a veto still wins; and a revoke
 // racing a call it let through either follows the call's start or stops the call.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ToolPreExecuteListener } from '../../src/agent/event.js';
-import { toolText } from '../../src/agent/messages.js';
+import type { ToolPreExecuteListener } from '../../src/domain/gate/listeners.js';
+import { toolText } from '../../src/domain/gate/messages.js';
 import type { ModelRequest, ModelResponse } from '../../src/models/model.js';
 import { dataOf, START_TURN } from '../support/harness.js';
 import {

@@ -2,8 +2,8 @@
 // user's arguments, checked against the tool's schema before anything is recorded, passed through the listeners
 // again, told to the model, kept apart from the model's own in the audit; idempotent and race-safe like any answer.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ToolPreExecuteListener } from '../../src/agent/event.js';
-import { confirmationRequest, toolText } from '../../src/agent/messages.js';
+import type { ToolPreExecuteListener } from '../../src/domain/gate/listeners.js';
+import { confirmationRequest, toolText } from '../../src/domain/gate/messages.js';
 import type { JsonObject } from '../../src/domain/records.js';
 import type { ModelRequest } from '../../src/models/model.js';
 import { dataOf } from '../support/harness.js';

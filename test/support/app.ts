@@ -4,7 +4,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ToolPreExecuteListener } from '../../src/agent/event.js';
+import type { ToolPreExecuteListener } from '../../src/domain/gate/listeners.js';
 import type { AppDeps } from '../../src/app/deps.js';
 import type { Viewer } from '../../src/app/viewer.js';
 import type { AgentConfig } from '../../src/config/schema.js';

@@ -1,7 +1,7 @@
 // Answers (resolveElicitation): which answer resumes the turn and under whose lease, duplicates and conflicting
 // answers, a CANCEL closing the turn, and answers at or after the pause's expiry.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { toolText } from '../../../src/agent/messages.js';
+import { toolText } from '../../../src/domain/gate/messages.js';
 import type { ElicitationAnswer } from '../../../src/domain/records.js';
 import type { Store } from '../../../src/domain/store.js';
 import {

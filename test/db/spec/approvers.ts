@@ -3,7 +3,6 @@
 // approvers' answers are counted in the answer's transaction until they decide it, exactly once, also when they
 // answer at the same instant from several stores.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { closeStep } from '../../../src/agent/closing.js';
 import { approversKey } from '../../../src/domain/approvers.js';
 import type { Agent, ElicitationApproval } from '../../../src/domain/records.js';
 import type { Store } from '../../../src/domain/store.js';
@@ -299,7 +298,7 @@ export function registerApproversSpec(harness: StoreHarness): void {
         await approverAnswer(store, decided.elicitations[0]!.id, 'sam', ACCEPT);
         await answer(store, cancelled.elicitations[0]!.id, CANCEL);
         expect(await list(at(10))).toEqual([expiring.elicitations[0]!.id]);
-        expect(await store.expireDueTurns(at(100), 10, closeStep)).toHaveLength(1);
+        expect(await store.expireDueTurns(at(100), 10)).toHaveLength(1);
         expect(await list(at(10))).toEqual([]);
       });
 

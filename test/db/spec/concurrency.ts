@@ -1,7 +1,6 @@
 // Two stores on one database (two processes) racing the same change with Promise.all: every race has one winner, or
 // ends as some serial order would have, never with both outcomes. On PostgreSQL these run truly in parallel.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { closeStep } from '../../../src/agent/closing.js';
 import type { ApprovalGrantRecord } from '../../../src/domain/records.js';
 import { GrantLapsedError, LeaseLostError, type Store } from '../../../src/domain/store.js';
 import {
@@ -79,8 +78,8 @@ export function registerConcurrencySpec(harness: StoreHarness): void {
       const { thread, turn } = await runningTurn(store);
       await store.unleasedTurnWriter(turn.id).finishTurn({ status: 'COMPLETED', now: at(1) });
       const results = await Promise.all([
-        store.startTurn(startInput({ threadId: thread.id, turnId: 'turn-a', now: at(5) }), closeStep),
-        other.startTurn(startInput({ threadId: thread.id, turnId: 'turn-b', now: at(5) }), closeStep),
+        store.startTurn(startInput({ threadId: thread.id, turnId: 'turn-a', now: at(5) })),
+        other.startTurn(startInput({ threadId: thread.id, turnId: 'turn-b', now: at(5) })),
       ]);
       const started = results.filter((r) => r.ok);
       expect(started).toHaveLength(1);
@@ -96,8 +95,8 @@ export function registerConcurrencySpec(harness: StoreHarness): void {
       const other = await second();
       const paused = await pausedTurn(store, { elicitations: 2, mixed: true });
       const results = await Promise.all([
-        store.startTurn(startInput({ threadId: paused.thread.id, turnId: 'turn-a', now: at(5) }), closeStep),
-        other.startTurn(startInput({ threadId: paused.thread.id, turnId: 'turn-b', now: at(5) }), closeStep),
+        store.startTurn(startInput({ threadId: paused.thread.id, turnId: 'turn-a', now: at(5) })),
+        other.startTurn(startInput({ threadId: paused.thread.id, turnId: 'turn-b', now: at(5) })),
       ]);
       const started = results.filter((r) => r.ok);
       expect(started).toHaveLength(1);
@@ -125,7 +124,6 @@ export function registerConcurrencySpec(harness: StoreHarness): void {
           Array.from({ length: 10 }, (_, i) =>
             (i % 2 ? other : store).startTurn(
               startInput({ threadId, idempotencyKey: 'key-1', now: at(5), lease: lease(`host:${i}:x`) }),
-              closeStep,
             ),
           ),
         );
@@ -148,10 +146,7 @@ export function registerConcurrencySpec(harness: StoreHarness): void {
       const due: Paused[] = [];
       for (let i = 0; i < 6; i++)
         due.push(await pausedTurn(store, { elicitations: 2, mixed: i % 2 === 0, expiresAt: at(10) }));
-      const [mine, theirs] = await Promise.all([
-        store.expireDueTurns(at(20), 100, closeStep),
-        other.expireDueTurns(at(20), 100, closeStep),
-      ]);
+      const [mine, theirs] = await Promise.all([store.expireDueTurns(at(20), 100), other.expireDueTurns(at(20), 100)]);
       const expired = ids([...mine, ...theirs]);
       expect(expired).toHaveLength(due.length);
       expect(sorted(expired)).toEqual(sorted(ids(due.map((p) => p.turn))));
@@ -234,7 +229,7 @@ export function registerConcurrencySpec(harness: StoreHarness): void {
       const paused = await pausedTurn(store, { elicitations: 2, expiresAt: at(60) });
       const [answered, swept] = await Promise.all([
         answer(store, paused.elicitations[0]!.id, CANCEL, { now: at(59) }),
-        other.expireDueTurns(at(61), 10, closeStep),
+        other.expireDueTurns(at(61), 10),
       ]);
       const turn = await store.loadTurn(paused.turn.id);
       if (answered.kind === 'cancelled') {
@@ -256,7 +251,7 @@ export function registerConcurrencySpec(harness: StoreHarness): void {
       const paused = await pausedTurn(store);
       const [answered, started] = await Promise.all([
         answer(store, paused.elicitations[0]!.id, ACCEPT, { now: at(10), lease: lease('host:1:a') }),
-        other.startTurn(startInput({ threadId: paused.thread.id, turnId: 'turn-new', now: at(10) }), closeStep),
+        other.startTurn(startInput({ threadId: paused.thread.id, turnId: 'turn-new', now: at(10) })),
       ]);
       if (answered.kind === 'resume') {
         expect(started).toEqual({ ok: false, code: 'THREAD_BUSY' });

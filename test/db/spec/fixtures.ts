@@ -1,7 +1,7 @@
 // The fixtures every role of the Store contract (./index.ts) builds its cases from. Cases pass fixed ISO instants
 // (at()) as `now`, so nothing sleeps; turns, pauses and grants are set up through the Store's own writes, as the loop
 // makes them, so a backend is only ever read in states it wrote itself.
-import { closeStep } from '../../../src/agent/closing.js';
+import { closeStep } from '../../../src/domain/gate/closing.js';
 import type {
   Agent,
   ApprovalGrantRecord,
@@ -129,7 +129,7 @@ export interface Started {
 
 /** A RUNNING turn (startTurn that must succeed). */
 export async function runningTurn(store: Store, options: TurnOptions = {}): Promise<Started> {
-  const result = await store.startTurn(startInput(options), closeStep);
+  const result = await store.startTurn(startInput(options));
   if (!result.ok) throw new Error(`startTurn was refused: ${result.code}`);
   if (result.replayed) throw new Error('startTurn replayed an earlier turn');
   return result;
@@ -190,18 +190,15 @@ export function answer(
   response: ElicitationAnswer,
   options: { now?: string; ownerId?: string; lease?: TurnLease; grantId?: string } = {},
 ): Promise<ResolveResult> {
-  return store.resolveElicitation(
-    {
-      elicitationId,
-      ownerId: options.ownerId ?? ANN,
-      answeredBy: options.ownerId ?? ANN,
-      answer: response,
-      now: options.now ?? at(10),
-      lease: options.lease,
-      grantId: options.grantId,
-    },
-    closeStep,
-  );
+  return store.resolveElicitation({
+    elicitationId,
+    ownerId: options.ownerId ?? ANN,
+    answeredBy: options.ownerId ?? ANN,
+    answer: response,
+    now: options.now ?? at(10),
+    lease: options.lease,
+    grantId: options.grantId,
+  });
 }
 
 /**
@@ -215,18 +212,15 @@ export function approverAnswer(
   response: ElicitationAnswer,
   options: { now?: string; lease?: TurnLease; grantId?: string } = {},
 ): Promise<ResolveResult> {
-  return store.resolveElicitation(
-    {
-      elicitationId,
-      ownerId: null,
-      answeredBy: approverId,
-      answer: response,
-      now: options.now ?? at(10),
-      lease: options.lease,
-      grantId: options.grantId,
-    },
-    closeStep,
-  );
+  return store.resolveElicitation({
+    elicitationId,
+    ownerId: null,
+    answeredBy: approverId,
+    answer: response,
+    now: options.now ?? at(10),
+    lease: options.lease,
+    grantId: options.grantId,
+  });
 }
 
 /** A turn's TOOL messages as [toolCallId, text], in transcript order. */

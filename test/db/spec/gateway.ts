@@ -2,7 +2,6 @@
 // start's transaction; the result the client gets, kept with the call's journal and read back as written; and the
 // idempotency key naming the call by its tool and arguments.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { closeStep } from '../../../src/agent/closing.js';
 import type { Store } from '../../../src/domain/store.js';
 import { GATEWAY_MODEL_ID } from '../../../src/domain/gateway.js';
 import { ANN, BOB, agentConfig, at, lease, startInput, toolCall, type TurnOptions } from './fixtures.js';
@@ -22,16 +21,16 @@ export function registerGatewaySpec(harness: StoreHarness): void {
     const callInput = (options: TurnOptions = {}) => startInput({ agentId: GATEWAY, ...options });
 
     it('startTurn refuses a message to a gateway, and a call to an agent with a model; nothing is written', async () => {
-      const message = await store.startTurn(callInput(), closeStep);
+      const message = await store.startTurn(callInput());
       expect(message).toEqual({ ok: false, code: 'GATEWAY_MESSAGE' });
-      const call = await store.startTurn({ ...startInput({}), call: toolCall('wipe') }, closeStep);
+      const call = await store.startTurn({ ...startInput({}), call: toolCall('wipe') });
       expect(call).toEqual({ ok: false, code: 'AGENT_NOT_FOUND' });
       expect((await store.listThreads(ANN, null, 10, null)).items).toEqual([]);
     });
 
     it('startTurn with a call saves it as the turn’s step after the message, in one transaction', async () => {
       const call = toolCall('wipe', { ids: [1, 2], note: 'ünïcode' });
-      const result = await store.startTurn({ ...callInput({ lease: lease('host:1:a') }), call }, closeStep);
+      const result = await store.startTurn({ ...callInput({ lease: lease('host:1:a') }), call });
       if (!result.ok || result.replayed) throw new Error(JSON.stringify(result));
       const messages = await store.listTurnMessages(result.turn.id);
       expect(messages.map((m) => [m.role, m.toolCalls])).toEqual([
@@ -42,7 +41,7 @@ export function registerGatewaySpec(harness: StoreHarness): void {
 
     it('finishTool keeps a result as given and getToolResult reads it back; none kept reads null', async () => {
       const call = toolCall('wipe');
-      const started = await store.startTurn({ ...callInput({ lease: lease('host:1:a') }), call }, closeStep);
+      const started = await store.startTurn({ ...callInput({ lease: lease('host:1:a') }), call });
       if (!started.ok || started.replayed) throw new Error(JSON.stringify(started));
       const turnId = started.turn.id;
       const writer = store.turnWriter({ turnId, lease: { owner: 'host:1:a' } });
@@ -64,7 +63,7 @@ export function registerGatewaySpec(harness: StoreHarness): void {
 
     it('finishTool without a result keeps none', async () => {
       const call = toolCall('lookup');
-      const started = await store.startTurn({ ...callInput({}), call }, closeStep);
+      const started = await store.startTurn({ ...callInput({}), call });
       if (!started.ok || started.replayed) throw new Error(JSON.stringify(started));
       const writer = store.unleasedTurnWriter(started.turn.id);
       await writer.markToolStarted({ toolCallId: call.id, now: at(1) });
@@ -74,27 +73,24 @@ export function registerGatewaySpec(harness: StoreHarness): void {
 
     it('a key names the call by its tool and arguments: the same call again replays, another is refused', async () => {
       const call = toolCall('wipe', { ids: [1], flags: { a: 1, b: 2 } });
-      const first = await store.startTurn(
-        { ...callInput({ idempotencyKey: 'k', message: 'client A called wipe.' }), call },
-        closeStep,
-      );
+      const first = await store.startTurn({
+        ...callInput({ idempotencyKey: 'k', message: 'client A called wipe.' }),
+        call,
+      });
       if (!first.ok || first.replayed) throw new Error(JSON.stringify(first));
       // Another message (another client's name), another call id, the arguments' keys in another order: the same call.
-      const again = await store.startTurn(
-        {
-          ...callInput({ idempotencyKey: 'k', message: 'client B called wipe.' }),
-          call: { ...call, id: 'call-other', arguments: { flags: { b: 2, a: 1 }, ids: [1] } },
-        },
-        closeStep,
-      );
+      const again = await store.startTurn({
+        ...callInput({ idempotencyKey: 'k', message: 'client B called wipe.' }),
+        call: { ...call, id: 'call-other', arguments: { flags: { b: 2, a: 1 }, ids: [1] } },
+      });
       expect(again).toMatchObject({ ok: true, replayed: true, turn: { id: first.turn.id } });
-      const other = await store.startTurn(
-        { ...callInput({ idempotencyKey: 'k' }), call: { ...call, arguments: { ids: [2] } } },
-        closeStep,
-      );
+      const other = await store.startTurn({
+        ...callInput({ idempotencyKey: 'k' }),
+        call: { ...call, arguments: { ids: [2] } },
+      });
       expect(other).toEqual({ ok: false, code: 'IDEMPOTENCY_KEY_REUSED' });
       // Keys are per owner: Bob's 'k' is his own.
-      const bobs = await store.startTurn({ ...callInput({ idempotencyKey: 'k', ownerId: BOB }), call }, closeStep);
+      const bobs = await store.startTurn({ ...callInput({ idempotencyKey: 'k', ownerId: BOB }), call });
       expect(bobs).toMatchObject({ ok: true });
       expect((bobs as { replayed?: boolean }).replayed).toBeUndefined();
     });

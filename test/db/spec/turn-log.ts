@@ -2,8 +2,7 @@
 // through a TurnWriter (messages, the tool-call journal, pause, finish), leased or not. A pause stores its PendingStep
 // and a resume reads it back: it must come back exactly as given, or a resumed step would run other calls.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { closeStep } from '../../../src/agent/closing.js';
-import { toolText } from '../../../src/agent/messages.js';
+import { toolText } from '../../../src/domain/gate/messages.js';
 import type { ElicitationAnswer, PendingStep } from '../../../src/domain/records.js';
 import { LeaseLostError, type Store } from '../../../src/domain/store.js';
 import {
@@ -45,19 +44,16 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
     beforeEach(seedAgents);
 
     it('without a thread: a new thread of the owner and agent, a RUNNING turn with its lease, the USER message', async () => {
-      const result = await store.startTurn(
-        {
-          turnId: 'turn-a',
-          newThreadId: 'thread-a',
-          threadId: null,
-          agentId: AGENT,
-          ownerId: ANN,
-          message: 'Hello there',
-          now: at(5),
-          lease: lease('host:1:a'),
-        },
-        closeStep,
-      );
+      const result = await store.startTurn({
+        turnId: 'turn-a',
+        newThreadId: 'thread-a',
+        threadId: null,
+        agentId: AGENT,
+        ownerId: ANN,
+        message: 'Hello there',
+        now: at(5),
+        lease: lease('host:1:a'),
+      });
       expect(result).toEqual({
         ok: true,
         thread: { id: 'thread-a', agentId: AGENT, ownerId: ANN, createdAt: at(5) },
@@ -130,9 +126,9 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
       const { thread, turn } = await runningTurn(store);
       await store.unleasedTurnWriter(turn.id).finishTurn({ status: 'COMPLETED', now: at(1) });
       const refused = [
-        await store.startTurn(startInput({ threadId: thread.id, ownerId: BOB, turnId: 'turn-bob' }), closeStep),
-        await store.startTurn(startInput({ threadId: 'thread-nowhere', turnId: 'turn-lost' }), closeStep),
-        await store.startTurn(startInput({ threadId: thread.id, agentId: SIDE_AGENT, turnId: 'turn-side' }), closeStep),
+        await store.startTurn(startInput({ threadId: thread.id, ownerId: BOB, turnId: 'turn-bob' })),
+        await store.startTurn(startInput({ threadId: 'thread-nowhere', turnId: 'turn-lost' })),
+        await store.startTurn(startInput({ threadId: thread.id, agentId: SIDE_AGENT, turnId: 'turn-side' })),
       ];
       expect(refused).toEqual([
         { ok: false, code: 'NOT_FOUND' },
@@ -147,15 +143,12 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
 
     it('refuses an unknown agent as AGENT_NOT_FOUND, writing nothing, even on an existing thread', async () => {
       const { thread } = await runningTurn(store);
-      expect(await store.startTurn(startInput({ agentId: 'agent-none', turnId: 'turn-none' }), closeStep)).toEqual({
+      expect(await store.startTurn(startInput({ agentId: 'agent-none', turnId: 'turn-none' }))).toEqual({
         ok: false,
         code: 'AGENT_NOT_FOUND',
       });
       expect(
-        await store.startTurn(
-          startInput({ agentId: 'agent-none', threadId: thread.id, turnId: 'turn-none-2' }),
-          closeStep,
-        ),
+        await store.startTurn(startInput({ agentId: 'agent-none', threadId: thread.id, turnId: 'turn-none-2' })),
       ).toEqual({ ok: false, code: 'AGENT_NOT_FOUND' });
       expect(await store.loadTurn('turn-none')).toBeNull();
       expect(await store.loadTurn('turn-none-2')).toBeNull();
@@ -178,7 +171,7 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
     it('refuses a thread whose turn is RUNNING with THREAD_BUSY, writing nothing', async () => {
       const { thread, turn } = await runningTurn(store, { lease: lease('host:1:a') });
       const before = await stateOf(store, turn.id);
-      const result = await store.startTurn(startInput({ threadId: thread.id, turnId: 'turn-late' }), closeStep);
+      const result = await store.startTurn(startInput({ threadId: thread.id, turnId: 'turn-late' }));
       expect(result).toEqual({ ok: false, code: 'THREAD_BUSY' });
       expect(await store.loadTurn('turn-late')).toBeNull();
       expect(await stateOf(store, turn.id)).toEqual(before);
@@ -189,7 +182,6 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
       const paused = await pausedTurn(store, { elicitations: 2, mixed: true, now: at(0) });
       const result = await store.startTurn(
         startInput({ threadId: paused.thread.id, now: at(20), message: 'Never mind.', turnId: 'turn-new' }),
-        closeStep,
       );
       expect(result.ok).toBe(true);
       if (!result.ok) return;
@@ -228,7 +220,7 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
       const [first, second] = paused.elicitations;
       const declined: ElicitationAnswer = { action: 'DECLINE', content: { instructions: 'use a copy' } };
       expect((await answer(store, first!.id, declined, { now: at(30) })).kind).toBe('recorded');
-      const result = await store.startTurn(startInput({ threadId: paused.thread.id, now: at(60) }), closeStep);
+      const result = await store.startTurn(startInput({ threadId: paused.thread.id, now: at(60) }));
       expect(result.ok && result.superseded).toMatchObject({ id: paused.turn.id, status: 'EXPIRED' });
       expect(await statusesOf(store, paused.turn.id)).toEqual([
         [first!.id, 'DECLINED'],

@@ -1,5 +1,5 @@
 // Every text the loop writes for the model or the user. TOOL message texts are docs/design.md's, exactly.
-import type { ElicitationAnswer, ElicitationRequest, JsonObject, ToolCall, ToolDefinition } from '../domain/records.js';
+import type { ElicitationAnswer, ElicitationRequest, JsonObject, ToolCall, ToolDefinition } from '../records.js';
 
 export const toolText = {
   denied: (name: string, reason: string) => `Execution of ${name} was denied: ${reason}`,

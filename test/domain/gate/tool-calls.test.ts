@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { normaliseToolCalls, type ToolCallContext } from '../../src/agent/tool-calls.js';
-import { ToolNames } from '../../src/agent/tool-names.js';
-import type { ToolDefinition } from '../../src/domain/records.js';
-import type { ModelToolCall } from '../../src/models/model.js';
-import { tool } from '../support/definitions.js';
+import { normaliseToolCalls, type ToolCallContext } from '../../../src/domain/gate/tool-calls.js';
+import { ToolNames } from '../../../src/domain/gate/tool-names.js';
+import type { ToolDefinition } from '../../../src/domain/records.js';
+import type { ModelToolCall } from '../../../src/models/model.js';
+import { tool } from '../../support/definitions.js';
 
 const from = (source: string, name: string) => tool(name, {}, { id: `${source}:${name}`, source });
 

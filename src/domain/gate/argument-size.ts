@@ -1,9 +1,9 @@
 // The size and depth limits on a tool call's arguments as the model wrote them. A call over either is refused where
 // the model's calls are read, before anything is decided on them or stored: its arguments are dropped, it never
 // reaches the listeners, the user or the tool, and its TOOL message tells the model why. The turn goes on.
-import { nestedDeeperThan } from '../domain/json-depth.js';
-import type { JsonObject, ToolCall } from '../domain/records.js';
-import { toStorableJson } from '../domain/text.js';
+import { nestedDeeperThan } from '../json-depth.js';
+import type { JsonObject, ToolCall } from '../records.js';
+import { toStorableJson } from '../text.js';
 import { toolText } from './messages.js';
 
 /** 256 KiB of JSON: far more than any tool needs, far less than what stalls the server when stored and published. */

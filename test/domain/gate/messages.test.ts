@@ -1,7 +1,7 @@
 import { ElicitRequestFormParamsSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { confirmationRequest, pausedQuestion, toolText, turnErrors } from '../../src/agent/messages.js';
-import { tool, toolCall } from '../support/definitions.js';
+import { confirmationRequest, pausedQuestion, toolText, turnErrors } from '../../../src/domain/gate/messages.js';
+import { tool, toolCall } from '../../support/definitions.js';
 
 describe("docs/design.md's exact TOOL message texts", () => {
   it.each([

@@ -1,9 +1,8 @@
 // The tool calls of a model's answer as the loop keeps them, read once as the answer arrives and before anything is
 // decided on them: the gate, the confirmation request, the tool and every later model call see what is stored.
-import { newId } from '../domain/ids.js';
-import type { ToolCall, ToolDefinition } from '../domain/records.js';
-import { toStorableText } from '../domain/text.js';
-import type { ModelToolCall } from '../models/model.js';
+import { newId } from '../ids.js';
+import type { ToolCall, ToolDefinition } from '../records.js';
+import { toStorableText } from '../text.js';
 import { admitArguments } from './argument-size.js';
 import type { ToolNames } from './tool-names.js';
 
@@ -23,7 +22,7 @@ export interface ToolCallContext {
 }
 
 /**
- * The model's calls as stored, in its order:
+ * The model's calls (as it wrote them: its ids, the model-facing names, the arguments) as stored, in its order:
  * - `id`: the model's, unless it is empty or the thread (or an earlier call of this answer) has it already: call ids
  *   key the TOOL messages and the at-most-once journal, so they must be unique in the thread; some models reuse or
  *   omit them ("call_0", ""), and such a call gets an id of ours, which the model then sees.
@@ -34,7 +33,10 @@ export interface ToolCallContext {
  *   TOOL message.
  * Text is made storable on every backend (src/domain/text.ts: no NUL, no unpaired surrogate).
  */
-export function normaliseToolCalls(calls: readonly ModelToolCall[], context: ToolCallContext): ToolCall[] {
+export function normaliseToolCalls(
+  calls: readonly Pick<ToolCall, 'id' | 'name' | 'arguments'>[],
+  context: ToolCallContext,
+): ToolCall[] {
   const usedIds = new Set(context.usedIds);
   const newCallId = context.newCallId ?? (() => newId('call'));
   return calls.map((call) => {
