@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_TOOL_ARGUMENTS_BYTES } from './agent/argument-size.js';
+import { DEFAULT_MAX_TOOL_ARGUMENTS_BYTES, DEFAULT_MAX_TOOL_ARGUMENTS_DEPTH } from './agent/argument-size.js';
 import type { AgentRunner } from './agent/runner.js';
 import type { AppDeps, AppLimits } from './app/deps.js';
 import type { Store } from './domain/store.js';
@@ -41,6 +41,7 @@ export const defaultLimits: Limits = {
   maxRequestBytes: 1_048_576,
   maxListItems: 20_000,
   maxToolArgumentsBytes: DEFAULT_MAX_TOOL_ARGUMENTS_BYTES,
+  maxToolArgumentsDepth: DEFAULT_MAX_TOOL_ARGUMENTS_DEPTH,
   maxSubscriptionsPerSocket: 100,
   maxSubscriptionsPerUser: 500,
   mcpSessionIdleSeconds: 1800,

@@ -77,6 +77,8 @@ export interface LoopOptions {
   clock: () => Date;
   /** Largest arguments of a model's tool call, in UTF-8 bytes of JSON; a larger call is refused. */
   maxToolArgumentsBytes: number;
+  /** Deepest arguments of a model's tool call, in levels of objects and arrays; a deeper call is refused. */
+  maxToolArgumentsDepth: number;
   checkpoint?: CheckpointHook;
 }
 
@@ -239,6 +241,7 @@ export class TurnLoop {
       tools: run.byId,
       usedIds: transcript.flatMap((m) => m.toolCalls.map((call) => call.id)),
       maxArgumentsBytes: this.options.maxToolArgumentsBytes,
+      maxArgumentsDepth: this.options.maxToolArgumentsDepth,
     });
     const answerText = response.text === null ? null : toStorableText(response.text);
     await this.options.checkpoint?.('modelAnswered', { turnId: turn.id });

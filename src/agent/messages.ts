@@ -16,6 +16,8 @@ export const toolText = {
     `The user changed the arguments of ${name} before accepting; it ran with these arguments instead: ${JSON.stringify(args)}`,
   argumentsTooLarge: (name: string, bytes: number, maxBytes: number) =>
     `Execution of ${name} was refused: its arguments are ${bytes} bytes, over the limit of ${maxBytes} bytes.`,
+  argumentsTooDeep: (name: string, maxDepth: number) =>
+    `Execution of ${name} was refused: its arguments are nested more than ${maxDepth} levels deep.`,
   grantLapsed: (name: string) =>
     `Execution of ${name} did not run: the user's remembered approval of it was revoked or expired before it started. Call it again to ask the user.`,
 };

@@ -5,7 +5,7 @@ import { newId } from '../domain/ids.js';
 import type { ElicitationAnswer, ElicitationRecord, ThreadRecord, ToolCall, TurnRecord } from '../domain/records.js';
 import type { TurnMaintenance } from '../domain/store.js';
 import type { Model } from '../models/model.js';
-import { DEFAULT_MAX_TOOL_ARGUMENTS_BYTES } from './argument-size.js';
+import { DEFAULT_MAX_TOOL_ARGUMENTS_BYTES, DEFAULT_MAX_TOOL_ARGUMENTS_DEPTH } from './argument-size.js';
 import { closeStep } from './closing.js';
 import type { ListenerRegistry } from './event.js';
 import type { LifecycleObserver } from './lifecycle.js';
@@ -35,6 +35,8 @@ export interface RunnerOptions {
   maxRecoveries?: number;
   /** Largest arguments of a model's tool call, in UTF-8 bytes of JSON; a larger call is refused. Default 256 KiB. */
   maxToolArgumentsBytes?: number;
+  /** Deepest arguments of a model's tool call, in levels of objects and arrays; a deeper call is refused. Default 64. */
+  maxToolArgumentsDepth?: number;
   /**
    * Fault injection for tests: awaited at each named moment of a turn (loop.ts Checkpoint), so a test can kill the
    * process exactly there (test/fixtures/durability-server.ts). Not for production use.
@@ -99,6 +101,7 @@ export class AgentRunner {
       reporter: this.#reporter,
       clock: this.#clock,
       maxToolArgumentsBytes: options.maxToolArgumentsBytes ?? DEFAULT_MAX_TOOL_ARGUMENTS_BYTES,
+      maxToolArgumentsDepth: options.maxToolArgumentsDepth ?? DEFAULT_MAX_TOOL_ARGUMENTS_DEPTH,
       checkpoint: options.checkpoint,
     });
     this.#supervisor = new TurnSupervisor({

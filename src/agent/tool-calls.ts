@@ -16,6 +16,8 @@ export interface ToolCallContext {
   usedIds: Iterable<string>;
   /** Largest arguments kept, in UTF-8 bytes of JSON; a larger call is refused. */
   maxArgumentsBytes: number;
+  /** Deepest arguments kept, in levels of objects and arrays; a deeper call is refused. */
+  maxArgumentsDepth: number;
   /** An id for a call whose own is missing or taken. Default: a new `call_` id. */
   newCallId?: () => string;
 }
@@ -28,7 +30,8 @@ export interface ToolCallContext {
  * - `toolId`: the agent's tool of that model-facing name, else `unknown:<name>` (a call the gate answers as unknown).
  * - `name`: the tool's own name; `modelName`: the name the model called it by, where that is not the tool's own
  *   (prefixed, made valid): its TOOL texts use it.
- * - `arguments`: as written, unless over `maxArgumentsBytes`: then none, and `refusal` is its TOOL message.
+ * - `arguments`: as written, unless over `maxArgumentsBytes` or `maxArgumentsDepth`: then none, and `refusal` is its
+ *   TOOL message.
  * Text is made storable on every backend (src/domain/text.ts: no NUL, no unpaired surrogate).
  */
 export function normaliseToolCalls(calls: readonly ModelToolCall[], context: ToolCallContext): ToolCall[] {
@@ -45,7 +48,10 @@ export function normaliseToolCalls(calls: readonly ModelToolCall[], context: Too
       id,
       name,
       toolId: toStorableText(toolId),
-      ...admitArguments(call.arguments, calledAs, context.maxArgumentsBytes),
+      ...admitArguments(call.arguments, calledAs, {
+        maxBytes: context.maxArgumentsBytes,
+        maxDepth: context.maxArgumentsDepth,
+      }),
     };
     if (calledAs !== name) toolCall.modelName = calledAs;
     return toolCall;

@@ -6,6 +6,7 @@ import { validateArguments } from '../agent/arguments.js';
 import { contentBytes, validateContent } from '../agent/content.js';
 import { editAllowed } from '../agent/gating.js';
 import { effectiveAnswer } from '../domain/answer-rules.js';
+import { nestedDeeperThan } from '../domain/json-depth.js';
 import { MAX_GRANT_TTL_SECONDS } from '../domain/grants.js';
 import type {
   Agent,
@@ -91,6 +92,11 @@ export async function answerElicitation(
       reason: 'TOO_LARGE',
       maxBytes: app.limits.maxContentBytes,
     };
+  }
+  // Edited arguments nested too deeply are refused as early, before anything recursive (comparing them) walks them.
+  if (input.arguments != null && nestedDeeperThan(input.arguments, app.limits.maxToolArgumentsDepth)) {
+    const problem = `arguments are nested more than ${app.limits.maxToolArgumentsDepth} levels deep.`;
+    return { ok: false, code: 'INVALID_CONTENT', field: 'arguments', at: [], problem };
   }
   // The viewer's own request, read as the owner's; another user's only when the viewer could answer some request of
   // another user at all (they hold a role, or administer), and then only under a policy that lets them in: any other

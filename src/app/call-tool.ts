@@ -73,13 +73,14 @@ export async function callTool(app: AppDeps, viewer: Viewer, input: CallToolInpu
   if (!gateway) return { ok: false, code: 'NOT_FOUND', field: 'agentId' };
   const { names, tools } = gateway;
   if (names.toolId(input.name) === undefined) return { ok: false, code: 'NOT_FOUND', field: 'name' };
-  // The client's call as a model's would be kept: its id ours, its arguments within the size limit (an oversize
-  // call is refused by the gate, and the client reads why).
+  // The client's call as a model's would be kept: its id ours, its arguments within the size and depth limits (a call
+  // over one is refused by the gate, and the client reads why).
   const [call] = normaliseToolCalls([{ id: '', name: input.name, arguments: input.arguments }], {
     names,
     tools: new Map(tools.map((tool) => [tool.id, tool])),
     usedIds: [],
     maxArgumentsBytes: app.limits.maxToolArgumentsBytes,
+    maxArgumentsDepth: app.limits.maxToolArgumentsDepth,
   });
   const started = await app.runner.startTurn({
     agentId: input.agentId,

@@ -222,6 +222,7 @@ export async function createCore(options: CoreOptions, opened: (close: () => Pro
       maxMessageLength: config.server?.maxMessageLength,
       maxContentBytes: config.server?.maxContentBytes,
       maxToolArgumentsBytes: config.server?.maxToolArgumentsBytes,
+      maxToolArgumentsDepth: config.server?.maxToolArgumentsDepth,
       maxSubscriptionsPerSocket: config.server?.maxSubscriptionsPerSocket,
       maxSubscriptionsPerUser: config.server?.maxSubscriptionsPerUser,
       mcpSessionIdleSeconds: config.server?.mcpSessionIdleSeconds,
@@ -239,6 +240,7 @@ export async function createCore(options: CoreOptions, opened: (close: () => Pro
     lease: { leaseSeconds: options.leaseSeconds },
     maxRecoveries: options.maxRecoveries,
     maxToolArgumentsBytes: limits.maxToolArgumentsBytes,
+    maxToolArgumentsDepth: limits.maxToolArgumentsDepth,
     checkpoint: options.checkpoint,
     models: (id) => models.get(id),
     // An event goes out once what it reports is on disk (store.flush()), like a mutation's response: a client

@@ -18,6 +18,10 @@ describe("docs/design.md's exact TOOL message texts", () => {
       toolText.argumentsTooLarge('rm', 262_145, 262_144),
       'Execution of rm was refused: its arguments are 262145 bytes, over the limit of 262144 bytes.',
     ],
+    [
+      toolText.argumentsTooDeep('rm', 64),
+      'Execution of rm was refused: its arguments are nested more than 64 levels deep.',
+    ],
   ])('%s', (actual, wanted) => {
     expect(actual).toBe(wanted);
   });
