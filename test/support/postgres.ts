@@ -1,6 +1,6 @@
 // PostgreSQL for tests: a fresh database per call on the machine's server (TOOLGATE_TEST_POSTGRES, default the local
 // one with trust auth), dropped again by `drop()`. Tests that need PostgreSQL fail when it does not answer:
-// `.ci/run` says so before the suite starts.
+// `npm test`'s preflight (scripts/test-preflight.ts) says so before the suite starts.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 
