@@ -7,7 +7,7 @@
 // compose.yaml's two instances on PostgreSQL and Redis.
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -214,6 +214,18 @@ describe('the packed package, installed into an empty folder', { timeout: 60_000
     expect(help.stdout).toMatch(new RegExp(`^toolgate ${VERSION.replaceAll('.', '\\.')}: `));
     expect(help.stdout).toContain('toolgate init [file]');
     expect((await run(TOOLGATE, ['--version'], APP)).stdout).toBe(`${VERSION}\n`);
+  });
+
+  it("carries its docs: the README's relative links and --help's pointers lead to files in the package", async () => {
+    const pkg = join(APP, 'node_modules', 'toolgate');
+    const readme = readFileSync(join(pkg, 'README.md'), 'utf8');
+    const links = [...readme.matchAll(/\]\(([^)#\s]+)[^)]*\)/g)].map((m) => m[1]!).filter((l) => !/^[a-z]+:/.test(l));
+    expect(links.length).toBeGreaterThan(20);
+    expect(links.filter((link) => !existsSync(join(pkg, link)))).toEqual([]);
+    const help = (await run(TOOLGATE, ['--help'], APP)).stdout;
+    expect(help).toContain(`The docs come with the package, in ${realpathSync(pkg)}: `);
+    for (const file of help.match(/\b(README\.md|docs\/[\w./-]+\.md)/g)!)
+      expect(existsSync(join(pkg, file)), file).toBe(true);
   });
 
   it('toolgate with no setup: the demo on SQLite, its round trip, the inbox and GraphiQL from the package', async () => {
