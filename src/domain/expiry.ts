@@ -24,6 +24,14 @@ export function turnStatusAt(turn: Pick<TurnRecord, 'status' | 'expiresAt'>, now
 }
 
 /**
+ * Whether the turn, as stored, never changes again: COMPLETED, FAILED, CANCELLED, or EXPIRED once recorded. A PAUSED
+ * turn past its expiry reads EXPIRED at once, but is not final until the expiry is recorded with its TOOL messages.
+ */
+export function isFinalTurn(turn: Pick<TurnRecord, 'status'>): boolean {
+  return turn.status !== 'RUNNING' && turn.status !== 'PAUSED';
+}
+
+/**
  * One form of a stored row: its stored status and, when it matters, whether its `expiresAt` has passed at `now`
  * (true: `expiresAt <= now`; false: `expiresAt > now`; absent: either).
  */
