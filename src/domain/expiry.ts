@@ -23,6 +23,11 @@ export function turnStatusAt(turn: Pick<TurnRecord, 'status' | 'expiresAt'>, now
     : turn.status;
 }
 
+/** A turn's text as read at `now`: a paused turn's question is gone from its expiry on, as when the expiry is recorded. */
+export function turnTextAt(turn: Pick<TurnRecord, 'status' | 'expiresAt' | 'text'>, now: string): string | null {
+  return turnStatusAt(turn, now) === turn.status ? turn.text : null;
+}
+
 /**
  * Whether the turn, as stored, never changes again: COMPLETED, FAILED, CANCELLED, or EXPIRED once recorded. A PAUSED
  * turn past its expiry reads EXPIRED at once, but is not final until the expiry is recorded with its TOOL messages.

@@ -2,6 +2,7 @@
 // characters written as marked escapes and look-alike alphabets reported (src/domain/visible-text.ts has the rule).
 // Fields next to the raw ones, which stay exactly as they were: `arguments` is still what runs.
 import { characterName } from '../domain/character-names.js';
+import { turnTextAt } from '../domain/expiry.js';
 import type { HiddenCharacter, MixedScriptWord, VisibleText } from '../domain/visible-text.js';
 import { LOOKALIKE_SCRIPTS, visibleJson, visibleText } from '../domain/visible-text.js';
 import { builder } from './builder.js';
@@ -106,6 +107,9 @@ builder.objectField(TurnRef, 'textDisplay', (t) =>
     type: DisplayTextRef,
     nullable: true,
     description: '`text` as it may be shown to a person (hidden characters escaped and reported); null when it is.',
-    resolve: (turn) => (turn.text === null ? null : visibleText(turn.text)),
+    resolve: (turn, _args, ctx) => {
+      const text = turnTextAt(turn, ctx.services.clock().toISOString());
+      return text === null ? null : visibleText(text);
+    },
   }),
 );
