@@ -3,6 +3,7 @@
 // look-alike alphabets reported (src/domain/visible-text.ts has the rule). Fields next to the raw ones, which stay
 // exactly as they were: `arguments` is still what runs.
 import { characterName } from '../domain/character-names.js';
+import { turnTextAt } from '../domain/expiry.js';
 import type { HiddenCharacter, MixedScriptWord, VisibleText } from '../domain/visible-text.js';
 import { INDENTED_JSON_LEVELS, LOOKALIKE_SCRIPTS, visibleJson, visibleText } from '../domain/visible-text.js';
 import { AgentToolRef } from './agents.js';
@@ -110,7 +111,10 @@ builder.objectField(TurnRef, 'textDisplay', (t) =>
     type: DisplayTextRef,
     nullable: true,
     description: '`text` as it may be shown to a person (hidden characters escaped and reported); null when it is.',
-    resolve: (turn) => (turn.text === null ? null : visibleText(turn.text)),
+    resolve: (turn, _args, ctx) => {
+      const text = turnTextAt(turn, ctx.services.clock().toISOString());
+      return text === null ? null : visibleText(text);
+    },
   }),
 );
 

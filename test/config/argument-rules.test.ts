@@ -132,12 +132,12 @@ describe('the config file', () => {
     [
       'an unknown key in a rule',
       { 'fs:write_file': { rules: [{ match: {}, mode: 'NEVER', when: 'now' }] } },
-      'toolgate.json: agents[0].toolConfirmation.fs:write_file.rules[0]: Unrecognized key: "when"',
+      'toolgate.json: agents[0].toolConfirmation.fs:write_file.rules[0]: unknown key "when" (allowed here: match, mode, reason, approvers)',
     ],
     [
       'an unknown key in the object form',
       { 'fs:write_file': { mode: 'NEVER', rule: [] } },
-      'toolgate.json: agents[0].toolConfirmation.fs:write_file: Unrecognized key: "rule"',
+      'toolgate.json: agents[0].toolConfirmation.fs:write_file: unknown key "rule": did you mean "rules"?',
     ],
     [
       'an unknown mode string',

@@ -1,6 +1,6 @@
 // PostgreSQL for tests: a fresh database per call on the machine's server (TOOLGATE_TEST_POSTGRES, default the local
-// one with trust auth), dropped at the end of the test run. Tests that need PostgreSQL fail when it
-// does not answer: `npm test` checks that before the suite starts.
+// one with trust auth), dropped at the end of the test run. Tests that need PostgreSQL fail when it does not answer:
+// `npm test`'s preflight (scripts/test-preflight.ts) says so before the suite starts.
 //
 // Creating, migrating and dropping a database costs far more than what a test then does with it (DROP DATABASE
 // waits for a checkpoint), so: a database that only has to be migrated is copied from a template migrated once per
