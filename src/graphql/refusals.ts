@@ -42,7 +42,7 @@ export function startTurnError(refusal: StartTurnRefusal): UserError {
         at,
       );
     case 'NOT_FOUND':
-      if (refusal.field === 'agentId') return userError(refusal.code, 'No agent with this id.', at);
+      if (refusal.of === 'agent') return userError(refusal.code, 'No agent with this id.', at);
       return userError(
         refusal.code,
         refusal.reason === 'OTHER_AGENT' ? 'The thread belongs to another agent.' : 'No thread with this id.',

@@ -39,7 +39,7 @@ export function unknownGateway(agentId: string): GatewayError {
 export function callToolError(refusal: CallToolRefusal, call: { name: string; agentId: string }): GatewayError {
   switch (refusal.code) {
     case 'NOT_FOUND':
-      return refusal.field === 'name'
+      return refusal.of === 'tool'
         ? new GatewayError(ErrorCode.InvalidParams, `Unknown tool: ${call.name}`)
         : unknownGateway(call.agentId);
     case 'INVALID_INPUT':
