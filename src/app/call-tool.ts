@@ -6,16 +6,16 @@ import { gatewayCallText } from '../domain/gate/messages.js';
 import { normaliseToolCalls } from '../domain/gate/tool-calls.js';
 import { ToolNames } from '../domain/gate/tool-names.js';
 import { isGateway, unranCallResult, type CallResult } from '../domain/gateway.js';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../domain/idempotency.js';
+import { idempotencyKeyProblem } from '../domain/idempotency.js';
 import { isCursor } from '../domain/pagination.js';
 import type { NotFound, StartRefusal } from '../domain/refusals.js';
 import type { Agent, ElicitationRecord, JsonObject, TurnRecord } from '../domain/records.js';
+import type { TextProblem } from '../domain/text-problem.js';
 import { toStorableText } from '../domain/text.js';
 import type { Tool } from '../tools/tool.js';
 import type { AppDeps } from './deps.js';
-import type { Outcome, TextProblem } from './outcome.js';
+import type { Outcome } from './outcome.js';
 import { pageSize, type PageRequest } from './reads.js';
-import { textProblem } from './text-problem.js';
 import type { Viewer } from './viewer.js';
 
 export type { CallResult };
@@ -67,7 +67,7 @@ const STOPPED = new Set<TurnRecord['status']>(['COMPLETED', 'FAILED', 'CANCELLED
 export async function callTool(app: AppDeps, viewer: Viewer, input: CallToolInput): Promise<CallToolOutcome> {
   const key = input.idempotencyKey ?? undefined;
   if (key !== undefined) {
-    const keyProblem = textProblem(key, key.length === 0, MAX_IDEMPOTENCY_KEY_LENGTH);
+    const keyProblem = idempotencyKeyProblem(key);
     if (keyProblem) return { ok: false, code: 'INVALID_INPUT', field: 'idempotencyKey', ...keyProblem };
   }
   const gateway = await gatewayTools(app, input.agentId);

@@ -8,6 +8,3 @@ import type { RefusalCode } from '../domain/refusals.js';
 /** What a use case returns: `ok: true` with its result, or `ok: false` with one of its refusals. */
 export type Outcome<Result extends object, Refusal extends { code: RefusalCode }> =
   ({ ok: true } & Result) | ({ ok: false } & Refusal);
-
-/** What is wrong with a piece of text a user sent (a message, a key): the same three problems everywhere. */
-export type TextProblem = { reason: 'EMPTY' } | { reason: 'UNSTORABLE' } | { reason: 'TOO_LONG'; max: number };

@@ -2,11 +2,11 @@
 // (src/agent/runner.ts); this decides whether it may start: the message and the key are checked here, the agent,
 // the thread (the viewer's, of this agent, not busy) and the key's earlier use by the store, in one transaction.
 import type { ElicitationRecord, ThreadRecord, TurnRecord } from '../domain/records.js';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../domain/idempotency.js';
+import { idempotencyKeyProblem } from '../domain/idempotency.js';
 import type { NotFound, StartRefusal } from '../domain/refusals.js';
 import type { AppDeps } from './deps.js';
-import { type Outcome, type TextProblem } from './outcome.js';
-import { textProblem } from './text-problem.js';
+import { textProblem, type TextProblem } from '../domain/text-problem.js';
+import { type Outcome } from './outcome.js';
 import type { Viewer } from './viewer.js';
 
 export interface StartTurnInput {
@@ -43,12 +43,12 @@ export type StartTurnOutcome = Outcome<
 >;
 
 export async function startTurn(app: AppDeps, viewer: Viewer, input: StartTurnInput): Promise<StartTurnOutcome> {
-  // A message of blanks is empty; a key is a name, any non-empty one will do.
+  // A message of blanks is empty.
   const messageProblem = textProblem(input.message, input.message.trim().length === 0, app.limits.maxMessageLength);
   if (messageProblem) return { ok: false, code: 'INVALID_INPUT', field: 'message', ...messageProblem };
   const key = input.idempotencyKey ?? undefined;
   if (key !== undefined) {
-    const keyProblem = textProblem(key, key.length === 0, MAX_IDEMPOTENCY_KEY_LENGTH);
+    const keyProblem = idempotencyKeyProblem(key);
     if (keyProblem) return { ok: false, code: 'INVALID_INPUT', field: 'idempotencyKey', ...keyProblem };
   }
   const result = await app.runner.startTurn({
