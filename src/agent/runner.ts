@@ -3,6 +3,7 @@
 // reporting.ts tells subscribers and observers what happened.
 import { newId } from '../domain/ids.js';
 import type { ElicitationAnswer, ElicitationRecord, ThreadRecord, ToolCall, TurnRecord } from '../domain/records.js';
+import type { AnswerRefusal, StartRefusal } from '../domain/refusals.js';
 import type { TurnMaintenance } from '../domain/store.js';
 import type { Model } from '../models/model.js';
 import type { ToolCatalog } from '../tools/tool.js';
@@ -52,27 +53,13 @@ export type StartTurnOutcome =
       /** When `turn` is the pause this call stopped at: its elicitations as created (no need to read them back). */
       pausedWith: ElicitationRecord[] | null;
     }
-  /**
-   * Refused, nothing written: no such agent; no such thread of the owner (THREAD_NOT_FOUND) or one of another agent
-   * (WRONG_AGENT); its turn is RUNNING; the idempotency key was claimed by another request.
-   */
-  | {
-      ok: false;
-      code:
-        | 'AGENT_NOT_FOUND'
-        | 'GATEWAY_MESSAGE'
-        | 'THREAD_NOT_FOUND'
-        | 'WRONG_AGENT'
-        | 'THREAD_BUSY'
-        | 'IDEMPOTENCY_KEY_REUSED';
-    };
+  /** Refused, nothing written: the store's refusal, as it gave it. */
+  | ({ ok: false } & StartRefusal);
 
 export type ResolveOutcome =
   | { ok: true; elicitation: ElicitationRecord; turn: TurnRecord; pausedWith: ElicitationRecord[] | null }
-  /** No such elicitation of the owner. */
-  | { ok: false; code: 'NOT_FOUND' }
-  /** Answered before with another answer, or past its expiry: nothing ran. `elicitation` as it is now. */
-  | { ok: false; code: 'ALREADY_RESOLVED' | 'EXPIRED'; elicitation: ElicitationRecord };
+  /** Not recorded, nothing ran: the store's refusal, as it gave it. */
+  | ({ ok: false } & AnswerRefusal);
 
 export class AgentRunner {
   readonly #store: RunnerOptions['store'];
@@ -154,7 +141,7 @@ export class AgentRunner {
       const running = input.background ? undefined : this.#supervisor.running(result.turn.id);
       return { ok: true, thread: result.thread, turn: (await running)?.turn ?? result.turn, pausedWith: null };
     }
-    if (!result.ok) return { ok: false, code: result.code === 'NOT_FOUND' ? 'THREAD_NOT_FOUND' : result.code };
+    if (!result.ok) return result;
     if (result.superseded) {
       // A paused turn past its expiry ends EXPIRED (its requests went unanswered), else CANCELLED.
       this.#reporter.turn(result.superseded);
@@ -195,17 +182,17 @@ export class AgentRunner {
       lease: this.#leases.next(),
       ...(input.answer.remember && { grantId: newId('grt') }),
     });
+    if (!result.ok) {
+      if (result.code !== 'EXPIRED') return result;
+      // Too late: the answer expired the turn, when nobody had yet; its closing is reported like the sweeper's.
+      const { closed, ...refusal } = result;
+      if (closed) {
+        this.#reporter.turn(closed);
+        await this.#reporter.closed(closed);
+      }
+      return refusal;
+    }
     switch (result.kind) {
-      case 'not_found':
-        return { ok: false, code: 'NOT_FOUND' };
-      case 'already_resolved':
-        return { ok: false, code: 'ALREADY_RESOLVED', elicitation: result.elicitation };
-      case 'expired':
-        if (result.changed) {
-          this.#reporter.turn(result.turn);
-          await this.#reporter.closed(result.turn);
-        }
-        return { ok: false, code: 'EXPIRED', elicitation: result.elicitation };
       case 'duplicate':
         // The same answer again: return the recorded result; if the turn is still being continued, wait for it.
         return {

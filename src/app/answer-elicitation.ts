@@ -9,11 +9,11 @@ import { nestedDeeperThan } from '../domain/json-depth.js';
 import { type ApproverRefusalReason, mayAnswer, mayRemember } from '../domain/approvers.js';
 import { editAllowed } from '../domain/gate/gating.js';
 import { MAX_GRANT_TTL_SECONDS } from '../domain/grants.js';
+import type { AnswerRefusal, NotFound } from '../domain/refusals.js';
 import type {
   ElicitationAction,
   ElicitationAnswer,
   ElicitationRecord,
-  ElicitationStatus,
   JsonObject,
   RememberChoice,
   TurnRecord,
@@ -35,7 +35,7 @@ export interface AnswerElicitationInput {
 
 export type AnswerElicitationRefusal =
   | { code: 'INVALID_INPUT'; field: 'content'; reason: 'TOO_LARGE'; maxBytes: number }
-  | { code: 'NOT_FOUND'; field: 'elicitationId' }
+  | (NotFound<'elicitation'> & { field: 'elicitationId' })
   /** The content does not match the request, or the edited arguments the tool's inputSchema: `problem` says how. */
   | { code: 'INVALID_CONTENT'; field: 'content' | 'arguments'; at: string[]; problem: string }
   | { code: 'INVALID_INPUT'; field: 'arguments' | 'remember'; reason: 'ACCEPT_ONLY' }
@@ -46,12 +46,8 @@ export type AnswerElicitationRefusal =
   | { code: 'INVALID_INPUT'; field: 'remember'; at: ['ttlSeconds']; reason: 'OUT_OF_RANGE'; max: number }
   /** The call asks every time (ALWAYS, or a listener's reason of its own), or was asked before grants existed. */
   | { code: 'INVALID_INPUT'; field: 'remember'; reason: 'NOT_REMEMBERABLE'; toolName: string }
-  /**
-   * Already answered (`status` as it is now): by the viewer, whose first answer stands (still PENDING while the
-   * request waits for other approvers), or decided.
-   */
-  | { code: 'ALREADY_RESOLVED'; field: 'elicitationId'; status: ElicitationStatus }
-  | { code: 'EXPIRED'; field: 'elicitationId'; expiresAt: string }
+  /** The store's refusals: not found, answered before (ALREADY_RESOLVED), expired. */
+  | (AnswerRefusal & { field: 'elicitationId' })
   /** Under an approvers policy, the viewer may not give this answer: see ApproverRefusalReason. */
   | { code: 'FORBIDDEN'; field: 'action'; reason: ApproverRefusalReason; escalatesAt?: string };
 
@@ -95,9 +91,9 @@ export async function answerElicitation(
   const own = await app.store.getElicitation(input.elicitationId, viewer.id);
   const existing =
     own ?? (viewer.roles.length > 0 || viewer.isAdmin ? await app.store.loadElicitation(input.elicitationId) : null);
-  if (!existing) return { ok: false, code: 'NOT_FOUND', field: 'elicitationId' };
+  if (!existing) return NOT_FOUND;
   const standing = mayAnswer(existing, viewer, input.action, app.clock().toISOString());
-  if (standing.kind === 'absent') return { ok: false, code: 'NOT_FOUND', field: 'elicitationId' };
+  if (standing.kind === 'absent') return NOT_FOUND;
   if (standing.kind === 'refused') {
     return {
       ok: false,
@@ -126,15 +122,10 @@ export async function answerElicitation(
     answer,
   });
   if (result.ok) return requester ? result : { ...result, turn: null, pausedWith: null };
-  switch (result.code) {
-    case 'NOT_FOUND':
-      return { ok: false, code: 'NOT_FOUND', field: 'elicitationId' };
-    case 'ALREADY_RESOLVED':
-      return { ok: false, code: 'ALREADY_RESOLVED', field: 'elicitationId', status: result.elicitation.status };
-    case 'EXPIRED':
-      return { ok: false, code: 'EXPIRED', field: 'elicitationId', expiresAt: result.elicitation.expiresAt };
-  }
+  return { ...result, field: 'elicitationId' };
 }
+
+const NOT_FOUND: AnswerElicitationOutcome = { ok: false, code: 'NOT_FOUND', of: 'elicitation', field: 'elicitationId' };
 
 /**
  * Edited arguments and remember, checked before anything is recorded: only with ACCEPT; edits only where the agent

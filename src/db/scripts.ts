@@ -167,10 +167,12 @@ export function* startTurn(c: ScriptContext, input: StartTurnInput): Script<Star
   }
   // The agent as committed now: the turn runs with it (a gating change committed before this applies).
   const [agentRow]: AgentRow[] = yield c.q.agent({ id: input.agentId });
-  if (!agentRow) throw new StartRefused('AGENT_NOT_FOUND');
+  if (!agentRow) throw new StartRefused({ code: 'NOT_FOUND', of: 'agent' });
   if (isGateway({ modelId: agentRow.model_id }) !== (input.call !== undefined)) {
     // A gateway's turns are its clients' calls; an agent's, messages to its model.
-    throw new StartRefused(input.call ? 'AGENT_NOT_FOUND' : 'GATEWAY_MESSAGE');
+    throw new StartRefused(
+      input.call ? { code: 'NOT_FOUND', of: 'agent' } : { code: 'INVALID_INPUT', reason: 'GATEWAY' },
+    );
   }
   let thread: ThreadRecord;
   let superseded: TurnRecord | null = null;
@@ -179,13 +181,13 @@ export function* startTurn(c: ScriptContext, input: StartTurnInput): Script<Star
   let found: ThreadRow | undefined;
   if (input.threadId !== null) [found] = yield c.q.lockOwnedThread({ id: input.threadId, ownerId: input.ownerId });
   const where = decideThread(input, found ? threadRecord(found) : null);
-  if (where.kind === 'refuse') throw new StartRefused(where.code);
+  if (where.kind === 'refuse') throw new StartRefused(where.refusal);
   if (where.kind === 'existing') {
     thread = where.thread;
     const [row]: TurnRow[] = yield c.q.lockActiveTurn({ threadId: thread.id });
     const active = row ? turnRecord(row) : null;
     const decision = decideActiveTurn(active, now);
-    if (decision.kind === 'refuse') throw new StartRefused(decision.code);
+    if (decision.kind === 'refuse') throw new StartRefused(decision.refusal);
     if (decision.kind === 'supersede') superseded = yield* closePausedTurn(c, active!, decision.reason, now);
   } else {
     thread = { id: input.newThreadId, agentId: input.agentId, ownerId: input.ownerId, createdAt: now };
@@ -346,14 +348,16 @@ export function* resolveElicitation(c: ScriptContext, input: AnswerInput): Scrip
   const ofTurn = rows.map(elicitationRecord);
   const found = ofTurn.find((e) => e.id === id) ?? null;
   // The unscoped lookup serves only requests under a policy: any other is the requester's alone.
-  if (!found || (ownerId === null && found.approval === null)) return { kind: 'not_found' };
+  if (!found || (ownerId === null && found.approval === null)) return NOT_FOUND;
   const answering: Answering = { c, input, found, ofTurn, locked: locked ?? null };
   if (found.approval !== null) return yield* answerUnderPolicy(answering);
   const decision = decideAnswer(found, answer, now);
-  if (decision.kind === 'not_found') return { kind: 'not_found' };
+  if (decision.kind === 'not_found') return NOT_FOUND;
   if (decision.kind !== 'record') return yield* unrecorded(answering, decision);
   return yield* recordAnswer(answering, answer, decision, input.answeredBy);
 }
+
+const NOT_FOUND: ResolveResult = { ok: false, code: 'NOT_FOUND', of: 'elicitation' };
 
 /** What the answer's transaction has read of the request, for the steps below. */
 interface Answering {
@@ -384,9 +388,13 @@ function* unrecorded(
   a: Answering,
   decision: { kind: 'duplicate' | 'already_resolved' } | { kind: 'expired'; expireTurn: boolean },
 ): Script<ResolveResult> {
-  if (decision.kind !== 'expired') return { kind: decision.kind, elicitation: a.found, turn: yield* turnNow(a) };
-  if (decision.expireTurn) yield* closePausedTurn(a.c, yield* turnNow(a), 'expired', a.input.now);
-  return { kind: 'expired', ...(yield* current(a)), changed: decision.expireTurn };
+  const { found } = a;
+  if (decision.kind !== 'expired') {
+    if (decision.kind === 'already_resolved') return { ok: false, code: 'ALREADY_RESOLVED', status: found.status };
+    return { ok: true, kind: 'duplicate', elicitation: found, turn: yield* turnNow(a) };
+  }
+  const closed = decision.expireTurn ? yield* closePausedTurn(a.c, yield* turnNow(a), 'expired', a.input.now) : null;
+  return { ok: false, code: 'EXPIRED', expiresAt: found.expiresAt, closed };
 }
 
 /**
@@ -429,7 +437,7 @@ function* answerUnderPolicy(a: Answering): Script<ResolveResult> {
     [...answers.filter((o) => o.approverId !== answeredBy), mine],
     found.ownerId,
   );
-  if (tally.kind === 'pending') return { kind: 'counted', elicitation: found, turn: yield* turnNow(a) };
+  if (tally.kind === 'pending') return { ok: true, kind: 'counted', elicitation: found, turn: yield* turnNow(a) };
   const decided = decideAnswer(found, tally.answer, now);
   if (decided.kind !== 'record') throw new Error(`a pending request ${found.id} could not record its decided answer`);
   return yield* recordAnswer(a, tally.answer, decided, tally.by);
@@ -466,11 +474,11 @@ function* recordAnswer(
   if (c.webhooks) yield* writeWebhookEvents(c, elicitationsClosed([elicitation], 'ANSWERED', now), now);
   if (decision.then === 'cancel_turn') {
     yield* closePausedTurn(c, yield* turnNow(a), 'cancelled', now);
-    return { kind: 'cancelled', ...(yield* current(a)) };
+    return { ok: true, kind: 'cancelled', ...(yield* current(a)) };
   }
   const elicitations = ofTurn.map((e) => (e.id === elicitation.id ? elicitation : e));
   if (!resumesTurn(elicitations.some((e) => e.status === 'PENDING'))) {
-    return { kind: 'recorded', elicitation, turn: yield* turnNow(a) };
+    return { ok: true, kind: 'recorded', elicitation, turn: yield* turnNow(a) };
   }
   // The claim: only one caller moves the turn from PAUSED to RUNNING (where rows are locked, the WHERE re-checks).
   const [resumed]: TurnRow[] = yield c.q.resumeTurn({
@@ -479,8 +487,8 @@ function* recordAnswer(
     leaseOwner: input.lease?.owner ?? null,
     leaseUntil: input.lease?.until ?? null,
   });
-  if (!resumed) return { kind: 'recorded', elicitation, turn: yield* turnNow(a) };
-  return { kind: 'resume', elicitation, turn: turnRecord(resumed), elicitations };
+  if (!resumed) return { ok: true, kind: 'recorded', elicitation, turn: yield* turnNow(a) };
+  return { ok: true, kind: 'resume', elicitation, turn: turnRecord(resumed), elicitations };
 }
 
 /** Expire PAUSED turns whose expiresAt has passed (at most `limit`); where writers run at once, skipping held ones. */

@@ -140,12 +140,12 @@ describe('who may answer (four eyes, two reviewers, escalation to oncall)', () =
     await expectRefused(
       MALLORY,
       { elicitationId: id, action: 'ACCEPT' },
-      { code: 'NOT_FOUND', field: 'elicitationId' },
+      { code: 'NOT_FOUND', of: 'elicitation', field: 'elicitationId' },
     );
     await expectRefused(
       MALLORY,
       { elicitationId: id, action: 'CANCEL' },
-      { code: 'NOT_FOUND', field: 'elicitationId' },
+      { code: 'NOT_FOUND', of: 'elicitation', field: 'elicitationId' },
     );
     await expectRefused(
       SAM,
@@ -181,7 +181,7 @@ describe('who may answer (four eyes, two reviewers, escalation to oncall)', () =
     await expectRefused(
       RITA,
       { elicitationId: note!.id, action: 'ACCEPT' },
-      { code: 'NOT_FOUND', field: 'elicitationId' },
+      { code: 'NOT_FOUND', of: 'elicitation', field: 'elicitationId' },
     );
     const answered = await answerElicitation(s.app, ALICE, { elicitationId: note!.id, action: 'ACCEPT' });
     expect(answered.ok && answered.turn?.status).toBe('COMPLETED');

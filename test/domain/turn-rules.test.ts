@@ -6,6 +6,7 @@ import { toolCall } from '../support/definitions.js';
 
 const NOW = '2030-01-01T12:00:00.000Z';
 const thread: ThreadRecord = { id: 'thr_1', agentId: 'demo', ownerId: 'alice', createdAt: NOW };
+const noSuchThread = { code: 'NOT_FOUND', of: 'thread', reason: 'NO_SUCH_THREAD' };
 
 describe('decideThread: where a new turn goes', () => {
   it('without a thread id it starts a new thread', () => {
@@ -13,7 +14,7 @@ describe('decideThread: where a new turn goes', () => {
   });
 
   it('an empty thread id is a thread id (of no thread), not "no thread id": NOT_FOUND', () => {
-    expect(decideThread({ threadId: '', agentId: 'demo' }, null)).toEqual({ kind: 'refuse', code: 'NOT_FOUND' });
+    expect(decideThread({ threadId: '', agentId: 'demo' }, null)).toEqual({ kind: 'refuse', refusal: noSuchThread });
   });
 
   it('continues the named thread of the same agent', () => {
@@ -21,13 +22,16 @@ describe('decideThread: where a new turn goes', () => {
   });
 
   it('NOT_FOUND when the named thread is not the caller’s (or does not exist)', () => {
-    expect(decideThread({ threadId: 'thr_1', agentId: 'demo' }, null)).toEqual({ kind: 'refuse', code: 'NOT_FOUND' });
+    expect(decideThread({ threadId: 'thr_1', agentId: 'demo' }, null)).toEqual({
+      kind: 'refuse',
+      refusal: noSuchThread,
+    });
   });
 
-  it('WRONG_AGENT when the thread belongs to another agent', () => {
+  it('NOT_FOUND (OTHER_AGENT) when the thread belongs to another agent', () => {
     expect(decideThread({ threadId: 'thr_1', agentId: 'other' }, thread)).toEqual({
       kind: 'refuse',
-      code: 'WRONG_AGENT',
+      refusal: { code: 'NOT_FOUND', of: 'thread', reason: 'OTHER_AGENT' },
     });
   });
 });
@@ -40,7 +44,7 @@ describe('decideActiveTurn: what a new message does to the thread’s active tur
   it('THREAD_BUSY while a turn is RUNNING: one turn at a time', () => {
     expect(decideActiveTurn({ status: 'RUNNING', expiresAt: null }, NOW)).toEqual({
       kind: 'refuse',
-      code: 'THREAD_BUSY',
+      refusal: { code: 'THREAD_BUSY' },
     });
   });
 

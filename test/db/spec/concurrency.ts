@@ -10,6 +10,7 @@ import {
   CANCEL,
   lease,
   assistantMessage,
+  outcome,
   startInput,
   runningTurn,
   pausedTurn,
@@ -44,8 +45,8 @@ export function registerConcurrencySpec(harness: StoreHarness): void {
         answer(store, e1!.id, ACCEPT, { now: at(10), lease: lease('host:1:a') }),
         answer(other, e2!.id, ACCEPT, { now: at(10), lease: lease('host:2:b') }),
       ]);
-      expect(results.map((r) => r.kind).sort()).toEqual(['recorded', 'resume']);
-      const winner = results[0]!.kind === 'resume' ? 'host:1:a' : 'host:2:b';
+      expect(results.map(outcome).sort()).toEqual(['recorded', 'resume']);
+      const winner = outcome(results[0]!) === 'resume' ? 'host:1:a' : 'host:2:b';
       expect(await store.loadTurn(paused.turn.id)).toMatchObject({ status: 'RUNNING' });
       expect(await statusesOf(store, paused.turn.id)).toEqual([
         [e1!.id, 'ACCEPTED'],
@@ -65,9 +66,9 @@ export function registerConcurrencySpec(harness: StoreHarness): void {
           answer(i % 2 ? other : store, id, ACCEPT, { now: at(10), lease: lease(`host:${i}:x`) }),
         ),
       );
-      const resumes = results.flatMap((r, i) => (r.kind === 'resume' ? [i] : []));
+      const resumes = results.flatMap((r, i) => (outcome(r) === 'resume' ? [i] : []));
       expect(resumes).toHaveLength(1);
-      for (const r of results) expect(['resume', 'duplicate', 'recorded']).toContain(r.kind);
+      for (const r of results) expect(['resume', 'duplicate', 'recorded']).toContain(outcome(r));
       expect(await store.holdsLease(paused.turn.id, `host:${resumes[0]}:x`)).toBe(true);
       expect(await store.listRunningLeases()).toHaveLength(1);
       expect(await store.getElicitation(id, ANN)).toMatchObject({ status: 'ACCEPTED', response: ACCEPT });
@@ -232,14 +233,14 @@ export function registerConcurrencySpec(harness: StoreHarness): void {
         other.expireDueTurns(at(61), 10),
       ]);
       const turn = await store.loadTurn(paused.turn.id);
-      if (answered.kind === 'cancelled') {
+      if (answered.ok && answered.kind === 'cancelled') {
         expect(swept).toEqual([]);
         expect(turn).toMatchObject({ status: 'CANCELLED' });
         expect(await toolAnswers(store, paused.turn.id)).toEqual(
           closing(paused.step, 'cancelled', { [paused.elicitations[0]!.id]: CANCEL }),
         );
       } else {
-        expect(answered).toMatchObject({ kind: 'expired', changed: false });
+        expect(answered).toMatchObject({ ok: false, code: 'EXPIRED', closed: null });
         expect(ids(swept)).toEqual([paused.turn.id]);
         expect(turn).toMatchObject({ status: 'EXPIRED' });
         expect(await toolAnswers(store, paused.turn.id)).toEqual(closing(paused.step, 'expired'));
@@ -253,12 +254,12 @@ export function registerConcurrencySpec(harness: StoreHarness): void {
         answer(store, paused.elicitations[0]!.id, ACCEPT, { now: at(10), lease: lease('host:1:a') }),
         other.startTurn(startInput({ threadId: paused.thread.id, turnId: 'turn-new', now: at(10) })),
       ]);
-      if (answered.kind === 'resume') {
+      if (answered.ok && answered.kind === 'resume') {
         expect(started).toEqual({ ok: false, code: 'THREAD_BUSY' });
         expect(await store.loadTurn('turn-new')).toBeNull();
         expect(await toolAnswers(store, paused.turn.id)).toEqual([]);
       } else {
-        expect(answered.kind).toBe('already_resolved');
+        expect(outcome(answered)).toBe('ALREADY_RESOLVED');
         expect(started).toMatchObject({ ok: true, superseded: { id: paused.turn.id, status: 'CANCELLED' } });
         expect(await toolAnswers(store, paused.turn.id)).toEqual(closing(paused.step, 'superseded'));
       }

@@ -86,7 +86,7 @@ export function registerEscalationSpec(harness: StoreHarness): void {
       const id = paused.elicitations[0]!.id;
       await store.escalateDueElicitations(at(900), 10);
       const answered = await approverAnswer(store, id, 'otto', ACCEPT, { now: at(901) });
-      expect(answered.kind === 'resume' && answered.elicitation).toMatchObject({
+      expect(answered.ok && answered.kind === 'resume' && answered.elicitation).toMatchObject({
         status: 'ACCEPTED',
         resolvedBy: 'otto',
         escalatedAt: at(900),

@@ -223,6 +223,11 @@ export function approverAnswer(
   });
 }
 
+/** What an answer did, in one word: the kind of one recorded (or a duplicate), the code of a refusal. */
+export function outcome(result: ResolveResult): string {
+  return result.ok ? result.kind : result.code;
+}
+
 /** A turn's TOOL messages as [toolCallId, text], in transcript order. */
 export async function toolAnswers(store: Store, turnId: string): Promise<[string | null, string | null][]> {
   return (await store.listTurnMessages(turnId)).filter((m) => m.role === 'TOOL').map((m) => [m.toolCallId, m.text]);
@@ -334,7 +339,7 @@ export async function grantOf(
     acceptRemembering(options.scope ?? 'THREAD', options.ttlSeconds ?? 3600),
     { grantId, now: options.answeredAt ?? at(10), ownerId: options.ownerId },
   );
-  if (result.kind !== 'resume') throw new Error(`the ACCEPT with remember was ${result.kind}`);
+  if (!result.ok || result.kind !== 'resume') throw new Error(`the ACCEPT with remember was ${outcome(result)}`);
   const grant = await store.getApprovalGrant(grantId, options.ownerId ?? ANN);
   if (!grant) throw new Error(`the ACCEPT recorded no grant ${grantId}`);
   return { grant, paused };

@@ -22,9 +22,9 @@ export function registerGatewaySpec(harness: StoreHarness): void {
 
     it('startTurn refuses a message to a gateway, and a call to an agent with a model; nothing is written', async () => {
       const message = await store.startTurn(callInput());
-      expect(message).toEqual({ ok: false, code: 'GATEWAY_MESSAGE' });
+      expect(message).toEqual({ ok: false, code: 'INVALID_INPUT', reason: 'GATEWAY' });
       const call = await store.startTurn({ ...startInput({}), call: toolCall('wipe') });
-      expect(call).toEqual({ ok: false, code: 'AGENT_NOT_FOUND' });
+      expect(call).toEqual({ ok: false, code: 'NOT_FOUND', of: 'agent' });
       expect((await store.listThreads(ANN, null, 10, null)).items).toEqual([]);
     });
 

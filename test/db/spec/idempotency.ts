@@ -97,11 +97,14 @@ export function registerIdempotencySpec(harness: StoreHarness): void {
       expect(await store.startTurn(keyed)).toEqual({ ok: false, code: 'THREAD_BUSY' });
       expect(await store.startTurn(startInput({ agentId: 'agent-none', idempotencyKey: 'key-2' }))).toEqual({
         ok: false,
-        code: 'AGENT_NOT_FOUND',
+        code: 'NOT_FOUND',
+        of: 'agent',
       });
       expect(await store.startTurn(startInput({ threadId: 'thread-none', idempotencyKey: 'key-3' }))).toEqual({
         ok: false,
         code: 'NOT_FOUND',
+        of: 'thread',
+        reason: 'NO_SUCH_THREAD',
       });
       await store.unleasedTurnWriter(turn.id).finishTurn({ status: 'COMPLETED', now: at(1) });
       const started = await store.startTurn(keyed);

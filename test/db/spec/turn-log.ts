@@ -10,6 +10,7 @@ import {
   ANN,
   BOB,
   AGENT,
+  outcome,
   SIDE_AGENT,
   ACCEPT,
   lease,
@@ -122,7 +123,7 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
       ]);
     });
 
-    it("refuses another owner's thread and an unknown one as NOT_FOUND, another agent's as WRONG_AGENT, writing nothing", async () => {
+    it("refuses another owner's thread and an unknown one as NOT_FOUND, another agent's as OTHER_AGENT, writing nothing", async () => {
       const { thread, turn } = await runningTurn(store);
       await store.unleasedTurnWriter(turn.id).finishTurn({ status: 'COMPLETED', now: at(1) });
       const refused = [
@@ -131,9 +132,9 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
         await store.startTurn(startInput({ threadId: thread.id, agentId: SIDE_AGENT, turnId: 'turn-side' })),
       ];
       expect(refused).toEqual([
-        { ok: false, code: 'NOT_FOUND' },
-        { ok: false, code: 'NOT_FOUND' },
-        { ok: false, code: 'WRONG_AGENT' },
+        { ok: false, code: 'NOT_FOUND', of: 'thread', reason: 'NO_SUCH_THREAD' },
+        { ok: false, code: 'NOT_FOUND', of: 'thread', reason: 'NO_SUCH_THREAD' },
+        { ok: false, code: 'NOT_FOUND', of: 'thread', reason: 'OTHER_AGENT' },
       ]);
       for (const id of ['turn-bob', 'turn-lost', 'turn-side']) expect(await store.loadTurn(id)).toBeNull();
       expect(ids(await store.listTurns(thread.id))).toEqual([turn.id]);
@@ -141,15 +142,16 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
       expect((await store.listThreads(BOB, null, 10, null)).items).toEqual([]);
     });
 
-    it('refuses an unknown agent as AGENT_NOT_FOUND, writing nothing, even on an existing thread', async () => {
+    it('refuses an unknown agent as NOT_FOUND, writing nothing, even on an existing thread', async () => {
       const { thread } = await runningTurn(store);
       expect(await store.startTurn(startInput({ agentId: 'agent-none', turnId: 'turn-none' }))).toEqual({
         ok: false,
-        code: 'AGENT_NOT_FOUND',
+        code: 'NOT_FOUND',
+        of: 'agent',
       });
       expect(
         await store.startTurn(startInput({ agentId: 'agent-none', threadId: thread.id, turnId: 'turn-none-2' })),
-      ).toEqual({ ok: false, code: 'AGENT_NOT_FOUND' });
+      ).toEqual({ ok: false, code: 'NOT_FOUND', of: 'agent' });
       expect(await store.loadTurn('turn-none')).toBeNull();
       expect(await store.loadTurn('turn-none-2')).toBeNull();
       expect((await store.listThreads(ANN, null, 10, null)).items).toHaveLength(1);
@@ -219,7 +221,7 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
       const paused = await pausedTurn(store, { elicitations: 2, expiresAt: at(60) });
       const [first, second] = paused.elicitations;
       const declined: ElicitationAnswer = { action: 'DECLINE', content: { instructions: 'use a copy' } };
-      expect((await answer(store, first!.id, declined, { now: at(30) })).kind).toBe('recorded');
+      expect(outcome(await answer(store, first!.id, declined, { now: at(30) }))).toBe('recorded');
       const result = await store.startTurn(startInput({ threadId: paused.thread.id, now: at(60) }));
       expect(result.ok && result.superseded).toMatchObject({ id: paused.turn.id, status: 'EXPIRED' });
       expect(await statusesOf(store, paused.turn.id)).toEqual([
@@ -581,8 +583,8 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
       expect((await store.loadTurn(turn.id))!.step).toEqual(step);
       expect((await store.getTurn(turn.id, ANN))!.step).toEqual(step);
       const resumed = await answer(store, 'elc-step', ACCEPT, { now: at(2) });
-      expect(resumed.kind).toBe('resume');
-      expect(resumed.kind === 'resume' && resumed.turn.step).toEqual(step);
+      expect(outcome(resumed)).toBe('resume');
+      expect(resumed.ok && resumed.kind === 'resume' && resumed.turn.step).toEqual(step);
     });
   });
 }

@@ -257,8 +257,9 @@ export function registerWebhooksSpec(harness: StoreHarness): void {
       const before = (await deliveries(store)).length;
 
       expect(await answer(s, lateAnswer.elicitations[0]!.id, ACCEPT, { now: at(21) })).toMatchObject({
-        kind: 'expired',
-        changed: true,
+        ok: false,
+        code: 'EXPIRED',
+        closed: { status: 'EXPIRED' },
       });
       await s.startTurn(startInput({ threadId: lateMessage.thread.id, now: at(22) }));
       await s.startTurn(startInput({ threadId: superseded.thread.id, now: at(23) }));
