@@ -9,6 +9,8 @@ export const TEST_POSTGRES = process.env.TOOLGATE_TEST_POSTGRES ?? 'postgres://p
 export interface TestDatabase {
   /** The connection string of the new database. */
   url: string;
+  /** Its name, to copy it (`template`). */
+  name: string;
   drop(): Promise<void>;
 }
 
@@ -36,13 +38,19 @@ export function newTestRun(): string {
   return randomUUID().replaceAll('-', '').slice(0, 8);
 }
 
-export async function freshPostgresDatabase(): Promise<TestDatabase> {
+/**
+ * A new, empty database; with `template`, a copy of that one (which nobody may be connected to meanwhile): a migrated
+ * database copied is ready at once, where migrating each anew costs about a hundred statements.
+ */
+export async function freshPostgresDatabase(options: { template?: string } = {}): Promise<TestDatabase> {
   const name = `toolgate_t_${RUN}_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  await admin((client) => client.query(`CREATE DATABASE ${name}`));
+  const template = options.template ? ` TEMPLATE ${options.template}` : '';
+  await admin((client) => client.query(`CREATE DATABASE ${name}${template}`));
   const url = new URL(TEST_POSTGRES);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
+    name,
     drop: () => admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => {}),
   };
 }
