@@ -4,26 +4,14 @@
 // model's own in the audit; idempotent and race-safe like any answer; and an "edit" that changes nothing is a plain
 // ACCEPT. test/graphql/edit-accept.test.ts keeps what the API adds: the payload, the userErrors and their paths.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolPreExecuteListener } from '../../src/agent/event.js';
 import { answerElicitation, type AnswerElicitationInput } from '../../src/app/answer-elicitation.js';
 import type { ElicitationRecord, JsonObject } from '../../src/domain/records.js';
 import { ALICE, callsWhatIsNamed, otherAgent, startApp, type AppScenario } from '../support/app.js';
 import { expectConsistent, expectRefused, pausedOn, toolTextsOf } from '../support/app-turns.js';
+import { askingListener, NOTE_SCHEMA, protectNotes } from '../support/notes.js';
 import type { CountingTool } from '../support/tools.js';
 import { toolMessageFor } from '../support/transcript.js';
 
-/** An id (required), optional text, priority and tag (a pattern V8 backtracks on). */
-const NOTE_SCHEMA: JsonObject = {
-  type: 'object',
-  properties: {
-    id: { type: 'string', minLength: 1 },
-    text: { type: 'string' },
-    priority: { type: 'integer' },
-    tag: { type: 'string', pattern: '^(a+)+$' },
-  },
-  required: ['id'],
-  additionalProperties: false,
-};
 const note = (name: string, more: Partial<CountingTool> = {}): CountingTool => ({
   name,
   inputSchema: NOTE_SCHEMA,
@@ -38,26 +26,6 @@ const ran = (name: string, args: JsonObject) => `${name} ran with ${JSON.stringi
 
 /** Every call the listeners saw, by call id. */
 const seen = new Map<string, JsonObject[]>();
-/** Sees every call; vetoes those of the protected note. */
-const protector: ToolPreExecuteListener = {
-  priority: 100,
-  onToolPreExecute(event) {
-    seen.set(event.toolCall.id, [...(seen.get(event.toolCall.id) ?? []), structuredClone(event.toolCall.arguments)]);
-    if (event.toolCall.arguments.id === 'protected') event.setVeto('protected notes are read-only');
-  },
-};
-/** Asks about every call of strict_note, whatever the gating says (as a strict policy plugin would). */
-const askAlways: ToolPreExecuteListener = {
-  priority: 50,
-  onToolPreExecute(event) {
-    if (event.toolCall.name !== 'strict_note') return;
-    event.setElicitationRequest({
-      message: 'Strict notes need a look every time.',
-      requestedSchema: { type: 'object', properties: {} },
-      _meta: {},
-    });
-  },
-};
 
 let s: AppScenario;
 
@@ -98,7 +66,10 @@ beforeAll(async () => {
     },
     // Editing off for the agent, on again for one tool.
     agents: [otherAgent({ allowEdit: false, toolConfirmation: { 't:edit_note': { allowEdit: true } } })],
-    listeners: [protector, askAlways],
+    listeners: [
+      protectNotes(seen),
+      askingListener((call) => call.name === 'strict_note', 'Strict notes need a look every time.'),
+    ],
   });
 });
 afterAll(() => s?.close());

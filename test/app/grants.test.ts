@@ -5,7 +5,6 @@
 // the call's start or stops the call. Expiry and a changed tool definition, which need the server's clock and a
 // restart, are in test/graphql/approval-grants.test.ts with the API's side.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolPreExecuteListener } from '../../src/agent/event.js';
 import { answerElicitation, type AnswerElicitationInput } from '../../src/app/answer-elicitation.js';
 import { grantState, grantUses, listGrants } from '../../src/app/grant-reads.js';
 import { revokeGrant } from '../../src/app/revoke-grant.js';
@@ -13,55 +12,17 @@ import { startTurn } from '../../src/app/start-turn.js';
 import { updateAgentGating } from '../../src/app/update-agent-gating.js';
 import type { Viewer } from '../../src/app/viewer.js';
 import type { ApprovalGrantRecord, RememberChoice, TurnRecord } from '../../src/domain/records.js';
-import type { ModelRequest, ModelResponse } from '../../src/models/model.js';
 import { ADMIN, otherAgent, startApp, type AppScenario } from '../support/app.js';
 import { expectConsistent, expectRefused, toolTextsOf } from '../support/app-turns.js';
-import { AGENT_ID, call, callStep, deferred, testAgent, textStep } from '../support/scenario.js';
+import { bigNotes, notesModel, protectNotes } from '../support/notes.js';
+import { AGENT_ID, deferred, testAgent } from '../support/scenario.js';
 
 const THIRTY_DAYS = 30 * 24 * 3600;
 const grantLapsed = (name: string) =>
   `Execution of ${name} did not run: the user's remembered approval of it was revoked or expired before it started. Call it again to ask the user.`;
 
-/**
- * The model: "edit <id>" calls edit_note {id}; "always <id>" always_note {id}; "ask <id>" ask_read (which asks), then
- * edit_note {id}, in one step; "both <id>" slow_read (read-only: runs unasked), then edit_note {id}. After the tools
- * answer, it is done.
- */
-function model(request: ModelRequest): ModelResponse {
-  const last = request.messages.at(-1)!;
-  if (last.role !== 'USER') return textStep('Done.');
-  const [verb, id = 'n1'] = (last.text ?? '').split(' ');
-  const n = request.messages.length;
-  if (verb === 'always') return callStep(call('always_note', { id }, `call_always_${n}`));
-  const edit = call('edit_note', { id }, `call_edit_${n}`);
-  if (verb === 'ask') return callStep(call('ask_read', {}, `call_ask_${n}`), edit);
-  if (verb === 'both') return callStep(call('slow_read', {}, `call_read_${n}`), edit);
-  return callStep(edit);
-}
-
 /** What slow_read waits for before it answers; a test sets it. */
 let slowRead: () => Promise<void> = async () => {};
-/** The step's calls the listeners saw; protected notes are vetoed, big ones asked about every time. */
-const protect: ToolPreExecuteListener = {
-  priority: 100,
-  onToolPreExecute(event) {
-    if (event.toolCall.arguments.id === 'protected') event.setVeto('protected notes are read-only');
-  },
-};
-/** Asks (without grantable) about big notes: a policy of its own, which no remembered approval may stand in for. */
-const bigNotes: ToolPreExecuteListener = {
-  priority: 100,
-  onToolPreExecute(event) {
-    if (event.toolCall.arguments.id === 'big') {
-      event.setElicitationRequest({
-        message: 'Big notes need a look every time.',
-        requestedSchema: { type: 'object', properties: {} },
-        _meta: {},
-      });
-    }
-  },
-};
-
 let s: AppScenario;
 
 beforeAll(async () => {
@@ -79,11 +40,11 @@ beforeAll(async () => {
         },
       },
     ],
-    script: [model],
+    script: [notesModel],
     agent: { toolConfirmation: { 't:always_note': 'ALWAYS' } },
     // Agents whose gating a test changes: each its own.
     agents: [otherAgent(), testAgent({ id: 'third', name: 'Third agent' })],
-    listeners: [protect, bigNotes],
+    listeners: [protectNotes(), bigNotes],
   });
 });
 afterAll(() => s?.close());

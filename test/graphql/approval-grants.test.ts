@@ -4,21 +4,10 @@
 // between the gate and the call's start) and a tool whose definition changed. What a grant lets run, what refuses a
 // remember and what stops a grant holding are the use cases', asserted in test/app/grants.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolPreExecuteListener } from '../../src/agent/event.js';
-import type { ModelRequest, ModelResponse } from '../../src/models/model.js';
 import { testUsersAuthenticator } from '../support/live.js';
 import { dataOf, START_TURN } from '../support/harness.js';
-import {
-  AGENT_ID,
-  call,
-  callStep,
-  deferred,
-  manualClock,
-  startScenario,
-  textStep,
-  toolTexts,
-  type Scenario,
-} from '../support/scenario.js';
+import { bigNotes, notesModel } from '../support/notes.js';
+import { AGENT_ID, deferred, manualClock, startScenario, toolTexts, type Scenario } from '../support/scenario.js';
 
 const TOOL_ID = 't:edit_note';
 const grantLapsed = (name: string) =>
@@ -51,34 +40,6 @@ const REVOKE = `mutation Revoke($input: RevokeApprovalGrantInput!) {
 const TURN = `query Turn($id: ID!) {
   turn(id: $id) { id status messages { role text toolCallId toolCalls { id name arguments } } elicitations { id } }
 }`;
-
-/**
- * The model: "edit <id>" calls edit_note {id}; "always <id>" always_note {id}; "both <id>" slow_read (read-only:
- * runs unasked), then edit_note {id}, in one step; after the tools answer, it says it is done.
- */
-function model(request: ModelRequest): ModelResponse {
-  const last = request.messages.at(-1)!;
-  if (last.role !== 'USER') return textStep('Done.');
-  const [verb, id = 'n1'] = (last.text ?? '').split(' ');
-  const n = request.messages.length;
-  if (verb === 'always') return callStep(call('always_note', { id }, `call_always_${n}`));
-  const edit = call('edit_note', { id }, `call_edit_${n}`);
-  return verb === 'both' ? callStep(call('slow_read', {}, `call_read_${n}`), edit) : callStep(edit);
-}
-
-/** Asks (without grantable) about big notes: a policy of its own, which no remembered approval may stand in for. */
-const bigNotes: ToolPreExecuteListener = {
-  priority: 100,
-  onToolPreExecute(event) {
-    if (event.toolCall.arguments.id === 'big') {
-      event.setElicitationRequest({
-        message: 'Big notes need a look every time.',
-        requestedSchema: { type: 'object', properties: {} },
-        _meta: {},
-      });
-    }
-  },
-};
 
 /** The API as one user (`Bearer <name>`, testUsersAuthenticator): each case its own, so grants are the case's own. */
 function as(s: Scenario, user: string) {
@@ -131,7 +92,7 @@ describe('one server on a clock the test moves', () => {
           },
         },
       ],
-      script: [model],
+      script: [notesModel],
       agent: { toolConfirmation: { 't:always_note': 'ALWAYS' } },
       listeners: [bigNotes],
       authenticator: testUsersAuthenticator,
@@ -298,7 +259,7 @@ describe('a changed tool definition', () => {
   it('on the next server start: the call asks again, and the grant reads TOOL_CHANGED', async () => {
     const first = await startScenario({
       tools: [{ name: 'edit_note', description: 'Edits a note.' }],
-      script: [model],
+      script: [notesModel],
       authenticator: testUsersAuthenticator,
     });
     let database: string;
@@ -315,7 +276,7 @@ describe('a changed tool definition', () => {
     const second = await startScenario({
       database,
       tools: [{ name: 'edit_note', description: 'Edits a note, and mails it to everyone.' }],
-      script: [model],
+      script: [notesModel],
       authenticator: testUsersAuthenticator,
     });
     try {

@@ -4,50 +4,12 @@
 // answer, the quorum's course and its races are the use case's, asserted in test/app/approvers.test.ts. On SQLite
 // and PostgreSQL (TOOLGATE_TEST_BACKEND=postgres).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentConfig, ToolgateConfig } from '../../src/config/schema.js';
 import { ScriptedModel } from '../../src/models/scripted.js';
 import { callsWhatIsNamed } from '../support/app.js';
+import { APPROVER_AGENT, APPROVER_TOOLS, approverAuth, as, type ApproverUser as User } from '../support/approvers.js';
 import { dataOf, startHarness, type Harness } from '../support/harness.js';
 import { AGENT_ID, MODEL_ID, SOURCE_ID, testConfig } from '../support/scenario.js';
 import { CountingToolSource } from '../support/tools.js';
-
-const USERS = {
-  alice: { roles: [] as string[] },
-  bob: { roles: ['reviewer'] },
-  carol: { roles: ['reviewer'] },
-  dave: { roles: ['reviewer', 'ops'] },
-  erin: { roles: ['oncall'] },
-  mallory: { roles: ['ops'] },
-  root: { roles: [] as string[], admin: true },
-};
-type User = keyof typeof USERS;
-const tokenOf = (user: User) => `${user}-token-5f0c1d2e3a4b`;
-const as = (user: User) => ({ authorization: `Bearer ${tokenOf(user)}` });
-const auth: NonNullable<ToolgateConfig['auth']> = {
-  tokens: Object.entries(USERS).map(([user, spec]) => ({
-    token: tokenOf(user as User),
-    user,
-    admin: 'admin' in spec,
-    roles: spec.roles,
-  })),
-};
-
-/** The policies of the test agent's tools. */
-const AGENT: Partial<AgentConfig> = {
-  toolConfirmation: {
-    // Four eyes, two reviewers.
-    't:deploy': { approvers: { roles: ['reviewer'], required: 2, requester: 'EXCLUDED' } },
-    // Four eyes, one reviewer; oncall after a minute.
-    't:restart': {
-      approvers: {
-        roles: ['reviewer'],
-        required: 1,
-        requester: 'EXCLUDED',
-        escalate: { afterSeconds: 60, roles: ['oncall'] },
-      },
-    },
-  },
-};
 
 const CARD = `id status message toolCall { toolId arguments } requestedBy agent { id } expiresAt
   approval { roles required requester escalation { roles at } }
@@ -74,9 +36,9 @@ let h: Harness;
 
 beforeAll(async () => {
   h = await startHarness({
-    config: { ...testConfig(AGENT), auth },
+    config: { ...testConfig(APPROVER_AGENT), auth: approverAuth },
     models: { [MODEL_ID]: new ScriptedModel([callsWhatIsNamed()]) },
-    toolSources: [new CountingToolSource(SOURCE_ID, [{ name: 'deploy' }, { name: 'restart' }])],
+    toolSources: [new CountingToolSource(SOURCE_ID, APPROVER_TOOLS)],
   });
 });
 afterAll(() => h?.close());

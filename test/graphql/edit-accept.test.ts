@@ -4,7 +4,6 @@
 // reported to webhooks and logged as a plain ACCEPT. What an edit may be, what it runs and tells the model, and its
 // idempotency are the use case's, asserted in test/app/edit-accept.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../src/domain/records.js';
 import type { ModelRequest } from '../../src/models/model.js';
 import { callsWhatIsNamed, otherAgent } from '../support/app.js';
 import { dataOf, START_TURN } from '../support/harness.js';
@@ -19,22 +18,11 @@ import {
   toolTexts,
   type Scenario,
 } from '../support/scenario.js';
+import { NOTE_SCHEMA } from '../support/notes.js';
 import type { CountingTool } from '../support/tools.js';
 import { toolMessageFor } from '../support/transcript.js';
 import { WebhookReceiver } from '../webhooks/receiver.js';
 
-/** An id (required), optional text, priority and tag (a pattern V8 backtracks on). */
-const NOTE_SCHEMA: JsonObject = {
-  type: 'object',
-  properties: {
-    id: { type: 'string', minLength: 1 },
-    text: { type: 'string' },
-    priority: { type: 'integer' },
-    tag: { type: 'string', pattern: '^(a+)+$' },
-  },
-  required: ['id'],
-  additionalProperties: false,
-};
 const EDIT_NOTE: CountingTool = { name: 'edit_note', inputSchema: NOTE_SCHEMA };
 const MODEL_ARGUMENTS = { id: 'n1', text: 'model text' };
 
