@@ -26,6 +26,7 @@ import {
 import { RESOLVE, START_TURN, tempDir } from './support/harness.js';
 import { connectWs, subscribeWs } from './support/live.js';
 import { freshPostgresDatabase } from './support/postgres.js';
+import { REDIS_URL } from './support/redis.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -412,7 +413,7 @@ describe('the container recipe, its steps run outside a container', { timeout: 6
       const environment = {
         ...compose,
         TOOLGATE_DB: database.url,
-        TOOLGATE_REDIS: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        TOOLGATE_REDIS: REDIS_URL,
         TOOLGATE_ADMIN_TOKEN: token,
       };
       try {
