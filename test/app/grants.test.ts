@@ -14,7 +14,7 @@ import type { Viewer } from '../../src/app/viewer.js';
 import type { ApprovalGrantRecord, RememberChoice, TurnRecord } from '../../src/domain/records.js';
 import { ADMIN, otherAgent, startApp, type AppScenario } from '../support/app.js';
 import { expectConsistent, expectRefused, toolTextsOf } from '../support/app-turns.js';
-import { bigNotes, notesModel, protectNotes } from '../support/notes.js';
+import { bigNotes, notesModel, notesTools, NOTES_GATING, protectNotes } from '../support/notes.js';
 import { AGENT_ID, deferred, testAgent } from '../support/scenario.js';
 
 const THIRTY_DAYS = 30 * 24 * 3600;
@@ -27,21 +27,9 @@ let s: AppScenario;
 
 beforeAll(async () => {
   s = await startApp({
-    tools: [
-      { name: 'edit_note' },
-      { name: 'always_note' },
-      { name: 'ask_read' },
-      {
-        name: 'slow_read',
-        annotations: { readOnlyHint: true },
-        run: async () => {
-          await slowRead();
-          return 'read';
-        },
-      },
-    ],
+    tools: notesTools(() => slowRead()),
     script: [notesModel],
-    agent: { toolConfirmation: { 't:always_note': 'ALWAYS' } },
+    agent: NOTES_GATING,
     // Agents whose gating a test changes: each its own.
     agents: [otherAgent(), testAgent({ id: 'third', name: 'Third agent' })],
     listeners: [protectNotes(), bigNotes],

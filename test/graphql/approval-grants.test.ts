@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testUsersAuthenticator } from '../support/live.js';
 import { dataOf, START_TURN } from '../support/harness.js';
-import { bigNotes, notesModel } from '../support/notes.js';
+import { bigNotes, notesModel, notesTools, NOTES_GATING } from '../support/notes.js';
 import { AGENT_ID, deferred, manualClock, startScenario, toolTexts, type Scenario } from '../support/scenario.js';
 
 const TOOL_ID = 't:edit_note';
@@ -80,20 +80,9 @@ describe('one server on a clock the test moves', () => {
 
   beforeAll(async () => {
     s = await startScenario({
-      tools: [
-        { name: 'edit_note' },
-        { name: 'always_note' },
-        {
-          name: 'slow_read',
-          annotations: { readOnlyHint: true },
-          run: async () => {
-            await slowRead();
-            return 'read';
-          },
-        },
-      ],
+      tools: notesTools(() => slowRead()),
       script: [notesModel],
-      agent: { toolConfirmation: { 't:always_note': 'ALWAYS' } },
+      agent: NOTES_GATING,
       listeners: [bigNotes],
       authenticator: testUsersAuthenticator,
       clock: clock.now,

@@ -2,9 +2,11 @@
 // model that calls the tool its message names by a verb, and listeners that veto protected notes or ask about some
 // calls for reasons of their own.
 import type { ToolPreExecuteListener } from '../../src/agent/event.js';
+import type { AgentConfig } from '../../src/config/schema.js';
 import type { JsonObject, ToolCall } from '../../src/domain/records.js';
 import type { ModelRequest, ModelResponse } from '../../src/models/model.js';
 import { call, callStep, textStep } from './scenario.js';
+import type { CountingTool } from './tools.js';
 
 /** An id (required), optional text, priority and tag (a pattern V8's backtracking engine takes minutes on). */
 export const NOTE_SCHEMA: JsonObject = {
@@ -18,6 +20,29 @@ export const NOTE_SCHEMA: JsonObject = {
   required: ['id'],
   additionalProperties: false,
 };
+
+/**
+ * The tools notesModel calls: edit_note, always_note (set to ALWAYS by NOTES_GATING), ask_read, and slow_read,
+ * read-only, which answers once `slowRead` resolves.
+ */
+export function notesTools(slowRead: () => Promise<void>): CountingTool[] {
+  return [
+    { name: 'edit_note' },
+    { name: 'always_note' },
+    { name: 'ask_read' },
+    {
+      name: 'slow_read',
+      annotations: { readOnlyHint: true },
+      run: async () => {
+        await slowRead();
+        return 'read';
+      },
+    },
+  ];
+}
+
+/** The notes agent's gating: always_note asks every time. */
+export const NOTES_GATING: Partial<AgentConfig> = { toolConfirmation: { 't:always_note': 'ALWAYS' } };
 
 /**
  * The model: "edit <id>" calls edit_note {id}; "always <id>" always_note {id}; "ask <id>" ask_read (which asks), then
