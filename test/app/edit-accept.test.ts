@@ -140,7 +140,12 @@ describe('an edited ACCEPT', () => {
 });
 
 describe('an edit is refused before anything is recorded, and the request stays open', () => {
-  const invalid = (at: string[]) => ({ code: 'INVALID_CONTENT', field: 'arguments', at, problem: expect.any(String) });
+  const invalid = (at: string[]) => ({
+    code: 'INVALID_CONTENT',
+    field: 'arguments',
+    at,
+    problem: expect.stringMatching(/^arguments/),
+  });
   const cases: [string, string, Partial<AnswerElicitationInput>, object][] = [
     ['a property of the wrong type', 'edit_note', { arguments: { id: 'n1', priority: 'high' } }, invalid(['priority'])],
     ['a value the schema refuses', 'edit_note', { arguments: { id: '' } }, invalid(['id'])],

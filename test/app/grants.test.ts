@@ -229,10 +229,12 @@ describe('ACCEPT with remember', () => {
       action: 'ACCEPT',
       remember: { scope: 'THREAD', ttlSeconds: 60 },
     });
-    expect(bobsAnswer.elicitation.grantId).toEqual(expect.stringMatching(/^grt_/));
+    const bobsGrant = (await s.app.store.getApprovalGrant(bobsAnswer.elicitation.grantId!, bob.id))!;
+    expect([bobsGrant.scope, await stateOf(bobsGrant)]).toEqual(['THREAD', 'ACTIVE']);
 
     const mine = await grants(alice, { includeInactive: true });
     expect(mine).toEqual([expect.objectContaining({ id: grant.id, revokedAt: null })]);
+    expect(await stateOf(mine[0]!)).toBe('ACTIVE');
     expect((await send(alice, 'edit n3')).turn.status).toBe('COMPLETED');
     expect(s.tools.runs.get('edit_note')!.slice(ran)).toEqual([{ id: 'n1' }, { id: 'n2' }, { id: 'n3' }]);
   });
