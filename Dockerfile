@@ -38,7 +38,7 @@ USER node
 WORKDIR /var/lib/toolgate
 VOLUME /var/lib/toolgate
 EXPOSE 4000
-# Ready: the database answers with every migration applied and every tool source can serve (README "Health").
+# Ready: the database answers with every migration applied and every tool source can serve (docs/observability.md#health).
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/readyz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Exec form: node is PID 1 and gets SIGTERM itself (docker stop), closes cleanly and exits 0.

@@ -1,6 +1,31 @@
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
+/** What runs again on PostgreSQL: the suites that reach a store (the store spec has a file per backend). */
+const POSTGRES_SUITES = [
+  'test/app/**/*.test.ts',
+  'test/mcp/**/*.test.ts',
+  'test/graphql/**/*.test.ts',
+  'test/http/**/*.test.ts',
+  'test/observability/**/*.test.ts',
+  'test/models/**/*.test.ts',
+  'test/tools/**/*.test.ts',
+  'test/agent/**/*.test.ts',
+  'test/durability/**/*.test.ts',
+  'test/embed.test.ts',
+];
+
+/**
+ * Left to SQLite: its WAL fsync (durable responses, its settings); the two-instance tests run on PostgreSQL in the
+ * SQLite project already.
+ */
+const SQLITE_ONLY = [
+  'test/http/durable-responses.test.ts',
+  'test/durability/store.test.ts',
+  'test/durability/instances.test.ts',
+  'test/mcp/instances.test.ts',
+];
+
 export default defineConfig({
   resolve: {
     // One graphql module for our code and the libraries: Yoga and Pothos load graphql's CommonJS build, vite would
@@ -9,16 +34,32 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: createRequire(import.meta.url).resolve('graphql') }],
   },
   test: {
-    include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    // Tests that start servers and child processes run in separate forks; two cores here.
+    // Tests that start servers and child processes run in separate forks. Half the suite's time is spent waiting
+    // (for child processes, PostgreSQL's commits, timers), so it runs more forks than the machine has cores:
+    // TOOLGATE_TEST_WORKERS sets how many.
     pool: 'forks',
-    maxWorkers: 2,
+    maxWorkers: Number(process.env.TOOLGATE_TEST_WORKERS) || 4,
     // A fork runs file after file without importing the server's modules anew for each (which cost about a third of
     // the suite's time). So a test file leaves no global changed: what it patches (a prototype, an env variable, a
     // timer) it restores in afterAll/afterEach.
     isolate: false,
+    // One run, two backends: every file on SQLite, and again on PostgreSQL those whose behaviour goes through a
+    // store (`vitest run --project postgres` runs only those). A fork serves one project, so a module that reads
+    // TOOLGATE_TEST_BACKEND when it loads reads its project's.
+    projects: [
+      { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: POSTGRES_SUITES,
+          exclude: SQLITE_ONLY,
+          env: { TOOLGATE_TEST_BACKEND: 'postgres' },
+        },
+      },
+    ],
   },
 });

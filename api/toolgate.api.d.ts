@@ -145,6 +145,7 @@ export declare const configSchema: z.ZodObject<{
         maxMessageLength: z.ZodOptional<z.ZodNumber>;
         maxContentBytes: z.ZodOptional<z.ZodNumber>;
         maxToolArgumentsBytes: z.ZodOptional<z.ZodNumber>;
+        maxToolArgumentsDepth: z.ZodOptional<z.ZodNumber>;
         maxSubscriptionsPerSocket: z.ZodOptional<z.ZodNumber>;
         maxSubscriptionsPerUser: z.ZodOptional<z.ZodNumber>;
         mcpSessionIdleSeconds: z.ZodOptional<z.ZodNumber>;

@@ -1,9 +1,10 @@
 // A frontend's round trip with plain fetch and the typed documents of `toolgate/client` (docs/client.md): start a
 // turn, poll pendingElicitations until its confirmation request shows, accept it, read the completed turn. Every
 // variable and result is typed from the document: `request(StartTurnDocument, …)` returns a StartTurnMutation.
-// Start the demo first (`npx toolgate`, or `npm start` in a checkout), then run it with `node --import tsx
-// examples/client-polling.ts` (or compiled). TOOLGATE_GRAPHQL_URL (default http://127.0.0.1:4000/graphql) and
-// TOOLGATE_TOKEN (a token of the server's "auth" section, if it has one) are read here, by the example.
+// Start the demo first (`npm start` in a checkout, or `npx toolgate` where the package is installed), then run it
+// with `node --import tsx examples/client-polling.ts` (or compiled). TOOLGATE_GRAPHQL_URL (default
+// http://127.0.0.1:4000/graphql) and TOOLGATE_TOKEN (a token of the server's "auth" section, if it has one) are read
+// here, by the example.
 import { print } from 'graphql';
 import {
   PendingElicitationsDocument,

@@ -1,10 +1,10 @@
 // A live frontend with graphql-ws and the typed documents of `toolgate/client` (docs/client.md): subscribe to the
 // viewer's confirmation requests (includePending: true, so the pause of a turn started next is never missed), start
 // a turn, accept its request when it arrives, and follow the turn with turnUpdated until it has COMPLETED. One
-// WebSocket carries it all, the mutations too. Start the demo first (`npx toolgate`, or `npm start` in a checkout),
-// then run it with `node --import tsx examples/client-subscription.ts` (or compiled). TOOLGATE_GRAPHQL_URL (default
-// http://127.0.0.1:4000/graphql) and TOOLGATE_TOKEN (a token of the server's "auth" section, if it has one) are read
-// here, by the example.
+// WebSocket carries it all, the mutations too. Start the demo first (`npm start` in a checkout, or `npx toolgate`
+// where the package is installed), then run it with `node --import tsx examples/client-subscription.ts` (or
+// compiled). TOOLGATE_GRAPHQL_URL (default http://127.0.0.1:4000/graphql) and TOOLGATE_TOKEN (a token of the
+// server's "auth" section, if it has one) are read here, by the example.
 import { print } from 'graphql';
 import { createClient } from 'graphql-ws';
 import {

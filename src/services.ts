@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_TOOL_ARGUMENTS_BYTES } from './agent/argument-size.js';
+import { DEFAULT_MAX_TOOL_ARGUMENTS_BYTES, DEFAULT_MAX_TOOL_ARGUMENTS_DEPTH } from './domain/gate/argument-size.js';
 import type { AgentRunner } from './agent/runner.js';
 import type { AppDeps, AppLimits } from './app/deps.js';
 import type { Store } from './domain/store.js';
@@ -23,7 +23,7 @@ export interface Limits extends AppLimits {
   maxRequestBytes: number;
   /** List items all list fields of one operation (one event, for a subscription) may return: src/http/list-budget.ts. */
   maxListItems: number;
-  /** Largest arguments of a model's tool call, in UTF-8 bytes of JSON: src/agent/argument-size.ts. */
+  /** Largest arguments of a model's tool call, in UTF-8 bytes of JSON: src/domain/gate/argument-size.ts. */
   maxToolArgumentsBytes: number;
   /** Subscriptions open at once on one WebSocket: src/http/subscription-limits.ts. */
   maxSubscriptionsPerSocket: number;
@@ -41,6 +41,7 @@ export const defaultLimits: Limits = {
   maxRequestBytes: 1_048_576,
   maxListItems: 20_000,
   maxToolArgumentsBytes: DEFAULT_MAX_TOOL_ARGUMENTS_BYTES,
+  maxToolArgumentsDepth: DEFAULT_MAX_TOOL_ARGUMENTS_DEPTH,
   maxSubscriptionsPerSocket: 100,
   maxSubscriptionsPerUser: 500,
   mcpSessionIdleSeconds: 1800,

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dataOf, RESOLVE, START_TURN, tempDir } from './support/harness.js';
 import { connectWs, subscribeWs } from './support/live.js';
+import { nodeArgsFor } from './support/entries.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -16,7 +17,7 @@ interface Cli {
   exited: Promise<number | null>;
 }
 
-const NODE_CLI = [process.execPath, '--import', 'tsx', 'src/cli.ts'];
+const NODE_CLI = [process.execPath, ...nodeArgsFor('src/cli.ts')];
 
 async function startCli(env: Record<string, string>, [command, ...args] = NODE_CLI): Promise<Cli> {
   const child = spawn(command!, args, {

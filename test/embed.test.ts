@@ -9,7 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, createServer, parseConfig, type Toolgate } from '../src/index.js';
 import { dataOf, RESOLVE, START_TURN, tempDir, TEST_BACKEND } from './support/harness.js';
 import { connectWs, subscribeWs } from './support/live.js';
-import { freshPostgresDatabase } from './support/postgres.js';
+import { migratedPostgresDatabase } from './support/postgres.js';
 
 const temp = tempDir();
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -21,7 +21,7 @@ afterAll(() => temp.cleanup());
 /** Where the test's state lives: a fresh SQLite file, or a fresh PostgreSQL database under test:postgres. */
 async function database(name: string): Promise<string> {
   if (TEST_BACKEND !== 'postgres') return join(temp.dir, `${name}-${Math.random()}.db`);
-  const fresh = await freshPostgresDatabase();
+  const fresh = await migratedPostgresDatabase();
   cleanups.push(() => fresh.drop());
   return fresh.url;
 }

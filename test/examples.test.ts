@@ -3,11 +3,13 @@
 // to an MCP server's tools. Each ends cleanly on SIGTERM. And the client examples (examples/client-*.ts), each run as
 // its own program against the demo served by createServer: the round trip through `toolgate/client`'s documents.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { EMBEDDING_EXAMPLES, javascriptExample } from '../scripts/examples-js.js';
 import { createServer } from '../src/index.js';
 import { startServing, type Serving } from './support/cli.js';
 import { dataOf, RESOLVE, START_TURN, tempDir, type GraphQLResponse } from './support/harness.js';
@@ -73,6 +75,14 @@ describe('examples/embed-http.ts: toolgate mounted in a node:http app', { timeou
     expect(closeCode).toBe(1001);
     await client.dispose();
   });
+});
+
+describe('examples/embed-*.mjs: the embedding examples as plain JavaScript', () => {
+  // They run with plain node on the installed package in test/package.test.ts.
+  for (const name of EMBEDDING_EXAMPLES)
+    it(`examples/${name}.mjs is examples/${name}.ts without its types (npm run examples:js)`, async () => {
+      expect(readFileSync(join(ROOT, 'examples', `${name}.mjs`), 'utf8')).toBe(await javascriptExample(name));
+    });
 });
 
 describe('examples/embed-tools.ts: a TypeScript-function tool next to MCP tools', { timeout: 60_000 }, () => {

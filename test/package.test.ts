@@ -7,13 +7,14 @@
 // compose.yaml's two instances on PostgreSQL and Redis.
 import { execFile, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   argsOf,
@@ -188,6 +189,18 @@ describe('the packed package, installed into an empty folder', { timeout: 60_000
     expect(help.stdout).toMatch(new RegExp(`^toolgate ${VERSION.replaceAll('.', '\\.')}: `));
     expect(help.stdout).toContain('toolgate init [file]');
     expect((await run(TOOLGATE, ['--version'], APP)).stdout).toBe(`${VERSION}\n`);
+  });
+
+  it("carries its docs: the README's relative links and --help's pointers lead to files in the package", async () => {
+    const pkg = join(APP, 'node_modules', 'toolgate');
+    const readme = readFileSync(join(pkg, 'README.md'), 'utf8');
+    const links = [...readme.matchAll(/\]\(([^)#\s]+)[^)]*\)/g)].map((m) => m[1]!).filter((l) => !/^[a-z]+:/.test(l));
+    expect(links.length).toBeGreaterThan(20);
+    expect(links.filter((link) => !existsSync(join(pkg, link)))).toEqual([]);
+    const help = (await run(TOOLGATE, ['--help'], APP)).stdout;
+    expect(help).toContain(`The docs come with the package, in ${realpathSync(pkg)}: `);
+    for (const file of help.match(/\b(README\.md|docs\/[\w./-]+\.md)/g)!)
+      expect(existsSync(join(pkg, file)), file).toBe(true);
   });
 
   it('toolgate with no setup: the demo on SQLite, its round trip, the inbox and GraphiQL from the package', async () => {
@@ -418,19 +431,50 @@ describe('the container recipe, its steps run outside a container', { timeout: 6
 
 // Last: tsc, started after the install, ran beside the tests above.
 describe('the package, embedded', { timeout: 120_000 }, () => {
-  it('the embedding examples compile against the package’s types and run on it', async () => {
-    await timed('examples: waiting for tsc, embed-http run', async () => {
+  it('the embedding examples compile against the package’s types, and their JavaScript runs on it with plain node', async () => {
+    await timed('examples: waiting for tsc, embed-http.mjs and embed-tools.mjs run', async () => {
       await examplesCompiled;
-      writeFileSync(join(APP, 'out', 'package.json'), '{"type": "module"}\n');
-      const example = await startProcess(process.execPath, [join('out', 'embed-http.js')], APP, {
+      // The .mjs files as the package carries them, run with plain node: no TypeScript, no loader.
+      const carried = join(APP, 'node_modules', 'toolgate', 'examples');
+      for (const name of ['embed-http.mjs', 'embed-tools.mjs'])
+        writeFileSync(join(APP, 'examples', name), readFileSync(join(carried, name)));
+      // embed-tools' MCP server, which a project installs beside toolgate: the checkout's, beside the examples.
+      mkdirSync(join(APP, 'examples', 'node_modules', '@modelcontextprotocol'), { recursive: true });
+      symlinkSync(
+        join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-memory'),
+        join(APP, 'examples', 'node_modules', '@modelcontextprotocol', 'server-memory'),
+        'dir',
+      );
+
+      const http = await startProcess(process.execPath, [join('examples', 'embed-http.mjs')], APP, {
         PORT: '0',
         TOOLGATE_DB: join(temp.dir, 'embedded.db'),
       });
-      const base = example.url.origin;
+      const base = http.url.origin;
       expect(await (await fetch(`${base}/api/status`)).json()).toEqual({ app: 'ok' });
       expect((await gql(new URL('/graphql', base), '{ agents { id } }')).agents).toEqual([{ id: 'demo' }]);
-      example.child.kill('SIGTERM');
-      expect(await example.exited).toBe(0);
+      http.child.kill('SIGTERM');
+      expect(await http.exited).toBe(0);
+
+      const tools = await startProcess(process.execPath, [join('examples', 'embed-tools.mjs')], APP, {
+        PORT: '0',
+        TOOLGATE_DB: join(temp.dir, 'embedded-tools.db'),
+        MEMORY_FILE_PATH: join(temp.dir, 'memory.jsonl'),
+      });
+      const client = new Client({ name: 'package-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(tools.url));
+      try {
+        const names = (await client.listTools()).tools.map((tool) => tool.name);
+        expect(names).toEqual(expect.arrayContaining(['list_tickets', 'close_ticket', 'read_graph']));
+        const listed = await client.callTool({ name: 'list_tickets', arguments: {} });
+        expect((listed.content as { text: string }[])[0]!.text).toBe(
+          '#1 Printer on fire (open)\n#2 VPN drops every hour (open)',
+        );
+      } finally {
+        await client.close();
+      }
+      tools.child.kill('SIGTERM');
+      expect(await tools.exited).toBe(0);
     });
   });
 

@@ -5,7 +5,7 @@
 import { ElicitRequestFormParamsSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ElicitationRequest, JsonObject, ToolCall, ToolDefinition } from '../domain/records.js';
 import { toStorableJson } from '../domain/text.js';
-import { META_TOOL_CALL_KEY, toolCallMeta } from './messages.js';
+import { META_TOOL_CALL_KEY, toolCallMeta } from '../domain/gate/messages.js';
 
 export class InvalidElicitationRequestError extends Error {
   constructor(toolId: string, detail: string) {

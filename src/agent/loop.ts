@@ -30,21 +30,16 @@ import {
   type TurnMaintenance,
 } from '../domain/store.js';
 import type { Model } from '../models/model.js';
-import type { Tool } from '../tools/tool.js';
-import type { ListenerRegistry } from './event.js';
+import type { Tool, ToolCatalog } from '../tools/tool.js';
+import type { ListenerRegistry } from '../domain/gate/listeners.js';
 import type { TurnLeases } from './lease.js';
-import { approversFor } from './gating.js';
-import { answerInstructions, calledName, pausedQuestion, toolText, turnErrors } from './messages.js';
+import { approversFor } from '../domain/gate/gating.js';
+import { answerInstructions, calledName, pausedQuestion, toolText, turnErrors } from '../domain/gate/messages.js';
 import { preExecute } from './pre-execute.js';
 import type { TurnReporter } from './reporting.js';
-import { normaliseToolCalls } from './tool-calls.js';
-import { ToolNames } from './tool-names.js';
+import { normaliseToolCalls } from '../domain/gate/tool-calls.js';
+import { ToolNames } from '../domain/gate/tool-names.js';
 import { openToolCalls, toModelMessages } from './transcript.js';
-
-/** Resolves an agent's tools (by its tool ids) to runnable tools. */
-export interface ToolCatalog {
-  toolsFor(agent: Agent): Promise<Tool[]>;
-}
 
 /**
  * The moments between a turn's persisted steps: `modelAnswered` (model replied, ASSISTANT not saved yet),
@@ -77,6 +72,8 @@ export interface LoopOptions {
   clock: () => Date;
   /** Largest arguments of a model's tool call, in UTF-8 bytes of JSON; a larger call is refused. */
   maxToolArgumentsBytes: number;
+  /** Deepest arguments of a model's tool call, in levels of objects and arrays; a deeper call is refused. */
+  maxToolArgumentsDepth: number;
   checkpoint?: CheckpointHook;
 }
 
@@ -239,6 +236,7 @@ export class TurnLoop {
       tools: run.byId,
       usedIds: transcript.flatMap((m) => m.toolCalls.map((call) => call.id)),
       maxArgumentsBytes: this.options.maxToolArgumentsBytes,
+      maxArgumentsDepth: this.options.maxToolArgumentsDepth,
     });
     const answerText = response.text === null ? null : toStorableText(response.text);
     await this.options.checkpoint?.('modelAnswered', { turnId: turn.id });

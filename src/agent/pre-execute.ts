@@ -4,7 +4,7 @@
 import type { Agent, ElicitationRequest, ToolCall } from '../domain/records.js';
 import type { Tool } from '../tools/tool.js';
 import { checkedElicitationRequest } from './elicitation-request.js';
-import { type ListenerRegistry, ToolPreExecuteEvent } from './event.js';
+import { type ListenerRegistry, ToolPreExecuteEvent } from '../domain/gate/listeners.js';
 
 /** What the listeners decided for a call. */
 export type PreExecuteVerdict =

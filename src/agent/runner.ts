@@ -3,18 +3,19 @@
 // reporting.ts tells subscribers and observers what happened.
 import { newId } from '../domain/ids.js';
 import type { ElicitationAnswer, ElicitationRecord, ThreadRecord, ToolCall, TurnRecord } from '../domain/records.js';
+import type { AnswerRefusal, StartRefusal } from '../domain/refusals.js';
 import type { TurnMaintenance } from '../domain/store.js';
 import type { Model } from '../models/model.js';
-import { DEFAULT_MAX_TOOL_ARGUMENTS_BYTES } from './argument-size.js';
-import { closeStep } from './closing.js';
-import type { ListenerRegistry } from './event.js';
+import type { ToolCatalog } from '../tools/tool.js';
+import { DEFAULT_MAX_TOOL_ARGUMENTS_BYTES, DEFAULT_MAX_TOOL_ARGUMENTS_DEPTH } from '../domain/gate/argument-size.js';
+import type { ListenerRegistry } from '../domain/gate/listeners.js';
 import type { LifecycleObserver } from './lifecycle.js';
 import { TurnLeases, type LeaseOptions } from './lease.js';
-import { TurnLoop, type CheckpointHook, type LoopStore, type ToolCatalog } from './loop.js';
+import { TurnLoop, type CheckpointHook, type LoopStore } from './loop.js';
 import { TurnReporter, type RunnerEvents } from './reporting.js';
 import { TurnSupervisor } from './supervision.js';
 
-export type { Checkpoint, ToolCatalog } from './loop.js';
+export type { Checkpoint } from './loop.js';
 export type { RunnerEvents } from './reporting.js';
 
 export interface RunnerOptions {
@@ -35,6 +36,8 @@ export interface RunnerOptions {
   maxRecoveries?: number;
   /** Largest arguments of a model's tool call, in UTF-8 bytes of JSON; a larger call is refused. Default 256 KiB. */
   maxToolArgumentsBytes?: number;
+  /** Deepest arguments of a model's tool call, in levels of objects and arrays; a deeper call is refused. Default 64. */
+  maxToolArgumentsDepth?: number;
   /**
    * Fault injection for tests: awaited at each named moment of a turn (loop.ts Checkpoint), so a test can kill the
    * process exactly there (test/fixtures/durability-server.ts). Not for production use.
@@ -50,27 +53,13 @@ export type StartTurnOutcome =
       /** When `turn` is the pause this call stopped at: its elicitations as created (no need to read them back). */
       pausedWith: ElicitationRecord[] | null;
     }
-  /**
-   * Refused, nothing written: no such agent; no such thread of the owner (THREAD_NOT_FOUND) or one of another agent
-   * (WRONG_AGENT); its turn is RUNNING; the idempotency key was claimed by another request.
-   */
-  | {
-      ok: false;
-      code:
-        | 'AGENT_NOT_FOUND'
-        | 'GATEWAY_MESSAGE'
-        | 'THREAD_NOT_FOUND'
-        | 'WRONG_AGENT'
-        | 'THREAD_BUSY'
-        | 'IDEMPOTENCY_KEY_REUSED';
-    };
+  /** Refused, nothing written: the store's refusal, as it gave it. */
+  | ({ ok: false } & StartRefusal);
 
 export type ResolveOutcome =
   | { ok: true; elicitation: ElicitationRecord; turn: TurnRecord; pausedWith: ElicitationRecord[] | null }
-  /** No such elicitation of the owner. */
-  | { ok: false; code: 'NOT_FOUND' }
-  /** Answered before with another answer, or past its expiry: nothing ran. `elicitation` as it is now. */
-  | { ok: false; code: 'ALREADY_RESOLVED' | 'EXPIRED'; elicitation: ElicitationRecord };
+  /** Not recorded, nothing ran: the store's refusal, as it gave it. */
+  | ({ ok: false } & AnswerRefusal);
 
 export class AgentRunner {
   readonly #store: RunnerOptions['store'];
@@ -99,6 +88,7 @@ export class AgentRunner {
       reporter: this.#reporter,
       clock: this.#clock,
       maxToolArgumentsBytes: options.maxToolArgumentsBytes ?? DEFAULT_MAX_TOOL_ARGUMENTS_BYTES,
+      maxToolArgumentsDepth: options.maxToolArgumentsDepth ?? DEFAULT_MAX_TOOL_ARGUMENTS_DEPTH,
       checkpoint: options.checkpoint,
     });
     this.#supervisor = new TurnSupervisor({
@@ -133,28 +123,25 @@ export class AgentRunner {
     /** A gateway's call, the turn's one step (src/domain/gateway.ts). */
     call?: ToolCall;
   }): Promise<StartTurnOutcome> {
-    const result = await this.#store.startTurn(
-      {
-        turnId: newId('trn'),
-        newThreadId: newId('thr'),
-        threadId: input.threadId,
-        agentId: input.agentId,
-        ownerId: input.ownerId,
-        message: input.message,
-        now: this.#now(),
-        lease: this.#leases.next(),
-        ...(input.idempotencyKey !== undefined && { idempotencyKey: input.idempotencyKey }),
-        ...(input.call && { call: input.call }),
-      },
-      closeStep,
-    );
+    const result = await this.#store.startTurn({
+      turnId: newId('trn'),
+      newThreadId: newId('thr'),
+      threadId: input.threadId,
+      agentId: input.agentId,
+      ownerId: input.ownerId,
+      message: input.message,
+      now: this.#now(),
+      lease: this.#leases.next(),
+      ...(input.idempotencyKey !== undefined && { idempotencyKey: input.idempotencyKey }),
+      ...(input.call && { call: input.call }),
+    });
     if (result.ok && result.replayed) {
       // The request sent again: its turn as it is now. Like the first request, one that does not run in the
       // background waits for the turn to stop when this process runs it (another process's reads as it is now).
       const running = input.background ? undefined : this.#supervisor.running(result.turn.id);
       return { ok: true, thread: result.thread, turn: (await running)?.turn ?? result.turn, pausedWith: null };
     }
-    if (!result.ok) return { ok: false, code: result.code === 'NOT_FOUND' ? 'THREAD_NOT_FOUND' : result.code };
+    if (!result.ok) return result;
     if (result.superseded) {
       // A paused turn past its expiry ends EXPIRED (its requests went unanswered), else CANCELLED.
       this.#reporter.turn(result.superseded);
@@ -189,26 +176,23 @@ export class AgentRunner {
     answeredBy: string;
     answer: ElicitationAnswer;
   }): Promise<ResolveOutcome> {
-    const result = await this.#store.resolveElicitation(
-      {
-        ...input,
-        now: this.#now(),
-        lease: this.#leases.next(),
-        ...(input.answer.remember && { grantId: newId('grt') }),
-      },
-      closeStep,
-    );
+    const result = await this.#store.resolveElicitation({
+      ...input,
+      now: this.#now(),
+      lease: this.#leases.next(),
+      ...(input.answer.remember && { grantId: newId('grt') }),
+    });
+    if (!result.ok) {
+      if (result.code !== 'EXPIRED') return result;
+      // Too late: the answer expired the turn, when nobody had yet; its closing is reported like the sweeper's.
+      const { closed, ...refusal } = result;
+      if (closed) {
+        this.#reporter.turn(closed);
+        await this.#reporter.closed(closed);
+      }
+      return refusal;
+    }
     switch (result.kind) {
-      case 'not_found':
-        return { ok: false, code: 'NOT_FOUND' };
-      case 'already_resolved':
-        return { ok: false, code: 'ALREADY_RESOLVED', elicitation: result.elicitation };
-      case 'expired':
-        if (result.changed) {
-          this.#reporter.turn(result.turn);
-          await this.#reporter.closed(result.turn);
-        }
-        return { ok: false, code: 'EXPIRED', elicitation: result.elicitation };
       case 'duplicate':
         // The same answer again: return the recorded result; if the turn is still being continued, wait for it.
         return {

@@ -3,10 +3,9 @@
 // recovery), taking over turns no live process runs, and expiring paused turns whose time has passed.
 import type { TurnRecord } from '../domain/records.js';
 import { LeaseLostError, type Reads, type TurnMaintenance } from '../domain/store.js';
-import { closeStep } from './closing.js';
 import type { TurnLeases } from './lease.js';
 import type { KnownState, TurnLoop, TurnStop } from './loop.js';
-import { turnErrors } from './messages.js';
+import { turnErrors } from '../domain/gate/messages.js';
 import type { TurnReporter } from './reporting.js';
 
 export interface SupervisorOptions {
@@ -94,7 +93,7 @@ export class TurnSupervisor {
 
   /** Expire paused turns whose time has passed. */
   async expireDue(limit: number): Promise<TurnRecord[]> {
-    const expired = await this.#store.expireDueTurns(this.#now(), limit, closeStep);
+    const expired = await this.#store.expireDueTurns(this.#now(), limit);
     for (const turn of expired) {
       this.options.reporter.turn(turn);
       await this.options.reporter.closed(turn);

@@ -1,7 +1,7 @@
 // What the loop reads of a thread's transcript: the calls still open, and the messages the model is sent.
 import type { MessageRecord, ToolCall } from '../domain/records.js';
 import type { ModelMessage } from '../models/model.js';
-import type { ToolNames } from './tool-names.js';
+import type { ToolNames } from '../domain/gate/tool-names.js';
 
 /** Tool calls of the turn's last ASSISTANT message that have no TOOL message yet (none if it is another turn's). */
 export function openToolCalls(transcript: MessageRecord[], turnId: string): ToolCall[] {

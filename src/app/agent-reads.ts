@@ -1,6 +1,6 @@
 // Agents and how each of their tools is gated. Agents are shared: every viewer may see them and their settings (only
 // administrators change them: update-agent-gating.ts).
-import { editAllowed, gateDecision, requiresConfirmation, type GateDecision } from '../agent/gating.js';
+import { editAllowed, gateDecision, requiresConfirmation, type GateDecision } from '../domain/gate/gating.js';
 import type { Agent, ArgumentRule, JsonObject, ToolConfirmationMode } from '../domain/records.js';
 import type { Tool } from '../tools/tool.js';
 import type { AppDeps } from './deps.js';

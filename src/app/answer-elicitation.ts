@@ -2,17 +2,18 @@
 // approvers (docs/approvers.md), another user's request under an approvers policy. Who may answer, and everything
 // about the answer itself, is checked here, before anything is recorded; the store then decides against the stored
 // state (answered before, expired, the quorum) and the loop resumes the turn when it was the step's last answer.
-import { validateArguments } from '../agent/arguments.js';
-import { contentBytes, validateContent } from '../agent/content.js';
-import { editAllowed } from '../agent/gating.js';
+import { validateArguments } from '../domain/gate/arguments.js';
+import { contentBytes, validateContent } from '../domain/gate/content.js';
 import { effectiveAnswer } from '../domain/answer-rules.js';
+import { nestedDeeperThan } from '../domain/json-depth.js';
+import { type ApproverRefusalReason, mayAnswer, mayRemember } from '../domain/approvers.js';
+import { editAllowed } from '../domain/gate/gating.js';
 import { MAX_GRANT_TTL_SECONDS } from '../domain/grants.js';
+import type { AnswerRefusal, NotFound } from '../domain/refusals.js';
 import type {
-  Agent,
   ElicitationAction,
   ElicitationAnswer,
   ElicitationRecord,
-  ElicitationStatus,
   JsonObject,
   RememberChoice,
   TurnRecord,
@@ -34,7 +35,7 @@ export interface AnswerElicitationInput {
 
 export type AnswerElicitationRefusal =
   | { code: 'INVALID_INPUT'; field: 'content'; reason: 'TOO_LARGE'; maxBytes: number }
-  | { code: 'NOT_FOUND'; field: 'elicitationId' }
+  | (NotFound<'elicitation'> & { field: 'elicitationId' })
   /** The content does not match the request, or the edited arguments the tool's inputSchema: `problem` says how. */
   | { code: 'INVALID_CONTENT'; field: 'content' | 'arguments'; at: string[]; problem: string }
   | { code: 'INVALID_INPUT'; field: 'arguments' | 'remember'; reason: 'ACCEPT_ONLY' }
@@ -45,23 +46,10 @@ export type AnswerElicitationRefusal =
   | { code: 'INVALID_INPUT'; field: 'remember'; at: ['ttlSeconds']; reason: 'OUT_OF_RANGE'; max: number }
   /** The call asks every time (ALWAYS, or a listener's reason of its own), or was asked before grants existed. */
   | { code: 'INVALID_INPUT'; field: 'remember'; reason: 'NOT_REMEMBERABLE'; toolName: string }
-  /**
-   * Already answered (`status` as it is now): by the viewer, whose first answer stands (still PENDING while the
-   * request waits for other approvers), or decided.
-   */
-  | { code: 'ALREADY_RESOLVED'; field: 'elicitationId'; status: ElicitationStatus }
-  | { code: 'EXPIRED'; field: 'elicitationId'; expiresAt: string }
+  /** The store's refusals: not found, answered before (ALREADY_RESOLVED), expired. */
+  | (AnswerRefusal & { field: 'elicitationId' })
   /** Under an approvers policy, the viewer may not give this answer: see ApproverRefusalReason. */
   | { code: 'FORBIDDEN'; field: 'action'; reason: ApproverRefusalReason; escalatesAt?: string };
-
-/**
- * Why an answer under an approvers policy is refused to someone who may see the request:
- * FOUR_EYES: the requester, excluded from answering but CANCEL (requester EXCLUDED);
- * CANCEL_BY_REQUESTER: a CANCEL from an approver (only the requester or an administrator cancels);
- * NOT_YET_ESCALATED: a member of an escalation role before the escalation time (`escalatesAt`);
- * NOT_AN_APPROVER: an administrator who holds none of the policy's roles (they may CANCEL).
- */
-export type ApproverRefusalReason = 'FOUR_EYES' | 'CANCEL_BY_REQUESTER' | 'NOT_YET_ESCALATED' | 'NOT_AN_APPROVER';
 
 export type AnswerElicitationOutcome = Outcome<
   {
@@ -92,15 +80,20 @@ export async function answerElicitation(
       maxBytes: app.limits.maxContentBytes,
     };
   }
+  // Edited arguments nested too deeply are refused as early, before anything recursive (comparing them) walks them.
+  if (input.arguments != null && nestedDeeperThan(input.arguments, app.limits.maxToolArgumentsDepth)) {
+    const problem = `arguments are nested more than ${app.limits.maxToolArgumentsDepth} levels deep.`;
+    return { ok: false, code: 'INVALID_CONTENT', field: 'arguments', at: [], problem };
+  }
   // The viewer's own request, read as the owner's; another user's only when the viewer could answer some request of
   // another user at all (they hold a role, or administer), and then only under a policy that lets them in: any other
   // reads as absent, exactly like an unknown id.
   const own = await app.store.getElicitation(input.elicitationId, viewer.id);
   const existing =
     own ?? (viewer.roles.length > 0 || viewer.isAdmin ? await app.store.loadElicitation(input.elicitationId) : null);
-  if (!existing) return { ok: false, code: 'NOT_FOUND', field: 'elicitationId' };
+  if (!existing) return NOT_FOUND;
   const standing = mayAnswer(existing, viewer, input.action, app.clock().toISOString());
-  if (standing.kind === 'absent') return { ok: false, code: 'NOT_FOUND', field: 'elicitationId' };
+  if (standing.kind === 'absent') return NOT_FOUND;
   if (standing.kind === 'refused') {
     return {
       ok: false,
@@ -129,67 +122,10 @@ export async function answerElicitation(
     answer,
   });
   if (result.ok) return requester ? result : { ...result, turn: null, pausedWith: null };
-  switch (result.code) {
-    case 'NOT_FOUND':
-      return { ok: false, code: 'NOT_FOUND', field: 'elicitationId' };
-    case 'ALREADY_RESOLVED':
-      return { ok: false, code: 'ALREADY_RESOLVED', field: 'elicitationId', status: result.elicitation.status };
-    case 'EXPIRED':
-      return { ok: false, code: 'EXPIRED', field: 'elicitationId', expiresAt: result.elicitation.expiresAt };
-  }
+  return { ...result, field: 'elicitationId' };
 }
 
-/** Whether the viewer may give this answer to this request, as far as who they are goes (docs/approvers.md). */
-export type Standing =
-  | { kind: 'allowed' }
-  /** Not theirs to see: reads as not found. */
-  | { kind: 'absent' }
-  | { kind: 'refused'; reason: ApproverRefusalReason; escalatesAt?: string };
-
-/**
- * Who may answer a request: its requester (under EXCLUDED only with CANCEL); a member of one of its policy's roles,
- * or of an escalation role once the escalation time has come (not with CANCEL); an administrator with CANCEL. Anyone
- * else does not see the request at all. A request without a policy is its requester's alone.
- */
-export function mayAnswer(
-  elicitation: Pick<ElicitationRecord, 'ownerId' | 'approval'>,
-  viewer: Viewer,
-  action: ElicitationAction,
-  now: string,
-): Standing {
-  const { approval } = elicitation;
-  if (elicitation.ownerId === viewer.id) {
-    if (approval?.requester === 'EXCLUDED' && action !== 'CANCEL') return { kind: 'refused', reason: 'FOUR_EYES' };
-    return { kind: 'allowed' };
-  }
-  if (!approval) return { kind: 'absent' };
-  const holds = (roles: readonly string[]) => roles.some((role) => viewer.roles.includes(role));
-  const { escalation } = approval;
-  const member = holds(approval.roles) || (escalation !== null && holds(escalation.roles) && escalation.at <= now);
-  const escalatesLater = escalation !== null && !member && holds(escalation.roles);
-  if (action === 'CANCEL') {
-    if (viewer.isAdmin) return { kind: 'allowed' };
-    return member || escalatesLater ? { kind: 'refused', reason: 'CANCEL_BY_REQUESTER' } : { kind: 'absent' };
-  }
-  if (member) return { kind: 'allowed' };
-  if (escalatesLater) return { kind: 'refused', reason: 'NOT_YET_ESCALATED', escalatesAt: escalation.at };
-  if (viewer.isAdmin) return { kind: 'refused', reason: 'NOT_AN_APPROVER' };
-  return { kind: 'absent' };
-}
-
-/** Whether an ACCEPT of this request may carry edited arguments: the agent's allowEdit for the tool, as of now. */
-export function mayEdit(elicitation: ElicitationRecord, agent: Agent | null): boolean {
-  return agent !== null && editAllowed(agent, elicitation.toolCall.toolId);
-}
-
-/**
- * Whether an ACCEPT of this request may remember its approval: it could when it was asked (the call's `grantable`)
- * and the tool is not set to ALWAYS now (an admin may have set it since; such a tool never takes a grant).
- */
-export function mayRemember(elicitation: ElicitationRecord, agent: Agent | null): boolean {
-  const { definitionHash, grantable, toolId } = elicitation.toolCall;
-  return Boolean(definitionHash && grantable) && agent?.toolConfirmation[toolId] !== 'ALWAYS';
-}
+const NOT_FOUND: AnswerElicitationOutcome = { ok: false, code: 'NOT_FOUND', of: 'elicitation', field: 'elicitationId' };
 
 /**
  * Edited arguments and remember, checked before anything is recorded: only with ACCEPT; edits only where the agent

@@ -2,19 +2,20 @@
 // agent without a model (src/domain/gateway.ts): the client chose the call, so its turn starts with that call as its
 // one step, which passes the same gate (listeners, modes, rules, remembered approvals), may pause for an answer, runs
 // at most once, and ends with the call's result.
-import { gatewayCallText } from '../agent/messages.js';
-import { normaliseToolCalls } from '../agent/tool-calls.js';
-import { ToolNames } from '../agent/tool-names.js';
+import { gatewayCallText } from '../domain/gate/messages.js';
+import { normaliseToolCalls } from '../domain/gate/tool-calls.js';
+import { ToolNames } from '../domain/gate/tool-names.js';
 import { isGateway, unranCallResult, type CallResult } from '../domain/gateway.js';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../domain/idempotency.js';
+import { idempotencyKeyProblem } from '../domain/idempotency.js';
 import { isCursor } from '../domain/pagination.js';
+import type { NotFound, StartRefusal } from '../domain/refusals.js';
 import type { Agent, ElicitationRecord, JsonObject, TurnRecord } from '../domain/records.js';
+import type { TextProblem } from '../domain/text-problem.js';
 import { toStorableText } from '../domain/text.js';
 import type { Tool } from '../tools/tool.js';
 import type { AppDeps } from './deps.js';
-import type { Outcome, TextProblem } from './outcome.js';
+import type { Outcome } from './outcome.js';
 import { pageSize, type PageRequest } from './reads.js';
-import { textProblem } from './text-problem.js';
 import type { Viewer } from './viewer.js';
 
 export type { CallResult };
@@ -38,12 +39,12 @@ export interface CallToolInput {
 
 export type CallToolRefusal =
   /** No gateway agent with this id. */
-  | { code: 'NOT_FOUND'; field: 'agentId' }
+  | (NotFound<'agent'> & { field: 'agentId' })
   /** The gateway has no tool of this name. */
-  | { code: 'NOT_FOUND'; field: 'name' }
+  | (NotFound<'tool'> & { field: 'name' })
   | ({ code: 'INVALID_INPUT'; field: 'idempotencyKey' } & TextProblem)
   /** The key was used before for another call. */
-  | { code: 'IDEMPOTENCY_KEY_REUSED'; field: 'idempotencyKey' };
+  | (Extract<StartRefusal, { code: 'IDEMPOTENCY_KEY_REUSED' }> & { field: 'idempotencyKey' });
 
 /** Where a call stands. */
 export interface GatewayCall {
@@ -66,20 +67,21 @@ const STOPPED = new Set<TurnRecord['status']>(['COMPLETED', 'FAILED', 'CANCELLED
 export async function callTool(app: AppDeps, viewer: Viewer, input: CallToolInput): Promise<CallToolOutcome> {
   const key = input.idempotencyKey ?? undefined;
   if (key !== undefined) {
-    const keyProblem = textProblem(key, key.length === 0, MAX_IDEMPOTENCY_KEY_LENGTH);
+    const keyProblem = idempotencyKeyProblem(key);
     if (keyProblem) return { ok: false, code: 'INVALID_INPUT', field: 'idempotencyKey', ...keyProblem };
   }
   const gateway = await gatewayTools(app, input.agentId);
-  if (!gateway) return { ok: false, code: 'NOT_FOUND', field: 'agentId' };
+  if (!gateway) return { ok: false, code: 'NOT_FOUND', of: 'agent', field: 'agentId' };
   const { names, tools } = gateway;
-  if (names.toolId(input.name) === undefined) return { ok: false, code: 'NOT_FOUND', field: 'name' };
-  // The client's call as a model's would be kept: its id ours, its arguments within the size limit (an oversize
-  // call is refused by the gate, and the client reads why).
+  if (names.toolId(input.name) === undefined) return { ok: false, code: 'NOT_FOUND', of: 'tool', field: 'name' };
+  // The client's call as a model's would be kept: its id ours, its arguments within the size and depth limits (a call
+  // over one is refused by the gate, and the client reads why).
   const [call] = normaliseToolCalls([{ id: '', name: input.name, arguments: input.arguments }], {
     names,
     tools: new Map(tools.map((tool) => [tool.id, tool])),
     usedIds: [],
     maxArgumentsBytes: app.limits.maxToolArgumentsBytes,
+    maxArgumentsDepth: app.limits.maxToolArgumentsDepth,
   });
   const started = await app.runner.startTurn({
     agentId: input.agentId,
@@ -91,10 +93,11 @@ export async function callTool(app: AppDeps, viewer: Viewer, input: CallToolInpu
     call: call!,
   });
   if (!started.ok) {
-    // A new thread is never busy or missing; the agent went between the read above and the start.
-    if (started.code === 'IDEMPOTENCY_KEY_REUSED')
-      return { ok: false, code: 'IDEMPOTENCY_KEY_REUSED', field: 'idempotencyKey' };
-    return { ok: false, code: 'NOT_FOUND', field: 'agentId' };
+    if (started.code === 'IDEMPOTENCY_KEY_REUSED') return { ...started, field: 'idempotencyKey' };
+    // The agent went, or is no longer a gateway, since the read above.
+    if (started.code === 'NOT_FOUND' && started.of === 'agent') return { ...started, field: 'agentId' };
+    // A call starts a new thread, never busy or missing, and it is a call, never a message to a gateway.
+    throw new Error(`a gateway's call was refused as only a message to a thread can be: ${started.code}`);
   }
   return { ok: true, call: await callOf(app, started.turn, started.pausedWith) };
 }

@@ -3,6 +3,7 @@
 // Only a waiting call can be cancelled: one let through runs its tool (or is about to), which nothing stops halfway,
 // and one that stopped has its result.
 import type { TurnStatus } from '../domain/records.js';
+import type { NotFound } from '../domain/refusals.js';
 import { answerElicitation } from './answer-elicitation.js';
 import { gatewayCall, type GatewayCall } from './call-tool.js';
 import type { AppDeps } from './deps.js';
@@ -18,7 +19,7 @@ export interface CancelCallInput {
 
 export type CancelCallRefusal =
   /** The viewer has no such call on this gateway. */
-  | { code: 'NOT_FOUND'; field: 'turnId' }
+  | (NotFound<'turn'> & { field: 'turnId' })
   /** It no longer waits: RUNNING (let through: its tool runs or is about to), or stopped. `status` as it is now. */
   | { code: 'ALREADY_RESOLVED'; field: 'turnId'; status: TurnStatus };
 
@@ -30,7 +31,7 @@ export async function cancelGatewayCall(
   input: CancelCallInput,
 ): Promise<CancelCallOutcome> {
   const call = await gatewayCall(app, viewer, input.turnId, input.agentId);
-  if (!call) return { ok: false, code: 'NOT_FOUND', field: 'turnId' };
+  if (!call) return { ok: false, code: 'NOT_FOUND', of: 'turn', field: 'turnId' };
   for (const elicitation of call.waitingOn) {
     const answered = await answerElicitation(app, viewer, { elicitationId: elicitation.id, action: 'CANCEL' });
     // One CANCEL closes the turn with every request of its step. A refusal (answered first elsewhere, expired) means
@@ -38,7 +39,7 @@ export async function cancelGatewayCall(
     if (answered.ok) break;
   }
   const now = await gatewayCall(app, viewer, input.turnId, input.agentId);
-  if (!now) return { ok: false, code: 'NOT_FOUND', field: 'turnId' };
+  if (!now) return { ok: false, code: 'NOT_FOUND', of: 'turn', field: 'turnId' };
   if (now.turn.status !== 'CANCELLED') {
     return { ok: false, code: 'ALREADY_RESOLVED', field: 'turnId', status: now.turn.status };
   }

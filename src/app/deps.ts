@@ -19,6 +19,8 @@ export interface AppLimits {
   maxContentBytes: number;
   /** Largest arguments of a tool call, in UTF-8 bytes of JSON (a model's, or a gateway client's). */
   maxToolArgumentsBytes: number;
+  /** Deepest arguments of a tool call, in levels of objects and arrays (a model's, or a gateway client's). */
+  maxToolArgumentsDepth: number;
 }
 
 /** The store as the use cases see it: reads, agents, grants and the webhook list; writes to turns go through the runner. */

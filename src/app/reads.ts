@@ -2,7 +2,8 @@
 // Every read is scoped to the viewer: another user's record reads as absent, exactly like an unknown id, so an id
 // tells nobody whether it exists. Pages are capped here, whichever entrance asks.
 import { elicitationStatusAt } from '../domain/expiry.js';
-import { outdated } from '../domain/quorum.js';
+import { answerCounts, mayAnswer } from '../domain/approvers.js';
+import { awaitsAnswerOf, outdated } from '../domain/quorum.js';
 import type {
   Agent,
   ApproverAnswer,
@@ -14,7 +15,6 @@ import type {
   ThreadRecord,
   TurnRecord,
 } from '../domain/records.js';
-import { mayAnswer } from './answer-elicitation.js';
 import type { AppDeps } from './deps.js';
 import type { Viewer } from './viewer.js';
 
@@ -162,9 +162,7 @@ export async function mayAnswerNow(
   const now = app.clock().toISOString();
   if (elicitationStatusAt(elicitation, now) !== 'PENDING') return false;
   if (mayAnswer(elicitation, viewer, 'ACCEPT', now).kind !== 'allowed') return false;
-  const given = await answers();
-  const mine = given.find((answer) => answer.approverId === viewer.id);
-  return !mine || outdated(mine, given);
+  return awaitsAnswerOf(await answers(), viewer.id);
 }
 
 /** How a closed elicitation was closed: answered by its user, or closed by the server without an answer. */
@@ -228,7 +226,7 @@ export async function elicitationAnswers(
     content: answer.content,
     arguments: answer.arguments,
     answeredAt: answer.createdAt,
-    counts: !outdated(answer, answers) && (approval.requester === 'ALSO' || answer.approverId !== elicitation.ownerId),
+    counts: !outdated(answer, answers) && answerCounts(approval, answer.approverId, elicitation.ownerId),
   }));
 }
 

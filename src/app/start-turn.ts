@@ -2,10 +2,11 @@
 // (src/agent/runner.ts); this decides whether it may start: the message and the key are checked here, the agent,
 // the thread (the viewer's, of this agent, not busy) and the key's earlier use by the store, in one transaction.
 import type { ElicitationRecord, ThreadRecord, TurnRecord } from '../domain/records.js';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../domain/idempotency.js';
+import { idempotencyKeyProblem } from '../domain/idempotency.js';
+import type { NotFound, StartRefusal } from '../domain/refusals.js';
 import type { AppDeps } from './deps.js';
-import { type Outcome, type TextProblem } from './outcome.js';
-import { textProblem } from './text-problem.js';
+import { textProblem, type TextProblem } from '../domain/text-problem.js';
+import { type Outcome } from './outcome.js';
 import type { Viewer } from './viewer.js';
 
 export interface StartTurnInput {
@@ -21,15 +22,15 @@ export interface StartTurnInput {
 
 export type StartTurnRefusal =
   | ({ code: 'INVALID_INPUT'; field: 'message' | 'idempotencyKey' } & TextProblem)
-  | { code: 'NOT_FOUND'; field: 'agentId' }
+  | (NotFound<'agent'> & { field: 'agentId' })
   /** The agent is a gateway: its calls come from MCP clients, not from messages. */
-  | { code: 'INVALID_INPUT'; field: 'agentId'; reason: 'GATEWAY' }
+  | (Extract<StartRefusal, { reason: 'GATEWAY' }> & { field: 'agentId' })
   /** No thread with this id of the viewer's, or one of another agent. */
-  | { code: 'NOT_FOUND'; field: 'threadId'; reason: 'NO_SUCH_THREAD' | 'OTHER_AGENT' }
+  | (Extract<StartRefusal, { of: 'thread' }> & { field: 'threadId' })
   /** The thread's turn is RUNNING. */
-  | { code: 'THREAD_BUSY'; field: 'threadId' }
+  | (Extract<StartRefusal, { code: 'THREAD_BUSY' }> & { field: 'threadId' })
   /** The key was used before for another agent, thread or message. */
-  | { code: 'IDEMPOTENCY_KEY_REUSED'; field: 'idempotencyKey' };
+  | (Extract<StartRefusal, { code: 'IDEMPOTENCY_KEY_REUSED' }> & { field: 'idempotencyKey' });
 
 export type StartTurnOutcome = Outcome<
   {
@@ -42,12 +43,12 @@ export type StartTurnOutcome = Outcome<
 >;
 
 export async function startTurn(app: AppDeps, viewer: Viewer, input: StartTurnInput): Promise<StartTurnOutcome> {
-  // A message of blanks is empty; a key is a name, any non-empty one will do.
+  // A message of blanks is empty.
   const messageProblem = textProblem(input.message, input.message.trim().length === 0, app.limits.maxMessageLength);
   if (messageProblem) return { ok: false, code: 'INVALID_INPUT', field: 'message', ...messageProblem };
   const key = input.idempotencyKey ?? undefined;
   if (key !== undefined) {
-    const keyProblem = textProblem(key, key.length === 0, MAX_IDEMPOTENCY_KEY_LENGTH);
+    const keyProblem = idempotencyKeyProblem(key);
     if (keyProblem) return { ok: false, code: 'INVALID_INPUT', field: 'idempotencyKey', ...keyProblem };
   }
   const result = await app.runner.startTurn({
@@ -59,18 +60,19 @@ export async function startTurn(app: AppDeps, viewer: Viewer, input: StartTurnIn
     ...(key !== undefined && { idempotencyKey: key }),
   });
   if (result.ok) return result;
-  switch (result.code) {
-    case 'AGENT_NOT_FOUND':
-      return { ok: false, code: 'NOT_FOUND', field: 'agentId' };
-    case 'GATEWAY_MESSAGE':
-      return { ok: false, code: 'INVALID_INPUT', field: 'agentId', reason: 'GATEWAY' };
-    case 'THREAD_NOT_FOUND':
-      return { ok: false, code: 'NOT_FOUND', field: 'threadId', reason: 'NO_SUCH_THREAD' };
-    case 'WRONG_AGENT':
-      return { ok: false, code: 'NOT_FOUND', field: 'threadId', reason: 'OTHER_AGENT' };
+  return { ok: false, ...inField(result) };
+}
+
+/** A refusal of the store's start, with the input field it is about. */
+function inField(refusal: StartRefusal): StartTurnRefusal {
+  switch (refusal.code) {
+    case 'NOT_FOUND':
+      return refusal.of === 'agent' ? { ...refusal, field: 'agentId' } : { ...refusal, field: 'threadId' };
+    case 'INVALID_INPUT':
+      return { ...refusal, field: 'agentId' };
     case 'THREAD_BUSY':
-      return { ok: false, code: 'THREAD_BUSY', field: 'threadId' };
+      return { ...refusal, field: 'threadId' };
     case 'IDEMPOTENCY_KEY_REUSED':
-      return { ok: false, code: 'IDEMPOTENCY_KEY_REUSED', field: 'idempotencyKey' };
+      return { ...refusal, field: 'idempotencyKey' };
   }
 }

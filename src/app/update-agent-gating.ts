@@ -1,9 +1,10 @@
 // Change an agent's gating: its confirmation toggle, per-tool modes, argument rules, allowEdit and pause expiry.
 // Administrators only. It sets what the input names and keeps the rest, so the same input sent again leaves the agent
 // as the first one did.
-import { argumentRuleProblems } from '../agent/argument-rules.js';
+import { argumentRuleProblems } from '../domain/gate/argument-rules.js';
 import { longestEscalation } from '../domain/approvers.js';
 import type { Agent, ArgumentRule, ArgumentRuleMode, JsonObject, ToolConfirmationMode } from '../domain/records.js';
+import type { NotFound } from '../domain/refusals.js';
 import type { AppDeps } from './deps.js';
 import { type Outcome } from './outcome.js';
 import type { Viewer } from './viewer.js';
@@ -32,7 +33,7 @@ export interface UpdateAgentGatingInput {
 
 export type UpdateAgentGatingRefusal =
   | { code: 'FORBIDDEN'; reason: 'ADMIN_ONLY' }
-  | { code: 'NOT_FOUND'; field: 'agentId' }
+  | (NotFound<'agent'> & { field: 'agentId' })
   | { code: 'INVALID_INPUT'; field: 'pauseTtlSeconds'; reason: 'OUT_OF_RANGE'; max: number }
   /** A request would expire before one of the agent's approvers policies escalates it (docs/approvers.md). */
   | { code: 'INVALID_INPUT'; field: 'pauseTtlSeconds'; reason: 'BELOW_ESCALATION'; escalateAfterSeconds: number }
@@ -62,7 +63,7 @@ export async function updateAgentGating(
 ): Promise<UpdateAgentGatingOutcome> {
   if (!viewer.isAdmin) return { ok: false, code: 'FORBIDDEN', reason: 'ADMIN_ONLY' };
   const agent = await app.store.getAgent(input.agentId);
-  if (!agent) return { ok: false, code: 'NOT_FOUND', field: 'agentId' };
+  if (!agent) return { ok: false, code: 'NOT_FOUND', of: 'agent', field: 'agentId' };
   const ttl = input.pauseTtlSeconds;
   if (ttl != null && (ttl < 1 || ttl > MAX_PAUSE_TTL_SECONDS)) {
     return {

@@ -32,7 +32,9 @@ Environment of toolgate mcp:
   TOOLGATE_TOKEN    a bearer token, when the server's config has an "auth" section
 
 SIGTERM or SIGINT stops the server cleanly: paused turns wait in the database for the next start.
-The README (in the package) describes the config, the API, embedding and running several instances.
+
+The docs come with the package, in ${packageRoot()}: README.md#documentation lists them;
+the config file is docs/config.md#the-config-file, every field docs/reference/config.md.
 `;
 }
 

@@ -4,6 +4,7 @@ import { ConfigError, loadConfigFile } from '../config/load.js';
 import { openStorage, storageTarget } from '../storage.js';
 import { openPubSub } from '../events/index.js';
 import { isLoopbackHost } from '../http/auth.js';
+import { reservePort } from '../http/reserved-port.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createServer } from '../server.js';
 
@@ -32,6 +33,11 @@ async function main(): Promise<void> {
     webhooks: loaded?.config.webhooks?.map(({ url, events }) => ({ url, events })),
   };
   const { target, where } = storageTarget(selection);
+  // The port is held before anything starts: one that is in use stops the start before the database is created.
+  const reserved = await reservePort(port, host).catch((error: unknown) => {
+    const failure = listenFailure(error, host, port);
+    throw failure ? new ConfigError(failure) : error;
+  });
   // TOOLGATE_REDIS (or the config's `pubsub` section): Redis between instances, checked now; else in process.
   const pubsub = await openPubSub({
     config: loaded?.config.pubsub,
@@ -53,11 +59,13 @@ async function main(): Promise<void> {
     pubsub,
   }).catch(async (error: unknown) => {
     await pubsub.close();
+    await reserved.release();
     throw error;
   });
-  const url = await server.listen(port, host).catch(async (error: unknown) => {
+  await reserved.release();
+  const url = await server.listen(reserved.port, host).catch(async (error: unknown) => {
     await server.close();
-    const failure = listenFailure(error, host, port);
+    const failure = listenFailure(error, host, reserved.port);
     throw failure ? new ConfigError(failure) : error;
   });
 

@@ -2,7 +2,8 @@
 // exactly the demo), with the other sections explained and commented out. JSON with comments: src/config/jsonc.ts.
 export const STARTER_CONFIG = `// toolgate config. Start the server on it:   TOOLGATE_CONFIG=toolgate.jsonc npx toolgate
 // As written this is the built-in demo: an offline scripted model and three demo tools, with confirmation on.
-// Every field is in the README ("The config file"); editors complete and check them with the JSON Schema below.
+// Every field: docs/reference/config.md in the package (node_modules/toolgate/), whose README.md#documentation lists
+// all its docs. Editors complete and check the fields with the JSON Schema below.
 // Comments and trailing commas are allowed. A value "env:NAME" is read from the environment variable NAME at start.
 {
   "$schema": "./node_modules/toolgate/schema/toolgate.config.schema.json",
@@ -33,7 +34,7 @@ export const STARTER_CONFIG = `// toolgate config. Start the server on it:   TOO
       "tools": ["demo:*"],
       // Ask a human before a tool runs; only tools annotated readOnlyHint: true run unasked.
       "requireToolConfirmation": true,
-      // Per tool: "ALWAYS", "NEVER", or rules on the arguments (README "Argument rules").
+      // Per tool: "ALWAYS", "NEVER", or rules on the arguments (docs/argument-rules.md).
       "toolConfirmation": {},
       // How long a paused turn stays answerable.
       "pauseTtlSeconds": 3600,
@@ -49,7 +50,7 @@ export const STARTER_CONFIG = `// toolgate config. Start the server on it:   TOO
   // "auth": { "tokens": [{ "token": "env:TOOLGATE_ADMIN_TOKEN", "user": "admin", "admin": true }] },
 
   // State: SQLite at ./data/toolgate.db unless TOOLGATE_DB or this says otherwise. Several instances share one
-  // PostgreSQL database and one Redis (README "Running several instances"):
+  // PostgreSQL database and one Redis (docs/multi-instance.md):
   // "database": { "url": "postgres://toolgate@127.0.0.1:5432/toolgate" },
   // "pubsub": { "redis": "redis://127.0.0.1:6379" },
 }

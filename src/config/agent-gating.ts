@@ -1,7 +1,7 @@
 // An agent's per-tool gating as the config file writes it (a mode, or {mode, rules, allowEdit, approvers}) → the Agent
 // record's fields, and the checks zod cannot make: argument rules (the schema compiles, a DENY has a reason) and
 // approvers (only an asking rule names them, an escalation comes before the pause expires).
-import { argumentRuleProblems } from '../agent/argument-rules.js';
+import { argumentRuleProblems } from '../domain/gate/argument-rules.js';
 import type { Agent, Approvers, ArgumentRule, ToolConfirmationMode } from '../domain/records.js';
 import type { AgentConfig, ApproversConfig, ArgumentRuleConfig } from './schema.js';
 

@@ -4,6 +4,7 @@ import stripJsonComments from 'strip-json-comments';
 import type { z } from 'zod';
 import { approversConfigProblems, argumentRuleConfigProblems } from './agent-gating.js';
 import { configSchema, type ToolgateConfig } from './schema.js';
+import { allowedKeysAt, unknownKeyMessage } from './unknown-keys.js';
 
 /** A config problem: one line naming the file, the path inside it and what is wrong. */
 export class ConfigError extends Error {
@@ -39,7 +40,7 @@ export function loadConfigFile(path: string): LoadedConfig {
 
 export function parseConfig(data: unknown, file = '<config>'): ToolgateConfig {
   const result = configSchema.safeParse(data);
-  if (!result.success) throw new ConfigError(formatIssues(file, result.error.issues));
+  if (!result.success) throw new ConfigError(formatIssues(file, result.error.issues, data));
   const config = result.data;
   const problems: string[] = [];
   const sources = new Set(Object.keys(config.toolSources));
@@ -80,10 +81,14 @@ export function parseConfig(data: unknown, file = '<config>'): ToolgateConfig {
   return config;
 }
 
-function formatIssues(file: string, issues: z.core.$ZodIssue[]): string {
+function formatIssues(file: string, issues: z.core.$ZodIssue[], data: unknown): string {
   return issues
     .flatMap(unionBranchIssues)
-    .map((issue) => `${file}: ${formatPath(issue.path)}: ${issue.message}`)
+    .flatMap((issue) => {
+      if (issue.code !== 'unrecognized_keys') return [`${file}: ${formatPath(issue.path)}: ${issue.message}`];
+      const allowed = allowedKeysAt(configSchema, issue.path, data);
+      return issue.keys.map((key) => `${file}: ${formatPath(issue.path)}: ${unknownKeyMessage(key, allowed)}`);
+    })
     .join('\n');
 }
 

@@ -1,6 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { ToolgatePlugin, ToolPreExecuteListener } from '../agent/event.js';
+import type { ToolgatePlugin, ToolPreExecuteListener } from '../domain/gate/listeners.js';
 import { ConfigError } from './load.js';
 
 /** Loads plugin modules named in the config, relative to the config file; each default-exports a ToolgatePlugin. */

@@ -321,6 +321,16 @@ export const serverConfig = z
       .describe(
         "Largest arguments of a model's tool call, in UTF-8 bytes of JSON; a larger call does not run and is not asked about, the model is told why (default 262144)",
       ),
+    maxToolArgumentsDepth: z
+      .number()
+      .int()
+      .min(1)
+      // Deeper, the functions that walk arguments (store, compare, show them) would come near the stack's end.
+      .max(1000)
+      .optional()
+      .describe(
+        "Deepest arguments of a model's tool call, in levels of objects and arrays (the arguments object is the first); a deeper call does not run and is not asked about, the model is told why (default 64)",
+      ),
     maxSubscriptionsPerSocket: z
       .number()
       .int()

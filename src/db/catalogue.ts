@@ -309,6 +309,7 @@ export interface Catalogue {
   closeElicitations(p: { ids: readonly string[]; status: string; now: string }): number;
   /** One TOOL message per draft (a call's second one is dropped). */
   insertToolMessages(p: { threadId: string; turnId: string; drafts: readonly ToolMessageDraft[]; now: string }): number;
+  /** The paused turn to its final status; its text, the question, goes with its step. */
   closeTurn(p: { id: string; status: string; now: string }): TurnRow[];
 
   // ---- recovery and leases

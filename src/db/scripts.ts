@@ -38,7 +38,6 @@ import {
   decideActiveTurn,
   decideThread,
   pausedElicitations,
-  type CloseStep,
 } from '../domain/turn-rules.js';
 import {
   elicitationsClosed,
@@ -158,7 +157,7 @@ export function startTurnWritesOnce(input: StartTurnInput): boolean {
  * New thread or existing one (of this owner and agent); supersedes a PAUSED turn, refuses a RUNNING one. A refusal
  * throws StartRefused (the caller returns it), so the transaction rolls back with the idempotency key it claimed.
  */
-export function* startTurn(c: ScriptContext, input: StartTurnInput, closeStep: CloseStep): Script<StartTurnResult> {
+export function* startTurn(c: ScriptContext, input: StartTurnInput): Script<StartTurnResult> {
   const { now } = input;
   // The key first, before any lock: a second start with the key waits on this claim until it commits (or rolls
   // back), then finds its turn; taken after the thread's lock, it would find the thread busy with that very turn.
@@ -168,10 +167,12 @@ export function* startTurn(c: ScriptContext, input: StartTurnInput, closeStep: C
   }
   // The agent as committed now: the turn runs with it (a gating change committed before this applies).
   const [agentRow]: AgentRow[] = yield c.q.agent({ id: input.agentId });
-  if (!agentRow) throw new StartRefused('AGENT_NOT_FOUND');
+  if (!agentRow) throw new StartRefused({ code: 'NOT_FOUND', of: 'agent' });
   if (isGateway({ modelId: agentRow.model_id }) !== (input.call !== undefined)) {
     // A gateway's turns are its clients' calls; an agent's, messages to its model.
-    throw new StartRefused(input.call ? 'AGENT_NOT_FOUND' : 'GATEWAY_MESSAGE');
+    throw new StartRefused(
+      input.call ? { code: 'NOT_FOUND', of: 'agent' } : { code: 'INVALID_INPUT', reason: 'GATEWAY' },
+    );
   }
   let thread: ThreadRecord;
   let superseded: TurnRecord | null = null;
@@ -180,14 +181,14 @@ export function* startTurn(c: ScriptContext, input: StartTurnInput, closeStep: C
   let found: ThreadRow | undefined;
   if (input.threadId !== null) [found] = yield c.q.lockOwnedThread({ id: input.threadId, ownerId: input.ownerId });
   const where = decideThread(input, found ? threadRecord(found) : null);
-  if (where.kind === 'refuse') throw new StartRefused(where.code);
+  if (where.kind === 'refuse') throw new StartRefused(where.refusal);
   if (where.kind === 'existing') {
     thread = where.thread;
     const [row]: TurnRow[] = yield c.q.lockActiveTurn({ threadId: thread.id });
     const active = row ? turnRecord(row) : null;
     const decision = decideActiveTurn(active, now);
-    if (decision.kind === 'refuse') throw new StartRefused(decision.code);
-    if (decision.kind === 'supersede') superseded = yield* closePausedTurn(c, active!, decision.reason, closeStep, now);
+    if (decision.kind === 'refuse') throw new StartRefused(decision.refusal);
+    if (decision.kind === 'supersede') superseded = yield* closePausedTurn(c, active!, decision.reason, now);
   } else {
     thread = { id: input.newThreadId, agentId: input.agentId, ownerId: input.ownerId, createdAt: now };
   }
@@ -331,7 +332,7 @@ export function* finishTurn(c: ScriptContext, params: Params<'finishTurn'>[0]): 
  * Record an answer (idempotent by elicitation id); see ResolveResult. A request under an approvers policy counts its
  * approvers' answers first (answerUnderPolicy) and resolves through the same transition once they decide it.
  */
-export function* resolveElicitation(c: ScriptContext, input: AnswerInput, closeStep: CloseStep): Script<ResolveResult> {
+export function* resolveElicitation(c: ScriptContext, input: AnswerInput): Script<ResolveResult> {
   const { now, answer, ownerId } = input;
   const id = input.elicitationId;
   // Where writers run at once, the turn's row is locked first: answers to one turn (from any instance, by any of its
@@ -347,14 +348,16 @@ export function* resolveElicitation(c: ScriptContext, input: AnswerInput, closeS
   const ofTurn = rows.map(elicitationRecord);
   const found = ofTurn.find((e) => e.id === id) ?? null;
   // The unscoped lookup serves only requests under a policy: any other is the requester's alone.
-  if (!found || (ownerId === null && found.approval === null)) return { kind: 'not_found' };
-  const answering: Answering = { c, input, found, ofTurn, locked: locked ?? null, closeStep };
+  if (!found || (ownerId === null && found.approval === null)) return NOT_FOUND;
+  const answering: Answering = { c, input, found, ofTurn, locked: locked ?? null };
   if (found.approval !== null) return yield* answerUnderPolicy(answering);
   const decision = decideAnswer(found, answer, now);
-  if (decision.kind === 'not_found') return { kind: 'not_found' };
+  if (decision.kind === 'not_found') return NOT_FOUND;
   if (decision.kind !== 'record') return yield* unrecorded(answering, decision);
   return yield* recordAnswer(answering, answer, decision, input.answeredBy);
 }
+
+const NOT_FOUND: ResolveResult = { ok: false, code: 'NOT_FOUND', of: 'elicitation' };
 
 /** What the answer's transaction has read of the request, for the steps below. */
 interface Answering {
@@ -365,7 +368,6 @@ interface Answering {
   ofTurn: ElicitationRecord[];
   /** The turn's row as locked (null where nothing is locked). */
   locked: TurnRow | null;
-  closeStep: CloseStep;
 }
 
 /** The turn as it is now: the locked row, or read where the answer needs it. */
@@ -386,9 +388,13 @@ function* unrecorded(
   a: Answering,
   decision: { kind: 'duplicate' | 'already_resolved' } | { kind: 'expired'; expireTurn: boolean },
 ): Script<ResolveResult> {
-  if (decision.kind !== 'expired') return { kind: decision.kind, elicitation: a.found, turn: yield* turnNow(a) };
-  if (decision.expireTurn) yield* closePausedTurn(a.c, yield* turnNow(a), 'expired', a.closeStep, a.input.now);
-  return { kind: 'expired', ...(yield* current(a)), changed: decision.expireTurn };
+  const { found } = a;
+  if (decision.kind !== 'expired') {
+    if (decision.kind === 'already_resolved') return { ok: false, code: 'ALREADY_RESOLVED', status: found.status };
+    return { ok: true, kind: 'duplicate', elicitation: found, turn: yield* turnNow(a) };
+  }
+  const closed = decision.expireTurn ? yield* closePausedTurn(a.c, yield* turnNow(a), 'expired', a.input.now) : null;
+  return { ok: false, code: 'EXPIRED', expiresAt: found.expiresAt, closed };
 }
 
 /**
@@ -431,7 +437,7 @@ function* answerUnderPolicy(a: Answering): Script<ResolveResult> {
     [...answers.filter((o) => o.approverId !== answeredBy), mine],
     found.ownerId,
   );
-  if (tally.kind === 'pending') return { kind: 'counted', elicitation: found, turn: yield* turnNow(a) };
+  if (tally.kind === 'pending') return { ok: true, kind: 'counted', elicitation: found, turn: yield* turnNow(a) };
   const decided = decideAnswer(found, tally.answer, now);
   if (decided.kind !== 'record') throw new Error(`a pending request ${found.id} could not record its decided answer`);
   return yield* recordAnswer(a, tally.answer, decided, tally.by);
@@ -447,7 +453,7 @@ function* recordAnswer(
   decision: Extract<AnswerDecision, { kind: 'record' }>,
   by: string,
 ): Script<ResolveResult> {
-  const { c, input, found, ofTurn, closeStep } = a;
+  const { c, input, found, ofTurn } = a;
   const { now } = input;
   // An ACCEPT that asks to remember records its grant in the same transaction as the answer.
   const { columns, grant } = recordedAnswer(found, answer, input.grantId, now);
@@ -467,12 +473,12 @@ function* recordAnswer(
   if (found.approval) yield c.q.deleteApproverRoles({ ids: [found.id] });
   if (c.webhooks) yield* writeWebhookEvents(c, elicitationsClosed([elicitation], 'ANSWERED', now), now);
   if (decision.then === 'cancel_turn') {
-    yield* closePausedTurn(c, yield* turnNow(a), 'cancelled', closeStep, now);
-    return { kind: 'cancelled', ...(yield* current(a)) };
+    yield* closePausedTurn(c, yield* turnNow(a), 'cancelled', now);
+    return { ok: true, kind: 'cancelled', ...(yield* current(a)) };
   }
   const elicitations = ofTurn.map((e) => (e.id === elicitation.id ? elicitation : e));
   if (!resumesTurn(elicitations.some((e) => e.status === 'PENDING'))) {
-    return { kind: 'recorded', elicitation, turn: yield* turnNow(a) };
+    return { ok: true, kind: 'recorded', elicitation, turn: yield* turnNow(a) };
   }
   // The claim: only one caller moves the turn from PAUSED to RUNNING (where rows are locked, the WHERE re-checks).
   const [resumed]: TurnRow[] = yield c.q.resumeTurn({
@@ -481,20 +487,15 @@ function* recordAnswer(
     leaseOwner: input.lease?.owner ?? null,
     leaseUntil: input.lease?.until ?? null,
   });
-  if (!resumed) return { kind: 'recorded', elicitation, turn: yield* turnNow(a) };
-  return { kind: 'resume', elicitation, turn: turnRecord(resumed), elicitations };
+  if (!resumed) return { ok: true, kind: 'recorded', elicitation, turn: yield* turnNow(a) };
+  return { ok: true, kind: 'resume', elicitation, turn: turnRecord(resumed), elicitations };
 }
 
 /** Expire PAUSED turns whose expiresAt has passed (at most `limit`); where writers run at once, skipping held ones. */
-export function* expireDueTurns(
-  c: ScriptContext,
-  now: string,
-  limit: number,
-  closeStep: CloseStep,
-): Script<TurnRecord[]> {
+export function* expireDueTurns(c: ScriptContext, now: string, limit: number): Script<TurnRecord[]> {
   const due: TurnRow[] = yield c.q.lockDueTurns({ now, limit });
   const expired: TurnRecord[] = [];
-  for (const row of due) expired.push(yield* closePausedTurn(c, turnRecord(row), 'expired', closeStep, now));
+  for (const row of due) expired.push(yield* closePausedTurn(c, turnRecord(row), 'expired', now));
   return expired;
 }
 
@@ -511,15 +512,9 @@ export function* escalateDueElicitations(c: ScriptContext, now: string, limit: n
 }
 
 /** PAUSED turn (its row locked) to CANCELLED or EXPIRED, as closePausedTurn (src/domain/turn-rules.ts) decides. */
-function* closePausedTurn(
-  c: ScriptContext,
-  turn: TurnRecord,
-  reason: CloseReason,
-  closeStep: CloseStep,
-  now: string,
-): Script<TurnRecord> {
+function* closePausedTurn(c: ScriptContext, turn: TurnRecord, reason: CloseReason, now: string): Script<TurnRecord> {
   const stored = ((yield c.q.turnElicitations({ turnId: turn.id })) as ElicitationRow[]).map(elicitationRecord);
-  const close = closing(turn, stored, reason, closeStep);
+  const close = closing(turn, stored, reason);
   if (close.closeElicitations.length) {
     yield c.q.closeElicitations({ ids: close.closeElicitations, status: close.status, now });
     // Those under a policy are no longer offered to their approvers.

@@ -35,7 +35,6 @@ import {
   type TurnLease,
   type TurnWriter,
 } from '../domain/store.js';
-import type { CloseStep } from '../domain/turn-rules.js';
 import {
   attemptChanges,
   type WebhookAttemptOutcome,
@@ -300,9 +299,9 @@ export class SqlStore implements Store {
 
   // ---- the loop's atomic steps -----------------------------------------------------------------------------
 
-  async startTurn(input: StartTurnInput, closeStep: CloseStep): Promise<StartTurnResult> {
+  async startTurn(input: StartTurnInput): Promise<StartTurnResult> {
     // A start that writes with one statement is atomic without a transaction (on PostgreSQL, no BEGIN and COMMIT).
-    const script = () => scripts.startTurn(this.#c, input, closeStep);
+    const script = () => scripts.startTurn(this.#c, input);
     try {
       return await (scripts.startTurnWritesOnce(input) ? this.#d.autocommit(script) : this.#d.transaction(script));
     } catch (error) {
@@ -456,12 +455,12 @@ export class SqlStore implements Store {
     await this.#loopWrite(turnId, leaseOwner, 'touchTurn', { id: turnId, owner: leaseOwner ?? null, iterations, now });
   }
 
-  async resolveElicitation(input: AnswerInput, closeStep: CloseStep): Promise<ResolveResult> {
-    return this.#d.transaction(() => scripts.resolveElicitation(this.#c, input, closeStep));
+  async resolveElicitation(input: AnswerInput): Promise<ResolveResult> {
+    return this.#d.transaction(() => scripts.resolveElicitation(this.#c, input));
   }
 
-  async expireDueTurns(now: string, limit: number, closeStep: CloseStep): Promise<TurnRecord[]> {
-    return this.#d.transaction(() => scripts.expireDueTurns(this.#c, now, limit, closeStep));
+  async expireDueTurns(now: string, limit: number): Promise<TurnRecord[]> {
+    return this.#d.transaction(() => scripts.expireDueTurns(this.#c, now, limit));
   }
 
   async escalateDueElicitations(now: string, limit: number): Promise<ElicitationRecord[]> {

@@ -23,6 +23,19 @@ export function turnStatusAt(turn: Pick<TurnRecord, 'status' | 'expiresAt'>, now
     : turn.status;
 }
 
+/** A turn's text as read at `now`: a paused turn's question is gone from its expiry on, as when the expiry is recorded. */
+export function turnTextAt(turn: Pick<TurnRecord, 'status' | 'expiresAt' | 'text'>, now: string): string | null {
+  return turnStatusAt(turn, now) === turn.status ? turn.text : null;
+}
+
+/**
+ * Whether the turn, as stored, never changes again: COMPLETED, FAILED, CANCELLED, or EXPIRED once recorded. A PAUSED
+ * turn past its expiry reads EXPIRED at once, but is not final until the expiry is recorded with its TOOL messages.
+ */
+export function isFinalTurn(turn: Pick<TurnRecord, 'status'>): boolean {
+  return turn.status !== 'RUNNING' && turn.status !== 'PAUSED';
+}
+
 /**
  * One form of a stored row: its stored status and, when it matters, whether its `expiresAt` has passed at `now`
  * (true: `expiresAt <= now`; false: `expiresAt > now`; absent: either).

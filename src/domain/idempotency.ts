@@ -5,9 +5,15 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.js';
 import type { ToolCall } from './records.js';
+import { textProblem, type TextProblem } from './text-problem.js';
 
 /** The longest key accepted, in characters (Stripe's limit). */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/** What is wrong with a key a client sent, or null: a key is a name, and any non-empty storable one will do. */
+export function idempotencyKeyProblem(key: string): TextProblem | null {
+  return textProblem(key, key.length === 0, MAX_IDEMPOTENCY_KEY_LENGTH);
+}
 
 /** How long a key is kept: a retry within this time gets the first turn; after it, the sweeper deletes the key. */
 export const IDEMPOTENCY_KEY_RETENTION_MS = 24 * 3600 * 1000;

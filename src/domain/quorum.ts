@@ -2,6 +2,7 @@
 // recorded, and what the answers recorded so far decide. Pure: the store reads the request and its answers in the
 // answer's transaction (its turn's row locked), asks, and writes what these functions say.
 import { sameAnswer, type AnswerDecision } from './answer-rules.js';
+import { answerCounts } from './approvers.js';
 import { sameJson } from './canonical-json.js';
 import { isPastExpiry } from './expiry.js';
 import type {
@@ -37,7 +38,7 @@ export function tallyAnswers(
   answers: readonly ApproverAnswer[],
   requesterId: string,
 ): Tally {
-  const counts = (answer: ApproverAnswer) => policy.requester === 'ALSO' || answer.approverId !== requesterId;
+  const counts = (answer: ApproverAnswer) => answerCounts(policy, answer.approverId, requesterId);
   const cancel = answers.find((a) => a.action === 'CANCEL');
   if (cancel) return { kind: 'decided', answer: { action: 'CANCEL', content: null }, by: cancel.approverId };
   const decline = answers.find((a) => a.action === 'DECLINE' && counts(a));
@@ -112,8 +113,18 @@ export function decideApproverAnswer(
   if (isPastExpiry(elicitation.expiresAt, now)) return { kind: 'expired', expireTurn: true };
   if (same) return { kind: 'duplicate' };
   // A CANCEL stops the turn whatever its sender answered before (only the requester's or an admin's gets here).
-  if (mine && answer.action !== 'CANCEL' && !outdated(mine, answers)) return { kind: 'already_resolved' };
+  if (answer.action !== 'CANCEL' && !awaitsAnswerOf(answers, approverId)) return { kind: 'already_resolved' };
   return { kind: 'record' };
+}
+
+/**
+ * Whether an approver is still to answer a request, given its answers so far: they have not answered, or their ACCEPT
+ * is outdated. The list of requests to answer (the store's `toAnswer` statements) holds the same rule in SQL, as it
+ * pages and counts in the database; test/app/approvers.test.ts pins the two to agree on both backends.
+ */
+export function awaitsAnswerOf(answers: readonly ApproverAnswer[], approverId: string): boolean {
+  const mine = answers.find((a) => a.approverId === approverId);
+  return !mine || outdated(mine, answers);
 }
 
 /** An ACCEPT of arguments other than the current proposal: an edit since restarted the count without it. */

@@ -52,7 +52,7 @@ export interface Agent {
   /** May a user edit a call's arguments when accepting it; a tool's own setting (toolAllowEdit) wins. */
   allowEdit: boolean;
   /**
-   * Per-tool argument rules, evaluated in order before the tool's mode (src/agent/gating.ts); a tool not named has
+   * Per-tool argument rules, evaluated in order before the tool's mode (src/domain/gate/gating.ts); a tool not named has
    * none. A stored tool with rules or an allowEdit of its own also has a toolConfirmation entry (BY_ANNOTATION).
    */
   toolRules: Record<string, ArgumentRule[]>;

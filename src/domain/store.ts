@@ -22,7 +22,7 @@ import type {
   ToolMessageDraft,
   TurnRecord,
 } from './records.js';
-import type { CloseStep, StartRefusal } from './turn-rules.js';
+import type { AnswerRefusal, StartRefusal } from './refusals.js';
 import type { WebhookAttemptOutcome, WebhookDeliveryRecord, WebhookDeliveryStatus } from './webhook-events.js';
 
 export type StartTurnResult =
@@ -50,35 +50,33 @@ export type StartTurnResult =
       agent?: never;
       message?: never;
     }
-  /**
-   * IDEMPOTENCY_KEY_REUSED: the key was claimed before by another request (agent, thread or message differ).
-   * GATEWAY_MESSAGE: a message without a call to a gateway, whose calls come from its MCP clients.
-   */
-  | { ok: false; code: StartRefusal | 'AGENT_NOT_FOUND' | 'GATEWAY_MESSAGE' | 'IDEMPOTENCY_KEY_REUSED' };
+  /** Refused (src/domain/refusals.ts): nothing was written. */
+  | ({ ok: false } & StartRefusal);
 
 /**
  * Thrown inside a store's startTurn transaction to refuse the start: the transaction rolls back, so an idempotency key
  * it claimed is not kept (a refused request may be sent again with its key). The store returns it as the result.
  */
 export class StartRefused extends Error {
-  constructor(readonly code: StartRefusal | 'AGENT_NOT_FOUND' | 'GATEWAY_MESSAGE') {
-    super(`startTurn was refused: ${code}`);
+  constructor(readonly refusal: StartRefusal) {
+    super(`startTurn was refused: ${refusal.code}`);
   }
 }
 
 /** The result a StartRefused stands for; any other error is thrown again. */
 export function refusalOf(error: unknown): StartTurnResult {
-  if (error instanceof StartRefused) return { ok: false, code: error.code };
+  if (error instanceof StartRefused) return { ok: false, ...error.refusal };
   throw error;
 }
 
 export type ResolveResult =
   /** Answer recorded; other elicitations of the turn still wait. */
-  | { kind: 'recorded'; elicitation: ElicitationRecord; turn: TurnRecord }
+  | { ok: true; kind: 'recorded'; elicitation: ElicitationRecord; turn: TurnRecord }
   /** An approver's answer recorded under the request's policy, which it did not decide: the request still waits. */
-  | { kind: 'counted'; elicitation: ElicitationRecord; turn: TurnRecord }
+  | { ok: true; kind: 'counted'; elicitation: ElicitationRecord; turn: TurnRecord }
   /** Answer recorded and it was the last: this caller now owns the RUNNING turn and must continue it. */
   | {
+      ok: true;
       kind: 'resume';
       elicitation: ElicitationRecord;
       turn: TurnRecord;
@@ -86,13 +84,16 @@ export type ResolveResult =
       elicitations: ElicitationRecord[];
     }
   /** CANCEL: the turn is CANCELLED, the step's open calls closed. */
-  | { kind: 'cancelled'; elicitation: ElicitationRecord; turn: TurnRecord }
+  | { ok: true; kind: 'cancelled'; elicitation: ElicitationRecord; turn: TurnRecord }
   /** The same answer again: nothing changed. */
-  | { kind: 'duplicate'; elicitation: ElicitationRecord; turn: TurnRecord }
-  /** Too late: the turn is EXPIRED now (changed by this call or before it). */
-  | { kind: 'expired'; elicitation: ElicitationRecord; turn: TurnRecord; changed: boolean }
-  | { kind: 'already_resolved'; elicitation: ElicitationRecord; turn: TurnRecord }
-  | { kind: 'not_found' };
+  | { ok: true; kind: 'duplicate'; elicitation: ElicitationRecord; turn: TurnRecord }
+  /** Refused (src/domain/refusals.ts): nothing was recorded. */
+  | ({ ok: false } & Exclude<AnswerRefusal, { code: 'EXPIRED' }>)
+  /**
+   * Too late: the turn is EXPIRED now. `closed`: the turn as this call expired it (its closing is to be reported),
+   * null when it was expired before.
+   */
+  | ({ ok: false } & Extract<AnswerRefusal, { code: 'EXPIRED' }> & { closed: TurnRecord | null });
 
 /**
  * A RUNNING turn is run by one server process at a time: the one holding its lease. `owner` names the process
@@ -240,7 +241,7 @@ export interface UnleasedWrites {
 // The Store port is split by role: each consumer depends on the interfaces it uses (docs/architecture.md), so
 // what a module may do to the database is read from its imports. `Store` is their intersection, for wiring.
 
-/** The agents of the config and their gating (src/agent/gating.ts, the agent use cases). */
+/** The agents of the config and their gating (src/domain/gate/gating.ts, the agent use cases). */
 export interface Agents {
   /** Create the agent from the config, or update it: gating is kept once updateAgent changed it. */
   syncAgent(agent: Agent, now: string): Promise<Agent>;
@@ -332,33 +333,30 @@ export interface Reads {
 /** The transitions of a turn the runner makes: start it, record an answer, and the loop's writes while it runs. */
 export interface TurnLog {
   /** New thread or existing one (of this owner and agent); supersedes a PAUSED turn, refuses a RUNNING one. */
-  startTurn(
-    input: {
-      turnId: string;
-      newThreadId: string;
-      threadId: string | null;
-      agentId: string;
-      ownerId: string;
-      message: string;
-      now: string;
-      /** The process that will run the new turn. */
-      lease?: TurnLease;
-      /**
-       * The caller's idempotency key (src/domain/idempotency.ts), claimed for this owner in the same transaction: when
-       * the owner claimed it before, nothing is written and the result is that request's turn (replayed) or, for
-       * another request, IDEMPOTENCY_KEY_REUSED. Two starts with one key at once: one turn, both get it.
-       */
-      idempotencyKey?: string;
-      /**
-       * A gateway's call (src/domain/gateway.ts): saved after the message as the turn's one step, an ASSISTANT message
-       * asking for it, in the same transaction; part of what the idempotency key stands for.
-       */
-      call?: ToolCall;
-    },
-    closeStep: CloseStep,
-  ): Promise<StartTurnResult>;
+  startTurn(input: {
+    turnId: string;
+    newThreadId: string;
+    threadId: string | null;
+    agentId: string;
+    ownerId: string;
+    message: string;
+    now: string;
+    /** The process that will run the new turn. */
+    lease?: TurnLease;
+    /**
+     * The caller's idempotency key (src/domain/idempotency.ts), claimed for this owner in the same transaction: when
+     * the owner claimed it before, nothing is written and the result is that request's turn (replayed) or, for
+     * another request, IDEMPOTENCY_KEY_REUSED. Two starts with one key at once: one turn, both get it.
+     */
+    idempotencyKey?: string;
+    /**
+     * A gateway's call (src/domain/gateway.ts): saved after the message as the turn's one step, an ASSISTANT message
+     * asking for it, in the same transaction; part of what the idempotency key stands for.
+     */
+    call?: ToolCall;
+  }): Promise<StartTurnResult>;
   /** Record an answer (idempotent by elicitation id); see ResolveResult. */
-  resolveElicitation(input: AnswerInput, closeStep: CloseStep): Promise<ResolveResult>;
+  resolveElicitation(input: AnswerInput): Promise<ResolveResult>;
   /**
    * The writes of the loop to one RUNNING turn, made for the process holding its lease: each happens only while that
    * process holds it, checked in the same transaction (else LeaseLostError, nothing written).
@@ -372,7 +370,7 @@ export interface TurnLog {
  */
 export interface TurnMaintenance {
   /** Expire PAUSED turns whose expiresAt has passed (at most `limit`); returns those it expired. */
-  expireDueTurns(now: string, limit: number, closeStep: CloseStep): Promise<TurnRecord[]>;
+  expireDueTurns(now: string, limit: number): Promise<TurnRecord[]>;
   /**
    * Mark escalated (escalatedAt = now) the PENDING requests whose escalation time has come by `now` and whose expiry
    * has not (at most `limit`), with their `elicitation.escalated` outbox rows in the same transaction. Each request is

@@ -2,34 +2,22 @@
 // happens to the thread's paused turn, and how a paused turn closes without running. Pure functions: the store reads
 // the rows, asks, and writes what the answer says, so every dialect decides alike.
 import { isPastExpiry } from './expiry.js';
+import { closeStep } from './gate/closing.js';
 import type {
   CloseReason,
-  ElicitationAnswer,
   ElicitationDraft,
   ElicitationRecord,
-  PendingStep,
   ThreadRecord,
   ToolMessageDraft,
   TurnRecord,
 } from './records.js';
-
-/**
- * Closes a paused step that will not run: decides the TOOL message of each of its calls (docs/design.md's
- * texts), given the answers already recorded (by elicitation id). A pure function, called inside the store's transaction.
- */
-export type CloseStep = (
-  step: PendingStep,
-  reason: CloseReason,
-  answers?: Readonly<Record<string, ElicitationAnswer | null>>,
-) => ToolMessageDraft[];
-
-export type StartRefusal = 'NOT_FOUND' | 'WRONG_AGENT' | 'THREAD_BUSY';
+import type { StartRefusal } from './refusals.js';
 
 export type ThreadDecision =
   /** No thread was named: the turn starts a new one. */
   | { kind: 'new' }
   | { kind: 'existing'; thread: ThreadRecord }
-  | { kind: 'refuse'; code: Extract<StartRefusal, 'NOT_FOUND' | 'WRONG_AGENT'> };
+  | { kind: 'refuse'; refusal: Extract<StartRefusal, { of: 'thread' }> };
 
 /**
  * Where a new turn goes. `found`: the named thread as the store read it for the caller (scoped to the owner: another
@@ -41,8 +29,9 @@ export function decideThread(
 ): ThreadDecision {
   // An empty id is an id like any other: no thread has it (NOT_FOUND), it does not mean "a new thread".
   if (request.threadId === null) return { kind: 'new' };
-  if (!found) return { kind: 'refuse', code: 'NOT_FOUND' };
-  if (found.agentId !== request.agentId) return { kind: 'refuse', code: 'WRONG_AGENT' };
+  if (!found) return { kind: 'refuse', refusal: { code: 'NOT_FOUND', of: 'thread', reason: 'NO_SUCH_THREAD' } };
+  if (found.agentId !== request.agentId)
+    return { kind: 'refuse', refusal: { code: 'NOT_FOUND', of: 'thread', reason: 'OTHER_AGENT' } };
   return { kind: 'existing', thread: found };
 }
 
@@ -50,7 +39,7 @@ export type ActiveTurnDecision =
   /** Nothing runs or waits on the thread. */
   | { kind: 'start' }
   /** A turn is RUNNING: a thread runs one turn at a time. */
-  | { kind: 'refuse'; code: Extract<StartRefusal, 'THREAD_BUSY'> }
+  | { kind: 'refuse'; refusal: Extract<StartRefusal, { code: 'THREAD_BUSY' }> }
   /**
    * A turn is PAUSED: the new message replaces it. It closes first (closePausedTurn), 'expired' if its expiry has
    * passed (it could not be answered any more anyway), else 'superseded'.
@@ -62,7 +51,7 @@ export function decideActiveTurn(
   active: Pick<TurnRecord, 'status' | 'expiresAt'> | null,
   now: string,
 ): ActiveTurnDecision {
-  if (active?.status === 'RUNNING') return { kind: 'refuse', code: 'THREAD_BUSY' };
+  if (active?.status === 'RUNNING') return { kind: 'refuse', refusal: { code: 'THREAD_BUSY' } };
   if (active?.status === 'PAUSED') {
     const expired = active.expiresAt !== null && isPastExpiry(active.expiresAt, now);
     return { kind: 'supersede', reason: expired ? 'expired' : 'superseded' };
@@ -88,7 +77,6 @@ export function closePausedTurn(
   turn: Pick<TurnRecord, 'step'>,
   elicitations: readonly Pick<ElicitationRecord, 'id' | 'status' | 'response'>[],
   reason: CloseReason,
-  closeStep: CloseStep,
 ): PausedTurnClosing {
   const answers = Object.fromEntries(elicitations.map((e) => [e.id, e.response]));
   return {

@@ -158,15 +158,24 @@ function writeText(text: string, out: Writer): void {
 }
 
 /**
- * A JSON value, visible: the text of JSON.stringify(value, null, 2) with each hidden character, in keys and in
- * values, written as a JSON escape (`\u202E`; a surrogate pair above U+FFFF). The result is still JSON, and parses
- * to exactly the value given: JSON already writes the input's own backslashes as `\\`, so an escape is never
- * ambiguous. Tab, line feed and carriage return keep JSON's `\t`, `\n`, `\r`.
+ * Levels of objects and arrays written one entry per line, indented as JSON.stringify(value, null, 2) does; deeper
+ * ones are written compactly, as JSON.stringify(value) does. An indent is repeated on every line inside its level, so
+ * indenting every level makes the text grow with the square of the depth; with a bound it grows linearly with the
+ * value's JSON, however deep it nests.
+ */
+export const INDENTED_JSON_LEVELS = 8;
+
+/**
+ * A JSON value, visible: the text of JSON.stringify(value, null, 2), down to INDENTED_JSON_LEVELS levels (deeper
+ * values compact), with each hidden character, in keys and in values, written as a JSON escape (`\u202E`; a
+ * surrogate pair above U+FFFF). The result is still JSON, and parses to exactly the value given: JSON already writes
+ * the input's own backslashes as `\\`, so an escape is never ambiguous. Tab, line feed and carriage return keep
+ * JSON's `\t`, `\n`, `\r`. Written by a loop with its own stack, not by recursion: no depth overflows it.
  */
 export function visibleJson(value: unknown): VisibleText {
   const out = new Writer();
   const strings: string[] = [];
-  writeJson(value, '', out, strings);
+  writeJson(value, out, strings);
   return { text: out.text, hiddenCharacters: out.hidden, mixedScriptWords: mixedScriptWords(strings) };
 }
 
@@ -186,35 +195,50 @@ function writeJsonString(text: string, out: Writer, strings: string[]): void {
   out.plain('"');
 }
 
-function writeJson(value: unknown, indent: string, out: Writer, strings: string[]): void {
-  if (typeof value === 'string') return writeJsonString(value, out, strings);
-  if (value === null || typeof value !== 'object') {
-    // Numbers, booleans and null as JSON writes them (non-finite numbers, undefined and functions as null: a JSON
-    // value has none, but nothing here may throw on one).
-    out.plain(JSON.stringify(value) ?? 'null');
-    return;
+/** What is left to write, last first: punctuation and whitespace, a key, or a value `level` containers deep. */
+type JsonPart = { plain: string } | { key: string } | { value: unknown; level: number };
+
+function writeJson(root: unknown, out: Writer, strings: string[]): void {
+  const parts: JsonPart[] = [{ value: root, level: 0 }];
+  for (let part = parts.pop(); part; part = parts.pop()) {
+    if ('plain' in part) {
+      out.plain(part.plain);
+      continue;
+    }
+    if ('key' in part) {
+      writeJsonString(part.key, out, strings);
+      continue;
+    }
+    const { value, level } = part;
+    if (typeof value === 'string') {
+      writeJsonString(value, out, strings);
+      continue;
+    }
+    if (value === null || typeof value !== 'object') {
+      // Numbers, booleans and null as JSON writes them (non-finite numbers, undefined and functions as null: a JSON
+      // value has none, but nothing here may throw on one).
+      out.plain(JSON.stringify(value) ?? 'null');
+      continue;
+    }
+    const isArray = Array.isArray(value);
+    const entries: [string | null, unknown][] = isArray
+      ? Array.from(value, (item: unknown): [null, unknown] => [null, item])
+      : Object.entries(value).filter(([, item]) => item !== undefined && typeof item !== 'function');
+    if (entries.length === 0) {
+      out.plain(isArray ? '[]' : '{}');
+      continue;
+    }
+    const indented = level < INDENTED_JSON_LEVELS;
+    const entryStart = indented ? `\n${'  '.repeat(level + 1)}` : '';
+    out.plain(isArray ? '[' : '{');
+    parts.push({ plain: `${indented ? `\n${'  '.repeat(level)}` : ''}${isArray ? ']' : '}'}` });
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, item] = entries[i]!;
+      parts.push({ value: item, level: level + 1 });
+      if (key !== null) parts.push({ plain: indented ? ': ' : ':' }, { key });
+      parts.push({ plain: i === 0 ? entryStart : `,${entryStart}` });
+    }
   }
-  const inner = `${indent}  `;
-  if (Array.isArray(value)) {
-    if (value.length === 0) return out.plain('[]');
-    out.plain('[');
-    value.forEach((item, i) => {
-      out.plain(`${i === 0 ? '' : ','}\n${inner}`);
-      writeJson(item, inner, out, strings);
-    });
-    out.plain(`\n${indent}]`);
-    return;
-  }
-  const entries = Object.entries(value).filter(([, item]) => item !== undefined && typeof item !== 'function');
-  if (entries.length === 0) return out.plain('{}');
-  out.plain('{');
-  entries.forEach(([key, item], i) => {
-    out.plain(`${i === 0 ? '' : ','}\n${inner}`);
-    writeJsonString(key, out, strings);
-    out.plain(': ');
-    writeJson(item, inner, out, strings);
-  });
-  out.plain(`\n${indent}}`);
 }
 
 /**

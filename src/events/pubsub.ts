@@ -5,7 +5,22 @@ import { setMaxListeners } from 'node:events';
 import { GraphQLError } from 'graphql';
 import { createPubSub } from 'graphql-yoga';
 import type { ElicitationRecord, TurnRecord } from '../domain/records.js';
-import type { TurnTextDelta } from './runner-events.js';
+
+/**
+ * A piece of the text of one model call of a turn, as the model generated it (topic `turnText`, keyed by turn id).
+ * Plain JSON, so that it crosses Redis unchanged.
+ */
+export interface TurnTextDelta {
+  kind: 'textDelta';
+  turnId: string;
+  /** Which model call of the turn (1 for the first): the turn's `iterations` once its answer is saved. */
+  iteration: number;
+  /** Its place among the deltas of this call: 0, 1, 2, … */
+  index: number;
+  /** Where `text` starts in the call's text, in UTF-16 code units (JavaScript string length). */
+  offset: number;
+  text: string;
+}
 
 export type ToolgateTopics = {
   /** Every change of one turn. */

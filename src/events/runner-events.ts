@@ -5,23 +5,7 @@
 import type { RunnerEvents } from '../agent/runner.js';
 import type { TurnRecord } from '../domain/records.js';
 import { toStorableText } from '../domain/text.js';
-import type { ToolgatePubSub } from './pubsub.js';
-
-/**
- * A piece of the text of one model call of a turn, as the model generated it (topic `turnText`, keyed by turn id).
- * Plain JSON, so that it crosses Redis unchanged.
- */
-export interface TurnTextDelta {
-  kind: 'textDelta';
-  turnId: string;
-  /** Which model call of the turn (1 for the first): the turn's `iterations` once its answer is saved. */
-  iteration: number;
-  /** Its place among the deltas of this call: 0, 1, 2, … */
-  index: number;
-  /** Where `text` starts in the call's text, in UTF-16 code units (JavaScript string length). */
-  offset: number;
-  text: string;
-}
+import type { ToolgatePubSub, TurnTextDelta } from './pubsub.js';
 
 export interface RunnerEventPublisher extends Required<RunnerEvents> {
   /**

@@ -261,3 +261,6 @@ builder.mutationField('updateAgent', (t) =>
     },
   }),
 );
+
+// Its display fields (labelDisplay, nameDisplay) are added in visible-text.ts.
+export { AgentToolRef };

@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { answerElicitation, mayEdit, mayRemember } from '../app/answer-elicitation.js';
+import { answerElicitation } from '../app/answer-elicitation.js';
 import {
   allPendingElicitations,
   elicitationAnswers,
@@ -11,6 +11,7 @@ import {
   seesTurnOf,
   type AnswerEntry,
 } from '../app/reads.js';
+import { mayEdit, mayRemember } from '../domain/approvers.js';
 import { MAX_GRANT_TTL_SECONDS } from '../domain/grants.js';
 import { elicitationStatusAt } from '../domain/expiry.js';
 import type {

@@ -34,6 +34,34 @@ export function startWith<T>(
 }
 
 /**
+ * Yields what `source` yields, and ends right after the first value `last` accepts (the subscription completes, and
+ * `source` is returned).
+ */
+export function endAfter<T>(source: Subscription<T>, last: (value: T) => boolean): Subscription<T> {
+  let ended = false;
+  const ending: Subscription<T> = {
+    async next() {
+      if (ended) {
+        await source.return();
+        return { value: undefined, done: true };
+      }
+      const result = await source.next();
+      if (!result.done && last(result.value)) ended = true;
+      return result;
+    },
+    return() {
+      ended = true;
+      return source.return();
+    },
+    listening: source.listening,
+    [Symbol.asyncIterator]() {
+      return ending;
+    },
+  };
+  return ending;
+}
+
+/**
  * The requests one subscription delivered, each kept until it expires (none is delivered after that): a long-lived
  * subscription holds only those that may still come again (offered to several of the viewer's roles, or offered
  * again when it escalates).

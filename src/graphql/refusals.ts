@@ -2,28 +2,16 @@
 // for a person, and the path of the input field at fault (["input", "threadId"]). Only the API words them; the use
 // cases say what is wrong as data.
 import type { AnswerElicitationRefusal } from '../app/answer-elicitation.js';
-import type { TextProblem } from '../app/outcome.js';
 import type { RevokeGrantRefusal } from '../app/revoke-grant.js';
 import type { StartTurnRefusal } from '../app/start-turn.js';
 import type { UpdateAgentGatingRefusal } from '../app/update-agent-gating.js';
 import { GraphQLError } from 'graphql';
-import { UNSTORABLE_TEXT_MESSAGE } from '../domain/text.js';
+import { textProblemWords } from '../domain/text-problem.js';
 import { userError, type UserError } from './user-errors.js';
 
 /** The path of an input field of a mutation's `input` argument, and a place inside it. */
 function inputPath(field: string, at: readonly (string | number)[] = []): string[] {
   return ['input', field, ...at.map(String)];
-}
-
-function textProblemMessage(what: string, problem: TextProblem): string {
-  switch (problem.reason) {
-    case 'EMPTY':
-      return `The ${what} is empty.`;
-    case 'UNSTORABLE':
-      return `The ${what} ${UNSTORABLE_TEXT_MESSAGE}.`;
-    case 'TOO_LONG':
-      return `The ${what} is longer than ${problem.max} characters.`;
-  }
 }
 
 export function startTurnError(refusal: StartTurnRefusal): UserError {
@@ -38,11 +26,11 @@ export function startTurnError(refusal: StartTurnRefusal): UserError {
         );
       return userError(
         refusal.code,
-        textProblemMessage(refusal.field === 'message' ? 'message' : 'idempotency key', refusal),
+        `The ${refusal.field === 'message' ? 'message' : 'idempotency key'} ${textProblemWords(refusal)}.`,
         at,
       );
     case 'NOT_FOUND':
-      if (refusal.field === 'agentId') return userError(refusal.code, 'No agent with this id.', at);
+      if (refusal.of === 'agent') return userError(refusal.code, 'No agent with this id.', at);
       return userError(
         refusal.code,
         refusal.reason === 'OTHER_AGENT' ? 'The thread belongs to another agent.' : 'No thread with this id.',

@@ -2,10 +2,11 @@
 // model generates it. The text is best-effort and not stored; the saved ASSISTANT message is what counts.
 import { GraphQLError } from 'graphql';
 import { getTurn } from '../app/reads.js';
+import { isFinalTurn } from '../domain/expiry.js';
 import type { TurnRecord } from '../domain/records.js';
-import type { TurnTextDelta } from '../events/runner-events.js';
+import type { TurnTextDelta } from '../events/pubsub.js';
 import { builder } from './builder.js';
-import { startWith } from './live.js';
+import { endAfter, startWith } from './live.js';
 import { TurnRef } from './refs.js';
 
 const TurnTextDeltaRef = builder.objectRef<TurnTextDelta>('TurnTextDelta').implement({
@@ -52,7 +53,9 @@ builder.subscriptionField('turnEvents', (t) =>
       'streaming in the instance that serves this subscription, the text so far as one TurnTextDelta at offset 0), ' +
       'then each TurnTextDelta of its model calls as it is generated and the Turn after each change (status, ' +
       "messages, elicitations; as turnUpdated). An answer's deltas come before the Turn that holds its saved " +
-      "ASSISTANT message, which is authoritative: deltas are not durable. Another user's turn: NOT_FOUND.",
+      'ASSISTANT message, which is authoritative: deltas are not durable. The subscription completes right after the ' +
+      'Turn in a final status (COMPLETED, FAILED, CANCELLED, or EXPIRED once the expiry is recorded; at once when the ' +
+      "turn had ended before it subscribed). Another user's turn: NOT_FOUND.",
     args: { turnId: t.arg.id({ required: true }) },
     subscribe: async (_root, args, ctx) => {
       const turnId = String(args.turnId);
@@ -72,7 +75,11 @@ builder.subscriptionField('turnEvents', (t) =>
       // Deltas the text so far already holds (published between listening and reading it) are not sent again.
       const alreadySent = (event: TurnRecord | TurnTextDelta) =>
         soFar !== null && isTextDelta(event) && event.iteration === soFar.iteration && event.index <= soFar.index;
-      return startWith<TurnRecord | TurnTextDelta>(soFar ? [turn, soFar] : [turn], events, alreadySent);
+      // The turn's last state is its last event: the subscription completes after it.
+      return endAfter(
+        startWith<TurnRecord | TurnTextDelta>(soFar ? [turn, soFar] : [turn], events, alreadySent),
+        (event) => !isTextDelta(event) && isFinalTurn(event),
+      );
     },
     resolve: (event) => event,
   }),

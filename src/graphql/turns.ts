@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { getTurn } from '../app/reads.js';
 import { startTurn } from '../app/start-turn.js';
-import { elicitationStatusAt, turnStatusAt } from '../domain/expiry.js';
+import { elicitationStatusAt, turnStatusAt, turnTextAt } from '../domain/expiry.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../domain/idempotency.js';
 import type { ThreadRecord, TurnRecord } from '../domain/records.js';
 import { builder, type GraphQLContext } from './builder.js';
@@ -29,11 +29,13 @@ TurnRef.implement({
       // Past its expiry a paused turn reads EXPIRED even before the sweeper records it, like its elicitations.
       resolve: (turn, _args, ctx) => turnStatusAt(turn, ctx.services.clock().toISOString()),
     }),
-    text: t.exposeString('text', {
+    text: t.string({
       nullable: true,
       description:
         "COMPLETED: the assistant's final answer. PAUSED: a question in prose, built from the trusted tool " +
-        'definitions alone, so that a client that ignores elicitations still shows the user what waits for an answer.',
+        'definitions alone, so that a client that ignores elicitations still shows the user what waits for an answer. ' +
+        'Null otherwise: RUNNING, FAILED (see `error`), CANCELLED and EXPIRED (the TOOL messages say what did not run).',
+      resolve: (turn, _args, ctx) => turnTextAt(turn, ctx.services.clock().toISOString()),
     }),
     pendingElicitations: t.field({
       type: [ElicitationRef],

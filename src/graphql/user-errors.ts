@@ -1,7 +1,7 @@
-import { REFUSAL_CODES, type RefusalCode } from '../app/outcome.js';
+import { REFUSAL_CODES, type RefusalCode } from '../domain/refusals.js';
 import { builder } from './builder.js';
 
-/** The codes of the use cases' refusals (src/app/outcome.ts), as the API names them. */
+/** The codes of refusals (src/domain/refusals.ts), as the API names them. */
 export const USER_ERROR_CODES = REFUSAL_CODES;
 export type UserErrorCode = RefusalCode;
 

@@ -1,12 +1,15 @@
-// The display forms of untrusted text: tool arguments and message text as they may be shown to a person, with hidden
-// characters written as marked escapes and look-alike alphabets reported (src/domain/visible-text.ts has the rule).
-// Fields next to the raw ones, which stay exactly as they were: `arguments` is still what runs.
+// The display forms of untrusted text: tool arguments, message text, and a tool's name and title (an upstream MCP
+// server chooses them) as they may be shown to a person, with hidden characters written as marked escapes and
+// look-alike alphabets reported (src/domain/visible-text.ts has the rule). Fields next to the raw ones, which stay
+// exactly as they were: `arguments` is still what runs.
 import { characterName } from '../domain/character-names.js';
+import { turnTextAt } from '../domain/expiry.js';
 import type { HiddenCharacter, MixedScriptWord, VisibleText } from '../domain/visible-text.js';
-import { LOOKALIKE_SCRIPTS, visibleJson, visibleText } from '../domain/visible-text.js';
+import { INDENTED_JSON_LEVELS, LOOKALIKE_SCRIPTS, visibleJson, visibleText } from '../domain/visible-text.js';
+import { AgentToolRef } from './agents.js';
 import { builder } from './builder.js';
 import { ElicitationResponseRef, ElicitationToolCallRef } from './elicitations.js';
-import { MessageRef, TurnRef } from './refs.js';
+import { MessageRef, ToolAnnotationsRef, TurnRef } from './refs.js';
 import { ToolCallRef } from './threads.js';
 
 const HiddenCharacterRef = builder.objectRef<HiddenCharacter>('HiddenCharacter').implement({
@@ -47,7 +50,8 @@ const MixedScriptWordRef = builder.objectRef<MixedScriptWord>('MixedScriptWord')
 
 const DisplayTextRef = builder.objectRef<VisibleText>('DisplayText').implement({
   description:
-    'Untrusted text (model output, tool arguments) as it may be shown to a person: every hidden character written ' +
+    "Untrusted text (model output, tool arguments, a tool's name or title) as it may be shown to a person: every " +
+    'hidden character written ' +
     'as a visible escape, so that nothing is invisible or reordered on screen, and what was found. Show `text` with ' +
     'each hiddenCharacters escape marked, and warn when either list is not empty.',
   fields: (t) => ({
@@ -56,8 +60,9 @@ const DisplayTextRef = builder.objectRef<VisibleText>('DisplayText').implement({
         'The text with each hidden character replaced by its escape. In free text, a run of backslashes that the ' +
         'original has right before `uXXXX`, `u{X…}` or a hidden character is doubled, so an escape always follows ' +
         'an even number of backslashes and the original\'s own "\\u202E" reads "\\\\u202E". Arguments are JSON ' +
-        'as JSON.stringify(arguments, null, 2) writes it, with JSON escapes: still JSON, parsing to exactly the ' +
-        'arguments.',
+        `as JSON.stringify(arguments, null, 2) writes it, down to ${INDENTED_JSON_LEVELS} levels of objects and ` +
+        'arrays (deeper ones compact, as JSON.stringify(value) writes them, so that the text grows linearly with ' +
+        'the arguments however deep they nest), with JSON escapes: still JSON, parsing to exactly the arguments.',
     }),
     hiddenCharacters: t.field({
       type: [HiddenCharacterRef],
@@ -106,6 +111,46 @@ builder.objectField(TurnRef, 'textDisplay', (t) =>
     type: DisplayTextRef,
     nullable: true,
     description: '`text` as it may be shown to a person (hidden characters escaped and reported); null when it is.',
-    resolve: (turn) => (turn.text === null ? null : visibleText(turn.text)),
+    resolve: (turn, _args, ctx) => {
+      const text = turnTextAt(turn, ctx.services.clock().toISOString());
+      return text === null ? null : visibleText(text);
+    },
+  }),
+);
+
+// A tool's name and title come from its source (an upstream MCP server chooses them; a model, for a tool the agent
+// does not have): a look-alike letter in them is as much a sign of spoofing as in the arguments.
+const TOOL_NAME_DISPLAY =
+  '`name` as it may be shown to a person (hidden characters escaped and reported, look-alike alphabets reported).';
+
+builder.objectField(ToolCallRef, 'nameDisplay', (t) =>
+  t.field({ type: DisplayTextRef, description: TOOL_NAME_DISPLAY, resolve: (c) => visibleText(c.name) }),
+);
+
+builder.objectField(ElicitationToolCallRef, 'nameDisplay', (t) =>
+  t.field({ type: DisplayTextRef, description: TOOL_NAME_DISPLAY, resolve: (c) => visibleText(c.name) }),
+);
+
+builder.objectField(AgentToolRef, 'nameDisplay', (t) =>
+  t.field({ type: DisplayTextRef, description: TOOL_NAME_DISPLAY, resolve: ({ tool }) => visibleText(tool.name) }),
+);
+
+builder.objectField(AgentToolRef, 'labelDisplay', (t) =>
+  t.field({
+    type: DisplayTextRef,
+    description:
+      '`label` as it may be shown to a person (hidden characters escaped and reported, look-alike alphabets reported).',
+    resolve: ({ tool }) => visibleText(tool.label),
+  }),
+);
+
+builder.objectField(ToolAnnotationsRef, 'titleDisplay', (t) =>
+  t.field({
+    type: DisplayTextRef,
+    nullable: true,
+    description:
+      '`title` as it may be shown to a person (hidden characters escaped and reported, look-alike alphabets ' +
+      'reported); null without a title.',
+    resolve: (annotations) => (annotations.title == null ? null : visibleText(annotations.title)),
   }),
 );

@@ -2,9 +2,8 @@
 // "Unknown tool: <name>", as the MCP spec has it; a bad idempotency key names the _meta key it came in.
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolRefusal } from '../app/call-tool.js';
-import type { TextProblem } from '../app/outcome.js';
 import { IDEMPOTENCY_META_KEY } from '../domain/gateway.js';
-import { UNSTORABLE_TEXT_MESSAGE } from '../domain/text.js';
+import { textProblemWords } from '../domain/text-problem.js';
 
 /**
  * A JSON-RPC error as the client gets it: the SDK sends an error's `code` and `message` (McpError would prefix the
@@ -39,26 +38,15 @@ export function unknownGateway(agentId: string): GatewayError {
 export function callToolError(refusal: CallToolRefusal, call: { name: string; agentId: string }): GatewayError {
   switch (refusal.code) {
     case 'NOT_FOUND':
-      return refusal.field === 'name'
+      return refusal.of === 'tool'
         ? new GatewayError(ErrorCode.InvalidParams, `Unknown tool: ${call.name}`)
         : unknownGateway(call.agentId);
     case 'INVALID_INPUT':
-      return new GatewayError(ErrorCode.InvalidParams, `_meta "${IDEMPOTENCY_META_KEY}" ${keyProblem(refusal)}`);
+      return new GatewayError(ErrorCode.InvalidParams, `_meta "${IDEMPOTENCY_META_KEY}" ${textProblemWords(refusal)}`);
     case 'IDEMPOTENCY_KEY_REUSED':
       return new GatewayError(
         ErrorCode.InvalidParams,
         `_meta "${IDEMPOTENCY_META_KEY}" was already used for another call; send a new key for a new call`,
       );
-  }
-}
-
-function keyProblem(problem: TextProblem): string {
-  switch (problem.reason) {
-    case 'EMPTY':
-      return 'is empty';
-    case 'UNSTORABLE':
-      return UNSTORABLE_TEXT_MESSAGE;
-    case 'TOO_LONG':
-      return `is longer than ${problem.max} characters`;
   }
 }

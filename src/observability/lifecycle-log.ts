@@ -1,6 +1,6 @@
 // One log line per lifecycle event (src/agent/lifecycle.ts): ids, statuses, outcomes and durations. Never a tool
 // call's arguments, a message's text or an answer's content, at any level: they are what users and models wrote.
-// The one text is a failed turn's `error`, which toolgate writes itself (src/agent/messages.ts).
+// The one text is a failed turn's `error`, which toolgate writes itself (src/domain/gate/messages.ts).
 import type { Logger } from 'pino';
 import type { LifecycleEvent, LifecycleObserver } from '../agent/lifecycle.js';
 import { roundMs } from './logger.js';

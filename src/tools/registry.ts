@@ -1,6 +1,5 @@
-import type { ToolCatalog } from '../agent/runner.js';
 import type { Agent } from '../domain/records.js';
-import type { Tool, ToolSource } from './tool.js';
+import type { Tool, ToolCatalog, ToolSource } from './tool.js';
 
 /** True when a tool id matches an agent's entry: an exact id, or `<source>:*` for all of a source's tools. */
 export function matchesToolPattern(pattern: string, toolId: string): boolean {

@@ -1,4 +1,4 @@
-import type { JsonObject, ToolDefinition, ToolResult } from '../domain/records.js';
+import type { Agent, JsonObject, ToolDefinition, ToolResult } from '../domain/records.js';
 
 export interface ToolExecutionContext {
   agentId: string;
@@ -21,6 +21,11 @@ export interface ToolSource {
   /** Readiness (/readyz): can the source serve calls now? Absent: always ready (builtin code). */
   health?(): Promise<ToolSourceHealth>;
   close(): Promise<void>;
+}
+
+/** Resolves an agent's tools (by its tool ids) to runnable tools: what the loop runs a turn's calls with. */
+export interface ToolCatalog {
+  toolsFor(agent: Agent): Promise<Tool[]>;
 }
 
 /** A source's readiness; `reason` is shown on /readyz, so it names a state, never a secret or a server's output. */

@@ -2,7 +2,7 @@
 // titled), multi-select, string formats, required on ACCEPT only, hostile keys; and over HTTP, INVALID_CONTENT
 // naming the field for a schema a listener asked with, while nothing changes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentBytes, validateContent } from '../../src/agent/content.js';
+import { contentBytes, validateContent } from '../../src/domain/gate/content.js';
 import { DbObserver } from '../support/db-snapshot.js';
 import { callStep, call, startScenario, textStep, type Scenario } from '../support/scenario.js';
 

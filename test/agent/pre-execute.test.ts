@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidElicitationRequestError } from '../../src/agent/elicitation-request.js';
-import { ListenerRegistry, type ToolPreExecuteEvent, type ToolPreExecuteListener } from '../../src/agent/event.js';
+import {
+  ListenerRegistry,
+  type ToolPreExecuteEvent,
+  type ToolPreExecuteListener,
+} from '../../src/domain/gate/listeners.js';
 import { preExecute } from '../../src/agent/pre-execute.js';
 import type { Tool } from '../../src/tools/tool.js';
 import { agent, tool as definition, toolCall } from '../support/definitions.js';

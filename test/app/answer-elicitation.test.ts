@@ -63,7 +63,7 @@ describe('answerElicitation', () => {
 
   it("answers another user's request as it answers an unknown one", async () => {
     const [request] = await paused(ALICE, 't_rw');
-    const refusal = { code: 'NOT_FOUND', field: 'elicitationId' };
+    const refusal = { code: 'NOT_FOUND', of: 'elicitation', field: 'elicitationId' };
     await expectRefused(s, BOB, answer(request!), refusal);
     await expectRefused(s, ALICE, { elicitationId: 'elc_unknown', action: 'ACCEPT' }, refusal);
   });

@@ -134,7 +134,7 @@ describe('updateAgentGating and escalation', () => {
 
 /** An answer the viewer may give: the request's status after it, and the turn as the viewer sees it (null: not theirs). */
 type Given = { status: ElicitationStatus; turn: TurnStatus | null };
-type Refused = { refused: { code: string; field: string; reason?: string } };
+type Refused = { refused: { code: string; of?: string; field: string; reason?: string } };
 /** Where Alice's turn is after an answer that left its request so. */
 const TURN_AFTER: Partial<Record<ElicitationStatus, TurnStatus>> = {
   PENDING: 'PAUSED',
@@ -148,7 +148,7 @@ const FOUR_EYES = { refused: { code: 'FORBIDDEN', field: 'action', reason: 'FOUR
 const CANCEL_BY_REQUESTER = { refused: { code: 'FORBIDDEN', field: 'action', reason: 'CANCEL_BY_REQUESTER' } };
 const NOT_AN_APPROVER = { refused: { code: 'FORBIDDEN', field: 'action', reason: 'NOT_AN_APPROVER' } };
 /** Another user's request the viewer may not answer reads as an unknown one. */
-const ABSENT = { refused: { code: 'NOT_FOUND', field: 'elicitationId' } };
+const ABSENT = { refused: { code: 'NOT_FOUND', of: 'elicitation', field: 'elicitationId' } };
 
 describe('who may give which answer to a request of Alice', () => {
   // t:plain: four eyes, two reviewers, oncall after ten minutes; t:scale: two reviewers, Alice counting as one;

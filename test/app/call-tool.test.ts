@@ -124,10 +124,16 @@ describe('a gateway: an agent without a model', () => {
 
   it('refuses an unknown tool or gateway, and changes nothing', async () => {
     const before = await s.snapshot();
-    expect(await callTool(s.app, ALICE, input('nope'))).toEqual({ ok: false, code: 'NOT_FOUND', field: 'name' });
+    expect(await callTool(s.app, ALICE, input('nope'))).toEqual({
+      ok: false,
+      code: 'NOT_FOUND',
+      of: 'tool',
+      field: 'name',
+    });
     expect(await callTool(s.app, ALICE, { ...input('lookup'), agentId: AGENT_ID })).toEqual({
       ok: false,
       code: 'NOT_FOUND',
+      of: 'agent',
       field: 'agentId',
     });
     expect(await s.snapshot()).toEqual(before);
@@ -248,7 +254,7 @@ describe("a gateway's call passes the whole gate", () => {
       arguments: { id: 'r5' },
     });
     // Only the caller answers their calls.
-    expect(answered).toEqual({ ok: false, code: 'NOT_FOUND', field: 'elicitationId' });
+    expect(answered).toEqual({ ok: false, code: 'NOT_FOUND', of: 'elicitation', field: 'elicitationId' });
     await answerElicitation(g.app, BOB, {
       elicitationId: call.waitingOn[0]!.id,
       action: 'ACCEPT',
@@ -282,7 +288,7 @@ describe("a gateway's call whose confirmation expires", () => {
       expect(started.call.waitingOn).toHaveLength(1);
       const waiting = awaitCallResult(e.app, ALICE, started.call.turn.id, { tickMs: 50 });
       await new Promise((resolve) => setTimeout(resolve, 1_100));
-      expect(await e.server.sweep()).toMatchObject({ expiredTurns: 1 });
+      expect(await e.sweep()).toMatchObject({ expiredTurns: 1 });
       const expired = {
         content: [{ type: 'text', text: 'Execution of wipe was not confirmed before the request expired.' }],
         isError: true,

@@ -221,6 +221,7 @@ describe('ACCEPT with remember', () => {
     expect(await revokeGrant(s.app, bob, { grantId: grant.id })).toEqual({
       ok: false,
       code: 'NOT_FOUND',
+      of: 'grant',
       field: 'grantId',
     });
     // Bob's own ACCEPT with remember is his, and does not show to Alice as hers.

@@ -96,7 +96,12 @@ describe('revokeGrant', () => {
   it("answers another user's grant as unknown, revokes the owner's, and again returns it as first revoked", async () => {
     const before = await s.snapshot();
     for (const grantId of [grant.id, 'grt_unknown']) {
-      expect(await revokeGrant(s.app, BOB, { grantId })).toEqual({ ok: false, code: 'NOT_FOUND', field: 'grantId' });
+      expect(await revokeGrant(s.app, BOB, { grantId })).toEqual({
+        ok: false,
+        code: 'NOT_FOUND',
+        of: 'grant',
+        field: 'grantId',
+      });
     }
     expect(await s.snapshot()).toEqual(before);
     const revoked = await revokeGrant(s.app, ALICE, { grantId: grant.id });

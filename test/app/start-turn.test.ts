@@ -68,6 +68,7 @@ describe('startTurn', () => {
     expect(await startTurn(s.app, ALICE, input({ agentId: 'nobody' }))).toEqual({
       ok: false,
       code: 'NOT_FOUND',
+      of: 'agent',
       field: 'agentId',
     });
     expect(await s.snapshot()).toEqual(before);
@@ -77,7 +78,7 @@ describe('startTurn', () => {
     const own = await startTurn(s.app, ALICE, input({ message: 'hello' }));
     if (!own.ok) throw new Error(`refused: ${own.code}`);
     const before = await s.snapshot();
-    const refusal = { ok: false, code: 'NOT_FOUND', field: 'threadId', reason: 'NO_SUCH_THREAD' };
+    const refusal = { ok: false, code: 'NOT_FOUND', of: 'thread', field: 'threadId', reason: 'NO_SUCH_THREAD' };
     expect(await startTurn(s.app, BOB, input({ threadId: own.thread.id, message: 'hello' }))).toEqual(refusal);
     expect(await startTurn(s.app, BOB, input({ threadId: 'thr_unknown', message: 'hello' }))).toEqual(refusal);
     expect(await s.snapshot()).toEqual(before);
@@ -89,6 +90,7 @@ describe('startTurn', () => {
     expect(await startTurn(s.app, ALICE, input({ agentId: 'other', threadId: own.thread.id }))).toEqual({
       ok: false,
       code: 'NOT_FOUND',
+      of: 'thread',
       field: 'threadId',
       reason: 'OTHER_AGENT',
     });

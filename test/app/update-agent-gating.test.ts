@@ -33,7 +33,7 @@ describe('updateAgentGating', () => {
   });
 
   it('refuses an unknown agent, a pause out of range, a tool the agent lacks and unusable rules', async () => {
-    await expectRefused(ADMIN, { agentId: 'nobody' }, { code: 'NOT_FOUND', field: 'agentId' });
+    await expectRefused(ADMIN, { agentId: 'nobody' }, { code: 'NOT_FOUND', of: 'agent', field: 'agentId' });
     await expectRefused(
       ADMIN,
       { agentId: AGENT_ID, pauseTtlSeconds: 0 },

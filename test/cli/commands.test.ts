@@ -49,6 +49,15 @@ describe('toolgate --help, --version, an unknown command', () => {
     expect((await toolgate(['-h'])).stdout).toBe(help.stdout);
   });
 
+  it('--help names where the docs are, and the files it names are there', async () => {
+    const { stdout } = await toolgate(['--help']);
+    const folder = /The docs come with the package, in (.+): /.exec(stdout)?.[1];
+    expect(folder).toBeDefined();
+    const named = [...stdout.matchAll(/\b(README\.md|docs\/[\w./-]+\.md)/g)].map((m) => m[1]!);
+    expect(named).toEqual(['README.md', 'docs/config.md', 'docs/reference/config.md']);
+    for (const file of named) expect(existsSync(join(folder!, file)), file).toBe(true);
+  });
+
   it("--version prints the package's version", async () => {
     expect(await toolgate(['--version'])).toEqual({ code: 0, stdout: `${PACKAGE.version}\n`, stderr: '' });
   });

@@ -2,7 +2,7 @@
 // the policies that cannot work, each refused with one line naming the file and the path.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { approversFor } from '../../src/agent/gating.js';
+import { approversFor } from '../../src/domain/gate/gating.js';
 import { gatingFromConfig } from '../../src/config/agent-gating.js';
 import { ConfigError, parseConfig } from '../../src/config/load.js';
 

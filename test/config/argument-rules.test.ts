@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { gateDecision } from '../../src/agent/gating.js';
+import { gateDecision } from '../../src/domain/gate/gating.js';
 import { gatingFromConfig } from '../../src/config/agent-gating.js';
 import { ConfigError, loadConfigFile } from '../../src/config/load.js';
 import { createServer } from '../../src/server.js';
@@ -132,12 +132,12 @@ describe('the config file', () => {
     [
       'an unknown key in a rule',
       { 'fs:write_file': { rules: [{ match: {}, mode: 'NEVER', when: 'now' }] } },
-      'toolgate.json: agents[0].toolConfirmation.fs:write_file.rules[0]: Unrecognized key: "when"',
+      'toolgate.json: agents[0].toolConfirmation.fs:write_file.rules[0]: unknown key "when" (allowed here: match, mode, reason, approvers)',
     ],
     [
       'an unknown key in the object form',
       { 'fs:write_file': { mode: 'NEVER', rule: [] } },
-      'toolgate.json: agents[0].toolConfirmation.fs:write_file: Unrecognized key: "rule"',
+      'toolgate.json: agents[0].toolConfirmation.fs:write_file: unknown key "rule": did you mean "rules"?',
     ],
     [
       'an unknown mode string',

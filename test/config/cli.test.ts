@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { tempDir } from '../support/harness.js';
+import { nodeArgsFor } from '../support/entries.js';
 import { alive, until } from '../support/wait.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -36,13 +37,16 @@ afterEach(() => {
   started.clear();
 });
 
-/** `npx tsx src/cli.ts` as a user runs it, or `node --import tsx src/cli.ts` when the test sends it signals. */
-function startCli(configFile: string, env: Record<string, string> = {}, via: 'npx' | 'node' = 'npx') {
+/**
+ * `toolgate` with a config file: one node process on the run's bundle of src/cli.ts (test/support/entries.ts), or
+ * `npx tsx src/cli.ts` as a user runs the sources.
+ */
+function startCli(configFile: string, env: Record<string, string> = {}, via: 'npx' | 'node' = 'node') {
   const database = env.TOOLGATE_DB ?? join(dir, `${Math.random()}.db`);
   const [command, args] =
     via === 'npx'
       ? (['npx', ['tsx', 'src/cli.ts']] as const)
-      : ([process.execPath, ['--import', 'tsx', 'src/cli.ts']] as const);
+      : ([process.execPath, nodeArgsFor('src/cli.ts')] as const);
   const child = spawn(command, args, {
     cwd: ROOT,
     detached: true,
@@ -101,7 +105,8 @@ describe('toolgate CLI with a bad config', () => {
       ...scripted,
       agents: [{ id: 'a', name: 'A', model: 'm', pauseTtlSeconds: -5 }],
     });
-    const cli = startCli(file);
+    // As a user runs the sources.
+    const cli = startCli(file, {}, 'npx');
     const run = await cli.done;
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(`toolgate: ${file}: agents[0].pauseTtlSeconds: Too small: expected number to be >=1\n`);
@@ -212,14 +217,17 @@ describe('toolgate CLI where it cannot open its database or listen', () => {
     expect(readFileSync(notADatabase)).toEqual(before);
   });
 
-  it('a PORT in use: one line naming it, exit 1, nothing else on stderr', async () => {
+  it('a PORT in use: one line naming it, exit 1, nothing else on stderr, no database created', async () => {
     const taken = createNetServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     try {
       const port = (taken.address() as AddressInfo).port;
-      const run = await startCli(fine(), { PORT: String(port) }).done;
+      const cli = startCli(fine(), { PORT: String(port) });
+      const run = await cli.done;
       expect(run.code).toBe(1);
       expect(run.stderr).toBe(`toolgate: PORT: ${port} is already in use on 127.0.0.1\n`);
+      // Checked before the database opens: nothing is created or migrated for a start that cannot listen.
+      expect(existsSync(cli.database)).toBe(false);
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }

@@ -78,7 +78,11 @@ describe('loadConfigFile', () => {
       { ...base, agents: [{ ...base.agents[0], maxIterations: 'ten' }] },
       /config\.json: agents\[0\]\.maxIterations: Invalid input: expected number, received string$/,
     ],
-    ['an unknown field', { ...base, agent: [] }, /config\.json: \(top level\): Unrecognized key: "agent"$/],
+    [
+      'an unknown field',
+      { ...base, plugin: [] },
+      /config\.json: \(top level\): unknown key "plugin": did you mean "plugins"\?$/,
+    ],
     [
       'a bad base URL',
       { ...base, models: { main: { provider: 'openai-compatible', baseURL: 'not a url', model: 'm' } } },
@@ -148,6 +152,50 @@ describe('loadConfigFile', () => {
         : errorOf(config);
     expect(message).toMatch(expected);
     expect(message.startsWith(dir)).toBe(true);
+  });
+});
+
+describe('an unknown key', () => {
+  const agent = base.agents[0]!;
+  it.each([
+    ['a swap of two letters', { ...base, agnets: [] }, '(top level): unknown key "agnets": did you mean "agents"?'],
+    [
+      'another case',
+      { ...base, ToolSources: {} },
+      '(top level): unknown key "ToolSources": did you mean "toolSources"?',
+    ],
+    [
+      'a letter missing, in an agent',
+      { ...base, agents: [{ ...agent, requireToolConfirmaton: true }] },
+      'agents[0]: unknown key "requireToolConfirmaton": did you mean "requireToolConfirmation"?',
+    ],
+    [
+      "a key of the model's own provider",
+      {
+        ...base,
+        models: { main: { provider: 'openai-compatible', baseURL: 'http://127.0.0.1:1/v1', model: 'm', stram: true } },
+      },
+      'models.main: unknown key "stram": did you mean "stream"?',
+    ],
+    [
+      "not a key of another provider's: the scripted model has only provider",
+      { ...base, models: { main: { provider: 'scripted', stram: true } } },
+      'models.main: unknown key "stram" (allowed here: provider)',
+    ],
+    [
+      'nothing like it: the keys allowed there',
+      { ...base, agents: [{ ...agent, color: 'red' }] },
+      'agents[0]: unknown key "color" (allowed here: id, name, description, model, systemPrompt, tools, requireToolConfirmation, toolConfirmation, allowEdit, approvers, pauseTtlSeconds, maxIterations)',
+    ],
+  ])('%s', (_what, config, expected) => {
+    expect(errorOf(config)).toBe(`${join(dir, 'config.json')}: ${expected}`);
+  });
+
+  it('one line per unknown key', () => {
+    expect(errorOf({ ...base, agnets: [], modles: {} }).split('\n')).toEqual([
+      `${join(dir, 'config.json')}: (top level): unknown key "agnets": did you mean "agents"?`,
+      `${join(dir, 'config.json')}: (top level): unknown key "modles": did you mean "models"?`,
+    ]);
   });
 });
 

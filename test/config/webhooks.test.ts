@@ -90,7 +90,10 @@ describe('config: webhooks', () => {
     [[hook({ secret: 'hunter2' })], 'config.json: webhooks[0].secret: expected a Standard Webhooks secret'],
     [[hook({ secret: 'whsec_c2hvcnQ=' })], 'config.json: webhooks[0].secret: expected a Standard Webhooks secret'],
     [[hook({ maxAttempts: 0 })], 'config.json: webhooks[0].maxAttempts: Too small'],
-    [[hook({ retries: 3 })], 'config.json: webhooks[0]: Unrecognized key: "retries"'],
+    [
+      [hook({ retries: 3 })],
+      'config.json: webhooks[0]: unknown key "retries" (allowed here: url, events, secret, maxAttempts, timeoutMs, initialBackoffSeconds, maxBackoffSeconds)',
+    ],
     [
       [hook(), hook({ events: ['turn.failed'] })],
       'config.json: webhooks[1].url: another entry has the same URL "https://hooks.example.com/toolgate"; list its events in one entry',

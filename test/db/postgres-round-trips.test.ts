@@ -1,6 +1,5 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeStep } from '../../src/agent/closing.js';
 import { PostgresStore } from '../../src/db/postgres/postgres-store.js';
 import { freshPostgresDatabase, type TestDatabase } from '../support/postgres.js';
 import { agentConfig, AGENT, ANN, at, startInput } from './spec/fixtures.js';
@@ -33,7 +32,7 @@ describe('PostgreSQL: round trips of a start', () => {
   });
 
   it('on a new thread: the agent read and one write, no transaction; thread, turn and message all written', async () => {
-    const started = await store.startTurn(startInput({ message: 'Tidy my notes.' }), closeStep);
+    const started = await store.startTurn(startInput({ message: 'Tidy my notes.' }));
     expect(sent).toEqual(['agent', 'insert_turn']);
     if (!started.ok || started.replayed) throw new Error('the start was refused');
     expect(await store.getThread(started.thread.id, ANN)).toMatchObject({ id: started.thread.id, agentId: AGENT });
@@ -43,14 +42,11 @@ describe('PostgreSQL: round trips of a start', () => {
   });
 
   it('on an existing thread: one transaction that locks the thread, and the message on that thread', async () => {
-    const first = await store.startTurn(startInput({}), closeStep);
+    const first = await store.startTurn(startInput({}));
     if (!first.ok || first.replayed) throw new Error('the start was refused');
     await store.unleasedTurnWriter(first.turn.id).finishTurn({ status: 'COMPLETED', text: 'done', now: at(1) });
     sent.length = 0;
-    const next = await store.startTurn(
-      startInput({ threadId: first.thread.id, message: 'And now?', now: at(2) }),
-      closeStep,
-    );
+    const next = await store.startTurn(startInput({ threadId: first.thread.id, message: 'And now?', now: at(2) }));
     expect(sent[0]).toBe('BEGIN');
     expect(sent).toContain('lock_owned_thread');
     expect(sent.at(-1)).toBe('COMMIT');

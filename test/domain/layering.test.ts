@@ -1,9 +1,11 @@
-// The layers, checked on the source: src/domain/ (records, the Store interface, the rules) depends on nothing of
-// toolgate's; the loop (src/agent/) and the stores (src/db/) depend on src/domain/ and never on each other, so each
-// store reuses the rules without pulling the loop in, and the loop stays free of SQL. Above them, the use cases
-// (src/app/) decide who may do what and call the loop and the store; the GraphQL API (src/graphql/) reaches them
-// through src/app/ only, so another entrance gets the same rules (docs/architecture.md). Logs and metrics
-// (src/observability/) watch the loop and the stores, not the API: they never import src/graphql/ or src/http/.
+// The layers, checked on the source: src/domain/ (records, the Store interface, the rules, the gate's rules in
+// domain/gate/) depends on nothing of toolgate's; the loop (src/agent/) and the stores (src/db/) depend on src/domain/
+// and never on each other, so each store reuses the rules without pulling the loop in, and the loop stays free of SQL.
+// Below the loop, the config and the tools never import it. Above it, the use cases (src/app/) decide who may do what
+// and call the loop through its runner and the store; the GraphQL API (src/graphql/) reaches them through src/app/
+// only, so another entrance gets the same rules (docs/architecture.md). Logs and metrics (src/observability/) watch
+// the loop and the stores, not the API: they never import src/graphql/ or src/http/. No folder's files import each
+// other in a cycle, and the folders of src/ do not either.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,6 +72,25 @@ function importCycles(folder: string): string[][] {
   return cyclesOf(imports);
 }
 
+/** The folders of src/ (its files at the root, each by its name) and the other folders each one's imports reach. */
+function folderGraph(): Map<string, string[]> {
+  const entries = readdirSync(join(ROOT, 'src'), { withFileTypes: true });
+  const folders = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  const graph = new Map<string, string[]>();
+  for (const folder of folders) {
+    const reached = reachedFolders(folder).map(({ target }) => (target.includes('/') ? target.split('/')[0]! : target));
+    graph.set(folder, [...new Set(reached)].filter((other) => other !== folder).sort());
+  }
+  for (const entry of entries.filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))) {
+    const source = readFileSync(join(ROOT, 'src', entry.name), 'utf8');
+    const reached = importsOf(source)
+      .filter((specifier) => specifier.startsWith('./'))
+      .map((specifier) => specifier.slice(2).split('/')[0]!.replace(/\.js$/, '.ts'));
+    graph.set(entry.name, [...new Set(reached)].sort());
+  }
+  return graph;
+}
+
 function violations(folder: string, allowed: string[]): string[] {
   return reachedFolders(folder)
     .filter(({ reaches }) => !allowed.includes(reaches))
@@ -92,6 +113,10 @@ describe('layering', () => {
     expect(reachedFolders('agent').some(({ reaches }) => reaches === 'domain')).toBe(true);
     expect(reachedFolders('graphql').some(({ reaches }) => reaches === 'app')).toBe(true);
     expect(reachedFolders('app').some(({ reaches }) => reaches === 'agent')).toBe(true);
+    const graph = folderGraph();
+    expect(graph.get('graphql')).toContain('app');
+    expect(graph.get('server.ts')).toContain('graphql');
+    expect(graph.get('cli')).toContain('server.ts');
   });
 
   it('finds import cycles, long ones too, and nothing in a graph without one', () => {
@@ -129,8 +154,20 @@ describe('layering', () => {
     expect(violations('domain', ['domain'])).toEqual([]);
   });
 
+  it('below the loop, src/config/ and src/tools/ do not import src/agent/', () => {
+    const up = ['config', 'tools'].flatMap((folder) =>
+      reachedFolders(folder).filter(({ reaches }) => reaches === 'agent'),
+    );
+    expect(up.map(({ file, specifier }) => `${file} imports ${specifier}`)).toEqual([]);
+  });
+
   it('src/app/ (the use cases) reaches the loop and the domain, and no entrance: no GraphQL, HTTP or MCP', () => {
     expect(violations('app', ['app', 'agent', 'domain', 'tools'])).toEqual([]);
+    // Of src/agent/, the runner only: the loop's facade. The gate's rules are the domain's.
+    const loop = reachedFolders('app').filter(
+      ({ reaches, target }) => reaches === 'agent' && target !== 'agent/runner.ts',
+    );
+    expect(loop.map(({ file, specifier }) => `${file} imports ${specifier}`)).toEqual([]);
     // Of src/tools/, the definition of a tool only: not the tool sources (the MCP client among them).
     const tools = reachedFolders('app').filter(
       ({ reaches, target }) => reaches === 'tools' && target !== 'tools/tool.ts',
@@ -170,5 +207,15 @@ describe('layering', () => {
 
   it('src/graphql/ has no import cycle: its type modules name each other through refs.ts', () => {
     expect(importCycles('graphql')).toEqual([]);
+  });
+
+  it("no folder of src/ has an import cycle among its files (events/: the pub/sub holds its topics' payloads)", () => {
+    const folders = readdirSync(join(ROOT, 'src'), { withFileTypes: true }).filter((entry) => entry.isDirectory());
+    expect(folders.map(({ name }) => name)).toContain('events');
+    expect(folders.flatMap(({ name }) => importCycles(name))).toEqual([]);
+  });
+
+  it('the folders of src/ import each other in no loop', () => {
+    expect(cyclesOf(folderGraph())).toEqual([]);
   });
 });

@@ -1,12 +1,12 @@
 // Starting a turn on a thread and closing a paused one, without a database.
 import { describe, expect, it } from 'vitest';
-import { closeStep } from '../../src/agent/closing.js';
 import type { ElicitationRecord, PendingStep, ThreadRecord } from '../../src/domain/records.js';
 import { closePausedTurn, decideActiveTurn, decideThread } from '../../src/domain/turn-rules.js';
 import { toolCall } from '../support/definitions.js';
 
 const NOW = '2030-01-01T12:00:00.000Z';
 const thread: ThreadRecord = { id: 'thr_1', agentId: 'demo', ownerId: 'alice', createdAt: NOW };
+const noSuchThread = { code: 'NOT_FOUND', of: 'thread', reason: 'NO_SUCH_THREAD' };
 
 describe('decideThread: where a new turn goes', () => {
   it('without a thread id it starts a new thread', () => {
@@ -14,7 +14,7 @@ describe('decideThread: where a new turn goes', () => {
   });
 
   it('an empty thread id is a thread id (of no thread), not "no thread id": NOT_FOUND', () => {
-    expect(decideThread({ threadId: '', agentId: 'demo' }, null)).toEqual({ kind: 'refuse', code: 'NOT_FOUND' });
+    expect(decideThread({ threadId: '', agentId: 'demo' }, null)).toEqual({ kind: 'refuse', refusal: noSuchThread });
   });
 
   it('continues the named thread of the same agent', () => {
@@ -22,13 +22,16 @@ describe('decideThread: where a new turn goes', () => {
   });
 
   it('NOT_FOUND when the named thread is not the caller’s (or does not exist)', () => {
-    expect(decideThread({ threadId: 'thr_1', agentId: 'demo' }, null)).toEqual({ kind: 'refuse', code: 'NOT_FOUND' });
+    expect(decideThread({ threadId: 'thr_1', agentId: 'demo' }, null)).toEqual({
+      kind: 'refuse',
+      refusal: noSuchThread,
+    });
   });
 
-  it('WRONG_AGENT when the thread belongs to another agent', () => {
+  it('NOT_FOUND (OTHER_AGENT) when the thread belongs to another agent', () => {
     expect(decideThread({ threadId: 'thr_1', agentId: 'other' }, thread)).toEqual({
       kind: 'refuse',
-      code: 'WRONG_AGENT',
+      refusal: { code: 'NOT_FOUND', of: 'thread', reason: 'OTHER_AGENT' },
     });
   });
 });
@@ -41,7 +44,7 @@ describe('decideActiveTurn: what a new message does to the thread’s active tur
   it('THREAD_BUSY while a turn is RUNNING: one turn at a time', () => {
     expect(decideActiveTurn({ status: 'RUNNING', expiresAt: null }, NOW)).toEqual({
       kind: 'refuse',
-      code: 'THREAD_BUSY',
+      refusal: { code: 'THREAD_BUSY' },
     });
   });
 
@@ -80,7 +83,7 @@ describe('closePausedTurn: a paused step that will not run', () => {
   ];
 
   it('expired: the turn and its waiting requests become EXPIRED; every call is told it was not confirmed', () => {
-    const closing = closePausedTurn({ step }, waiting, 'expired', closeStep);
+    const closing = closePausedTurn({ step }, waiting, 'expired');
     expect(closing.status).toBe('EXPIRED');
     expect(closing.closeElicitations).toEqual(['elc_wipe', 'elc_send']);
     expect(closing.toolMessages).toEqual([
@@ -91,7 +94,7 @@ describe('closePausedTurn: a paused step that will not run', () => {
   });
 
   it('superseded: CANCELLED, and the model learns the user sent a new message instead', () => {
-    const closing = closePausedTurn({ step }, waiting, 'superseded', closeStep);
+    const closing = closePausedTurn({ step }, waiting, 'superseded');
     expect(closing.status).toBe('CANCELLED');
     expect(closing.closeElicitations).toEqual(['elc_wipe', 'elc_send']);
     expect(closing.toolMessages[1]!.text).toBe('Execution of wipe was cancelled: the user sent a new message instead.');
@@ -102,7 +105,7 @@ describe('closePausedTurn: a paused step that will not run', () => {
       { id: 'elc_wipe', status: 'CANCELLED', response: { action: 'CANCEL', content: null } },
       { id: 'elc_send', status: 'PENDING', response: null },
     ];
-    const closing = closePausedTurn({ step }, afterCancel, 'cancelled', closeStep);
+    const closing = closePausedTurn({ step }, afterCancel, 'cancelled');
     expect(closing.status).toBe('CANCELLED');
     expect(closing.closeElicitations).toEqual(['elc_send']);
     expect(closing.toolMessages.map((m) => m.text)).toEqual([
@@ -117,26 +120,17 @@ describe('closePausedTurn: a paused step that will not run', () => {
       { id: 'elc_wipe', status: 'DECLINED', response: { action: 'DECLINE', content: { instructions: 'never' } } },
       { id: 'elc_send', status: 'PENDING', response: null },
     ];
-    const closing = closePausedTurn({ step }, declined, 'expired', closeStep);
+    const closing = closePausedTurn({ step }, declined, 'expired');
     expect(closing.closeElicitations).toEqual(['elc_send']);
     expect(closing.toolMessages[1]!.text).toBe('User declined execution of wipe: never');
     expect(closing.toolMessages[2]!.text).toBe('Execution of send was not confirmed before the request expired.');
   });
 
   it('a turn without a step gets no TOOL message', () => {
-    expect(closePausedTurn({ step: null }, [], 'expired', closeStep)).toEqual({
+    expect(closePausedTurn({ step: null }, [], 'expired')).toEqual({
       status: 'EXPIRED',
       closeElicitations: [],
       toolMessages: [],
     });
-  });
-
-  it('asks closeStep with the reason and the answers recorded so far', () => {
-    const asked: unknown[] = [];
-    closePausedTurn({ step }, waiting, 'superseded', (...args) => {
-      asked.push(args);
-      return [];
-    });
-    expect(asked).toEqual([[step, 'superseded', { elc_wipe: null, elc_send: null }]]);
   });
 });

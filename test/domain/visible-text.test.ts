@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { characterName } from '../../src/domain/character-names.js';
-import { isHiddenCharacter, visibleJson, visibleText, type VisibleText } from '../../src/domain/visible-text.js';
+import {
+  INDENTED_JSON_LEVELS,
+  isHiddenCharacter,
+  visibleJson,
+  visibleText,
+  type VisibleText,
+} from '../../src/domain/visible-text.js';
 
 /**
  * The reading rule the visible text promises, as a reader applies it: an odd run of backslashes before `uXXXX` or
@@ -153,6 +159,56 @@ describe('visible JSON', () => {
     const shown = visibleJson({ a: '\\u202E', b: 'x\u0007\b\n\t"' });
     expect(shown.text).toBe('{\n  "a": "\\\\u202E",\n  "b": "x\\u0007\\u0008\\n\\t\\""\n}');
     expect(codes(shown)).toEqual([0x7, 0x8]);
+  });
+
+  it('indents INDENTED_JSON_LEVELS levels and writes deeper ones compactly, as JSON.stringify(value) does', () => {
+    expect(INDENTED_JSON_LEVELS).toBe(8);
+    const deepest = { k: ['x\u200By', { l: 1 }], m: {} };
+    let value: unknown = deepest;
+    for (let level = 0; level < 7; level++) value = [value];
+    const shown = visibleJson({ top: value });
+    const lines = shown.text.split('\n');
+    // The top object and its 7 arrays are indented; the object inside them, the ninth level, is one line.
+    expect(lines).toHaveLength(2 * 8 + 1);
+    expect(lines[8]).toBe(`${'  '.repeat(8)}{"k":["x\\u200By",{"l":1}],"m":{}}`);
+    expect(JSON.parse(shown.text)).toEqual({ top: value });
+    expect(codes(shown)).toEqual([0x200b]);
+    expectOffsetsHold(shown);
+  });
+
+  it('grows linearly with the JSON, however deep or wide the value, and walks any depth without overflowing', () => {
+    /** `levels` levels of arrays around `inner`. */
+    const nest = (levels: number, inner: unknown = []) => {
+      let value = inner;
+      for (let level = 1; level < levels; level++) value = [value];
+      return value;
+    };
+    const cases = [
+      // 4 KB nested 2,000 deep: JSON.stringify(value, null, 2) writes about 8 MB of it.
+      { v: nest(2000), pad: 'x'.repeat(96) },
+      nest(
+        8,
+        Array.from({ length: 1000 }, () => 0),
+      ),
+      nest(
+        7,
+        Array.from({ length: 1000 }, () => ({})),
+      ),
+      nest(
+        20,
+        Array.from({ length: 1000 }, () => '\u{E0041}'),
+      ),
+    ];
+    for (const value of cases) {
+      const shown = visibleJson(value);
+      expect(JSON.parse(shown.text)).toEqual(value);
+      expect(shown.text.length).toBeLessThanOrEqual(10 * JSON.stringify(value).length);
+    }
+    expect(visibleJson(cases[0]).text.length).toBeLessThan(4400);
+    // Deeper than JSON.stringify, JSON.parse's check or a recursive walk could go: 100,000 levels, 200,000 characters.
+    const text = visibleJson(nest(100_000)).text;
+    expect(text.replace(/\s/g, '')).toBe(`${'['.repeat(99_999)}[]${']'.repeat(99_999)}`);
+    expect(text.length).toBeLessThan(200_200);
   });
 
   it('parses back to the value given, whatever its strings hold', () => {

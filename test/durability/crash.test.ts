@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FixtureOptions } from '../fixtures/durability-server.js';
 import { dataOf, RESOLVE, START_TURN, TEST_BACKEND, TURN_FIELDS } from '../support/harness.js';
-import { freshPostgresDatabase } from '../support/postgres.js';
+import { migratedPostgresDatabase } from '../support/postgres.js';
 import {
   killAll,
   readRuns,
@@ -29,7 +29,7 @@ let base: FixtureOptions;
 
 /** The database of one test: an SQLite file, or with TOOLGATE_TEST_BACKEND=postgres a fresh PostgreSQL database. */
 async function testDatabase(file: string): Promise<string> {
-  return TEST_BACKEND === 'postgres' ? (await freshPostgresDatabase()).url : join(dir, file);
+  return TEST_BACKEND === 'postgres' ? (await migratedPostgresDatabase()).url : join(dir, file);
 }
 
 beforeEach(async () => {

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Checkpoint } from '../../src/agent/runner.js';
 import type { FixtureOptions } from '../fixtures/durability-server.js';
 import { dataOf, RESOLVE, TEST_BACKEND } from '../support/harness.js';
-import { freshPostgresDatabase } from '../support/postgres.js';
+import { migratedPostgresDatabase } from '../support/postgres.js';
 import { connectClient } from '../mcp/support.js';
 import { killAll, readRuns, runsOf, startFixture, waitFor, type ServerProcess } from './processes.js';
 
@@ -24,7 +24,7 @@ const clients: Client[] = [];
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'toolgate-mcp-crash-'));
-  const database = TEST_BACKEND === 'postgres' ? (await freshPostgresDatabase()).url : join(dir, 'toolgate.db');
+  const database = TEST_BACKEND === 'postgres' ? (await migratedPostgresDatabase()).url : join(dir, 'toolgate.db');
   base = { database, runsFile: join(dir, 'runs.log') };
 });
 

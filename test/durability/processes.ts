@@ -1,15 +1,15 @@
 // Real server processes for the crash tests: start one on a database file, talk GraphQL to it over HTTP, SIGKILL
-// it, start another on the same file. Every child is one node process (node --import tsx, or plain node for a
-// compiled build), so a kill reaches the server itself.
+// it, start another on the same file. Every child is one node process (plain node on the run's bundle of the entry
+// point, test/support/entries.ts, or on a compiled build), so a kill reaches the server itself.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { FixtureOptions } from '../fixtures/durability-server.js';
 import type { GraphQLResponse } from '../support/harness.js';
+import { nodeArgsFor } from '../support/entries.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const FIXTURE = fileURLToPath(new URL('../fixtures/durability-server.ts', import.meta.url));
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -43,7 +43,7 @@ export async function killAll(): Promise<void> {
 
 /** test/fixtures/durability-server.ts with these options. */
 export function startFixture(options: FixtureOptions): Promise<ServerProcess> {
-  return start(['--import', 'tsx', FIXTURE], { FIXTURE: JSON.stringify(options) }, (line) => {
+  return start(nodeArgsFor('test/fixtures/durability-server.ts'), { FIXTURE: JSON.stringify(options) }, (line) => {
     const parsed = JSON.parse(line) as { url: string; pid: number; leaseOwner: string };
     return { url: parsed.url, leaseOwner: parsed.leaseOwner };
   });
@@ -51,7 +51,7 @@ export function startFixture(options: FixtureOptions): Promise<ServerProcess> {
 
 /** The real entry point, src/cli.ts (the built-in demo unless TOOLGATE_CONFIG is set), on a random port. */
 export function startCli(database: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  return start(['--import', 'tsx', 'src/cli.ts'], { ...cliEnv(database), ...env }, cliListening);
+  return start(nodeArgsFor('src/cli.ts'), { ...cliEnv(database), ...env }, cliListening);
 }
 
 /**
@@ -179,7 +179,7 @@ export function runsOf(file: string, line: string): number {
 export async function runUntilCrash(
   options: FixtureOptions,
 ): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+  const child = spawn(process.execPath, nodeArgsFor('test/fixtures/durability-server.ts'), {
     cwd: ROOT,
     env: { ...process.env, FIXTURE: JSON.stringify(options) },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -6,7 +6,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { closeStep } from '../../src/agent/closing.js';
 import { TurnLeases } from '../../src/agent/lease.js';
 import { openDatabase, SqliteStore } from '../../src/db/sqlite/sqlite-store.js';
 import type { TurnLease } from '../../src/domain/store.js';
@@ -33,19 +32,16 @@ afterEach(() => {
 });
 
 async function runningTurn(id: string, lease?: TurnLease): Promise<string> {
-  const result = await store.startTurn(
-    {
-      turnId: id,
-      newThreadId: `thr_${id}`,
-      threadId: null,
-      agentId: 'a',
-      ownerId: 'u',
-      message: 'hi',
-      now: now.toISOString(),
-      lease,
-    },
-    closeStep,
-  );
+  const result = await store.startTurn({
+    turnId: id,
+    newThreadId: `thr_${id}`,
+    threadId: null,
+    agentId: 'a',
+    ownerId: 'u',
+    message: 'hi',
+    now: now.toISOString(),
+    lease,
+  });
   if (!result.ok) throw new Error(result.code);
   return id;
 }
@@ -86,18 +82,15 @@ describe('what is synced to disk, and when', () => {
   /** Turn t1, RUNNING, in a recording store (its writes are not synced until something asks). */
   async function withTurn(recorded: SqliteStore): Promise<void> {
     await recorded.syncAgent(AGENT, now.toISOString());
-    const started = await recorded.startTurn(
-      {
-        turnId: 't1',
-        newThreadId: 'thr_t1',
-        threadId: null,
-        agentId: 'a',
-        ownerId: 'u',
-        message: 'hi',
-        now: now.toISOString(),
-      },
-      closeStep,
-    );
+    const started = await recorded.startTurn({
+      turnId: 't1',
+      newThreadId: 'thr_t1',
+      threadId: null,
+      agentId: 'a',
+      ownerId: 'u',
+      message: 'hi',
+      now: now.toISOString(),
+    });
     expect(started.ok).toBe(true);
   }
 
@@ -233,13 +226,13 @@ describe('closing a paused turn', () => {
     });
     expect((await store.loadTurn('t1'))!.step).not.toBeNull();
 
-    const [expired] = await store.expireDueTurns(inSeconds(61), 10, closeStep);
+    const [expired] = await store.expireDueTurns(inSeconds(61), 10);
     expect(expired).toMatchObject({ id: 't1', status: 'EXPIRED', step: null });
     expect(await store.loadTurn('t1')).toMatchObject({ status: 'EXPIRED', step: null });
     expect((await store.listTurnElicitations('t1')).map((e) => [e.id, e.status])).toEqual([['e1', 'EXPIRED']]);
     expect((await store.listTurnMessages('t1')).filter((m) => m.role === 'TOOL').map((m) => m.toolCallId)).toEqual([
       'c1',
     ]);
-    expect(await store.expireDueTurns(inSeconds(3600), 10, closeStep)).toEqual([]);
+    expect(await store.expireDueTurns(inSeconds(3600), 10)).toEqual([]);
   });
 });

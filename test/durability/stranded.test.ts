@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/domain/store.js';
 import { openStorage } from '../../src/storage.js';
 import { dataOf, TEST_BACKEND } from '../support/harness.js';
-import { freshPostgresDatabase } from '../support/postgres.js';
+import { migratedPostgresDatabase } from '../support/postgres.js';
 import { call, callStep, startScenario, textStep, TURN_QUERY, type Scenario } from '../support/scenario.js';
 
 let s: Scenario | undefined;
@@ -39,7 +39,7 @@ function flaky(store: Store, methods: string[]) {
 
 describe('a turn stranded by a store that stopped answering', () => {
   it('stays RUNNING while the store is away, and the next sweep runs it to the end; the tool never ran twice', async () => {
-    const database = TEST_BACKEND === 'postgres' ? (await freshPostgresDatabase()).url : ':memory:';
+    const database = TEST_BACKEND === 'postgres' ? (await migratedPostgresDatabase()).url : ':memory:';
     const storage = await openStorage(database, 'database');
     const { store, state } = flaky(storage.store, [
       'appendAssistantMessage',

@@ -116,10 +116,13 @@ describe('DECLINE', () => {
 describe('CANCEL', () => {
   it('cancels the turn: nothing runs, no more model calls, the exact text', async () => {
     const { thread, turn, elicitation } = await pausedOnEdit();
+    expect(turn.text).toMatch(/^I need your confirmation/);
     const resolved = await s.resolve(elicitation.id, 'CANCEL');
     expect(resolved.userErrors).toEqual([]);
     expect(resolved.elicitation.status).toBe('CANCELLED');
     expect(resolved.turn.status).toBe('CANCELLED');
+    // The question is gone with the step: nothing waits for an answer.
+    expect(resolved.turn.text).toBeNull();
     expect(resolved.turn.pendingElicitations).toEqual([]);
     expect(resolved.turn.expiresAt).toBeNull();
     expect(s.tools.count('edit_note')).toBe(0);

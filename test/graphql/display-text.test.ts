@@ -1,9 +1,9 @@
-// The display forms of untrusted text over the real HTTP API: tool arguments and model text with their hidden
-// characters written as escapes and named, and words mixing look-alike alphabets reported, beside the raw fields,
-// which stay exactly as they were (the raw arguments are what runs).
+// The display forms of untrusted text over the real HTTP API: tool arguments, model text and a tool's name and title
+// with their hidden characters written as escapes and named, and words mixing look-alike alphabets reported, beside the
+// raw fields, which stay exactly as they were (the raw arguments are what runs).
 import { afterEach, describe, expect, it } from 'vitest';
 import { dataOf } from '../support/harness.js';
-import { call, startScenario, textStep, type Scenario } from '../support/scenario.js';
+import { AGENT_ID, call, callStep, startScenario, textStep, type Scenario } from '../support/scenario.js';
 
 const ARGS = { id: 'invoice\u202Egpj.exe', notify: 'ad\u200Bmin@corp', payee: 'p\u0430ypal' };
 const MODEL_TEXT = 'Sending invoice\u202Egpj.exe now.';
@@ -93,6 +93,63 @@ describe('DisplayText over HTTP', () => {
     expect(turn.textDisplay.hiddenCharacters).toEqual([
       { codePoint: 0x200b, name: 'ZERO WIDTH SPACE', offset: 10, escape: '\\u200B' },
     ]);
+  });
+
+  it("reports a look-alike letter in a tool's title and name as in its arguments, wherever the API gives them", async () => {
+    // An upstream server's tool, named and titled with a Cyrillic а (U+0430), its name with a zero-width space too.
+    s = await startScenario({
+      tools: [{ name: 'p\u0430y\u200Bnow', annotations: { title: 'Pay with p\u0430ypal' } }],
+      // The model calls it by the valid name toolgate gives it.
+      script: [(request) => callStep(call(request.tools[0]!.name, { to: 'me' }, 'c1')), textStep('Paid.')],
+    });
+    const { turn, thread } = await s.start('pay');
+    const pending = turn.pendingElicitations[0].id;
+    const warned = (text: string, word: string, hidden: { codePoint: number; offset: number }[] = []) => ({
+      text,
+      hiddenCharacters: hidden.map((c) => expect.objectContaining(c)),
+      mixedScriptWords: [{ word, scripts: ['Latin', 'Cyrillic'] }],
+    });
+    const name = warned('p\u0430y\\u200Bnow', 'p\u0430y\\u200Bnow', [{ codePoint: 0x200b, offset: 3 }]);
+    const title = warned('Pay with p\u0430ypal', 'p\u0430ypal');
+
+    const { elicitation } = dataOf(
+      await s.h.gql(
+        `query E($id: ID!) { elicitation(id: $id) { toolCall {
+          nameDisplay { ${DISPLAY} } annotations { titleDisplay { ${DISPLAY} } } } } }`,
+        { id: pending },
+      ),
+    );
+    expect(elicitation.toolCall).toEqual({ nameDisplay: name, annotations: { titleDisplay: title } });
+
+    const { agent } = dataOf(
+      await s.h.gql(`{ agent(id: "${AGENT_ID}") { tools { label labelDisplay { ${DISPLAY} } nameDisplay { ${DISPLAY} }
+        annotations { titleDisplay { ${DISPLAY} } } } } }`),
+    );
+    expect(agent.tools).toEqual([
+      { label: 'Pay with p\u0430ypal', labelDisplay: title, nameDisplay: name, annotations: { titleDisplay: title } },
+    ]);
+
+    const { thread: read } = dataOf(
+      await s.h.gql(`query T($id: ID!) { thread(id: $id) { messages { toolCalls { nameDisplay { ${DISPLAY} } } } } }`, {
+        id: thread.id,
+      }),
+    );
+    expect(read.messages.flatMap((m: any) => m.toolCalls)).toEqual([{ nameDisplay: name }]);
+  });
+
+  it('gives a tool without a title no titleDisplay, and a plain name no warning', async () => {
+    const { elicitationId } = await paused();
+    const { elicitation } = dataOf(
+      await s.h.gql(
+        `query E($id: ID!) { elicitation(id: $id) { toolCall {
+          nameDisplay { ${DISPLAY} } annotations { titleDisplay { ${DISPLAY} } } } } }`,
+        { id: elicitationId },
+      ),
+    );
+    expect(elicitation.toolCall).toEqual({
+      nameDisplay: { text: 'send_invoice', hiddenCharacters: [], mixedScriptWords: [] },
+      annotations: { titleDisplay: null },
+    });
   });
 
   it('shows edited arguments the same way, and has none for a plain accept', async () => {

@@ -2,7 +2,7 @@
 // carrying exactly the arguments that run on ACCEPT.
 import { ElicitRequestFormParamsSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CONFIRMATION_SCHEMA } from '../../src/agent/messages.js';
+import { CONFIRMATION_SCHEMA } from '../../src/domain/gate/messages.js';
 import { dataOf } from '../support/harness.js';
 import { call, startScenario, textStep, type Scenario } from '../support/scenario.js';
 

@@ -51,8 +51,9 @@ describe('expiry', () => {
     const id = turn.pendingElicitations[0].id;
     clock.advance(TTL + 1);
 
-    // Before anyone answers, the expired request is no longer pending (never fail open).
+    // Before anyone answers, the expired request is no longer pending (never fail open), nor asked in the turn's text.
     expect(dataOf(await s.h.gql(PENDING)).pendingElicitations).toEqual({ totalCount: 0, edges: [] });
+    expect(await s.turn(turn.id)).toMatchObject({ status: 'EXPIRED', text: null });
     expect(dataOf(await s.h.gql(ELICITATION, { id })).elicitation.status).toBe('EXPIRED');
 
     for (const action of ['ACCEPT', 'ACCEPT', 'DECLINE'] as const) {
@@ -67,6 +68,7 @@ describe('expiry', () => {
 
     const after = await s.turn(turn.id);
     expect(after.status).toBe('EXPIRED');
+    expect(after.text).toBeNull();
     expect(after.expiresAt).toBeNull();
     expect(after.pendingElicitations).toEqual([]);
     expect(after.elicitations.map((e: any) => e.status)).toEqual(['EXPIRED']);

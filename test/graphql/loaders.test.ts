@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStorage } from '../../src/storage.js';
 import type { Store } from '../../src/domain/store.js';
 import { dataOf, TEST_BACKEND } from '../support/harness.js';
-import { freshPostgresDatabase } from '../support/postgres.js';
+import { migratedPostgresDatabase } from '../support/postgres.js';
 import { call, callStep, startScenario, textStep, TURN_QUERY, type Scenario } from '../support/scenario.js';
 
 const PAGE = `query {
@@ -34,7 +34,7 @@ let s: Scenario;
 let calls: Map<string, number>;
 
 beforeAll(async () => {
-  const database = TEST_BACKEND === 'postgres' ? (await freshPostgresDatabase()).url : ':memory:';
+  const database = TEST_BACKEND === 'postgres' ? (await migratedPostgresDatabase()).url : ':memory:';
   const storage = await openStorage(database, 'database');
   const counted = counting(storage.store);
   calls = counted.calls;

@@ -11,7 +11,7 @@ import { demoConfig } from '../../src/config/demo.js';
 import type { ToolgateConfig } from '../../src/config/schema.js';
 import { killAll, startCli, type ServerProcess } from '../durability/processes.js';
 import { START_TURN, TEST_BACKEND, tempDir } from '../support/harness.js';
-import { freshPostgresDatabase, type TestDatabase } from '../support/postgres.js';
+import { migratedPostgresDatabase, type TestDatabase } from '../support/postgres.js';
 
 const ALICE = 'alice-token-3c4d5e6f7a8b9c0d';
 const EVIL = `${'a'.repeat(40)}!`;
@@ -42,7 +42,7 @@ let postgres: TestDatabase | undefined;
 beforeAll(async () => {
   const file = join(dir, 'toolgate.json');
   writeFileSync(file, JSON.stringify(config));
-  postgres = TEST_BACKEND === 'postgres' ? await freshPostgresDatabase() : undefined;
+  postgres = TEST_BACKEND === 'postgres' ? await migratedPostgresDatabase() : undefined;
   server = await startCli(postgres?.url ?? join(dir, 'toolgate.db'), { TOOLGATE_CONFIG: file });
 }, 60_000);
 

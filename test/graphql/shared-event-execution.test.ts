@@ -13,6 +13,7 @@ import { useSharedEventExecution } from '../../src/graphql/shared-event-executio
 import { attachWebSocket, webSocketShareKey, webSocketViewer } from '../../src/http/websocket.js';
 import { dataOf, START_TURN, startHarness, type Harness } from '../support/harness.js';
 import { connectWs, observedPubSub, subscribeWs, testUsersAuthenticator, type Received } from '../support/live.js';
+import { LEVEL, memoryLog } from '../support/log.js';
 
 const alice = { authorization: 'Bearer alice' };
 
@@ -34,6 +35,10 @@ describe('shared execution of subscription events over WebSocket', () => {
   let h: Harness;
   let clockCalls = 0;
   const pubsub = observedPubSub();
+  // The server's warnings and errors, in memory instead of on stderr: a test that provokes one asserts it and marks
+  // it seen; any other fails the test that caused it.
+  const log = memoryLog('warn');
+  let seenLogLines = 0;
   const clients: Client[] = [];
   const connect = (authorization = alice.authorization) => {
     const client = connectWs(h.url, authorization);
@@ -60,6 +65,7 @@ describe('shared execution of subscription events over WebSocket', () => {
     h = await startHarness({
       authenticator: testUsersAuthenticator,
       pubsub,
+      logger: log.logger,
       clock: () => {
         clockCalls++;
         return new Date();
@@ -69,6 +75,9 @@ describe('shared execution of subscription events over WebSocket', () => {
   // Each test's sockets close after it, so that its subscriptions do not take (and execute) the next test's events.
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((client) => client.dispose()));
+    const unseen = log.lines().slice(seenLogLines);
+    seenLogLines += unseen.length;
+    expect(unseen).toEqual([]);
   });
   afterAll(async () => {
     await h.close();
@@ -256,6 +265,17 @@ describe('shared execution of subscription events over WebSocket', () => {
       });
       expect(JSON.stringify(event)).not.toContain('TypeError');
     }
+    // Logged once for all of them, with the fault: the event was executed once.
+    const faults = log.lines().slice(seenLogLines);
+    expect(faults).toEqual([
+      expect.objectContaining({
+        level: LEVEL.error,
+        msg: 'internal error, masked to the client as "Unexpected error."',
+        path: ['elicitationRequested', 'message'],
+        err: expect.objectContaining({ type: 'TypeError' }),
+      }),
+    ]);
+    seenLogLines += faults.length;
     for (const received of idsOnly) {
       expect(await received.waitFor((e) => e.data?.elicitationRequested.id === 'el_broken')).toEqual({
         data: { elicitationRequested: { id: 'el_broken', status: 'PENDING' } },

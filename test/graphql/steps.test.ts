@@ -1,7 +1,7 @@
 // Several calls in one step: all asked at once, the turn resumes after the last answer, and the calls then run
 // in their original order whatever the order of the answers.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ToolPreExecuteListener } from '../../src/agent/event.js';
+import type { ToolPreExecuteListener } from '../../src/domain/gate/listeners.js';
 import { dataOf } from '../support/harness.js';
 import { call, callStep, lastRequest, startScenario, textStep, toolTexts, type Scenario } from '../support/scenario.js';
 

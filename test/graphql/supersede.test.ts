@@ -48,6 +48,7 @@ describe('supersede', () => {
 
     const old = await s.turn(first.turn.id);
     expect(old.status).toBe('CANCELLED');
+    expect(old.text).toBeNull();
     expect(old.pendingElicitations).toEqual([]);
     expect(old.elicitations.map((e: any) => e.status)).toEqual(['CANCELLED']);
     expect(toolTexts(old.messages)).toEqual([SUPERSEDED]);

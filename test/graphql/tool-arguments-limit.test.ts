@@ -1,7 +1,7 @@
 // The size limit on the arguments of a model's tool call (limits.maxToolArgumentsBytes): a call over it does not run
 // and is not asked about, its arguments are not kept, the model reads why in its TOOL message, and the turn goes on.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ToolPreExecuteListener } from '../../src/agent/event.js';
+import type { ToolPreExecuteListener } from '../../src/domain/gate/listeners.js';
 import { call, callStep, startScenario, testConfig, textStep, toolTexts, type Scenario } from '../support/scenario.js';
 import { toolMessageFor } from '../support/transcript.js';
 

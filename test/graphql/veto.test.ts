@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ElicitRequestFormParamsSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ToolPreExecuteEvent, ToolPreExecuteListener } from '../../src/agent/event.js';
+import type { ToolPreExecuteEvent, ToolPreExecuteListener } from '../../src/domain/gate/listeners.js';
 import { dataOf } from '../support/harness.js';
 import { protectNotes } from '../support/notes.js';
 import { call, callStep, startScenario, textStep, toolTexts, type Scenario } from '../support/scenario.js';

@@ -11,6 +11,7 @@ import { bearerToken, createTokenAuthenticator } from '../../src/http/auth.js';
 import { createServer } from '../../src/server.js';
 import { startHarness, tempDir, type Harness } from '../support/harness.js';
 import { connectWs, subscribeWs } from '../support/live.js';
+import { nodeArgsFor } from '../support/entries.js';
 
 const ALICE = 'alice-7f3c9a1e5b2d4c6f8a0b';
 const ROOT = 'root-0a9b8c7d6e5f4a3b2c1d';
@@ -247,7 +248,7 @@ describe('without an auth section', () => {
   it('the CLI exits non-zero with one line when HOST is not loopback', () => {
     const dir = tempDir();
     try {
-      const result = spawnSync(join('node_modules', '.bin', 'tsx'), ['src/cli.ts'], {
+      const result = spawnSync(process.execPath, nodeArgsFor('src/cli.ts'), {
         env: { ...process.env, HOST: '0.0.0.0', PORT: '0', TOOLGATE_DB: join(dir.dir, 'x.db'), TOOLGATE_CONFIG: '' },
         encoding: 'utf8',
         timeout: 90_000,
@@ -281,7 +282,7 @@ describe('without an auth section', () => {
         TOOLGATE_CONFIG: file,
       };
       delete env.TOOLGATE_TEST_MISSING;
-      const result = spawnSync(join('node_modules', '.bin', 'tsx'), ['src/cli.ts'], {
+      const result = spawnSync(process.execPath, nodeArgsFor('src/cli.ts'), {
         env,
         encoding: 'utf8',
         timeout: 90_000,

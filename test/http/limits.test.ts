@@ -11,6 +11,7 @@ import type { ToolSource } from '../../src/tools/tool.js';
 import { DbObserver } from '../support/db-snapshot.js';
 import { dataOf, RESOLVE, START_TURN, startHarness, type Harness } from '../support/harness.js';
 import { wsUrl } from '../support/live.js';
+import { LEVEL, memoryLog } from '../support/log.js';
 
 const ELICITATION_FIELDS = `id status message requestedSchema _meta mcpRequest
   toolCall { name toolId arguments annotations { title readOnlyHint destructiveHint idempotentHint openWorldHint } }
@@ -169,17 +170,20 @@ describe('the list-item budget', () => {
 describe('sizes', () => {
   let h: Harness;
   let db: DbObserver;
+  // The server's warnings and errors, in memory instead of on stderr: only the one the WebSocket test provokes.
+  const log = memoryLog('warn');
   const config: ToolgateConfig = {
     ...demoConfig,
     server: { maxRequestBytes: 8192, maxMessageLength: 100, maxContentBytes: 200 },
   };
   beforeAll(async () => {
-    h = await startHarness({ config });
+    h = await startHarness({ config, logger: log.logger });
     db = new DbObserver(h.database);
   });
   afterAll(async () => {
     await db.close();
     await h.close();
+    expect(log.lines().filter((line) => line.msg !== 'websocket message too large')).toEqual([]);
   });
 
   const small = JSON.stringify({ query: '{ viewer { id } }' });
@@ -218,6 +222,9 @@ describe('sizes', () => {
     const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
     socket.send(JSON.stringify({ type: 'connection_init', payload: { pad: 'x'.repeat(9000) } }));
     expect(await closed).toBe(1009);
+    expect(log.find('websocket message too large')).toEqual([
+      expect.objectContaining({ level: LEVEL.warn, viewerId: null, maxBytes: 8192 }),
+    ]);
   });
 
   it('a user message longer than maxMessageLength (in characters): INVALID_INPUT, nothing stored', async () => {
@@ -292,7 +299,9 @@ describe('masked faults', () => {
       },
       close: async () => {},
     };
-    const h = await startHarness({ toolSources: [broken], onError: () => {} });
+    // The fault is logged in full for the operator (here in memory, not on stderr); the client gets nothing of it.
+    const log = memoryLog('warn');
+    const h = await startHarness({ toolSources: [broken], onError: () => {}, logger: log.logger });
     healthy = false;
     // Yoga reads NODE_ENV each time it masks an error.
     const before = process.env.NODE_ENV;
@@ -306,6 +315,13 @@ describe('masked faults', () => {
       expect(text).not.toContain('10.0.0.7');
       expect(text).not.toMatch(/at .*\.ts:\d+/);
       expect(text).not.toContain('originalError');
+      expect(log.lines()).toEqual([
+        expect.objectContaining({
+          level: LEVEL.error,
+          msg: 'internal error, masked to the client as "Unexpected error."',
+          err: expect.objectContaining({ message: 'connection to 10.0.0.7 refused, password hunter2' }),
+        }),
+      ]);
     } finally {
       process.env.NODE_ENV = before;
       await h.close();

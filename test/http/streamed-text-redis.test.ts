@@ -11,7 +11,7 @@ import { createRedisPubSub } from '../../src/events/redis-pubsub.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.js';
 import { dataOf, START_TURN, startHarness, tempDir, TEST_BACKEND, type Harness } from '../support/harness.js';
 import { connectWs, subscribeWs, testUsersAuthenticator } from '../support/live.js';
-import { freshPostgresDatabase } from '../support/postgres.js';
+import { migratedPostgresDatabase } from '../support/postgres.js';
 import { REDIS_URL } from '../support/redis.js';
 import { deltasOf, eventsOf, TURN_EVENTS, turnsOf, until, type TurnEvent } from '../support/turn-events.js';
 
@@ -34,7 +34,7 @@ beforeAll(async () => {
     },
     agents: [{ ...agent, id: 'streamed', name: 'Streamed', model: 'streamed' }],
   };
-  const database = TEST_BACKEND === 'postgres' ? (await freshPostgresDatabase()).url : join(dir, 'shared.db');
+  const database = TEST_BACKEND === 'postgres' ? (await migratedPostgresDatabase()).url : join(dir, 'shared.db');
   const pubsub = () => createRedisPubSub({ url: REDIS_URL, prefix: PREFIX, where: 'REDIS_URL' });
   a = await startHarness({ config, database, authenticator: testUsersAuthenticator, pubsub: await pubsub() });
   b = await startHarness({ config, database, authenticator: testUsersAuthenticator, pubsub: await pubsub() });

@@ -1,6 +1,8 @@
 // Hidden characters and look-alike letters in what the approver is shown, in headless Chromium against a real
 // toolgate: a bidi override must not turn `invoice\u202Egpj.exe` into `invoiceexe.jpg` on screen, a zero-width space
 // must not make `ad\u200Bmin@corp` pass for `admin@corp`, and a Cyrillic а must not pass for a Latin a unremarked.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInbox } from '../../scripts/inbox-build.js';
@@ -8,15 +10,20 @@ import type { ModelRequest, ModelResponse } from '../../src/models/model.js';
 import { ScriptedModel } from '../../src/models/scripted.js';
 import { launchBrowser, screenshotOnFailure, type Browser } from '../support/browser.js';
 import { dataOf, START_TURN, startHarness, type Harness } from '../support/harness.js';
-import { call, callStep, MODEL_ID, SOURCE_ID, testConfig, textStep } from '../support/scenario.js';
+import { call, callStep, MODEL_ID, SOURCE_ID, testAgent, testConfig, textStep } from '../support/scenario.js';
 import { CountingToolSource } from '../support/tools.js';
 
 const INVOICE = { id: 'invoice\u202Egpj.exe', notify: 'ad\u200Bmin@corp' };
 const PAYEE = { payee: 'p\u0430ypal' };
 const SAYS = 'Sending invoice\u202Egpj.exe now.';
 const HIDDEN = /[\u202E\u200B]/;
+const GATEWAY = 'gw';
 /** A tool an upstream server named with a zero-width space and titled with a bidi override. */
 const RENAME = { name: 'rename\u200Bfile', title: 'Rename \u202Efdp.exe' };
+/** A tool an upstream server titled with a Cyrillic а (U+0430). */
+const WIRE = { name: 'wire', title: 'Pay with p\u0430ypal' };
+/** An MCP client that names itself with a zero-width space. */
+const CLIENT_NAME = 'Cl\u200Baude';
 
 /** "invoice" asks to send INVOICE (saying SAYS), "pay" asks to pay PAYEE; after a tool result it reports back. */
 function senderModel(): ScriptedModel {
@@ -30,6 +37,7 @@ function senderModel(): ScriptedModel {
       // The model knows that tool by the API-valid name toolgate gives it.
       const rename = request.tools.find((t) => t.name.includes('rename'))!.name;
       if (last.text?.includes('rename')) return callStep(call(rename, {}, id));
+      if (last.text?.includes('wire')) return callStep(call(WIRE.name, { amount: 5 }, id));
       return textStep('Nothing to do.');
     },
   ]);
@@ -59,8 +67,13 @@ beforeAll(async () => {
     { name: 'send' },
     { name: 'pay' },
     { name: RENAME.name, annotations: { title: RENAME.title } },
+    { name: WIRE.name, annotations: { title: WIRE.title } },
   ]);
-  h = await startHarness({ config: testConfig(), models: { [MODEL_ID]: senderModel() }, toolSources: [tools] });
+  const config = testConfig();
+  // And a gateway on the same tools, for MCP clients: its calls run unasked.
+  const gateway = { ...testAgent({ id: GATEWAY, requireToolConfirmation: false }), model: undefined };
+  config.agents.push(gateway);
+  h = await startHarness({ config, models: { [MODEL_ID]: senderModel() }, toolSources: [tools] });
   base = h.url.replace(/\/graphql$/, '');
 }, 120_000);
 
@@ -176,5 +189,42 @@ describe('hidden characters in the inbox', () => {
     expect(await row.locator('p').first().innerText()).not.toMatch(HIDDEN);
     expect(await row.locator('code.tool-id').innerText()).toBe(`${SOURCE_ID}:rename\\u200Bfile`);
     expect(await row.locator('dd.request').innerText()).toBe('rename\\u200B it');
+  });
+
+  it("the card and the history warn of a look-alike letter in the tool's title, as in arguments", async () => {
+    screenshotOnFailure('mixed-script-title', () => pages.slice(-1));
+    const page = await open(`${base}/inbox`);
+    const started = await start('wire the money');
+    const id = started.turn.pendingElicitations[0].id;
+    const shown = page.locator(`article[data-elicitation-id="${id}"]`);
+    await shown.locator('section.arguments pre').waitFor();
+    const warning =
+      "Look-alike letters in the tool's title or name: “p\u0430ypal” mixes Latin and Cyrillic letters. A word " +
+      'spelt so can imitate another.';
+    expect(await shown.locator('header.card-head h3').innerText()).toBe(WIRE.title);
+    // The only warning: the arguments hold nothing of the kind.
+    expect(await shown.getByRole('note').allInnerTexts()).toEqual([warning]);
+
+    await shown.getByRole('button', { name: 'Accept', exact: true }).click();
+    await shown.getByText('COMPLETED').waitFor();
+    await page.getByRole('link', { name: 'History' }).click();
+    const row = page.locator(`ol.history li[data-elicitation-id="${id}"]`);
+    await row.locator('code.tool-id').waitFor();
+    expect(await row.getByRole('note').allInnerTexts()).toEqual([warning]);
+  });
+
+  it("the thread list shows an MCP client's name with its hidden characters marked", async () => {
+    screenshotOnFailure('hidden-client-name', () => pages.slice(-1));
+    const client = new Client({ name: CLIENT_NAME, version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`/mcp/${GATEWAY}`, base)));
+    expect(await client.callTool({ name: 'send', arguments: {} })).toMatchObject({ isError: false });
+    await client.close();
+
+    const page = await open(`${base}/inbox/threads`);
+    const link = page.locator('ul.threads li a', { hasText: 'called send' });
+    await link.waitFor();
+    expect(await link.innerText()).toBe('Cl\\u200Baude called send.');
+    expect(await link.locator('mark.hidden-char').allInnerTexts()).toEqual(['\\u200B']);
+    expect(await page.locator('main').innerText()).not.toMatch(HIDDEN);
   });
 });

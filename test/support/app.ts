@@ -1,17 +1,20 @@
-// The use cases of src/app/ with no API in front: a server's services (its real store, the loop, the tools) built
-// by createServer, never listening. A test calls startTurn(app, viewer, …) and so on as an entrance would.
+// The use cases of src/app/ with no API in front: a server's core (its real store, the loop, the tools) built by
+// createCore, without the HTTP router or the background work. A test calls startTurn(app, viewer, …) and so on as an
+// entrance would.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ToolPreExecuteListener } from '../../src/agent/event.js';
+import type { ToolPreExecuteListener } from '../../src/domain/gate/listeners.js';
 import type { AppDeps } from '../../src/app/deps.js';
 import type { Viewer } from '../../src/app/viewer.js';
 import type { AgentConfig } from '../../src/config/schema.js';
 import { ScriptedModel, type ScriptStep } from '../../src/models/scripted.js';
-import { createServer, type ToolgateServer } from '../../src/server.js';
+import { createCore, unwindOnFailure, type Core } from '../../src/compose/core.js';
+import { sweeperOf } from '../../src/compose/background.js';
+import type { SweepReport } from '../../src/agent/sweeper.js';
 import { DbObserver, type DbSnapshot } from './db-snapshot.js';
 import { TEST_BACKEND } from './harness.js';
-import { freshPostgresDatabase } from './postgres.js';
+import { migratedPostgresDatabase } from './postgres.js';
 import type { JsonObject } from '../../src/domain/records.js';
 import { call, callStep, MODEL_ID, testAgent, testConfig, textStep } from './scenario.js';
 import { CountingToolSource, type CountingTool } from './tools.js';
@@ -22,7 +25,9 @@ export const ADMIN: Viewer = { id: 'root', isAdmin: true, roles: [] };
 
 export interface AppScenario {
   app: AppDeps;
-  server: ToolgateServer;
+  core: Core;
+  /** One sweep now (expiry, retention, recovery), as the server's timer runs it. */
+  sweep(): Promise<SweepReport>;
   tools: CountingToolSource;
   model: ScriptedModel;
   /** Everything stored now: equal before and after a refused use case. */
@@ -41,30 +46,36 @@ export async function startApp(
 ): Promise<AppScenario> {
   const database =
     TEST_BACKEND === 'postgres'
-      ? (await freshPostgresDatabase()).url
+      ? (await migratedPostgresDatabase()).url
       : join(mkdtempSync(join(tmpdir(), 'toolgate-app-')), 'toolgate.db');
   const model = new ScriptedModel(options.script ?? [textStep('ok')]);
   const tools = new CountingToolSource('t', options.tools ?? []);
   const config = testConfig(options.agent);
   config.agents.push(...(options.agents ?? []));
-  const server = await createServer({
-    config,
-    database,
-    sweepIntervalSeconds: 0,
-    models: { [MODEL_ID]: model },
-    toolSources: [tools],
-    ...(options.listeners && { listeners: options.listeners }),
-  });
+  const core = await unwindOnFailure((opened) =>
+    createCore(
+      {
+        config,
+        database,
+        models: { [MODEL_ID]: model },
+        toolSources: [tools],
+        ...(options.listeners && { listeners: options.listeners }),
+      },
+      opened,
+    ),
+  );
   const observer = new DbObserver(database);
   return {
-    app: server.services,
-    server,
+    app: core.services,
+    core,
+    sweep: () => sweeperOf(core, {}).sweepOnce(),
     tools,
     model,
     snapshot: () => observer.snapshot(),
     async close() {
       await observer.close();
-      await server.close();
+      // As the server's close(): running turns get 5 s.
+      await core.close(Date.now() + 5_000);
     },
   };
 }

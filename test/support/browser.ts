@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser as PlaywrightBrowser, type Page } from 'playwright-core';
 import { onTestFailed } from 'vitest';
-import { CHROMIUM_FLAGS, CHROMIUM_PATH } from './chromium.js';
+import { CHROMIUM_FLAGS, CHROMIUM_PATH, missingChromium } from './chromium.js';
 
 export const FAILURE_DIR = resolve(import.meta.dirname, '../../.scratch/inbox-failures');
 
@@ -15,6 +15,8 @@ export interface Browser {
 }
 
 export async function launchBrowser(): Promise<Browser> {
+  const missing = missingChromium();
+  if (missing) throw new Error(missing);
   // playwright-core gives each launch a fresh temporary user-data-dir (and removes it on close): no state from
   // an earlier run, nothing left behind.
   const browser: PlaywrightBrowser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS });

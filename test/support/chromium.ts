@@ -1,5 +1,8 @@
-// Debian's Chromium (.ci/run installs it), driven by playwright-core: where it is and the flags it runs with. Shared by
-// the inbox tests and scripts/inbox-screenshots.ts (no vitest here).
+// Debian's Chromium (.ci/run installs it), driven by playwright-core: where it is, the flags it runs with and what to
+// say when it is missing. Shared by the inbox tests, scripts/inbox-screenshots.ts and scripts/test-preflight.ts (no
+// vitest here).
+import { accessSync, constants } from 'node:fs';
+
 export const CHROMIUM_PATH = process.env.TOOLGATE_CHROMIUM ?? '/usr/bin/chromium';
 export const CHROMIUM_FLAGS = [
   '--headless',
@@ -10,3 +13,13 @@ export const CHROMIUM_FLAGS = [
   '--disable-sync',
   '--no-first-run',
 ];
+
+/** Undefined when Chromium is there; otherwise one line naming the fix. */
+export function missingChromium(): string | undefined {
+  try {
+    accessSync(CHROMIUM_PATH, constants.X_OK);
+    return undefined;
+  } catch {
+    return `Chromium not found at ${CHROMIUM_PATH}: apt-get install chromium, or set TOOLGATE_CHROMIUM to a Chromium executable`;
+  }
+}

@@ -1,8 +1,9 @@
 // Programs the tests start in processes of their own: the real entry point as the tests that give it an environment
-// of their own run it (`node --import tsx src/cli.ts` from the repository, on a port the system picks, its output
-// collected), and any program that serves and prints its URL.
+// of their own run it (node on the run's bundle of src/cli.ts, test/support/entries.ts, from the repository, on a
+// port the system picks, its output collected), and any program that serves and prints its URL.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { nodeArgsFor } from './entries.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -14,7 +15,7 @@ export interface CliRun {
 
 /** src/cli.ts with `env` over this process's; `out` grows as it writes, `done` resolves when it exits. */
 export function runCli(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts'], {
+  const child = spawn(process.execPath, nodeArgsFor('src/cli.ts'), {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

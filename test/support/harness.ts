@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type ServerOptions, type ToolgateServer } from '../../src/server.js';
-import { freshPostgresDatabase } from './postgres.js';
+import { migratedPostgresDatabase } from './postgres.js';
 
 /**
  * TOOLGATE_TEST_BACKEND=postgres: a harness without a database of its own gets a fresh PostgreSQL database (dropped
@@ -40,7 +40,7 @@ export async function startHarness(options: Partial<ServerOptions> & { database?
   const database =
     options.database ??
     (TEST_BACKEND === 'postgres'
-      ? (await freshPostgresDatabase()).url
+      ? (await migratedPostgresDatabase()).url
       : join(mkdtempSync(join(tmpdir(), 'toolgate-db-')), 'toolgate.db'));
   const server = await createServer({ sweepIntervalSeconds: 0, ...options, database });
   const url = await server.listen(0, '127.0.0.1');

@@ -1,7 +1,7 @@
 // A notes agent's parts the answer tests share, through the API and through the use cases: edit_note's schema, a
 // model that calls the tool its message names by a verb, and listeners that veto protected notes or ask about some
 // calls for reasons of their own.
-import type { ToolPreExecuteListener } from '../../src/agent/event.js';
+import type { ToolPreExecuteListener } from '../../src/domain/gate/listeners.js';
 import type { AgentConfig } from '../../src/config/schema.js';
 import type { JsonObject, ToolCall } from '../../src/domain/records.js';
 import type { ModelRequest, ModelResponse } from '../../src/models/model.js';

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WEBHOOK_EVENT_TYPES } from '../../src/domain/webhook-events.js';
 import type { FixtureOptions } from '../fixtures/durability-server.js';
 import { dataOf, RESOLVE, START_TURN, TEST_BACKEND } from '../support/harness.js';
-import { freshPostgresDatabase } from '../support/postgres.js';
+import { migratedPostgresDatabase } from '../support/postgres.js';
 import { killAll, startFixture, type ServerProcess } from '../durability/processes.js';
 import { onceRecorded, WebhookReceiver, type ReceivedWebhook } from './receiver.js';
 
@@ -40,7 +40,7 @@ async function resolve(server: ServerProcess, elicitationId: string, action: str
 describe('webhooks across a SIGKILL of the server', () => {
   it('every event is delivered at least once, under one webhook-id, by the next process on the database', async () => {
     const options: FixtureOptions = {
-      database: TEST_BACKEND === 'postgres' ? (await freshPostgresDatabase()).url : join(dir, 'toolgate.db'),
+      database: TEST_BACKEND === 'postgres' ? (await migratedPostgresDatabase()).url : join(dir, 'toolgate.db'),
       runsFile: join(dir, 'runs.log'),
       webhooks: [
         {

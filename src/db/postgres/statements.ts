@@ -491,7 +491,7 @@ export const postgresStatements: PgCatalogue = {
   ),
   closeTurn: statement(
     'close_turn',
-    'UPDATE turns SET status = @status, step = NULL, updated_at = @now WHERE id = @id RETURNING *',
+    'UPDATE turns SET status = @status, text = NULL, step = NULL, updated_at = @now WHERE id = @id RETURNING *',
   ),
 
   runningTurns: statement('running_turns', `SELECT * FROM turns WHERE status = 'RUNNING' ORDER BY seq`),

@@ -378,7 +378,9 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
       insertToolMessages(turnId, threadId, drafts, now);
       return drafts.length;
     },
-    closeTurn: prepared('UPDATE turns SET status = @status, step = NULL, updated_at = @now WHERE id = @id RETURNING *'),
+    closeTurn: prepared(
+      'UPDATE turns SET status = @status, text = NULL, step = NULL, updated_at = @now WHERE id = @id RETURNING *',
+    ),
 
     // The sweeper's and recovery's reads: they run every few seconds on every server, whatever the load.
     runningTurns: prepared("SELECT * FROM turns WHERE status = 'RUNNING'"),

@@ -1,7 +1,6 @@
 // Agents: syncAgent writes an agent from the config, updateAgentGating from the API, and once the API has changed an
 // agent's gating (argument rules and allowEdit included) later syncs keep it, so a restart does not undo an operator.
 import { describe, expect } from 'vitest';
-import { closeStep } from '../../../src/agent/closing.js';
 import type { Agent, ArgumentRule } from '../../../src/domain/records.js';
 import { at, agentConfig, startInput } from './fixtures.js';
 import type { StoreSpec } from './harness.js';
@@ -137,7 +136,7 @@ export function registerAgentsSpec({ itEmpty: it }: StoreSpec): void {
       expect(await store.getAgent('files')).toEqual(config);
       expect(await store.listAgents()).toEqual([config]);
       // The agent as a turn reads it in its transaction.
-      const started = await store.startTurn(startInput({ agentId: 'files', now: at(1) }), closeStep);
+      const started = await store.startTurn(startInput({ agentId: 'files', now: at(1) }));
       expect(started.ok && started.agent).toEqual(config);
     });
 

@@ -1,7 +1,7 @@
 // Answers (resolveElicitation): which answer resumes the turn and under whose lease, duplicates and conflicting
 // answers, a CANCEL closing the turn, and answers at or after the pause's expiry.
 import { describe, expect } from 'vitest';
-import { toolText } from '../../../src/agent/messages.js';
+import { toolText } from '../../../src/domain/gate/messages.js';
 import type { ElicitationAnswer } from '../../../src/domain/records.js';
 import {
   at,
@@ -11,6 +11,7 @@ import {
   DECLINE,
   CANCEL,
   lease,
+  outcome,
   pausedTurn,
   answer,
   toolAnswers,
@@ -38,6 +39,7 @@ export function registerAnswersSpec({ it }: StoreSpec): void {
         },
       );
       expect(result).toEqual({
+        ok: true,
         kind: 'resume',
         elicitation: {
           ...paused.elicitations[0],
@@ -49,7 +51,7 @@ export function registerAnswersSpec({ it }: StoreSpec): void {
         turn: { ...paused.turn, status: 'RUNNING', text: null, expiresAt: null, updatedAt: at(10) },
         elicitations: [expect.objectContaining({ id: paused.elicitations[0]!.id, status: 'ACCEPTED' })],
       });
-      if (result.kind !== 'resume') return;
+      if (!result.ok || result.kind !== 'resume') return;
       expect(result.elicitations).toEqual([result.elicitation]);
       expect(await store.loadTurn(paused.turn.id)).toEqual(result.turn);
       expect(await store.getElicitation(result.elicitation.id, ANN)).toEqual(result.elicitation);
@@ -66,8 +68,8 @@ export function registerAnswersSpec({ it }: StoreSpec): void {
     }) => {
       const paused = await pausedTurn(store);
       const result = await answer(store, paused.elicitations[0]!.id, DECLINE);
-      expect(result.kind).toBe('resume');
-      expect(result.kind === 'resume' && result.elicitation.status).toBe('DECLINED');
+      expect(outcome(result)).toBe('resume');
+      expect(result.ok && result.kind === 'resume' && result.elicitation.status).toBe('DECLINED');
       expect(await toolAnswers(store, paused.turn.id)).toEqual([]);
     });
 
@@ -77,16 +79,19 @@ export function registerAnswersSpec({ it }: StoreSpec): void {
       const paused = await pausedTurn(store, { elicitations: 2 });
       const [first, second] = paused.elicitations;
       const recorded = await answer(store, first!.id, DECLINE, { now: at(10) });
-      expect(recorded.kind).toBe('recorded');
-      if (recorded.kind !== 'recorded') return;
+      expect(outcome(recorded)).toBe('recorded');
+      if (!recorded.ok || recorded.kind !== 'recorded') return;
       expect(recorded.elicitation).toMatchObject({ id: first!.id, status: 'DECLINED', response: DECLINE });
       const stillPaused = { ...paused.turn, updatedAt: expect.any(String) };
       expect(recorded.turn).toEqual(stillPaused);
       expect(await store.loadTurn(paused.turn.id)).toEqual(stillPaused);
 
       const resumed = await answer(store, second!.id, ACCEPT, { now: at(11), lease: lease('host:1:a') });
-      expect(resumed.kind).toBe('resume');
-      expect(resumed.kind === 'resume' && resumed.turn).toMatchObject({ status: 'RUNNING', updatedAt: at(11) });
+      expect(outcome(resumed)).toBe('resume');
+      expect(resumed.ok && resumed.kind === 'resume' && resumed.turn).toMatchObject({
+        status: 'RUNNING',
+        updatedAt: at(11),
+      });
       expect(await statusesOf(store, paused.turn.id)).toEqual([
         [first!.id, 'DECLINED'],
         [second!.id, 'ACCEPTED'],
@@ -101,7 +106,7 @@ export function registerAnswersSpec({ it }: StoreSpec): void {
       const id = paused.elicitations[0]!.id;
       const given = { action: 'ACCEPT', content: { instructions: 'carefully', extra: { a: 1, b: [1, 2] } } } as const;
       const first = await answer(store, id, given, { now: at(10), lease: lease('host:1:a') });
-      expect(first.kind).toBe('resume');
+      expect(outcome(first)).toBe('resume');
       const state = await stateOf(store, paused.turn.id);
       const again = await answer(
         store,
@@ -109,9 +114,11 @@ export function registerAnswersSpec({ it }: StoreSpec): void {
         { action: 'ACCEPT', content: { extra: { b: [1, 2], a: 1 }, instructions: 'carefully' } },
         { now: at(20), lease: lease('host:2:b') },
       );
-      expect(again.kind).toBe('duplicate');
-      expect(again.kind === 'duplicate' && again.elicitation).toEqual(first.kind === 'resume' && first.elicitation);
-      expect(again.kind === 'duplicate' && again.turn.status).toBe('RUNNING');
+      expect(outcome(again)).toBe('duplicate');
+      expect(again.ok && again.kind === 'duplicate' && again.elicitation).toEqual(
+        first.ok && first.kind === 'resume' && first.elicitation,
+      );
+      expect(again.ok && again.kind === 'duplicate' && again.turn.status).toBe('RUNNING');
       expect(await stateOf(store, paused.turn.id)).toEqual(state);
       expect(await store.holdsLease(paused.turn.id, 'host:1:a')).toBe(true);
     });
@@ -128,8 +135,8 @@ export function registerAnswersSpec({ it }: StoreSpec): void {
         { action: 'ACCEPT', content: { instructions: 'y' } },
       ] satisfies ElicitationAnswer[]) {
         const result = await answer(store, id, different, { now: at(20) });
-        expect(result.kind).toBe('already_resolved');
-        expect(result.kind === 'already_resolved' && result.elicitation.response).toEqual({
+        expect(result).toEqual({ ok: false, code: 'ALREADY_RESOLVED', status: 'ACCEPTED' });
+        expect((await store.getElicitation(id, ANN))!.response).toEqual({
           action: 'ACCEPT',
           content: { instructions: 'x' },
         });
@@ -143,10 +150,10 @@ export function registerAnswersSpec({ it }: StoreSpec): void {
       const paused = await pausedTurn(store, { elicitations: 3, mixed: true });
       const [e1, e2, e3] = paused.elicitations;
       const declined: ElicitationAnswer = { action: 'DECLINE', content: { instructions: 'not that one' } };
-      expect((await answer(store, e1!.id, declined, { now: at(10) })).kind).toBe('recorded');
+      expect(outcome(await answer(store, e1!.id, declined, { now: at(10) }))).toBe('recorded');
       const result = await answer(store, e2!.id, CANCEL, { now: at(11) });
-      expect(result.kind).toBe('cancelled');
-      if (result.kind !== 'cancelled') return;
+      expect(outcome(result)).toBe('cancelled');
+      if (!result.ok || result.kind !== 'cancelled') return;
       expect(result.turn).toMatchObject({ id: paused.turn.id, status: 'CANCELLED', step: null, updatedAt: at(11) });
       expect(result.elicitation).toMatchObject({
         id: e2!.id,
@@ -171,8 +178,8 @@ export function registerAnswersSpec({ it }: StoreSpec): void {
       ]);
       expect(await store.listRunningTurns()).toEqual([]);
 
-      expect((await answer(store, e2!.id, CANCEL, { now: at(12) })).kind).toBe('duplicate');
-      expect((await answer(store, e3!.id, ACCEPT, { now: at(12) })).kind).toBe('already_resolved');
+      expect(outcome(await answer(store, e2!.id, CANCEL, { now: at(12) }))).toBe('duplicate');
+      expect(outcome(await answer(store, e3!.id, ACCEPT, { now: at(12) }))).toBe('ALREADY_RESOLVED');
       expect(await toolAnswers(store, paused.turn.id)).toHaveLength(5);
     });
 
@@ -182,10 +189,13 @@ export function registerAnswersSpec({ it }: StoreSpec): void {
       const paused = await pausedTurn(store, { elicitations: 2, expiresAt: at(60) });
       const [e1, e2] = paused.elicitations;
       const first = await answer(store, e1!.id, ACCEPT, { now: at(60), lease: lease('host:1:a') });
-      expect(first).toMatchObject({ kind: 'expired', changed: true });
-      if (first.kind !== 'expired') return;
-      expect(first.turn).toMatchObject({ id: paused.turn.id, status: 'EXPIRED', step: null });
-      expect(first.elicitation).toMatchObject({ id: e1!.id, status: 'EXPIRED', response: null });
+      expect(first).toMatchObject({
+        ok: false,
+        code: 'EXPIRED',
+        expiresAt: at(60),
+        closed: { id: paused.turn.id, status: 'EXPIRED', step: null },
+      });
+      expect(await store.getElicitation(e1!.id, ANN)).toMatchObject({ id: e1!.id, status: 'EXPIRED', response: null });
       expect(await statusesOf(store, paused.turn.id)).toEqual([
         [e1!.id, 'EXPIRED'],
         [e2!.id, 'EXPIRED'],
@@ -195,9 +205,10 @@ export function registerAnswersSpec({ it }: StoreSpec): void {
 
       const state = await stateOf(store, paused.turn.id);
       const later = await answer(store, e2!.id, DECLINE, { now: at(61) });
-      expect(later).toMatchObject({ kind: 'expired', changed: false, turn: { status: 'EXPIRED' } });
+      expect(later).toEqual({ ok: false, code: 'EXPIRED', expiresAt: at(60), closed: null });
+      expect(await store.loadTurn(paused.turn.id)).toMatchObject({ status: 'EXPIRED' });
       const again = await answer(store, e1!.id, ACCEPT, { now: at(62) });
-      expect(again).toMatchObject({ kind: 'expired', changed: false });
+      expect(again).toEqual({ ok: false, code: 'EXPIRED', expiresAt: at(60), closed: null });
       expect(await stateOf(store, paused.turn.id)).toEqual(state);
     });
 
@@ -206,19 +217,16 @@ export function registerAnswersSpec({ it }: StoreSpec): void {
       const result = await answer(store, paused.elicitations[0]!.id, ACCEPT, {
         now: new Date(Date.parse(at(60)) - 1).toISOString(),
       });
-      expect(result.kind).toBe('resume');
+      expect(outcome(result)).toBe('resume');
     });
 
     it("another owner's answer and an unknown id are not_found, and change nothing", async ({ store }) => {
       const paused = await pausedTurn(store);
       const state = await stateOf(store, paused.turn.id);
-      expect(await answer(store, paused.elicitations[0]!.id, ACCEPT, { ownerId: BOB })).toEqual({
-        kind: 'not_found',
-      });
-      expect(await answer(store, paused.elicitations[0]!.id, CANCEL, { ownerId: BOB })).toEqual({
-        kind: 'not_found',
-      });
-      expect(await answer(store, 'elc-unknown', ACCEPT)).toEqual({ kind: 'not_found' });
+      const notFound = { ok: false, code: 'NOT_FOUND', of: 'elicitation' };
+      expect(await answer(store, paused.elicitations[0]!.id, ACCEPT, { ownerId: BOB })).toEqual(notFound);
+      expect(await answer(store, paused.elicitations[0]!.id, CANCEL, { ownerId: BOB })).toEqual(notFound);
+      expect(await answer(store, 'elc-unknown', ACCEPT)).toEqual(notFound);
       expect(await stateOf(store, paused.turn.id)).toEqual(state);
     });
   });

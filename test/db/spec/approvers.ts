@@ -3,7 +3,6 @@
 // approvers' answers are counted in the answer's transaction until they decide it, exactly once, also when they
 // answer at the same instant from several stores.
 import { describe, expect } from 'vitest';
-import { closeStep } from '../../../src/agent/closing.js';
 import { approversKey } from '../../../src/domain/approvers.js';
 import type { Agent, ElicitationApproval } from '../../../src/domain/records.js';
 import {
@@ -18,6 +17,7 @@ import {
   CANCEL,
   DECLINE,
   lease,
+  outcome,
   pausedTurn,
   rememberablePause,
   statusesOf,
@@ -129,7 +129,7 @@ export function registerApproversSpec({ it, itEmpty }: StoreSpec): void {
         const paused = await pausedTurn(store, { approval: TWO_REVIEWERS });
         const id = paused.elicitations[0]!.id;
         const first = await approverAnswer(store, id, 'rita', ACCEPT, { now: at(10) });
-        expect(first).toEqual({ kind: 'counted', elicitation: paused.elicitations[0], turn: paused.turn });
+        expect(first).toEqual({ ok: true, kind: 'counted', elicitation: paused.elicitations[0], turn: paused.turn });
         expect(await statusesOf(store, paused.turn.id)).toEqual([[id, 'PENDING']]);
         const second = await approverAnswer(
           store,
@@ -141,8 +141,8 @@ export function registerApproversSpec({ it, itEmpty }: StoreSpec): void {
             lease: lease('host:1:a'),
           },
         );
-        expect(second.kind).toBe('resume');
-        expect(second.kind === 'resume' && second.elicitation).toMatchObject({
+        expect(outcome(second)).toBe('resume');
+        expect(second.ok && second.kind === 'resume' && second.elicitation).toMatchObject({
           status: 'ACCEPTED',
           response: { action: 'ACCEPT', content: { instructions: 'ok' } },
           resolvedBy: 'sam',
@@ -163,11 +163,11 @@ export function registerApproversSpec({ it, itEmpty }: StoreSpec): void {
       it("the requester's own answer goes through the quorum too, scoped to them", async ({ store }) => {
         const paused = await pausedTurn(store, { approval: TWO_REVIEWERS });
         const id = paused.elicitations[0]!.id;
-        expect((await answer(store, id, ACCEPT)).kind).toBe('counted');
-        expect((await approverAnswer(store, id, 'rita', ACCEPT)).kind).toBe('resume');
+        expect(outcome(await answer(store, id, ACCEPT))).toBe('counted');
+        expect(outcome(await approverAnswer(store, id, 'rita', ACCEPT))).toBe('resume');
         expect((await store.listApproverAnswers([id])).map((a) => a.approverId)).toEqual([ANN, 'rita']);
         // Scoped: another owner does not find it that way.
-        expect((await answer(store, id, ACCEPT, { ownerId: BOB })).kind).toBe('not_found');
+        expect(outcome(await answer(store, id, ACCEPT, { ownerId: BOB }))).toBe('NOT_FOUND');
       });
 
       it('an approver answering again: the same answer is a duplicate, another one already_resolved; nothing changes', async ({
@@ -176,15 +176,15 @@ export function registerApproversSpec({ it, itEmpty }: StoreSpec): void {
         const paused = await pausedTurn(store, { approval: TWO_REVIEWERS });
         const id = paused.elicitations[0]!.id;
         await approverAnswer(store, id, 'rita', ACCEPT, { now: at(10) });
-        expect((await approverAnswer(store, id, 'rita', ACCEPT, { now: at(12) })).kind).toBe('duplicate');
-        expect((await approverAnswer(store, id, 'rita', DECLINE, { now: at(12) })).kind).toBe('already_resolved');
+        expect(outcome(await approverAnswer(store, id, 'rita', ACCEPT, { now: at(12) }))).toBe('duplicate');
+        expect(outcome(await approverAnswer(store, id, 'rita', DECLINE, { now: at(12) }))).toBe('ALREADY_RESOLVED');
         expect(await store.listApproverAnswers([id])).toEqual([
           expect.objectContaining({ approverId: 'rita', action: 'ACCEPT', createdAt: at(10) }),
         ]);
         // Decided: the deciding approver gets the result again; a latecomer is already_resolved.
         await approverAnswer(store, id, 'sam', ACCEPT, { now: at(13) });
-        expect((await approverAnswer(store, id, 'sam', ACCEPT, { now: at(14) })).kind).toBe('duplicate');
-        expect((await approverAnswer(store, id, 'tom', ACCEPT, { now: at(14) })).kind).toBe('already_resolved');
+        expect(outcome(await approverAnswer(store, id, 'sam', ACCEPT, { now: at(14) }))).toBe('duplicate');
+        expect(outcome(await approverAnswer(store, id, 'tom', ACCEPT, { now: at(14) }))).toBe('ALREADY_RESOLVED');
       });
 
       it('an edit restarts the count: the outdated approver answers anew, the edited arguments run', async ({
@@ -194,11 +194,11 @@ export function registerApproversSpec({ it, itEmpty }: StoreSpec): void {
         const id = paused.elicitations[0]!.id;
         await approverAnswer(store, id, 'rita', ACCEPT, { now: at(10) });
         const edit = { action: 'ACCEPT' as const, content: null, arguments: { note: 'n9', tags: ['a'] } };
-        expect((await approverAnswer(store, id, 'sam', edit, { now: at(11) })).kind).toBe('counted');
+        expect(outcome(await approverAnswer(store, id, 'sam', edit, { now: at(11) }))).toBe('counted');
         const anew = { ...edit, arguments: { tags: ['a'], note: 'n9' } };
         const decided = await approverAnswer(store, id, 'rita', anew, { now: at(12) });
-        expect(decided.kind).toBe('resume');
-        expect(decided.kind === 'resume' && decided.elicitation).toMatchObject({
+        expect(outcome(decided)).toBe('resume');
+        expect(decided.ok && decided.kind === 'resume' && decided.elicitation).toMatchObject({
           status: 'ACCEPTED',
           response: { action: 'ACCEPT', content: null, arguments: { note: 'n9', tags: ['a'] } },
           resolvedBy: 'rita',
@@ -215,15 +215,15 @@ export function registerApproversSpec({ it, itEmpty }: StoreSpec): void {
           action: 'DECLINE',
           content: { instructions: 'no' },
         });
-        expect(result.kind === 'resume' && result.elicitation).toMatchObject({
+        expect(result.ok && result.kind === 'resume' && result.elicitation).toMatchObject({
           status: 'DECLINED',
           resolvedBy: 'rita',
         });
         const cancelled = await pausedTurn(store, { approval: TWO_REVIEWERS });
         await approverAnswer(store, cancelled.elicitations[0]!.id, 'rita', ACCEPT);
         const cancel = await answer(store, cancelled.elicitations[0]!.id, CANCEL);
-        expect(cancel.kind).toBe('cancelled');
-        expect(cancel.kind === 'cancelled' && cancel.turn.status).toBe('CANCELLED');
+        expect(outcome(cancel)).toBe('cancelled');
+        expect(cancel.ok && cancel.kind === 'cancelled' && cancel.turn.status).toBe('CANCELLED');
       });
 
       it('remembers only when every counted ACCEPT asked to, for the requester, bound to the policy', async ({
@@ -233,7 +233,7 @@ export function registerApproversSpec({ it, itEmpty }: StoreSpec): void {
         const id = paused.elicitations[0]!.id;
         await approverAnswer(store, id, 'rita', acceptRemembering('AGENT', 600), { grantId: 'grt-a' });
         const done = await approverAnswer(store, id, 'sam', acceptRemembering('THREAD', 3600), { grantId: 'grt-b' });
-        expect(done.kind === 'resume' && done.elicitation.grantId).toBe('grt-b');
+        expect(done.ok && done.kind === 'resume' && done.elicitation.grantId).toBe('grt-b');
         expect(await store.getApprovalGrant('grt-b', ANN)).toMatchObject({
           ownerId: ANN,
           agentId: AGENT,
@@ -248,16 +248,16 @@ export function registerApproversSpec({ it, itEmpty }: StoreSpec): void {
         const other = forgetful.elicitations[0]!.id;
         await approverAnswer(store, other, 'rita', ACCEPT);
         const plain = await approverAnswer(store, other, 'sam', acceptRemembering('AGENT', 60), { grantId: 'grt-c' });
-        expect(plain.kind === 'resume' && plain.elicitation.grantId).toBeNull();
+        expect(plain.ok && plain.kind === 'resume' && plain.elicitation.grantId).toBeNull();
         expect(await store.getApprovalGrant('grt-c', ANN)).toBeNull();
       });
 
       it('is never reached unscoped without a policy, nor after its expiry', async ({ store }) => {
         const plain = await pausedTurn(store);
-        expect((await approverAnswer(store, plain.elicitations[0]!.id, 'rita', ACCEPT)).kind).toBe('not_found');
+        expect(outcome(await approverAnswer(store, plain.elicitations[0]!.id, 'rita', ACCEPT))).toBe('NOT_FOUND');
         const late = await pausedTurn(store, { approval: TWO_REVIEWERS, expiresAt: at(60) });
         const result = await approverAnswer(store, late.elicitations[0]!.id, 'rita', ACCEPT, { now: at(60) });
-        expect(result.kind === 'expired' && result.turn.status).toBe('EXPIRED');
+        expect(result).toMatchObject({ ok: false, code: 'EXPIRED', closed: { status: 'EXPIRED' } });
         expect(await store.listApproverAnswers([late.elicitations[0]!.id])).toEqual([]);
       });
 
@@ -307,7 +307,7 @@ export function registerApproversSpec({ it, itEmpty }: StoreSpec): void {
         await approverAnswer(store, decided.elicitations[0]!.id, 'sam', ACCEPT);
         await answer(store, cancelled.elicitations[0]!.id, CANCEL);
         expect(await list(at(10))).toEqual([expiring.elicitations[0]!.id]);
-        expect(await store.expireDueTurns(at(100), 10, closeStep)).toHaveLength(1);
+        expect(await store.expireDueTurns(at(100), 10)).toHaveLength(1);
         expect(await list(at(10))).toEqual([]);
       });
 
@@ -324,10 +324,10 @@ export function registerApproversSpec({ it, itEmpty }: StoreSpec): void {
             approverAnswer(i % 2 ? other : store, id, who, ACCEPT, { now: at(10), lease: lease(`host:${who}`) }),
           ),
         );
-        const kinds = results.map((r) => r.kind);
+        const kinds = results.map(outcome);
         expect(kinds.filter((k) => k === 'resume')).toHaveLength(1);
         expect(kinds.filter((k) => k === 'counted')).toHaveLength(2);
-        expect(kinds.filter((k) => k === 'already_resolved')).toHaveLength(3);
+        expect(kinds.filter((k) => k === 'ALREADY_RESOLVED')).toHaveLength(3);
         const answers = await store.listApproverAnswers([id]);
         expect(answers.map((a) => a.position)).toEqual([1, 2, 3]);
         const winner = approvers[kinds.indexOf('resume')]!;

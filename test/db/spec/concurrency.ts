@@ -1,7 +1,6 @@
 // Two stores on one database (two processes) racing the same change with Promise.all: every race has one winner, or
 // ends as some serial order would have, never with both outcomes. On PostgreSQL these run truly in parallel.
 import { describe, expect } from 'vitest';
-import { closeStep } from '../../../src/agent/closing.js';
 import type { ApprovalGrantRecord } from '../../../src/domain/records.js';
 import { GrantLapsedError, LeaseLostError } from '../../../src/domain/store.js';
 import {
@@ -11,6 +10,7 @@ import {
   CANCEL,
   lease,
   assistantMessage,
+  outcome,
   startInput,
   runningTurn,
   pausedTurn,
@@ -40,8 +40,8 @@ export function registerConcurrencySpec({ it }: StoreSpec): void {
         answer(store, e1!.id, ACCEPT, { now: at(10), lease: lease('host:1:a') }),
         answer(other, e2!.id, ACCEPT, { now: at(10), lease: lease('host:2:b') }),
       ]);
-      expect(results.map((r) => r.kind).sort()).toEqual(['recorded', 'resume']);
-      const winner = results[0]!.kind === 'resume' ? 'host:1:a' : 'host:2:b';
+      expect(results.map(outcome).sort()).toEqual(['recorded', 'resume']);
+      const winner = outcome(results[0]!) === 'resume' ? 'host:1:a' : 'host:2:b';
       expect(await store.loadTurn(paused.turn.id)).toMatchObject({ status: 'RUNNING' });
       expect(await statusesOf(store, paused.turn.id)).toEqual([
         [e1!.id, 'ACCEPTED'],
@@ -64,9 +64,9 @@ export function registerConcurrencySpec({ it }: StoreSpec): void {
           answer(i % 2 ? other : store, id, ACCEPT, { now: at(10), lease: lease(`host:${i}:x`) }),
         ),
       );
-      const resumes = results.flatMap((r, i) => (r.kind === 'resume' ? [i] : []));
+      const resumes = results.flatMap((r, i) => (outcome(r) === 'resume' ? [i] : []));
       expect(resumes).toHaveLength(1);
-      for (const r of results) expect(['resume', 'duplicate', 'recorded']).toContain(r.kind);
+      for (const r of results) expect(['resume', 'duplicate', 'recorded']).toContain(outcome(r));
       expect(await store.holdsLease(paused.turn.id, `host:${resumes[0]}:x`)).toBe(true);
       expect(await store.listRunningLeases()).toHaveLength(1);
       expect(await store.getElicitation(id, ANN)).toMatchObject({ status: 'ACCEPTED', response: ACCEPT });
@@ -80,8 +80,8 @@ export function registerConcurrencySpec({ it }: StoreSpec): void {
       const { thread, turn } = await runningTurn(store);
       await store.unleasedTurnWriter(turn.id).finishTurn({ status: 'COMPLETED', now: at(1) });
       const results = await Promise.all([
-        store.startTurn(startInput({ threadId: thread.id, turnId: 'turn-a', now: at(5) }), closeStep),
-        other.startTurn(startInput({ threadId: thread.id, turnId: 'turn-b', now: at(5) }), closeStep),
+        store.startTurn(startInput({ threadId: thread.id, turnId: 'turn-a', now: at(5) })),
+        other.startTurn(startInput({ threadId: thread.id, turnId: 'turn-b', now: at(5) })),
       ]);
       const started = results.filter((r) => r.ok);
       expect(started).toHaveLength(1);
@@ -100,8 +100,8 @@ export function registerConcurrencySpec({ it }: StoreSpec): void {
       const other = await second();
       const paused = await pausedTurn(store, { elicitations: 2, mixed: true });
       const results = await Promise.all([
-        store.startTurn(startInput({ threadId: paused.thread.id, turnId: 'turn-a', now: at(5) }), closeStep),
-        other.startTurn(startInput({ threadId: paused.thread.id, turnId: 'turn-b', now: at(5) }), closeStep),
+        store.startTurn(startInput({ threadId: paused.thread.id, turnId: 'turn-a', now: at(5) })),
+        other.startTurn(startInput({ threadId: paused.thread.id, turnId: 'turn-b', now: at(5) })),
       ]);
       const started = results.filter((r) => r.ok);
       expect(started).toHaveLength(1);
@@ -129,7 +129,6 @@ export function registerConcurrencySpec({ it }: StoreSpec): void {
           Array.from({ length: 10 }, (_, i) =>
             (i % 2 ? other : store).startTurn(
               startInput({ threadId, idempotencyKey: 'key-1', now: at(5), lease: lease(`host:${i}:x`) }),
-              closeStep,
             ),
           ),
         );
@@ -155,10 +154,7 @@ export function registerConcurrencySpec({ it }: StoreSpec): void {
       const due: Paused[] = [];
       for (let i = 0; i < 6; i++)
         due.push(await pausedTurn(store, { elicitations: 2, mixed: i % 2 === 0, expiresAt: at(10) }));
-      const [mine, theirs] = await Promise.all([
-        store.expireDueTurns(at(20), 100, closeStep),
-        other.expireDueTurns(at(20), 100, closeStep),
-      ]);
+      const [mine, theirs] = await Promise.all([store.expireDueTurns(at(20), 100), other.expireDueTurns(at(20), 100)]);
       const expired = ids([...mine, ...theirs]);
       expect(expired).toHaveLength(due.length);
       expect(sorted(expired)).toEqual(sorted(ids(due.map((p) => p.turn))));
@@ -250,17 +246,17 @@ export function registerConcurrencySpec({ it }: StoreSpec): void {
       const paused = await pausedTurn(store, { elicitations: 2, expiresAt: at(60) });
       const [answered, swept] = await Promise.all([
         answer(store, paused.elicitations[0]!.id, CANCEL, { now: at(59) }),
-        other.expireDueTurns(at(61), 10, closeStep),
+        other.expireDueTurns(at(61), 10),
       ]);
       const turn = await store.loadTurn(paused.turn.id);
-      if (answered.kind === 'cancelled') {
+      if (answered.ok && answered.kind === 'cancelled') {
         expect(swept).toEqual([]);
         expect(turn).toMatchObject({ status: 'CANCELLED' });
         expect(await toolAnswers(store, paused.turn.id)).toEqual(
           closing(paused.step, 'cancelled', { [paused.elicitations[0]!.id]: CANCEL }),
         );
       } else {
-        expect(answered).toMatchObject({ kind: 'expired', changed: false });
+        expect(answered).toMatchObject({ ok: false, code: 'EXPIRED', closed: null });
         expect(ids(swept)).toEqual([paused.turn.id]);
         expect(turn).toMatchObject({ status: 'EXPIRED' });
         expect(await toolAnswers(store, paused.turn.id)).toEqual(closing(paused.step, 'expired'));
@@ -275,14 +271,14 @@ export function registerConcurrencySpec({ it }: StoreSpec): void {
       const paused = await pausedTurn(store);
       const [answered, started] = await Promise.all([
         answer(store, paused.elicitations[0]!.id, ACCEPT, { now: at(10), lease: lease('host:1:a') }),
-        other.startTurn(startInput({ threadId: paused.thread.id, turnId: 'turn-new', now: at(10) }), closeStep),
+        other.startTurn(startInput({ threadId: paused.thread.id, turnId: 'turn-new', now: at(10) })),
       ]);
-      if (answered.kind === 'resume') {
+      if (answered.ok && answered.kind === 'resume') {
         expect(started).toEqual({ ok: false, code: 'THREAD_BUSY' });
         expect(await store.loadTurn('turn-new')).toBeNull();
         expect(await toolAnswers(store, paused.turn.id)).toEqual([]);
       } else {
-        expect(answered.kind).toBe('already_resolved');
+        expect(outcome(answered)).toBe('ALREADY_RESOLVED');
         expect(started).toMatchObject({ ok: true, superseded: { id: paused.turn.id, status: 'CANCELLED' } });
         expect(await toolAnswers(store, paused.turn.id)).toEqual(closing(paused.step, 'superseded'));
       }

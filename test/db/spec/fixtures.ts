@@ -1,7 +1,7 @@
 // The fixtures every role of the Store contract (./index.ts) builds its cases from. Cases pass fixed ISO instants
 // (at()) as `now`, so nothing sleeps; turns, pauses and grants are set up through the Store's own writes, as the loop
 // makes them, so a backend is only ever read in states it wrote itself.
-import { closeStep } from '../../../src/agent/closing.js';
+import { closeStep } from '../../../src/domain/gate/closing.js';
 import type {
   Agent,
   ApprovalGrantRecord,
@@ -129,7 +129,7 @@ export interface Started {
 
 /** A RUNNING turn (startTurn that must succeed). */
 export async function runningTurn(store: Store, options: TurnOptions = {}): Promise<Started> {
-  const result = await store.startTurn(startInput(options), closeStep);
+  const result = await store.startTurn(startInput(options));
   if (!result.ok) throw new Error(`startTurn was refused: ${result.code}`);
   if (result.replayed) throw new Error('startTurn replayed an earlier turn');
   return result;
@@ -190,18 +190,15 @@ export function answer(
   response: ElicitationAnswer,
   options: { now?: string; ownerId?: string; lease?: TurnLease; grantId?: string } = {},
 ): Promise<ResolveResult> {
-  return store.resolveElicitation(
-    {
-      elicitationId,
-      ownerId: options.ownerId ?? ANN,
-      answeredBy: options.ownerId ?? ANN,
-      answer: response,
-      now: options.now ?? at(10),
-      lease: options.lease,
-      grantId: options.grantId,
-    },
-    closeStep,
-  );
+  return store.resolveElicitation({
+    elicitationId,
+    ownerId: options.ownerId ?? ANN,
+    answeredBy: options.ownerId ?? ANN,
+    answer: response,
+    now: options.now ?? at(10),
+    lease: options.lease,
+    grantId: options.grantId,
+  });
 }
 
 /**
@@ -215,18 +212,20 @@ export function approverAnswer(
   response: ElicitationAnswer,
   options: { now?: string; lease?: TurnLease; grantId?: string } = {},
 ): Promise<ResolveResult> {
-  return store.resolveElicitation(
-    {
-      elicitationId,
-      ownerId: null,
-      answeredBy: approverId,
-      answer: response,
-      now: options.now ?? at(10),
-      lease: options.lease,
-      grantId: options.grantId,
-    },
-    closeStep,
-  );
+  return store.resolveElicitation({
+    elicitationId,
+    ownerId: null,
+    answeredBy: approverId,
+    answer: response,
+    now: options.now ?? at(10),
+    lease: options.lease,
+    grantId: options.grantId,
+  });
+}
+
+/** What an answer did, in one word: the kind of one recorded (or a duplicate), the code of a refusal. */
+export function outcome(result: ResolveResult): string {
+  return result.ok ? result.kind : result.code;
 }
 
 /** A turn's TOOL messages as [toolCallId, text], in transcript order. */
@@ -340,7 +339,7 @@ export async function grantOf(
     acceptRemembering(options.scope ?? 'THREAD', options.ttlSeconds ?? 3600),
     { grantId, now: options.answeredAt ?? at(10), ownerId: options.ownerId },
   );
-  if (result.kind !== 'resume') throw new Error(`the ACCEPT with remember was ${result.kind}`);
+  if (!result.ok || result.kind !== 'resume') throw new Error(`the ACCEPT with remember was ${outcome(result)}`);
   const grant = await store.getApprovalGrant(grantId, options.ownerId ?? ANN);
   if (!grant) throw new Error(`the ACCEPT recorded no grant ${grantId}`);
   return { grant, paused };

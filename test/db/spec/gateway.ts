@@ -2,7 +2,6 @@
 // start's transaction; the result the client gets, kept with the call's journal and read back as written; and the
 // idempotency key naming the call by its tool and arguments.
 import { describe, expect } from 'vitest';
-import { closeStep } from '../../../src/agent/closing.js';
 import { GATEWAY_MODEL_ID } from '../../../src/domain/gateway.js';
 import { ANN, BOB, agentConfig, at, lease, startInput, toolCall, type TurnOptions } from './fixtures.js';
 import type { StoreSpec } from './harness.js';
@@ -26,16 +25,16 @@ export function registerGatewaySpec(spec: StoreSpec): void {
     it('startTurn refuses a message to a gateway, and a call to an agent with a model; nothing is written', async ({
       store,
     }) => {
-      const message = await store.startTurn(callInput(), closeStep);
-      expect(message).toEqual({ ok: false, code: 'GATEWAY_MESSAGE' });
-      const call = await store.startTurn({ ...startInput({}), call: toolCall('wipe') }, closeStep);
-      expect(call).toEqual({ ok: false, code: 'AGENT_NOT_FOUND' });
+      const message = await store.startTurn(callInput());
+      expect(message).toEqual({ ok: false, code: 'INVALID_INPUT', reason: 'GATEWAY' });
+      const call = await store.startTurn({ ...startInput({}), call: toolCall('wipe') });
+      expect(call).toEqual({ ok: false, code: 'NOT_FOUND', of: 'agent' });
       expect((await store.listThreads(ANN, null, 10, null)).items).toEqual([]);
     });
 
     it('startTurn with a call saves it as the turn’s step after the message, in one transaction', async ({ store }) => {
       const call = toolCall('wipe', { ids: [1, 2], note: 'ünïcode' });
-      const result = await store.startTurn({ ...callInput({ lease: lease('host:1:a') }), call }, closeStep);
+      const result = await store.startTurn({ ...callInput({ lease: lease('host:1:a') }), call });
       if (!result.ok || result.replayed) throw new Error(JSON.stringify(result));
       const messages = await store.listTurnMessages(result.turn.id);
       expect(messages.map((m) => [m.role, m.toolCalls])).toEqual([
@@ -48,7 +47,7 @@ export function registerGatewaySpec(spec: StoreSpec): void {
       store,
     }) => {
       const call = toolCall('wipe');
-      const started = await store.startTurn({ ...callInput({ lease: lease('host:1:a') }), call }, closeStep);
+      const started = await store.startTurn({ ...callInput({ lease: lease('host:1:a') }), call });
       if (!started.ok || started.replayed) throw new Error(JSON.stringify(started));
       const turnId = started.turn.id;
       const writer = store.turnWriter({ turnId, lease: { owner: 'host:1:a' } });
@@ -70,7 +69,7 @@ export function registerGatewaySpec(spec: StoreSpec): void {
 
     it('finishTool without a result keeps none', async ({ store }) => {
       const call = toolCall('lookup');
-      const started = await store.startTurn({ ...callInput({}), call }, closeStep);
+      const started = await store.startTurn({ ...callInput({}), call });
       if (!started.ok || started.replayed) throw new Error(JSON.stringify(started));
       const writer = store.unleasedTurnWriter(started.turn.id);
       await writer.markToolStarted({ toolCallId: call.id, now: at(1) });
@@ -82,27 +81,24 @@ export function registerGatewaySpec(spec: StoreSpec): void {
       store,
     }) => {
       const call = toolCall('wipe', { ids: [1], flags: { a: 1, b: 2 } });
-      const first = await store.startTurn(
-        { ...callInput({ idempotencyKey: 'k', message: 'client A called wipe.' }), call },
-        closeStep,
-      );
+      const first = await store.startTurn({
+        ...callInput({ idempotencyKey: 'k', message: 'client A called wipe.' }),
+        call,
+      });
       if (!first.ok || first.replayed) throw new Error(JSON.stringify(first));
       // Another message (another client's name), another call id, the arguments' keys in another order: the same call.
-      const again = await store.startTurn(
-        {
-          ...callInput({ idempotencyKey: 'k', message: 'client B called wipe.' }),
-          call: { ...call, id: 'call-other', arguments: { flags: { b: 2, a: 1 }, ids: [1] } },
-        },
-        closeStep,
-      );
+      const again = await store.startTurn({
+        ...callInput({ idempotencyKey: 'k', message: 'client B called wipe.' }),
+        call: { ...call, id: 'call-other', arguments: { flags: { b: 2, a: 1 }, ids: [1] } },
+      });
       expect(again).toMatchObject({ ok: true, replayed: true, turn: { id: first.turn.id } });
-      const other = await store.startTurn(
-        { ...callInput({ idempotencyKey: 'k' }), call: { ...call, arguments: { ids: [2] } } },
-        closeStep,
-      );
+      const other = await store.startTurn({
+        ...callInput({ idempotencyKey: 'k' }),
+        call: { ...call, arguments: { ids: [2] } },
+      });
       expect(other).toEqual({ ok: false, code: 'IDEMPOTENCY_KEY_REUSED' });
       // Keys are per owner: Bob's 'k' is his own.
-      const bobs = await store.startTurn({ ...callInput({ idempotencyKey: 'k', ownerId: BOB }), call }, closeStep);
+      const bobs = await store.startTurn({ ...callInput({ idempotencyKey: 'k', ownerId: BOB }), call });
       expect(bobs).toMatchObject({ ok: true });
       expect((bobs as { replayed?: boolean }).replayed).toBeUndefined();
     });

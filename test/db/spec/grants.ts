@@ -14,6 +14,7 @@ import {
   ANN,
   BOB,
   AGENT,
+  outcome,
   SIDE_AGENT,
   ACCEPT,
   lease,
@@ -63,7 +64,7 @@ export function registerGrantsSpec({ it }: StoreSpec): void {
         remember: { scope: 'THREAD', ttlSeconds: 60 },
       };
       const result = await answer(store, id, given, { grantId: 'grt-1', now: at(10) });
-      expect(result.kind).toBe('resume');
+      expect(outcome(result)).toBe('resume');
       const expected: ElicitationRecord = {
         ...paused.elicitations[0]!,
         status: 'ACCEPTED',
@@ -72,7 +73,7 @@ export function registerGrantsSpec({ it }: StoreSpec): void {
         resolvedBy: ANN,
         resolvedAt: at(10),
       };
-      expect(result.kind === 'resume' && result.elicitation).toEqual(expected);
+      expect(result.ok && result.kind === 'resume' && result.elicitation).toEqual(expected);
       expect(await store.getElicitation(id, ANN)).toEqual(expected);
       expect(await store.listTurnElicitations(paused.turn.id)).toEqual([expected]);
       expect((await store.listElicitations(ANN, {}, at(20), 10, null)).items).toEqual([expected]);
@@ -155,13 +156,13 @@ export function registerGrantsSpec({ it }: StoreSpec): void {
         grantId: 'grt-dup',
         now: at(20),
       });
-      expect(duplicate.kind).toBe('duplicate');
-      expect(duplicate.kind === 'duplicate' && duplicate.elicitation.grantId).toBe('grt-1');
+      expect(outcome(duplicate)).toBe('duplicate');
+      expect(duplicate.ok && duplicate.kind === 'duplicate' && duplicate.elicitation.grantId).toBe('grt-1');
       const other = await answer(store, id, acceptRemembering('AGENT', 60), {
         grantId: 'grt-other',
         now: at(20),
       });
-      expect(other.kind).toBe('already_resolved');
+      expect(outcome(other)).toBe('ALREADY_RESOLVED');
       expect(await stateOf(store, paused.turn.id)).toEqual(state);
 
       const late = await rememberablePause(store, { expiresAt: at(60) });
@@ -169,13 +170,13 @@ export function registerGrantsSpec({ it }: StoreSpec): void {
         grantId: 'grt-late',
         now: at(60),
       });
-      expect(expired.kind).toBe('expired');
+      expect(outcome(expired)).toBe('EXPIRED');
 
       const bobs = await rememberablePause(store, { ownerId: BOB });
       const annOnBobs = await answer(store, bobs.elicitations[0]!.id, acceptRemembering('AGENT', 60), {
         grantId: 'grt-ann-on-bob',
       });
-      expect(annOnBobs).toEqual({ kind: 'not_found' });
+      expect(annOnBobs).toEqual({ ok: false, code: 'NOT_FOUND', of: 'elicitation' });
 
       for (const gone of ['grt-dup', 'grt-other', 'grt-late', 'grt-ann-on-bob']) {
         expect(await store.getApprovalGrant(gone, ANN)).toBeNull();
@@ -201,7 +202,7 @@ export function registerGrantsSpec({ it }: StoreSpec): void {
           { action, content: null, remember: { scope: 'AGENT', ttlSeconds: 60 } },
           { grantId: 'grt-no' },
         );
-        expect(result.kind).toBe(kind);
+        expect(outcome(result)).toBe(kind);
         expect(await store.getElicitation(paused.elicitations[0]!.id, ANN)).toMatchObject({ grantId: null });
         expect(await store.getApprovalGrant('grt-no', ANN)).toBeNull();
         expect(await store.listGrantCandidates(ANN, AGENT, 'demo:edit_note')).toEqual([]);
@@ -471,7 +472,7 @@ export function registerGrantsSpec({ it }: StoreSpec): void {
       expect(paused.turn.step).toEqual(step);
       expect((await store.loadTurn(turn.id))!.step).toEqual(step);
       const resumed = await answer(store, 'elc-step', ACCEPT, { now: at(2) });
-      expect(resumed.kind === 'resume' && resumed.turn.step).toEqual(step);
+      expect(resumed.ok && resumed.kind === 'resume' && resumed.turn.step).toEqual(step);
     });
   });
 }

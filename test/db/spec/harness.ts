@@ -1,8 +1,8 @@
 // What a backend hands the Store contract (StoreFactory), and the one fixture builder every role's cases are written
 // with (storeSpec): vitest test functions whose context holds a store on a fresh database of the test's own, other
 // processes' stores on it through second(), every one of them closed once after the test (unless the test closed it
-// itself) before the database is dropped (in the background: the file waits for its drops at its end).
-import { afterAll, test, type TestAPI } from 'vitest';
+// itself) before the database is cleaned up.
+import { test, type TestAPI } from 'vitest';
 import type { Store } from '../../../src/domain/store.js';
 import type { WebhookOutbox } from '../../../src/domain/webhook-events.js';
 import { AGENT, agentConfig, at, SIDE_AGENT } from './fixtures.js';
@@ -21,8 +21,8 @@ export interface StoreUnderTest {
    */
   sql(text: string): Promise<Record<string, unknown>[]>;
   /**
-   * Drops the database and releases whatever open() holds. The spec has closed `store` and every store second()
-   * returned before it calls this: cleanup must not close them again.
+   * Drops the database (or empties it for reuse) and releases whatever open() holds. The spec has closed `store` and
+   * every store second() returned before it calls this: cleanup must not close them again.
    */
   cleanup(): Promise<void>;
 }
@@ -65,8 +65,6 @@ interface Opened {
 
 /** The test functions the role files write their cases with, on `factory`'s backend. */
 export function storeSpec(factory: StoreFactory): StoreSpec {
-  const cleanups: Promise<void>[] = [];
-  afterAll(() => Promise.all(cleanups));
   const closeOnce = async (opened: Opened, s: Store) => {
     if (opened.closed.has(s)) return;
     opened.closed.add(s);
@@ -78,11 +76,9 @@ export function storeSpec(factory: StoreFactory): StoreSpec {
       const sut = await factory.open();
       const opened: Opened = { sut, stores: [sut.store], closed: new Set() };
       await use(opened);
-      // The second() stores first, then the first one; then the database goes, while the next case runs.
+      // The second() stores first, then the first one; then the database goes.
       for (const s of opened.stores.reverse()) await closeOnce(opened, s);
-      const dropped = sut.cleanup();
-      dropped.catch(() => {}); // reported by the file's afterAll, not as an unhandled rejection meanwhile
-      cleanups.push(dropped);
+      await sut.cleanup();
     },
     store: async ({ opened }, use) => use(opened.sut.store),
     second: async ({ opened }, use) =>

@@ -1,7 +1,6 @@
 // Idempotency keys on startTurn: a client that retries after an error must get the turn its first request started,
 // not a second one; a key reused for another request is refused, a refused start claims no key, retention deletes keys.
 import { describe, expect } from 'vitest';
-import { closeStep } from '../../../src/agent/closing.js';
 import type { Store } from '../../../src/domain/store.js';
 import { at, ANN, BOB, SIDE_AGENT, toolCall, askingStep, draftFor, startInput, runningTurn, ids } from './fixtures.js';
 import type { StoreSpec } from './harness.js';
@@ -32,7 +31,6 @@ export function registerIdempotencySpec({ it }: StoreSpec): void {
       const before = await everything(store);
       const again = await store.startTurn(
         startInput({ idempotencyKey: 'key-1', message: 'Hello', now: at(3), turnId: 'turn-again' }),
-        closeStep,
       );
       expect(again).toEqual({ ok: true, replayed: true, thread: first.thread, turn: paused.turn });
       expect(await store.loadTurn('turn-again')).toBeNull();
@@ -48,7 +46,7 @@ export function registerIdempotencySpec({ it }: StoreSpec): void {
       const keyed = await runningTurn(store, { threadId: thread.id, idempotencyKey: 'key-1', now: at(2) });
       await store.unleasedTurnWriter(keyed.turn.id).finishTurn({ status: 'COMPLETED', text: 'Done.', now: at(3) });
       const later = await runningTurn(store, { threadId: thread.id, now: at(4) });
-      const again = await store.startTurn(startInput({ threadId: thread.id, idempotencyKey: 'key-1' }), closeStep);
+      const again = await store.startTurn(startInput({ threadId: thread.id, idempotencyKey: 'key-1' }));
       expect(again).toMatchObject({
         ok: true,
         replayed: true,
@@ -71,7 +69,7 @@ export function registerIdempotencySpec({ it }: StoreSpec): void {
         startInput({ idempotencyKey: 'key-1', threadId: first.thread.id }),
       ];
       for (const input of others) {
-        expect(await store.startTurn(input, closeStep)).toEqual({ ok: false, code: 'IDEMPOTENCY_KEY_REUSED' });
+        expect(await store.startTurn(input)).toEqual({ ok: false, code: 'IDEMPOTENCY_KEY_REUSED' });
         expect(await store.loadTurn(input.turnId)).toBeNull();
       }
       expect(await everything(store)).toEqual(before);
@@ -81,29 +79,33 @@ export function registerIdempotencySpec({ it }: StoreSpec): void {
       store,
     }) => {
       const ann = await runningTurn(store, { idempotencyKey: 'key-1' });
-      const bob = await store.startTurn(startInput({ ownerId: BOB, idempotencyKey: 'key-1' }), closeStep);
+      const bob = await store.startTurn(startInput({ ownerId: BOB, idempotencyKey: 'key-1' }));
       expect(bob).toMatchObject({ ok: true, turn: { ownerId: BOB } });
       expect(bob.ok && bob.replayed).toBeFalsy();
       expect(bob.ok && bob.turn.id).not.toBe(ann.turn.id);
-      const bobAgain = await store.startTurn(startInput({ ownerId: BOB, idempotencyKey: 'key-1' }), closeStep);
+      const bobAgain = await store.startTurn(startInput({ ownerId: BOB, idempotencyKey: 'key-1' }));
       expect(bobAgain).toMatchObject({ ok: true, replayed: true, turn: { id: bob.ok && bob.turn.id } });
-      const annAgain = await store.startTurn(startInput({ idempotencyKey: 'key-1' }), closeStep);
+      const annAgain = await store.startTurn(startInput({ idempotencyKey: 'key-1' }));
       expect(annAgain).toMatchObject({ ok: true, replayed: true, turn: { id: ann.turn.id } });
     });
 
     it('a refused start claims no key: sent again once it can start, it starts the turn', async ({ store }) => {
       const { thread, turn } = await runningTurn(store);
       const keyed = startInput({ threadId: thread.id, idempotencyKey: 'key-1', turnId: 'turn-keyed' });
-      expect(await store.startTurn(keyed, closeStep)).toEqual({ ok: false, code: 'THREAD_BUSY' });
-      expect(await store.startTurn(startInput({ agentId: 'agent-none', idempotencyKey: 'key-2' }), closeStep)).toEqual({
+      expect(await store.startTurn(keyed)).toEqual({ ok: false, code: 'THREAD_BUSY' });
+      expect(await store.startTurn(startInput({ agentId: 'agent-none', idempotencyKey: 'key-2' }))).toEqual({
         ok: false,
-        code: 'AGENT_NOT_FOUND',
+        code: 'NOT_FOUND',
+        of: 'agent',
       });
-      expect(
-        await store.startTurn(startInput({ threadId: 'thread-none', idempotencyKey: 'key-3' }), closeStep),
-      ).toEqual({ ok: false, code: 'NOT_FOUND' });
+      expect(await store.startTurn(startInput({ threadId: 'thread-none', idempotencyKey: 'key-3' }))).toEqual({
+        ok: false,
+        code: 'NOT_FOUND',
+        of: 'thread',
+        reason: 'NO_SUCH_THREAD',
+      });
       await store.unleasedTurnWriter(turn.id).finishTurn({ status: 'COMPLETED', now: at(1) });
-      const started = await store.startTurn(keyed, closeStep);
+      const started = await store.startTurn(keyed);
       expect(started).toMatchObject({ ok: true, turn: { id: 'turn-keyed', status: 'RUNNING' } });
       expect(started.ok && started.replayed).toBeFalsy();
       expect(await store.deleteIdempotencyKeys(at(10_000), 10)).toBe(1);
@@ -119,11 +121,11 @@ export function registerIdempotencySpec({ it }: StoreSpec): void {
       expect(await store.deleteIdempotencyKeys(at(25), 1)).toBe(1);
       expect(await store.deleteIdempotencyKeys(at(25), 1)).toBe(1);
       expect(await store.deleteIdempotencyKeys(at(25), 1)).toBe(0);
-      const again = await store.startTurn(startInput({ idempotencyKey: 'key-1', turnId: 'turn-new' }), closeStep);
+      const again = await store.startTurn(startInput({ idempotencyKey: 'key-1', turnId: 'turn-new' }));
       expect(again).toMatchObject({ ok: true, turn: { id: 'turn-new' } });
       expect(again.ok && again.replayed).toBeFalsy();
       expect(await store.loadTurn(first.turn.id)).toMatchObject({ status: 'RUNNING' });
-      const kept = await store.startTurn(startInput({ idempotencyKey: 'key-3' }), closeStep);
+      const kept = await store.startTurn(startInput({ idempotencyKey: 'key-3' }));
       expect(kept).toMatchObject({ ok: true, replayed: true });
     });
   });

@@ -1,8 +1,7 @@
 // Turn maintenance: the sweeper expiring due PAUSED turns in batches, retention of expired elicitations, and the
 // leases by which a process holds its RUNNING turns (renew, hold) and another process recovers them (claimTurn).
 import { describe, expect } from 'vitest';
-import { closeStep } from '../../../src/agent/closing.js';
-import { toolText } from '../../../src/agent/messages.js';
+import { toolText } from '../../../src/domain/gate/messages.js';
 import type { ElicitationAnswer, ElicitationApproval } from '../../../src/domain/records.js';
 import {
   at,
@@ -37,7 +36,7 @@ export function registerMaintenanceSpec({ it }: StoreSpec): void {
       const declined: ElicitationAnswer = { action: 'DECLINE', content: { instructions: 'skip it' } };
       await answer(store, due[0]!.elicitations[1]!.id, declined, { now: at(5) });
 
-      const expired = await store.expireDueTurns(at(30), 10, closeStep);
+      const expired = await store.expireDueTurns(at(30), 10);
       expect(sorted(ids(expired))).toEqual(sorted(ids(due.map((p) => p.turn))));
       for (const turn of expired) {
         expect(turn).toMatchObject({ status: 'EXPIRED', step: null, updatedAt: at(30) });
@@ -61,20 +60,20 @@ export function registerMaintenanceSpec({ it }: StoreSpec): void {
       expect(await store.loadTurn(running.turn.id)).toMatchObject({ status: 'RUNNING' });
       expect(await store.loadTurn(done.turn.id)).toMatchObject({ status: 'COMPLETED' });
 
-      expect(await store.expireDueTurns(at(30), 10, closeStep)).toEqual([]);
+      expect(await store.expireDueTurns(at(30), 10)).toEqual([]);
       expect(await toolAnswers(store, first!.turn.id)).toHaveLength(4);
-      expect(ids(await store.expireDueTurns(at(31), 10, closeStep))).toEqual([later.turn.id]);
+      expect(ids(await store.expireDueTurns(at(31), 10))).toEqual([later.turn.id]);
     });
 
     it('expireDueTurns expires at most `limit` turns per call; the next calls take the rest', async ({ store }) => {
       const due: string[] = [];
       for (let i = 0; i < 5; i++) due.push((await pausedTurn(store, { expiresAt: at(10 + i) })).turn.id);
-      const first = await store.expireDueTurns(at(100), 2, closeStep);
-      const second = await store.expireDueTurns(at(100), 2, closeStep);
-      const third = await store.expireDueTurns(at(100), 2, closeStep);
+      const first = await store.expireDueTurns(at(100), 2);
+      const second = await store.expireDueTurns(at(100), 2);
+      const third = await store.expireDueTurns(at(100), 2);
       expect([first.length, second.length, third.length]).toEqual([2, 2, 1]);
       expect(sorted(ids([...first, ...second, ...third]))).toEqual(sorted(due));
-      expect(await store.expireDueTurns(at(100), 2, closeStep)).toEqual([]);
+      expect(await store.expireDueTurns(at(100), 2)).toEqual([]);
       for (const turnId of due) expect(await toolAnswers(store, turnId)).toHaveLength(1);
     });
 
@@ -88,7 +87,7 @@ export function registerMaintenanceSpec({ it }: StoreSpec): void {
       const [gone, kept] = [expiring.elicitations[0]!.id, waiting.elicitations[0]!.id];
       await approverAnswer(store, gone, 'rita', ACCEPT, { now: at(10) });
       await approverAnswer(store, kept, 'rita', ACCEPT, { now: at(10) });
-      expect(await store.expireDueTurns(at(60), 10, closeStep)).toHaveLength(1);
+      expect(await store.expireDueTurns(at(60), 10)).toHaveLength(1);
       // Expiry stops offering it to its roles; a role row an earlier version left with it goes with it all the same.
       await sql(`INSERT INTO elicitation_approver_roles (elicitation_id, role, from_time)
         VALUES ('${gone}', 'reviewer', '${at(0)}')`);
@@ -117,7 +116,7 @@ export function registerMaintenanceSpec({ it }: StoreSpec): void {
       ];
       const accepted = await pausedTurn(store, { expiresAt: at(15) });
       await answer(store, accepted.elicitations[0]!.id, ACCEPT, { now: at(5) });
-      expect(await store.expireDueTurns(at(35), 10, closeStep)).toHaveLength(3);
+      expect(await store.expireDueTurns(at(35), 10)).toHaveLength(3);
       const lapsed = await pausedTurn(store, { expiresAt: at(40) }); // PENDING as stored, past expiry by at(100)
       const remaining = async () =>
         (await Promise.all([...expiring, accepted, lapsed].map((p) => store.listTurnElicitations(p.turn.id)))).map(

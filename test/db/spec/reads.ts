@@ -1,7 +1,6 @@
 // Reads: threads, turns, messages and elicitations, scoped to their owner, in a stable order and paged, and the
 // batched reads the API's loaders make for many parents at once (each parent's rows in the order a single read gives).
 import { describe, expect } from 'vitest';
-import { closeStep } from '../../../src/agent/closing.js';
 import type { ElicitationStatus, ThreadRecord } from '../../../src/domain/records.js';
 import type { Store } from '../../../src/domain/store.js';
 import {
@@ -226,7 +225,7 @@ export function registerReadsSpec({ it }: StoreSpec): void {
       const cancelled = await pausedTurn(store, { elicitations: 2 }); // e4, e5 CANCELLED
       await answer(store, cancelled.elicitations[0]!.id, CANCEL, { now: at(10) });
       const swept = await pausedTurn(store, { expiresAt: at(100) }); // e6 EXPIRED, as stored
-      expect(ids(await store.expireDueTurns(at(150), 10, closeStep))).toEqual([swept.turn.id]);
+      expect(ids(await store.expireDueTurns(at(150), 10))).toEqual([swept.turn.id]);
       const lapsed = await pausedTurn(store, { expiresAt: at(300) }); // e7 PENDING, past expiry from at(300)
       const bob = await pausedTurn(store, { ownerId: BOB }); // e8
       const side = await pausedTurn(store, { agentId: SIDE_AGENT }); // e9 PENDING

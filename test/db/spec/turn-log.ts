@@ -2,8 +2,7 @@
 // through a TurnWriter (messages, the tool-call journal, pause, finish), leased or not. A pause stores its PendingStep
 // and a resume reads it back: it must come back exactly as given, or a resumed step would run other calls.
 import { describe, expect } from 'vitest';
-import { closeStep } from '../../../src/agent/closing.js';
-import { toolText } from '../../../src/agent/messages.js';
+import { toolText } from '../../../src/domain/gate/messages.js';
 import type { ElicitationAnswer, PendingStep } from '../../../src/domain/records.js';
 import { LeaseLostError, type Store } from '../../../src/domain/store.js';
 import {
@@ -11,6 +10,7 @@ import {
   ANN,
   BOB,
   AGENT,
+  outcome,
   SIDE_AGENT,
   ACCEPT,
   lease,
@@ -39,19 +39,16 @@ export function registerTurnLogSpec({ it }: StoreSpec): void {
     it('without a thread: a new thread of the owner and agent, a RUNNING turn with its lease, the USER message', async ({
       store,
     }) => {
-      const result = await store.startTurn(
-        {
-          turnId: 'turn-a',
-          newThreadId: 'thread-a',
-          threadId: null,
-          agentId: AGENT,
-          ownerId: ANN,
-          message: 'Hello there',
-          now: at(5),
-          lease: lease('host:1:a'),
-        },
-        closeStep,
-      );
+      const result = await store.startTurn({
+        turnId: 'turn-a',
+        newThreadId: 'thread-a',
+        threadId: null,
+        agentId: AGENT,
+        ownerId: ANN,
+        message: 'Hello there',
+        now: at(5),
+        lease: lease('host:1:a'),
+      });
       expect(result).toEqual({
         ok: true,
         thread: { id: 'thread-a', agentId: AGENT, ownerId: ANN, createdAt: at(5) },
@@ -105,20 +102,20 @@ export function registerTurnLogSpec({ it }: StoreSpec): void {
       ]);
     });
 
-    it("refuses another owner's thread and an unknown one as NOT_FOUND, another agent's as WRONG_AGENT, writing nothing", async ({
+    it("refuses another owner's thread and an unknown one as NOT_FOUND, another agent's as OTHER_AGENT, writing nothing", async ({
       store,
     }) => {
       const { thread, turn } = await runningTurn(store);
       await store.unleasedTurnWriter(turn.id).finishTurn({ status: 'COMPLETED', now: at(1) });
       const refused = [
-        await store.startTurn(startInput({ threadId: thread.id, ownerId: BOB, turnId: 'turn-bob' }), closeStep),
-        await store.startTurn(startInput({ threadId: 'thread-nowhere', turnId: 'turn-lost' }), closeStep),
-        await store.startTurn(startInput({ threadId: thread.id, agentId: SIDE_AGENT, turnId: 'turn-side' }), closeStep),
+        await store.startTurn(startInput({ threadId: thread.id, ownerId: BOB, turnId: 'turn-bob' })),
+        await store.startTurn(startInput({ threadId: 'thread-nowhere', turnId: 'turn-lost' })),
+        await store.startTurn(startInput({ threadId: thread.id, agentId: SIDE_AGENT, turnId: 'turn-side' })),
       ];
       expect(refused).toEqual([
-        { ok: false, code: 'NOT_FOUND' },
-        { ok: false, code: 'NOT_FOUND' },
-        { ok: false, code: 'WRONG_AGENT' },
+        { ok: false, code: 'NOT_FOUND', of: 'thread', reason: 'NO_SUCH_THREAD' },
+        { ok: false, code: 'NOT_FOUND', of: 'thread', reason: 'NO_SUCH_THREAD' },
+        { ok: false, code: 'NOT_FOUND', of: 'thread', reason: 'OTHER_AGENT' },
       ]);
       for (const id of ['turn-bob', 'turn-lost', 'turn-side']) expect(await store.loadTurn(id)).toBeNull();
       expect(ids(await store.listTurns(thread.id))).toEqual([turn.id]);
@@ -126,20 +123,16 @@ export function registerTurnLogSpec({ it }: StoreSpec): void {
       expect((await store.listThreads(BOB, null, 10, null)).items).toEqual([]);
     });
 
-    it('refuses an unknown agent as AGENT_NOT_FOUND, writing nothing, even on an existing thread', async ({
-      store,
-    }) => {
+    it('refuses an unknown agent as NOT_FOUND, writing nothing, even on an existing thread', async ({ store }) => {
       const { thread } = await runningTurn(store);
-      expect(await store.startTurn(startInput({ agentId: 'agent-none', turnId: 'turn-none' }), closeStep)).toEqual({
+      expect(await store.startTurn(startInput({ agentId: 'agent-none', turnId: 'turn-none' }))).toEqual({
         ok: false,
-        code: 'AGENT_NOT_FOUND',
+        code: 'NOT_FOUND',
+        of: 'agent',
       });
       expect(
-        await store.startTurn(
-          startInput({ agentId: 'agent-none', threadId: thread.id, turnId: 'turn-none-2' }),
-          closeStep,
-        ),
-      ).toEqual({ ok: false, code: 'AGENT_NOT_FOUND' });
+        await store.startTurn(startInput({ agentId: 'agent-none', threadId: thread.id, turnId: 'turn-none-2' })),
+      ).toEqual({ ok: false, code: 'NOT_FOUND', of: 'agent' });
       expect(await store.loadTurn('turn-none')).toBeNull();
       expect(await store.loadTurn('turn-none-2')).toBeNull();
       expect((await store.listThreads(ANN, null, 10, null)).items).toHaveLength(1);
@@ -161,7 +154,7 @@ export function registerTurnLogSpec({ it }: StoreSpec): void {
     it('refuses a thread whose turn is RUNNING with THREAD_BUSY, writing nothing', async ({ store }) => {
       const { thread, turn } = await runningTurn(store, { lease: lease('host:1:a') });
       const before = await stateOf(store, turn.id);
-      const result = await store.startTurn(startInput({ threadId: thread.id, turnId: 'turn-late' }), closeStep);
+      const result = await store.startTurn(startInput({ threadId: thread.id, turnId: 'turn-late' }));
       expect(result).toEqual({ ok: false, code: 'THREAD_BUSY' });
       expect(await store.loadTurn('turn-late')).toBeNull();
       expect(await stateOf(store, turn.id)).toEqual(before);
@@ -174,7 +167,6 @@ export function registerTurnLogSpec({ it }: StoreSpec): void {
       const paused = await pausedTurn(store, { elicitations: 2, mixed: true, now: at(0) });
       const result = await store.startTurn(
         startInput({ threadId: paused.thread.id, now: at(20), message: 'Never mind.', turnId: 'turn-new' }),
-        closeStep,
       );
       expect(result.ok).toBe(true);
       if (!result.ok) return;
@@ -214,8 +206,8 @@ export function registerTurnLogSpec({ it }: StoreSpec): void {
       const paused = await pausedTurn(store, { elicitations: 2, expiresAt: at(60) });
       const [first, second] = paused.elicitations;
       const declined: ElicitationAnswer = { action: 'DECLINE', content: { instructions: 'use a copy' } };
-      expect((await answer(store, first!.id, declined, { now: at(30) })).kind).toBe('recorded');
-      const result = await store.startTurn(startInput({ threadId: paused.thread.id, now: at(60) }), closeStep);
+      expect(outcome(await answer(store, first!.id, declined, { now: at(30) }))).toBe('recorded');
+      const result = await store.startTurn(startInput({ threadId: paused.thread.id, now: at(60) }));
       expect(result.ok && result.superseded).toMatchObject({ id: paused.turn.id, status: 'EXPIRED' });
       expect(await statusesOf(store, paused.turn.id)).toEqual([
         [first!.id, 'DECLINED'],
@@ -576,8 +568,8 @@ export function registerTurnLogSpec({ it }: StoreSpec): void {
       expect((await store.loadTurn(turn.id))!.step).toEqual(step);
       expect((await store.getTurn(turn.id, ANN))!.step).toEqual(step);
       const resumed = await answer(store, 'elc-step', ACCEPT, { now: at(2) });
-      expect(resumed.kind).toBe('resume');
-      expect(resumed.kind === 'resume' && resumed.turn.step).toEqual(step);
+      expect(outcome(resumed)).toBe('resume');
+      expect(resumed.ok && resumed.kind === 'resume' && resumed.turn.step).toEqual(step);
     });
   });
 }

@@ -2,7 +2,6 @@
 // a refused or unhooked write writes none; deliveries are claimed, retried, recorded and taken over per process, and
 // retention deletes the delivered ones.
 import { beforeEach, describe, expect } from 'vitest';
-import { closeStep } from '../../../src/agent/closing.js';
 import type { ElicitationAnswer } from '../../../src/domain/records.js';
 import { LeaseLostError, type Store } from '../../../src/domain/store.js';
 import {
@@ -109,7 +108,7 @@ export function registerWebhooksSpec({ it }: StoreSpec): void {
       const done = await runningTurn(store);
       await store.unleasedTurnWriter(done.turn.id).finishTurn({ status: 'COMPLETED', text: 'ok', now: at(20) });
       await pausedTurn(store, { expiresAt: at(30) });
-      await store.expireDueTurns(at(40), 10, closeStep);
+      await store.expireDueTurns(at(40), 10);
       expect(await deliveries(store)).toEqual([]);
       expect(await store.listWebhookDeliveries({}, 10, null)).toMatchObject({ totalCount: 0, hasNextPage: false });
     });
@@ -265,12 +264,13 @@ export function registerWebhooksSpec({ it }: StoreSpec): void {
       const before = (await deliveries(store)).length;
 
       expect(await answer(s, lateAnswer.elicitations[0]!.id, ACCEPT, { now: at(21) })).toMatchObject({
-        kind: 'expired',
-        changed: true,
+        ok: false,
+        code: 'EXPIRED',
+        closed: { status: 'EXPIRED' },
       });
-      await s.startTurn(startInput({ threadId: lateMessage.thread.id, now: at(22) }), closeStep);
-      await s.startTurn(startInput({ threadId: superseded.thread.id, now: at(23) }), closeStep);
-      expect(ids(await s.expireDueTurns(at(24), 10, closeStep))).toEqual([swept.turn.id]);
+      await s.startTurn(startInput({ threadId: lateMessage.thread.id, now: at(22) }));
+      await s.startTurn(startInput({ threadId: superseded.thread.id, now: at(23) }));
+      expect(ids(await s.expireDueTurns(at(24), 10))).toEqual([swept.turn.id]);
 
       const closed = (await deliveries(store)).slice(before);
       expect(closed.map((d) => [d.eventType, dataOf(d).elicitationId, dataOf(d).status, dataOf(d).resolution])).toEqual(

@@ -6,7 +6,7 @@ import { GrantsQuery, RevokeGrantMutation } from '../operations';
 import { hrefOf, linkClick } from '../router';
 import { formatTime } from '../time';
 import { StatusBadge } from './Badges';
-import { VisibleString } from './VisibleText';
+import { ToolWarnings, VisibleString } from './VisibleText';
 
 export function Grants() {
   const [{ data, error }, refetch] = useQuery({ query: GrantsQuery });
@@ -37,6 +37,7 @@ export function Grants() {
               </code>{' '}
               <StatusBadge status={grant.state} />
             </p>
+            <ToolWarnings toolId={grant.toolId} />
             <p>
               {grant.scope === 'AGENT' ? (
                 <>In every thread with {grant.agent?.name ?? 'the agent'}</>

@@ -10,7 +10,7 @@ import { formatTime } from '../time';
 import { StatusBadge } from './Badges';
 import { CallArguments } from './CallArguments';
 import { requestText, toolLabel } from './ElicitationCard';
-import { VisibleString } from './VisibleText';
+import { ToolWarnings, VisibleString } from './VisibleText';
 
 const STATUSES: ElicitationStatus[] = ['PENDING', 'ACCEPTED', 'DECLINED', 'CANCELLED', 'EXPIRED'];
 
@@ -68,6 +68,7 @@ function HistoryPage({ after, status }: { after: string | null; status: Elicitat
               </code>{' '}
               <StatusBadge status={node.status} />
             </p>
+            <ToolWarnings title={toolLabel(node)} toolId={node.toolCall.toolId} />
             <dl class="facts">
               <RequestFact text={requestText(node)} />
               <div>

@@ -1,4 +1,5 @@
-// The viewer's threads, and a new conversation with an agent.
+// The viewer's threads, and a new conversation with an agent. A thread is named by its first message, which for a
+// gateway's call holds the MCP client's own name for itself: shown with its hidden characters marked.
 import { useQuery } from '@urql/preact';
 import { describeRequestError } from '../errors';
 import { ThreadsQuery } from '../operations';
@@ -6,6 +7,7 @@ import { hrefOf, linkClick } from '../router';
 import { formatTime } from '../time';
 import { StatusBadge } from './Badges';
 import { Composer } from './Composer';
+import { VisibleString } from './VisibleText';
 
 export function ThreadList() {
   const [{ data, error }] = useQuery({ query: ThreadsQuery });
@@ -27,7 +29,7 @@ export function ThreadList() {
           return (
             <li key={thread.id}>
               <a href={hrefOf({ view: 'thread', threadId: thread.id })} onClick={linkClick}>
-                {first?.text ?? thread.id}
+                {first?.text != null ? <VisibleString text={first.text} /> : thread.id}
               </a>
               <span class="meta">
                 {thread.agent.name} · {formatTime(thread.createdAt)} {last && <StatusBadge status={last.status} />}

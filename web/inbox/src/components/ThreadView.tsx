@@ -9,7 +9,7 @@ import { ThreadQuery } from '../operations';
 import { StatusBadge } from './Badges';
 import { Composer } from './Composer';
 import { ElicitationCard } from './ElicitationCard';
-import { DisplayWarnings, VisibleString, VisibleText } from './VisibleText';
+import { DisplayWarnings, ToolWarnings, VisibleString, VisibleText } from './VisibleText';
 
 type Message = NonNullable<ThreadData['thread']>['messages'][number];
 
@@ -115,6 +115,7 @@ function MessageItem({ message }: { message: Message }) {
           <code>
             <VisibleString text={call.toolId} />
           </code>
+          <ToolWarnings toolId={call.toolId} />
           <DisplayWarnings display={call.argumentsDisplay} where="these arguments" />
           <pre>
             <VisibleText display={call.argumentsDisplay} />

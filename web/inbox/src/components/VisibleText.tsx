@@ -64,3 +64,17 @@ export function DisplayWarnings({ display, where }: { display: Displayed; where:
     </>
   );
 }
+
+/**
+ * The warnings for a tool as the page names it: its title (or name) and its id, which an upstream MCP server chooses.
+ * A look-alike letter in them is as much a sign of spoofing as in the arguments.
+ */
+export function ToolWarnings({ title, toolId }: { title?: string; toolId: string }) {
+  const shown = title === undefined ? toolId : `${title}\n${toolId}`;
+  return (
+    <DisplayWarnings
+      display={visibleText(shown)}
+      where={title === undefined ? "the tool's name" : "the tool's title or name"}
+    />
+  );
+}

@@ -1,7 +1,7 @@
 // Which approvers policy a call's confirmation gets (docs/approvers.md): the matching argument rule's, else the tool's,
 // else the agent's; and the pause stores it with its escalation at an absolute time.
 import { describe, expect, it } from 'vitest';
-import { approversFor } from '../../src/agent/gating.js';
+import { approversFor } from '../../src/domain/gate/gating.js';
 import { approvalAt, longestEscalation } from '../../src/domain/approvers.js';
 import type { ApproversPolicy } from '../../src/domain/records.js';
 import { agent } from '../support/definitions.js';

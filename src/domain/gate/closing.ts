@@ -1,5 +1,5 @@
 import { answerInstructions, calledName, toolText } from './messages.js';
-import type { CloseReason, ElicitationAnswer, GateOutcome, PendingStep, ToolMessageDraft } from '../domain/records.js';
+import type { CloseReason, ElicitationAnswer, GateOutcome, PendingStep, ToolMessageDraft } from '../records.js';
 
 /**
  * The TOOL messages of a paused step that will not run: one per call, docs/design.md's texts. `answers` (by elicitation

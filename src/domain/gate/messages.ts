@@ -1,5 +1,5 @@
 // Every text the loop writes for the model or the user. TOOL message texts are docs/design.md's, exactly.
-import type { ElicitationAnswer, ElicitationRequest, JsonObject, ToolCall, ToolDefinition } from '../domain/records.js';
+import type { ElicitationAnswer, ElicitationRequest, JsonObject, ToolCall, ToolDefinition } from '../records.js';
 
 export const toolText = {
   denied: (name: string, reason: string) => `Execution of ${name} was denied: ${reason}`,
@@ -16,6 +16,8 @@ export const toolText = {
     `The user changed the arguments of ${name} before accepting; it ran with these arguments instead: ${JSON.stringify(args)}`,
   argumentsTooLarge: (name: string, bytes: number, maxBytes: number) =>
     `Execution of ${name} was refused: its arguments are ${bytes} bytes, over the limit of ${maxBytes} bytes.`,
+  argumentsTooDeep: (name: string, maxDepth: number) =>
+    `Execution of ${name} was refused: its arguments are nested more than ${maxDepth} levels deep.`,
   grantLapsed: (name: string) =>
     `Execution of ${name} did not run: the user's remembered approval of it was revoked or expired before it started. Call it again to ask the user.`,
 };

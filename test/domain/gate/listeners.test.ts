@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ListenerRegistry, ToolPreExecuteEvent, type ToolPreExecuteListener } from '../../src/agent/event.js';
-import { agent, tool, toolCall } from '../support/definitions.js';
+import {
+  ListenerRegistry,
+  ToolPreExecuteEvent,
+  type ToolPreExecuteListener,
+} from '../../../src/domain/gate/listeners.js';
+import { agent, tool, toolCall } from '../../support/definitions.js';
 
 const newEvent = () => new ToolPreExecuteEvent(agent(), 'thr_1', 'trn_1', tool('x'), toolCall('x', { id: 7 }));
 

@@ -1,6 +1,6 @@
-import { compileLinearPattern } from '../domain/linear-regexp.js';
-import type { ElicitationAction, JsonObject } from '../domain/records.js';
-import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../domain/text.js';
+import { compileLinearPattern } from '../linear-regexp.js';
+import type { ElicitationAction, JsonObject } from '../records.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../text.js';
 
 export interface ContentProblem {
   /** Path inside `content` of the field at fault; empty for the whole value. */

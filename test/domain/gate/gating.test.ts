@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ToolPreExecuteEvent } from '../../src/agent/event.js';
+import { ToolPreExecuteEvent } from '../../../src/domain/gate/listeners.js';
 import {
   editAllowed,
   gateDecision,
@@ -7,16 +7,16 @@ import {
   ToolConfirmationListener,
   UNUSABLE_RULE_REASON,
   type GateDecision,
-} from '../../src/agent/gating.js';
-import { CONFIRMATION_SCHEMA, META_TOOL_CALL_KEY } from '../../src/agent/messages.js';
+} from '../../../src/domain/gate/gating.js';
+import { CONFIRMATION_SCHEMA, META_TOOL_CALL_KEY } from '../../../src/domain/gate/messages.js';
 import type {
   Agent,
   ArgumentRule,
   JsonObject,
   ToolAnnotations,
   ToolConfirmationMode,
-} from '../../src/domain/records.js';
-import { agent, tool, toolCall } from '../support/definitions.js';
+} from '../../../src/domain/records.js';
+import { agent, tool, toolCall } from '../../support/definitions.js';
 
 const annotationCases: [string, ToolAnnotations][] = [
   ['readOnlyHint true', { readOnlyHint: true }],

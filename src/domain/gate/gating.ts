@@ -1,7 +1,7 @@
 import { ruleMatches } from './argument-rules.js';
-import type { ToolPreExecuteEvent, ToolPreExecuteListener } from './event.js';
+import type { ToolPreExecuteEvent, ToolPreExecuteListener } from './listeners.js';
 import { confirmationRequest } from './messages.js';
-import type { Agent, Approvers, JsonObject, ToolConfirmationMode, ToolDefinition } from '../domain/records.js';
+import type { Agent, Approvers, JsonObject, ToolConfirmationMode, ToolDefinition } from '../records.js';
 
 /** The gating matrix of docs/design.md: agent toggle × per-tool override × annotations. */
 export function requiresConfirmation(

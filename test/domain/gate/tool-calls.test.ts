@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { normaliseToolCalls, type ToolCallContext } from '../../src/agent/tool-calls.js';
-import { ToolNames } from '../../src/agent/tool-names.js';
-import type { ToolDefinition } from '../../src/domain/records.js';
-import type { ModelToolCall } from '../../src/models/model.js';
-import { tool } from '../support/definitions.js';
+import { normaliseToolCalls, type ToolCallContext } from '../../../src/domain/gate/tool-calls.js';
+import { ToolNames } from '../../../src/domain/gate/tool-names.js';
+import type { ToolDefinition } from '../../../src/domain/records.js';
+import type { ModelToolCall } from '../../../src/models/model.js';
+import { tool } from '../../support/definitions.js';
 
 const from = (source: string, name: string) => tool(name, {}, { id: `${source}:${name}`, source });
 
@@ -15,6 +15,7 @@ function context(tools: ToolDefinition[], overrides: Partial<ToolCallContext> = 
     tools: new Map(tools.map((t) => [t.id, t])),
     usedIds: [],
     maxArgumentsBytes: 1000,
+    maxArgumentsDepth: 8,
     newCallId: () => `call_ours_${++next}`,
     ...overrides,
   };
@@ -77,6 +78,24 @@ describe('normaliseToolCalls', () => {
       arguments: {},
       refusal: 'Execution of x was refused: its arguments are 52 bytes, over the limit of 51 bytes.',
     });
+  });
+
+  it('keeps arguments up to the depth limit, and refuses a deeper call, however deep, with its arguments dropped', () => {
+    /** The arguments object, then `levels - 1` levels of arrays and objects in turn. */
+    const nested = (levels: number) => {
+      let value: unknown = 'leaf';
+      for (let level = levels; level > 1; level--) value = level % 2 ? { k: value } : [value];
+      return { v: value, flat: [1, 2] } as ModelToolCall['arguments'];
+    };
+    const refused = 'Execution of x was refused: its arguments are nested more than 8 levels deep.';
+    // Far deeper than the stack holds for a recursive walk: refused all the same, and nothing throws.
+    const calls = normaliseToolCalls(
+      [call('c1', 'x', nested(8)), call('c2', 'x', nested(9)), call('c3', 'x', nested(200_000))],
+      context([from('s', 'x')], { maxArgumentsBytes: 10_000_000 }),
+    );
+    expect(calls[0]).toEqual({ id: 'c1', name: 'x', toolId: 's:x', arguments: nested(8) });
+    expect(calls[1]).toEqual({ id: 'c2', name: 'x', toolId: 's:x', arguments: {}, refusal: refused });
+    expect(calls[2]).toEqual({ id: 'c3', name: 'x', toolId: 's:x', arguments: {}, refusal: refused });
   });
 
   it('makes what the model wrote storable: NUL characters and unpaired surrogates become U+FFFD', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ToolNames } from '../../src/agent/tool-names.js';
-import { tool } from '../support/definitions.js';
+import { ToolNames } from '../../../src/domain/gate/tool-names.js';
+import { tool } from '../../support/definitions.js';
 
 const VALID = /^[a-zA-Z0-9_-]{1,64}$/;
 const from = (source: string, name: string) => tool(name, {}, { id: `${source}:${name}`, source });

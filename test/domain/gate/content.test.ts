@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { validateContent } from '../../src/agent/content.js';
-import { CONFIRMATION_SCHEMA } from '../../src/agent/messages.js';
+import { validateContent } from '../../../src/domain/gate/content.js';
+import { CONFIRMATION_SCHEMA } from '../../../src/domain/gate/messages.js';
 
 const MAX = 1000;
 const check = (action: 'ACCEPT' | 'DECLINE' | 'CANCEL', content: unknown, schema = CONFIRMATION_SCHEMA) =>

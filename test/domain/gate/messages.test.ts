@@ -1,7 +1,7 @@
 import { ElicitRequestFormParamsSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { confirmationRequest, pausedQuestion, toolText, turnErrors } from '../../src/agent/messages.js';
-import { tool, toolCall } from '../support/definitions.js';
+import { confirmationRequest, pausedQuestion, toolText, turnErrors } from '../../../src/domain/gate/messages.js';
+import { tool, toolCall } from '../../support/definitions.js';
 
 describe("docs/design.md's exact TOOL message texts", () => {
   it.each([
@@ -17,6 +17,10 @@ describe("docs/design.md's exact TOOL message texts", () => {
     [
       toolText.argumentsTooLarge('rm', 262_145, 262_144),
       'Execution of rm was refused: its arguments are 262145 bytes, over the limit of 262144 bytes.',
+    ],
+    [
+      toolText.argumentsTooDeep('rm', 64),
+      'Execution of rm was refused: its arguments are nested more than 64 levels deep.',
     ],
   ])('%s', (actual, wanted) => {
     expect(actual).toBe(wanted);

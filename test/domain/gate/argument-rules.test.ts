@@ -5,8 +5,8 @@ import {
   MAX_RULE_REASON_LENGTH,
   MAX_RULES_PER_TOOL,
   ruleMatches,
-} from '../../src/agent/argument-rules.js';
-import type { ArgumentRule, JsonObject } from '../../src/domain/records.js';
+} from '../../../src/domain/gate/argument-rules.js';
+import type { ArgumentRule, JsonObject } from '../../../src/domain/records.js';
 
 const never = (match: unknown): ArgumentRule => ({ match: match as JsonObject, mode: 'NEVER' });
 

@@ -1,4 +1,4 @@
-import type { Agent, ElicitationRequest, ToolCall, ToolDefinition } from '../domain/records.js';
+import type { Agent, ElicitationRequest, ToolCall, ToolDefinition } from '../records.js';
 
 /**
  * Dispatched immediately before each tool call. A listener may veto the call (it does not run and the

@@ -1,10 +1,10 @@
 // Edited arguments (edit, then accept) are checked against the tool's trusted inputSchema before they are recorded:
 // what the user typed must be a call the tool accepts, and a problem names the field at fault.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { canonicalJson } from '../domain/canonical-json.js';
-import { linearPatterns } from '../domain/linear-regexp.js';
-import type { JsonObject } from '../domain/records.js';
-import { toStorableJson, UNSTORABLE_TEXT_MESSAGE } from '../domain/text.js';
+import { canonicalJson } from '../canonical-json.js';
+import { linearPatterns } from '../linear-regexp.js';
+import type { JsonObject } from '../records.js';
+import { toStorableJson, UNSTORABLE_TEXT_MESSAGE } from '../text.js';
 import type { ContentProblem } from './content.js';
 
 // Tool schemas come from MCP servers of every kind: unknown keywords and formats are not errors here (the MCP SDK

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { closeStep } from '../../src/agent/closing.js';
-import type { PendingStep } from '../../src/domain/records.js';
-import { toolCall } from '../support/definitions.js';
+import { closeStep } from '../../../src/domain/gate/closing.js';
+import type { PendingStep } from '../../../src/domain/records.js';
+import { toolCall } from '../../support/definitions.js';
 
 // One call of each gate outcome, in a fixed order.
 const step: PendingStep = {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ToolDefinition } from '../domain/records.js';
+import type { ToolDefinition } from '../records.js';
 
 const VALID = /^[a-zA-Z0-9_-]{1,64}$/;
 

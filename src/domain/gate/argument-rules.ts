@@ -2,9 +2,9 @@
 // ajv. This module checks rules (for the config loader and updateAgent) and matches them, compiling each schema once.
 import type { ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { linearPatterns } from '../domain/linear-regexp.js';
-import type { ArgumentRule, JsonObject } from '../domain/records.js';
-import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../domain/text.js';
+import { linearPatterns } from '../linear-regexp.js';
+import type { ArgumentRule, JsonObject } from '../records.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../text.js';
 
 export const ARGUMENT_RULE_MODES = ['ALWAYS', 'NEVER', 'DENY'] as const;
 /** Limits for what an administrator writes: rules are evaluated on every call of the tool. */

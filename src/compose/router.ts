@@ -1,0 +1,222 @@
+// The HTTP entrances of a server, on the core (core.ts): Yoga with its plugins at /graphql, MCP clients at /mcp,
+// the approval inbox, GraphQL over WebSocket, on one node:http server.
+import { foreignBrowserRequest } from '../http/local-browser-guard.js';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import type { ToolgateConfig } from '../config/schema.js';
+import type { GraphQLContext } from '../graphql/builder.js';
+import { createAuthenticator, isLoopbackHost, requestAuthentication, type Authenticator } from '../http/auth.js';
+import { armorPlugins } from '../http/armor.js';
+import { useBodyLimit } from '../http/body-limit.js';
+import { useUrlEncodedParams } from '../http/url-encoded-params.js';
+import { bundledGraphiQL } from '../http/graphiql.js';
+import { useListBudget } from '../http/list-budget.js';
+import { createLoaders } from '../app/loaders.js';
+import { schema } from '../graphql/schema.js';
+import { useSharedEventExecution } from '../graphql/shared-event-execution.js';
+import { closeHttpServer } from '../http/shutdown.js';
+import { useSubscriptionLimits } from '../http/subscription-limits.js';
+import { attachWebSocket, webSocketOf, webSocketShareKey, webSocketViewer } from '../http/websocket.js';
+import { ConfigError } from '../config/load.js';
+import { useDurableResponses } from '../http/durable-responses.js';
+import { useRequestLog, yogaLogger } from '../observability/request-log.js';
+import { HEALTH_PATH, useReadiness } from '../observability/health.js';
+import { useMetricsEndpoint } from '../observability/metrics.js';
+import { createInboxSite } from '../http/inbox.js';
+import { createMcpRoute } from '../http/mcp-route.js';
+import { setDefaultSecurityHeaders } from '../http/security-headers.js';
+import type { Core } from './core.js';
+
+export interface RouterOptions {
+  /** Who is asking, over HTTP and WebSocket (tests: users of their own). */
+  authenticator?: Authenticator;
+  /** Milliseconds between WebSocket pings (keep-alive); 0 turns them off. */
+  webSocketKeepAliveMs?: number;
+  /** Milliseconds between progress notifications to an MCP client whose tools/call waits for confirmation. */
+  mcpProgressIntervalMs?: number;
+  /** Milliseconds an MCP client is asked to wait between polls of a task (and the SDK's tasks/result waits). */
+  mcpTaskPollIntervalMs?: number;
+  /** Where the built approval inbox is (served at /inbox); default web/inbox/dist of this package. */
+  inboxBuildDir?: string;
+}
+
+/** Who may reach the router. */
+export interface Access {
+  authenticator: Authenticator;
+  /** No tokens: whoever reaches the server is the admin user `local`, on loopback only (docs/security.md). */
+  localMode: boolean;
+}
+
+export interface Router {
+  httpServer: Server;
+  yoga: YogaServerInstance<Record<string, never>, GraphQLContext>;
+  /** Listens and returns the URL of /graphql. */
+  listen(port: number, host: string): Promise<string>;
+  /** Ends every MCP session: a call waiting for confirmation stops waiting; the confirmation stays pending. */
+  closeMcp(): Promise<void>;
+  /**
+   * Takes no new connections; WebSockets go with 1001, subscriptions (SSE streams too) complete, in-flight requests
+   * get until `deadline` (epoch ms).
+   */
+  closeHttp(deadline: number): Promise<void>;
+}
+
+/** The config's tokens (or the authenticator given), checked before anything opens: a missing env:NAME stops the start. */
+export function accessOf(config: ToolgateConfig, where: string, authenticator?: Authenticator): Access {
+  return {
+    authenticator: authenticator ?? createAuthenticator(config, where),
+    localMode: !authenticator && !config.auth,
+  };
+}
+
+export function createRouter(core: Core, options: RouterOptions & { access: Access; closing: () => boolean }): Router {
+  const { config, logger, onError, metrics, services } = core;
+  const { store, limits } = services;
+  const { authenticator: auth, localMode } = options.access;
+  const metricsAccess = config.server?.metrics ?? 'admin';
+  // GraphiQL and introspection: on for the local mode, off once tokens guard a reachable server, unless the config says.
+  const exposed = {
+    graphiql: config.server?.graphiql ?? !config.auth,
+    introspection: config.server?.introspection ?? !config.auth,
+  };
+
+  const authentication = requestAuthentication(auth, () => metrics?.refusedCredentials());
+  const graphiql = bundledGraphiQL();
+  const yoga = createYoga<Record<string, never>, GraphQLContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    graphiql: exposed.graphiql,
+    renderGraphiQL: graphiql.render,
+    // Never the original error or its stack for a client, whatever NODE_ENV says (Yoga adds them for "development").
+    maskedErrors: { isDev: false },
+    // Liveness: 200 from Yoga's first plugin, before any limit or auth. Readiness: useReadiness below.
+    healthCheckEndpoint: HEALTH_PATH,
+    // Yoga reports what it masks to our log, with the stack; the client still gets "Unexpected error." only.
+    logging: yogaLogger(logger),
+    // useBodyLimit (below) enforces limits.maxRequestBytes, declared or chunked; Yoga's own 25 MB limit would pipe
+    // every body through a second TransformStream for nothing (bench part 7). Node's HTTP parser already refuses
+    // malformed Content-Length values.
+    maxRequestBodySize: false,
+    plugins: [
+      // First: sees every request, also those refused by the plugins after it (413, limits).
+      useRequestLog(logger),
+      // The page's own Content-Security-Policy (src/http/graphiql.ts).
+      graphiql.plugin,
+      // /readyz and /metrics answer before the limits and the context (auth); /metrics has its own access rule.
+      useReadiness({ store, sources: services.tools.sources, closing: options.closing }),
+      ...(metrics
+        ? [useMetricsEndpoint({ metrics, access: metricsAccess, authenticator: auth, onError }), metrics.yogaPlugin]
+        : []),
+      // Before parsing and validation: a client without a valid token learns nothing of the schema.
+      authentication.plugin,
+      ...armorPlugins({ introspection: exposed.introspection }),
+      // Malformed JSON in a GET's or a form's variables/extensions is a 400, not a fault; before useBodyLimit, which
+      // wraps the parser chosen here.
+      useUrlEncodedParams(),
+      useBodyLimit(limits.maxRequestBytes),
+      useListBudget(schema, limits.maxListItems),
+      useDurableResponses(store),
+      // One execution per subscription event for all of a viewer's WebSocket subscriptions of the same operation.
+      useSharedEventExecution({ shareKey: webSocketShareKey }),
+      // Last: it wraps the subscribe function the plugins before it set, to free a subscription's slot when it ends.
+      useSubscriptionLimits({
+        maxPerSocket: limits.maxSubscriptionsPerSocket,
+        maxPerUser: limits.maxSubscriptionsPerUser,
+        socketOf: webSocketOf,
+      }),
+    ],
+    // Over WebSocket the viewer was authenticated once, at connection_init (src/http/websocket.ts); over HTTP
+    // a request without valid credentials, where they are required, is refused with 401 UNAUTHENTICATED.
+    context: (initial): GraphQLContext => ({
+      viewer: webSocketViewer(initial) ?? authentication.viewerOf(initial.request),
+      services,
+      loaders: createLoaders(store),
+    }),
+  });
+
+  // The approval inbox (/inbox) and the page at `/` are static files: answered before Yoga and its plugins.
+  const inbox = createInboxSite(options.inboxBuildDir);
+  // MCP clients at /mcp: their tools/call pass the same gate (src/mcp/), authenticated as /graphql is.
+  const mcp = createMcpRoute({
+    app: services,
+    authenticator: auth,
+    maxRequestBytes: limits.maxRequestBytes,
+    progressIntervalMs: options.mcpProgressIntervalMs,
+    taskPollIntervalMs: options.mcpTaskPollIntervalMs,
+    sessionIdleMs: limits.mcpSessionIdleSeconds * 1000,
+    maxSessionsPerUser: limits.maxMcpSessionsPerUser,
+    logger,
+    onRefused: () => metrics?.refusedCredentials(),
+    onError,
+  });
+  // Local mode: a page of another site, reaching loopback through the user's browser, is refused before anything
+  // else (src/http/local-browser-guard.ts); with tokens there is no ambient credential for it to use.
+  const foreign = localMode ? foreignBrowserRequest : () => null;
+  const httpServer = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
+    // No framing, and nothing runs in a page that does not set a policy of its own (src/http/security-headers.ts).
+    setDefaultSecurityHeaders(res);
+    const refusal = foreign(req.headers);
+    if (refusal) {
+      res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(`${refusal}\n`);
+      return;
+    }
+    if (inbox.handles(req)) {
+      inbox.serve(req, res).catch((error: unknown) => {
+        onError(error);
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end();
+      });
+      return;
+    }
+    if (mcp.handles(req)) {
+      void mcp.serve(req, res);
+      return;
+    }
+    void yoga.handle(req, res);
+  });
+  const webSockets = attachWebSocket({
+    httpServer,
+    refuse: (request) => foreign(request.headers),
+    yoga,
+    authenticator: auth,
+    path: '/graphql',
+    maxPayload: limits.maxRequestBytes,
+    keepAliveMs: options.webSocketKeepAliveMs,
+    logger,
+  });
+  metrics?.watchWebSockets(webSockets.activity);
+
+  return {
+    httpServer,
+    yoga,
+    async listen(port, host) {
+      if (localMode && !isLoopbackHost(host)) {
+        throw new ConfigError(
+          `HOST: "${host}" is not loopback; without an "auth" section in the config toolgate runs as the single admin user "local" and listens on loopback only`,
+        );
+      }
+      await new Promise<void>((resolve, reject) => {
+        httpServer.once('error', reject);
+        httpServer.listen(port, host, () => {
+          httpServer.off('error', reject);
+          // Later errors of the listening socket (an accept failure) are faults to log, not a crash of the process.
+          httpServer.on('error', onError);
+          resolve();
+        });
+      });
+      const address = httpServer.address() as AddressInfo;
+      const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      return `http://${shownHost}:${address.port}/graphql`;
+    },
+    closeMcp: () => mcp.close(),
+    async closeHttp(deadline) {
+      const httpClosed = closeHttpServer(httpServer, deadline);
+      await webSockets.close(Math.max(0, deadline - Date.now()));
+      await services.pubsub.endSubscriptions();
+      await httpClosed;
+    },
+  };
+}
