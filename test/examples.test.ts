@@ -11,20 +11,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { EMBEDDING_EXAMPLES, javascriptExample } from '../scripts/examples-js.js';
 import { createServer } from '../src/index.js';
+import { startServing, type Serving } from './support/cli.js';
 import { dataOf, RESOLVE, START_TURN, tempDir, type GraphQLResponse } from './support/harness.js';
 import { connectWs, subscribeWs } from './support/live.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const temp = tempDir();
 afterAll(() => temp.cleanup());
-
-interface Example {
-  child: ChildProcess;
-  /** The first URL the example printed. */
-  url: URL;
-  output: () => string;
-  exited: Promise<number | null>;
-}
 
 const running = new Set<ChildProcess>();
 afterEach(() => {
@@ -33,31 +26,12 @@ afterEach(() => {
 });
 
 /** `node --import tsx examples/<name>` from the checkout, on a random port; resolves once it printed its URL. */
-async function runExample(name: string, env: Record<string, string>): Promise<Example> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join('examples', name)], {
+function runExample(name: string, env: Record<string, string>): Promise<Serving> {
+  return startServing(process.execPath, ['--import', 'tsx', join('examples', name)], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    running,
   });
-  running.add(child);
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => {
-      running.delete(child);
-      resolve(code);
-    }),
-  );
-  const url = await new Promise<URL>((resolve, reject) => {
-    const look = () => {
-      const match = /http:\/\/127\.0\.0\.1:\d+\/[^\s"',;]*/.exec(output);
-      if (match) resolve(new URL(match[0]));
-    };
-    child.stdout!.on('data', look);
-    void exited.then((code) => reject(new Error(`${name} exited (${code}) before it listened:\n${output}`)));
-  });
-  return { child, url, output: () => output, exited };
 }
 
 async function gql<T = any>(url: URL, query: string, variables?: object): Promise<T> {

@@ -5,7 +5,7 @@
 // and client examples compiled against the package's own types (`toolgate`, `toolgate/client`) and run on it. Then
 // the container recipe's steps outside a container: the image's environment, start command and HEALTHCHECK, and
 // compose.yaml's two instances on PostgreSQL and Redis.
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
@@ -24,9 +24,11 @@ import {
   execForm,
   readDockerfile,
 } from './support/dockerfile.js';
+import { startServing, type Serving } from './support/cli.js';
 import { RESOLVE, START_TURN, tempDir } from './support/harness.js';
 import { connectWs, subscribeWs } from './support/live.js';
 import { freshPostgresDatabase } from './support/postgres.js';
+import { REDIS_URL } from './support/redis.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -146,41 +148,13 @@ afterAll(() => {
   temp.cleanup();
 });
 
-interface Started {
-  child: ChildProcess;
-  /** The URL of /graphql from the "serving" line. */
-  url: URL;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
 /** `command` from `cwd` until it prints a URL (the server's "serving … at <url>" line, an example's first URL). */
-async function startProcess(command: string, args: string[], cwd: string, env: Record<string, string> = {}) {
-  const child = spawn(command, args, { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  running.add(child);
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => {
-      running.delete(child);
-      resolve(code);
-    }),
-  );
-  const url = await new Promise<URL>((resolve, reject) => {
-    const look = () => {
-      const match = /http:\/\/[\d.]+:(\d+)(\/[^\s"',;]*)/.exec(output);
-      // A server that listens on every interface (0.0.0.0) is asked on loopback.
-      if (match) resolve(new URL(`http://127.0.0.1:${match[1]}${match[2]}`));
-    };
-    child.stdout!.on('data', look);
-    void exited.then((code) => reject(new Error(`${command} exited (${code}) before it served:\n${output}`)));
-  });
-  return { child, url, output: () => output, exited } satisfies Started;
+function startProcess(command: string, args: string[], cwd: string, env: Record<string, string> = {}) {
+  return startServing(command, args, { cwd, env: cleanEnv(env), running });
 }
 
 /** The installed `toolgate` on a port the system picks on 127.0.0.1. */
-function startToolgate(env: Record<string, string> = {}): Promise<Started> {
+function startToolgate(env: Record<string, string> = {}): Promise<Serving> {
   return startProcess(TOOLGATE, [], APP, { HOST: '127.0.0.1', PORT: '0', ...env });
 }
 
@@ -195,7 +169,7 @@ async function gql(url: URL, query: string, variables?: object, token?: string):
   return body.data;
 }
 
-async function stop(started: Started): Promise<void> {
+async function stop(started: Serving): Promise<void> {
   started.child.kill('SIGTERM');
   expect(await started.exited).toBe(0);
   expect(started.output()).toContain('SIGTERM, shutting down');
@@ -326,7 +300,7 @@ function imagePaths(home: string): (value: string) => string {
 }
 
 interface Instance {
-  started: Started;
+  started: Serving;
   env: Record<string, string>;
   /** The image's HEALTHCHECK command, run as Docker runs it: its exit status. */
   health(): Promise<number>;
@@ -425,7 +399,7 @@ describe('the container recipe, its steps run outside a container', { timeout: 6
       const environment = {
         ...compose,
         TOOLGATE_DB: database.url,
-        TOOLGATE_REDIS: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        TOOLGATE_REDIS: REDIS_URL,
         TOOLGATE_ADMIN_TOKEN: token,
       };
       try {

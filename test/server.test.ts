@@ -8,8 +8,8 @@ import { demoConfig } from '../src/config/demo.js';
 import { createServer } from '../src/server.js';
 import { openStorage, type Storage } from '../src/storage.js';
 import type { Tool, ToolSource } from '../src/tools/tool.js';
+import { REDIS_URL } from './support/redis.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const admin = new Redis(REDIS_URL);
 afterAll(() => admin.quit());
 

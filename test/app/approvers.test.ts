@@ -1,23 +1,36 @@
 // Approvers through the use cases, no API in front (docs/approvers.md): the gate decides a call's policy when it
-// pauses and keeps it with the request; who may answer it (the requester, members of its roles, an administrator's
-// CANCEL), each refusal storing nothing; a gateway's call answered by a reviewer; and an agent's pause cannot be
-// shortened below its escalation.
+// pauses and keeps it with the request; who may give which answer (a table: viewer x policy x action), each refusal
+// storing nothing; the quorum's course (counted once each, a DECLINE deciding at once, an edit restarting the count,
+// an escalation role from its time); the races; who is offered and who reads a request; a quorum's remembered
+// approval; a gateway's call answered by a reviewer; and an agent's pause cannot be shortened below its escalation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerElicitation, type AnswerElicitationInput } from '../../src/app/answer-elicitation.js';
 import { awaitCallResult, callTool } from '../../src/app/call-tool.js';
-import { listPendingElicitations, mayAnswerNow } from '../../src/app/reads.js';
+import { listGrants } from '../../src/app/grant-reads.js';
+import {
+  elicitationAnswers,
+  getElicitation,
+  listPendingElicitations,
+  mayAnswerNow,
+  seesTurnOf,
+} from '../../src/app/reads.js';
 import { startTurn } from '../../src/app/start-turn.js';
 import { updateAgentGating } from '../../src/app/update-agent-gating.js';
 import type { Viewer } from '../../src/app/viewer.js';
-import type { ElicitationRecord } from '../../src/domain/records.js';
-import { ADMIN, ALICE, callsWhatIsNamed, startApp, type AppScenario } from '../support/app.js';
+import type { ElicitationAction, ElicitationRecord, ElicitationStatus, TurnStatus } from '../../src/domain/records.js';
+import { ADMIN, ALICE, BOB, callsWhatIsNamed, startApp, type AppScenario } from '../support/app.js';
+import { expectRefused, pausedOn, toolTextsOf } from '../support/app-turns.js';
 import { AGENT_ID, testAgent } from '../support/scenario.js';
 
 const GATEWAY = 'gw';
-const RITA: Viewer = { id: 'rita', isAdmin: false, roles: ['reviewer'] };
+const reviewer = (id: string): Viewer => ({ id, isAdmin: false, roles: ['reviewer'] });
+const RITA = reviewer('rita');
 const SAM: Viewer = { id: 'sam', isAdmin: false, roles: ['reviewer', 'ops'] };
 const OLLIE: Viewer = { id: 'ollie', isAdmin: false, roles: ['oncall'] };
 const MALLORY: Viewer = { id: 'mallory', isAdmin: false, roles: ['ops'] };
+/** Reviewers beside Rita and Sam, for the races. */
+const MORE_REVIEWERS = [reviewer('ray'), reviewer('rose'), reviewer('reed')];
+const VIEWERS = [ALICE, BOB, ADMIN, RITA, SAM, OLLIE, MALLORY];
 
 let s: AppScenario;
 
@@ -28,10 +41,13 @@ beforeAll(async () => {
       { name: 'write' },
       { name: 'plain' },
       { name: 'note' },
+      { name: 'scale' },
+      { name: 'restart' },
       { name: 'drop', run: () => 'dropped' },
     ],
-    script: [callsWhatIsNamed({ write: { path: '/etc/hosts' } })],
+    script: [callsWhatIsNamed({ write: { path: '/etc/hosts' }, scale: { replicas: 2 } })],
     agent: {
+      // t:plain and every tool without a policy of its own: four eyes, two reviewers; oncall after ten minutes.
       approvers: {
         roles: ['reviewer'],
         required: 2,
@@ -50,6 +66,10 @@ beforeAll(async () => {
           ],
         },
         't:note': { approvers: 'REQUESTER' },
+        // The requester counts as one of two.
+        't:scale': { approvers: { roles: ['reviewer'], required: 2, requester: 'ALSO' } },
+        // Four eyes, one reviewer.
+        't:restart': { approvers: { roles: ['reviewer'], required: 1, requester: 'EXCLUDED' } },
       },
     },
     agents: [
@@ -67,15 +87,24 @@ beforeAll(async () => {
 });
 afterAll(() => s?.close());
 
-async function paused(viewer: Viewer, message: string): Promise<ElicitationRecord[]> {
-  const outcome = await startTurn(s.app, viewer, { agentId: AGENT_ID, threadId: null, message, background: false });
-  if (!outcome.ok || !outcome.pausedWith) throw new Error(`did not pause: ${JSON.stringify(outcome)}`);
-  return outcome.pausedWith;
+/** Alice's new turn calling `tool`: its one request. */
+async function requestOf(tool: string): Promise<ElicitationRecord> {
+  const [request] = await pausedOn(s, ALICE, `t_${tool}`);
+  return request!;
 }
+
+const answer = (viewer: Viewer, request: ElicitationRecord, more: Partial<AnswerElicitationInput> = {}) =>
+  answerElicitation(s.app, viewer, { elicitationId: request.id, action: 'ACCEPT', ...more });
+
+/** The app as it is `ms` after the request's escalation time (the use case's clock only). */
+const afterEscalation = (request: ElicitationRecord, ms = 1) => ({
+  ...s.app,
+  clock: () => new Date(Date.parse(request.approval!.escalation!.at) + ms),
+});
 
 describe('the policy of a paused call', () => {
   it("is decided at the pause and kept with the request: the rule's, the tool's, the agent's", async () => {
-    const [write, wipe, plain] = await paused(ALICE, 't_write t_wipe t_plain');
+    const [write, wipe, plain] = await pausedOn(s, ALICE, 't_write t_wipe t_plain');
     expect(write!.approval).toEqual({ roles: ['security'], required: 1, requester: 'ALSO', escalation: null });
     expect(wipe!.approval).toEqual({ roles: ['admin'], required: 1, requester: 'ALSO', escalation: null });
     const escalatesAt = new Date(Date.parse(plain!.createdAt) + 600_000).toISOString();
@@ -103,92 +132,219 @@ describe('updateAgentGating and escalation', () => {
   });
 });
 
-/** Refused, and nothing stored, nothing run. */
-async function expectRefused(viewer: Viewer, input: AnswerElicitationInput, refusal: object): Promise<void> {
-  const before = await s.snapshot();
-  const runs = JSON.stringify([...s.tools.runs]);
-  expect(await answerElicitation(s.app, viewer, input)).toEqual({ ok: false, ...refusal });
-  expect(await s.snapshot()).toEqual(before);
-  expect(JSON.stringify([...s.tools.runs])).toBe(runs);
-}
+/** An answer the viewer may give: the request's status after it, and the turn as the viewer sees it (null: not theirs). */
+type Given = { status: ElicitationStatus; turn: TurnStatus | null };
+type Refused = { refused: { code: string; of?: string; field: string; reason?: string } };
+/** Where Alice's turn is after an answer that left its request so. */
+const TURN_AFTER: Partial<Record<ElicitationStatus, TurnStatus>> = {
+  PENDING: 'PAUSED',
+  ACCEPTED: 'COMPLETED',
+  DECLINED: 'COMPLETED',
+  CANCELLED: 'CANCELLED',
+};
+const outcomeOf = (e: Given | Refused) =>
+  'refused' in e ? `${e.refused.code} ${e.refused.reason ?? ''}`.trim() : `${e.status}, turn ${e.turn}`;
+const FOUR_EYES = { refused: { code: 'FORBIDDEN', field: 'action', reason: 'FOUR_EYES' } };
+const CANCEL_BY_REQUESTER = { refused: { code: 'FORBIDDEN', field: 'action', reason: 'CANCEL_BY_REQUESTER' } };
+const NOT_AN_APPROVER = { refused: { code: 'FORBIDDEN', field: 'action', reason: 'NOT_AN_APPROVER' } };
+/** Another user's request the viewer may not answer reads as an unknown one. */
+const ABSENT = { refused: { code: 'NOT_FOUND', of: 'elicitation', field: 'elicitationId' } };
 
-describe('who may answer (four eyes, two reviewers, escalation to oncall)', () => {
-  it('the requester may not accept or decline, only cancel; an approver sees no turn', async () => {
-    const [plain] = await paused(ALICE, 't_plain');
-    const id = plain!.id;
-    for (const action of ['ACCEPT', 'DECLINE'] as const) {
-      await expectRefused(
-        ALICE,
-        { elicitationId: id, action },
-        { code: 'FORBIDDEN', field: 'action', reason: 'FOUR_EYES' },
-      );
-    }
-    const counted = await answerElicitation(s.app, RITA, { elicitationId: id, action: 'ACCEPT' });
-    expect(counted).toEqual({
-      ok: true,
-      elicitation: expect.objectContaining({ id, status: 'PENDING' }),
-      turn: null,
-      pausedWith: null,
+describe('who may give which answer to a request of Alice', () => {
+  // t:plain: four eyes, two reviewers, oncall after ten minutes; t:scale: two reviewers, Alice counting as one;
+  // t:restart: four eyes, one reviewer; t:note: Alice alone.
+  const cases: [string, Viewer, ElicitationAction, Given | Refused][] = [
+    ['plain', ALICE, 'ACCEPT', FOUR_EYES],
+    ['plain', ALICE, 'DECLINE', FOUR_EYES],
+    ['plain', ALICE, 'CANCEL', { status: 'CANCELLED', turn: 'CANCELLED' }],
+    ['plain', RITA, 'ACCEPT', { status: 'PENDING', turn: null }],
+    ['plain', RITA, 'DECLINE', { status: 'DECLINED', turn: null }],
+    ['plain', RITA, 'CANCEL', CANCEL_BY_REQUESTER],
+    ['plain', OLLIE, 'ACCEPT', { refused: { code: 'FORBIDDEN', field: 'action', reason: 'NOT_YET_ESCALATED' } }],
+    ['plain', OLLIE, 'CANCEL', CANCEL_BY_REQUESTER],
+    ['plain', MALLORY, 'ACCEPT', ABSENT],
+    ['plain', MALLORY, 'CANCEL', ABSENT],
+    ['plain', BOB, 'ACCEPT', ABSENT],
+    ['plain', ADMIN, 'ACCEPT', NOT_AN_APPROVER],
+    ['plain', ADMIN, 'DECLINE', NOT_AN_APPROVER],
+    ['plain', ADMIN, 'CANCEL', { status: 'CANCELLED', turn: null }],
+    ['scale', ALICE, 'ACCEPT', { status: 'PENDING', turn: 'PAUSED' }],
+    ['scale', RITA, 'ACCEPT', { status: 'PENDING', turn: null }],
+    ['restart', ALICE, 'ACCEPT', FOUR_EYES],
+    ['restart', RITA, 'ACCEPT', { status: 'ACCEPTED', turn: null }],
+    ['note', ALICE, 'ACCEPT', { status: 'ACCEPTED', turn: 'COMPLETED' }],
+    ['note', RITA, 'ACCEPT', ABSENT],
+    ['note', ADMIN, 'CANCEL', ABSENT],
+  ];
+
+  it.each(cases.map(([tool, viewer, action, expected]) => [tool, viewer.id, action, outcomeOf(expected), expected]))(
+    't:%s, %s, %s: %s',
+    async (tool, viewerId, action, _outcome, expected) => {
+      const viewer = VIEWERS.find((v) => v.id === viewerId)!;
+      const request = await requestOf(tool);
+      const input = { elicitationId: request.id, action };
+      if ('refused' in expected) {
+        const { refused } = expected;
+        // A member of an escalation role is told when it will be theirs.
+        const escalatesAt = refused.reason === 'NOT_YET_ESCALATED' && { escalatesAt: request.approval!.escalation!.at };
+        await expectRefused(s, viewer, input, { ...refused, ...escalatesAt });
+        return;
+      }
+      const ran = s.tools.count(tool);
+      const outcome = await answerElicitation(s.app, viewer, input);
+      if (!outcome.ok) throw new Error(`refused: ${JSON.stringify(outcome)}`);
+      expect([outcome.elicitation.status, outcome.turn?.status ?? null]).toEqual([expected.status, expected.turn]);
+      expect(outcome.elicitation.resolvedBy).toBe(expected.status === 'PENDING' ? null : viewer.id);
+      // The tool runs once the request is accepted, not before; the turn goes on once it is decided.
+      expect(s.tools.count(tool) - ran).toBe(expected.status === 'ACCEPTED' ? 1 : 0);
+      expect((await s.app.store.loadTurn(request.turnId))?.status).toBe(TURN_AFTER[expected.status]);
+    },
+  );
+
+  it('an escalation role answers from the escalation time on, and counts as one of the quorum', async () => {
+    const request = await requestOf('plain');
+    const before = afterEscalation(request, -1);
+    expect(await answerElicitation(before, OLLIE, { elicitationId: request.id, action: 'ACCEPT' })).toMatchObject({
+      ok: false,
+      reason: 'NOT_YET_ESCALATED',
     });
-    const cancelled = await answerElicitation(s.app, ALICE, { elicitationId: id, action: 'CANCEL' });
-    expect(cancelled.ok && [cancelled.elicitation.status, cancelled.turn?.status]).toEqual(['CANCELLED', 'CANCELLED']);
-  });
-
-  it('someone without a role of the policy reads it as absent; an approver may not cancel; an admin may', async () => {
-    const [plain] = await paused(ALICE, 't_plain');
-    const id = plain!.id;
-    await expectRefused(
-      MALLORY,
-      { elicitationId: id, action: 'ACCEPT' },
-      { code: 'NOT_FOUND', of: 'elicitation', field: 'elicitationId' },
-    );
-    await expectRefused(
-      MALLORY,
-      { elicitationId: id, action: 'CANCEL' },
-      { code: 'NOT_FOUND', of: 'elicitation', field: 'elicitationId' },
-    );
-    await expectRefused(
-      SAM,
-      { elicitationId: id, action: 'CANCEL' },
-      { code: 'FORBIDDEN', field: 'action', reason: 'CANCEL_BY_REQUESTER' },
-    );
-    await expectRefused(
-      ADMIN,
-      { elicitationId: id, action: 'ACCEPT' },
-      { code: 'FORBIDDEN', field: 'action', reason: 'NOT_AN_APPROVER' },
-    );
-    const byAdmin = await answerElicitation(s.app, ADMIN, { elicitationId: id, action: 'CANCEL' });
-    expect(byAdmin).toEqual({
-      ok: true,
-      elicitation: expect.objectContaining({ status: 'CANCELLED', resolvedBy: ADMIN.id }),
-      turn: null,
-      pausedWith: null,
+    const counted = await answerElicitation(afterEscalation(request), OLLIE, {
+      elicitationId: request.id,
+      action: 'ACCEPT',
     });
-  });
-
-  it('an escalation role answers only from the escalation time on', async () => {
-    const [plain] = await paused(ALICE, 't_plain');
-    await expectRefused(
-      OLLIE,
-      { elicitationId: plain!.id, action: 'ACCEPT' },
-      { code: 'FORBIDDEN', field: 'action', reason: 'NOT_YET_ESCALATED', escalatesAt: plain!.approval!.escalation!.at },
-    );
-  });
-
-  it("a tool set to REQUESTER stays the requester's alone: a reviewer reads it as absent", async () => {
-    const [note] = await paused(ALICE, 't_note');
-    expect(note!.approval).toBeNull();
-    await expectRefused(
-      RITA,
-      { elicitationId: note!.id, action: 'ACCEPT' },
-      { code: 'NOT_FOUND', of: 'elicitation', field: 'elicitationId' },
-    );
-    const answered = await answerElicitation(s.app, ALICE, { elicitationId: note!.id, action: 'ACCEPT' });
-    expect(answered.ok && answered.turn?.status).toBe('COMPLETED');
+    expect(counted.ok && counted.elicitation.status).toBe('PENDING');
+    const decided = await answer(RITA, request);
+    expect(decided.ok && decided.elicitation).toMatchObject({ status: 'ACCEPTED', resolvedBy: 'rita' });
   });
 });
 
-describe('mayAnswerNow: one request, live, as pendingElicitations(scope: TO_ANSWER) lists it', () => {
+describe('the quorum', () => {
+  /** Who answered the request so far, in order, and whether each answer counts now. */
+  async function answersOf(request: ElicitationRecord) {
+    const fresh = (await s.app.store.loadElicitation(request.id))!;
+    const answers = await elicitationAnswers(fresh, (id) => s.app.store.listApproverAnswers([id]));
+    return answers.map((a) => [a.approverId, a.action, a.counts]);
+  }
+
+  it('counts each reviewer once; the same answer again is the recorded one, another is refused; the second decides', async () => {
+    const request = await requestOf('plain');
+    const ran = s.tools.count('plain');
+    const first = await answer(RITA, request);
+    expect(first).toEqual({
+      ok: true,
+      elicitation: expect.objectContaining({ status: 'PENDING', resolvedBy: null }),
+      turn: null,
+      pausedWith: null,
+    });
+    const again = await answer(RITA, request);
+    expect(again.ok && again.elicitation.status).toBe('PENDING');
+    await expectRefused(
+      s,
+      RITA,
+      { elicitationId: request.id, action: 'DECLINE' },
+      { code: 'ALREADY_RESOLVED', field: 'elicitationId', status: 'PENDING' },
+    );
+    expect(s.tools.count('plain')).toBe(ran);
+    const decided = await answer(SAM, request);
+    expect(decided.ok && decided.elicitation).toMatchObject({ status: 'ACCEPTED', resolvedBy: 'sam' });
+    expect(s.tools.count('plain')).toBe(ran + 1);
+    expect(await answersOf(request)).toEqual([
+      ['rita', 'ACCEPT', true],
+      ['sam', 'ACCEPT', true],
+    ]);
+    expect((await s.app.store.loadTurn(request.turnId))?.status).toBe('COMPLETED');
+    // A latecomer finds it decided.
+    await expectRefused(
+      s,
+      MORE_REVIEWERS[0]!,
+      { elicitationId: request.id, action: 'ACCEPT' },
+      { code: 'ALREADY_RESOLVED', field: 'elicitationId', status: 'ACCEPTED' },
+    );
+  });
+
+  it("a request without a policy: its answers are the requester's one", async () => {
+    const request = await requestOf('note');
+    await answer(ALICE, request);
+    expect(await answersOf(request)).toEqual([['alice', 'ACCEPT', true]]);
+  });
+
+  it("a reviewer's DECLINE decides at once, and its instructions reach the model", async () => {
+    const request = await requestOf('plain');
+    const ran = s.tools.count('plain');
+    await answer(RITA, request);
+    const declined = await answer(SAM, request, { action: 'DECLINE', content: { instructions: 'not on Fridays' } });
+    expect(declined.ok && declined.elicitation).toMatchObject({ status: 'DECLINED', resolvedBy: 'sam' });
+    expect((await s.app.store.loadTurn(request.turnId))?.status).toBe('COMPLETED');
+    expect(s.tools.count('plain')).toBe(ran);
+    expect(await toolTextsOf(s, request.turnId)).toEqual(['User declined execution of plain: not on Fridays']);
+  });
+
+  it("an edit restarts the count: the requester's ACCEPT of the model's arguments no longer counts", async () => {
+    const request = await requestOf('scale');
+    expect(request.toolCall.arguments).toEqual({ replicas: 2 });
+    expect((await answer(ALICE, request)).ok).toBe(true);
+    const edited = await answer(RITA, request, { arguments: { replicas: 5 } });
+    expect(edited.ok && edited.elicitation.status).toBe('PENDING');
+    expect(await answersOf(request)).toEqual([
+      ['alice', 'ACCEPT', false],
+      ['rita', 'ACCEPT', true],
+    ]);
+    // Alice approves the edited arguments anew, and that completes it.
+    const done = await answer(ALICE, request, { arguments: { replicas: 5 } });
+    expect(done.ok && [done.elicitation.status, done.elicitation.resolvedBy, done.turn?.status]).toEqual([
+      'ACCEPTED',
+      'alice',
+      'COMPLETED',
+    ]);
+    expect(s.tools.runs.get('scale')!.at(-1)).toEqual({ replicas: 5 });
+  });
+});
+
+describe('races', () => {
+  it('five reviewers accept at once under two required: the tool runs exactly once, after exactly two', async () => {
+    const request = await requestOf('plain');
+    const ran = s.tools.count('plain');
+    const results = await Promise.all([RITA, SAM, ...MORE_REVIEWERS].map((viewer) => answer(viewer, request)));
+    const statuses = results.map((r) => (r.ok ? r.elicitation.status : r.code));
+    expect(statuses.filter((x) => x === 'ACCEPTED')).toHaveLength(1);
+    expect(statuses.filter((x) => x === 'PENDING')).toHaveLength(1);
+    expect(statuses.filter((x) => x === 'ALREADY_RESOLVED')).toHaveLength(3);
+    expect(s.tools.count('plain')).toBe(ran + 1);
+    const answers = await s.app.store.listApproverAnswers([request.id]);
+    expect(answers).toHaveLength(2);
+    const decided = results.find((r) => r.ok && r.elicitation.status === 'ACCEPTED');
+    expect(decided?.ok && decided.elicitation.resolvedBy).toBe(answers[1]!.approverId);
+    expect((await s.app.store.loadTurn(request.turnId))?.status).toBe('COMPLETED');
+  });
+
+  it('under four eyes, the requester and a reviewer accepting at once: the reviewer decides, the requester is refused', async () => {
+    const request = await requestOf('restart');
+    const ran = s.tools.count('restart');
+    const [byAlice, byRita] = await Promise.all([answer(ALICE, request), answer(RITA, request)]);
+    expect(byAlice).toMatchObject({ ok: false, code: 'FORBIDDEN', reason: 'FOUR_EYES' });
+    expect(byRita.ok && byRita.elicitation).toMatchObject({ status: 'ACCEPTED', resolvedBy: 'rita' });
+    expect(s.tools.count('restart')).toBe(ran + 1);
+  });
+
+  it("the requester's CANCEL and a reviewer's ACCEPT at once: exactly one of them stands", async () => {
+    for (let round = 0; round < 3; round++) {
+      const request = await requestOf('restart');
+      const ran = s.tools.count('restart');
+      const [cancel, accept] = await Promise.all([answer(ALICE, request, { action: 'CANCEL' }), answer(RITA, request)]);
+      const turn = await s.app.store.loadTurn(request.turnId);
+      if (cancel.ok) {
+        expect(accept).toMatchObject({ ok: false, code: 'ALREADY_RESOLVED' });
+        expect([turn?.status, s.tools.count('restart') - ran]).toEqual(['CANCELLED', 0]);
+      } else {
+        expect(cancel).toMatchObject({ ok: false, code: 'ALREADY_RESOLVED' });
+        expect(accept.ok && accept.elicitation.status).toBe('ACCEPTED');
+        expect([turn?.status, s.tools.count('restart') - ran]).toEqual(['COMPLETED', 1]);
+      }
+    }
+  });
+});
+
+describe('who is offered a request (pendingElicitations TO_ANSWER, mayAnswerNow) and who reads it', () => {
   const answersOf = (id: string) => () => s.app.store.listApproverAnswers([id]);
   /** Who may answer it now, by the live rule and by the list; the two must agree. */
   async function whoMayAnswer(request: ElicitationRecord): Promise<string[]> {
@@ -206,20 +362,87 @@ describe('mayAnswerNow: one request, live, as pendingElicitations(scope: TO_ANSW
   }
 
   it('the approvers who have not answered; an edit lets the outdated one in again; none once decided', async () => {
-    const [plain] = await paused(ALICE, 't_plain');
-    const id = plain!.id;
+    const plain = await requestOf('plain');
+    const id = plain.id;
     // Never the requester (four eyes), an unrelated role, an administrator without the role, oncall before its time.
-    expect(await whoMayAnswer(plain!)).toEqual(['rita', 'sam']);
+    expect(await whoMayAnswer(plain)).toEqual(['rita', 'sam']);
     await answerElicitation(s.app, RITA, { elicitationId: id, action: 'ACCEPT' });
-    expect(await whoMayAnswer(plain!)).toEqual(['sam']);
+    expect(await whoMayAnswer(plain)).toEqual(['sam']);
     // Sam proposes other arguments: Rita's ACCEPT no longer counts, and she may answer anew.
     await answerElicitation(s.app, SAM, { elicitationId: id, action: 'ACCEPT', arguments: { x: 1 } });
-    expect(await whoMayAnswer(plain!)).toEqual(['rita']);
+    expect(await whoMayAnswer(plain)).toEqual(['rita']);
     // From the escalation time on, oncall too.
-    const escalated = { clock: () => new Date(Date.parse(plain!.approval!.escalation!.at) + 1) };
-    expect(await mayAnswerNow(escalated, OLLIE, plain!, answersOf(id))).toBe(true);
+    expect(await mayAnswerNow(afterEscalation(plain), OLLIE, plain, answersOf(id))).toBe(true);
     await answerElicitation(s.app, RITA, { elicitationId: id, action: 'ACCEPT', arguments: { x: 1 } });
-    expect(await whoMayAnswer(plain!)).toEqual([]);
+    expect(await whoMayAnswer(plain)).toEqual([]);
+  });
+
+  it('a request without a policy is offered to no one; a cancelled one no longer', async () => {
+    const note = await requestOf('note');
+    expect(await whoMayAnswer(note)).toEqual([]);
+    const restart = await requestOf('restart');
+    expect(await whoMayAnswer(restart)).toEqual(['rita', 'sam']);
+    await answerElicitation(s.app, ALICE, { elicitationId: restart.id, action: 'CANCEL' });
+    expect(await whoMayAnswer(restart)).toEqual([]);
+  });
+
+  it('the requester and its approvers read the request by id, only the requester its turn; anyone else nothing', async () => {
+    const request = await requestOf('plain');
+    const reads: [Viewer, boolean, boolean][] = [
+      // viewer, reads the request, sees its turn
+      [ALICE, true, true],
+      [RITA, true, false],
+      [OLLIE, true, false], // an escalation role, before its time
+      [MALLORY, false, false],
+      [BOB, false, false],
+      [ADMIN, false, false],
+    ];
+    for (const [viewer, reads_, seesTurn] of reads) {
+      const read = await getElicitation(s.app, viewer, request.id);
+      expect([viewer.id, read?.id ?? null, read !== null && seesTurnOf(read, viewer)]).toEqual([
+        viewer.id,
+        reads_ ? request.id : null,
+        seesTurn,
+      ]);
+    }
+  });
+});
+
+describe('remembered approvals under a policy', () => {
+  // THREAD: the grants stay in their threads, out of the way of the other cases' calls.
+  const REMEMBER = { scope: 'THREAD' as const, ttlSeconds: 3600 };
+
+  it("a quorum that all asked to remember lets the requester's later calls run; the requester alone never stands in for it", async () => {
+    const request = await requestOf('restart');
+    // One reviewer decides restart: its wish to remember is the quorum's.
+    const done = await answer(RITA, request, { remember: REMEMBER });
+    expect(done.ok && done.elicitation.status).toBe('ACCEPTED');
+    const grants = (await listGrants(s.app, ALICE, { agentId: null, threadId: null, includeInactive: false })).items;
+    expect(grants).toContainEqual(
+      expect.objectContaining({ ownerId: 'alice', scope: 'THREAD', toolId: 't:restart', elicitationId: request.id }),
+    );
+    // Her next call of restart in the thread runs under the quorum's grant.
+    const next = await startTurn(s.app, ALICE, {
+      agentId: AGENT_ID,
+      threadId: request.threadId,
+      message: 't_restart',
+      background: false,
+    });
+    expect(next.ok && [next.turn.status, next.pausedWith]).toEqual(['COMPLETED', null]);
+    // Scale, where Alice counts as one of two: her own wish to remember decides nothing.
+    const scale = await requestOf('scale');
+    const alone = await answer(ALICE, scale, { remember: REMEMBER });
+    expect(alone.ok && [alone.elicitation.status, alone.elicitation.grantId]).toEqual(['PENDING', null]);
+  });
+
+  it('a grant is the shortest and narrowest of the wishes of the approvals that decided', async () => {
+    const request = await requestOf('plain');
+    await answer(RITA, request, { remember: { scope: 'AGENT', ttlSeconds: 600 } });
+    const done = await answer(SAM, request, { remember: { scope: 'THREAD', ttlSeconds: 3600 } });
+    if (!done.ok) throw new Error(JSON.stringify(done));
+    const grant = await s.app.store.getApprovalGrant(done.elicitation.grantId!, ALICE.id);
+    expect(grant).toMatchObject({ scope: 'THREAD', toolId: 't:plain', elicitationId: request.id });
+    expect(Date.parse(grant!.expiresAt) - Date.parse(grant!.createdAt)).toBe(600_000);
   });
 });
 
@@ -231,6 +454,7 @@ describe('an MCP gateway call under a reviewer policy', () => {
     const [request] = outcome.call.waitingOn;
     expect(request!.approval).toEqual({ roles: ['reviewer'], required: 1, requester: 'EXCLUDED', escalation: null });
     await expectRefused(
+      s,
       ALICE,
       { elicitationId: request!.id, action: 'ACCEPT' },
       { code: 'FORBIDDEN', field: 'action', reason: 'FOUR_EYES' },

@@ -1,11 +1,16 @@
-// startTurn, called directly (no GraphQL): who may start a turn where, and what is refused before anything is stored.
+// startTurn, called directly (no GraphQL): who may start a turn where, and what is refused before anything is stored;
+// a start sent again with its idempotency key gets the turn the first one started, as it is now.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listPendingElicitations } from '../../src/app/reads.js';
+import { answerElicitation } from '../../src/app/answer-elicitation.js';
+import { listPendingElicitations, listThreads } from '../../src/app/reads.js';
 import { startTurn, type StartTurnInput } from '../../src/app/start-turn.js';
+import type { Viewer } from '../../src/app/viewer.js';
 import { ALICE, BOB, callsWhatIsNamed, otherAgent, startApp, type AppScenario } from '../support/app.js';
 import { AGENT_ID, deferred } from '../support/scenario.js';
 
 const slow = deferred();
+/** Holds the turns that call it until a test releases it. */
+let held = deferred();
 let s: AppScenario;
 
 beforeAll(async () => {
@@ -20,6 +25,14 @@ beforeAll(async () => {
           return 'slow done';
         },
       },
+      {
+        name: 'held',
+        annotations: { readOnlyHint: true },
+        run: async () => {
+          await held.promise;
+          return 'held done';
+        },
+      },
     ],
     script: [callsWhatIsNamed()],
     agents: [otherAgent()],
@@ -27,6 +40,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   slow.resolve();
+  held.resolve();
   await s?.close();
 });
 
@@ -132,5 +146,112 @@ describe('startTurn', () => {
     // Keys are per user: Bob's k-1 is his own.
     const bobs = await startTurn(s.app, BOB, input({ message: 'something else', idempotencyKey: 'k-1' }));
     expect(bobs.ok && bobs.turn.id).not.toBe(first.turn.id);
+  });
+});
+
+describe('startTurn with an idempotency key', () => {
+  let users = 0;
+  /** A user of the test's own: what they started is all the test's. */
+  const someone = (): Viewer => ({ id: `keyed-${++users}`, isAdmin: false, roles: [] });
+  const keyed = (viewer: Viewer, idempotencyKey: string, overrides: Partial<StartTurnInput> = {}) =>
+    startTurn(s.app, viewer, input({ message: 'hello', idempotencyKey, ...overrides }));
+
+  /** The viewer's threads, each with its turns and its USER messages: what the starts made. */
+  async function everything(viewer: Viewer) {
+    const threads = (await listThreads(s.app, viewer, { agentId: null, first: 100 })).items;
+    return Promise.all(
+      threads.map(async (thread) => ({
+        thread: thread.id,
+        turns: (await s.app.store.listTurns(thread.id)).map((t) => t.id),
+        users: (await s.app.store.listThreadMessages(thread.id)).filter((m) => m.role === 'USER').map((m) => m.text),
+      })),
+    );
+  }
+
+  it('ten starts with one key at once: one turn, and every one reports it', async () => {
+    const viewer = someone();
+    const requests = s.model.requests.length;
+    const results = await Promise.all(Array.from({ length: 10 }, () => keyed(viewer, 'req-1')));
+    const [first] = results;
+    if (!first?.ok) throw new Error(JSON.stringify(first));
+    for (const result of results) {
+      expect(result.ok && [result.turn.id, result.thread.id]).toEqual([first.turn.id, first.thread.id]);
+    }
+    expect(await everything(viewer)).toEqual([{ thread: first.thread.id, turns: [first.turn.id], users: ['hello'] }]);
+    expect(s.model.requests.length - requests).toBe(1);
+  });
+
+  it('a paused first turn: the start again returns it as it is now, PAUSED on the same request, then answered', async () => {
+    const viewer = someone();
+    const ran = s.tools.count('rw');
+    const first = await keyed(viewer, 'req-1', { message: 't_rw' });
+    if (!first.ok) throw new Error(JSON.stringify(first));
+    expect(first.turn.status).toBe('PAUSED');
+    const again = await keyed(viewer, 'req-1', { message: 't_rw' });
+    expect(again.ok && [again.turn.id, again.turn.status]).toEqual([first.turn.id, 'PAUSED']);
+    const pending = await listPendingElicitations(s.app, viewer, { threadId: first.thread.id, agentId: null });
+    expect(pending.items.map((e) => e.id)).toEqual(first.pausedWith?.map((e) => e.id));
+    await answerElicitation(s.app, viewer, { elicitationId: first.pausedWith![0]!.id, action: 'ACCEPT' });
+    const later = await keyed(viewer, 'req-1', { message: 't_rw' });
+    expect(later.ok && [later.turn.id, later.turn.status]).toEqual([first.turn.id, 'COMPLETED']);
+    expect(s.tools.count('rw') - ran).toBe(1);
+    expect((await everything(viewer))[0]!.users).toEqual(['t_rw']);
+  });
+
+  it('in the background: the start again returns the turn RUNNING as it is now, without waiting', async () => {
+    const viewer = someone();
+    held = deferred();
+    const ran = s.tools.count('held');
+    const first = await keyed(viewer, 'req-1', { message: 't_held', background: true });
+    if (!first.ok) throw new Error(JSON.stringify(first));
+    expect(first.turn.status).toBe('RUNNING');
+    const again = await keyed(viewer, 'req-1', { message: 't_held', background: true });
+    expect(again.ok && [again.turn.id, again.turn.status]).toEqual([first.turn.id, 'RUNNING']);
+    held.resolve();
+    await expect.poll(async () => (await s.app.store.loadTurn(first.turn.id))?.status).toBe('COMPLETED');
+    expect(s.tools.count('held') - ran).toBe(1);
+  });
+
+  it('the same key with another message, agent or thread: IDEMPOTENCY_KEY_REUSED, and nothing is written', async () => {
+    const viewer = someone();
+    const first = await keyed(viewer, 'req-1');
+    if (!first.ok) throw new Error(JSON.stringify(first));
+    const before = await s.snapshot();
+    for (const other of [{ message: 'something else' }, { threadId: first.thread.id }, { agentId: 'other' }]) {
+      expect(await keyed(viewer, 'req-1', other)).toEqual({
+        ok: false,
+        code: 'IDEMPOTENCY_KEY_REUSED',
+        field: 'idempotencyKey',
+      });
+    }
+    expect(await s.snapshot()).toEqual(before);
+  });
+
+  it("keys are per user: another user's same key starts that user's own turn and sees nothing of the first", async () => {
+    const [ann, ben] = [someone(), someone()];
+    const ofAnn = await keyed(ann, 'req-1');
+    const ofBen = await keyed(ben, 'req-1');
+    if (!ofAnn.ok || !ofBen.ok) throw new Error(JSON.stringify([ofAnn, ofBen]));
+    expect([ofBen.turn.id, ofBen.thread.id]).not.toEqual([ofAnn.turn.id, ofAnn.thread.id]);
+    for (const [viewer, own] of [
+      [ann, ofAnn],
+      [ben, ofBen],
+    ] as const) {
+      const again = await keyed(viewer, 'req-1');
+      expect(again.ok && again.turn.id).toBe(own.turn.id);
+      expect((await everything(viewer)).map((t) => t.thread)).toEqual([own.thread.id]);
+    }
+  });
+
+  it('a key that is not text is refused like an empty one; 255 characters (not UTF-16 units) are the longest', async () => {
+    const viewer = someone();
+    expect(await keyed(viewer, 'a\u0000b')).toEqual({
+      ok: false,
+      code: 'INVALID_INPUT',
+      field: 'idempotencyKey',
+      reason: 'UNSTORABLE',
+    });
+    expect(await everything(viewer)).toEqual([]);
+    expect((await keyed(viewer, '🔑'.repeat(255))).ok).toBe(true);
   });
 });

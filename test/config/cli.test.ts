@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { tempDir } from '../support/harness.js';
 import { nodeArgsFor } from '../support/entries.js';
+import { alive, until } from '../support/wait.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('../fixtures/mcp-server.mjs', import.meta.url));
@@ -88,23 +89,6 @@ function logLines(stdout: string): { msg: string; [field: string]: unknown }[] {
     .split('\n')
     .slice(0, -1)
     .map((line) => JSON.parse(line) as { msg: string });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function until(probe: () => boolean, what: string, ms = 10_000, detail?: () => string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!probe()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${detail ? `: ${detail()}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 const scripted = { models: { m: { provider: 'scripted' } } };

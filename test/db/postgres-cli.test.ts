@@ -1,17 +1,14 @@
 // The real entry point (src/cli.ts) choosing PostgreSQL: TOOLGATE_DB or the config's `database` section. An unreachable
 // database is one line on stderr and exit 1; a reachable one is migrated and served, the demo working on it.
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { demoConfig } from '../../src/config/demo.js';
+import { runCli } from '../support/cli.js';
 import { tempDir } from '../support/harness.js';
 import { freshPostgresDatabase, type TestDatabase } from '../support/postgres.js';
-import { nodeArgsFor } from '../support/entries.js';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+import { until } from '../support/wait.js';
 
 let database: TestDatabase | undefined;
 const temp = tempDir();
@@ -21,32 +18,10 @@ afterEach(async () => {
   database = undefined;
 });
 
-function runCli(env: Record<string, string>) {
-  const child = spawn(process.execPath, nodeArgsFor('src/cli.ts'), {
-    cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const out = { stdout: '', stderr: '' };
-  child.stdout.on('data', (chunk: Buffer) => (out.stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (out.stderr += chunk.toString()));
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('close', (code) => resolve({ code, ...out })),
-  );
-  return { child, out, done };
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('the CLI on PostgreSQL', { timeout: 120_000 }, () => {
   it('does not start when TOOLGATE_DB names a PostgreSQL that cannot be reached: one line without the password, exit 1', async () => {
-    const run = await runCli({ TOOLGATE_DB: 'postgres://toolgate:hunter2@127.0.0.1:5999/toolgate' }).done;
+    const run = await runCli({ LOG_LEVEL: 'info', TOOLGATE_DB: 'postgres://toolgate:hunter2@127.0.0.1:5999/toolgate' })
+      .done;
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
       'toolgate: TOOLGATE_DB: PostgreSQL at 127.0.0.1:5999/toolgate cannot be reached (connection refused)\n',
@@ -60,7 +35,7 @@ describe('the CLI on PostgreSQL', { timeout: 120_000 }, () => {
       file,
       JSON.stringify({ ...demoConfig, database: { url: 'postgres://postgres@127.0.0.1:5432/toolgate_none' } }),
     );
-    const run = await runCli({ TOOLGATE_CONFIG: file }).done;
+    const run = await runCli({ LOG_LEVEL: 'info', TOOLGATE_CONFIG: file }).done;
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
       `toolgate: ${file}: database.url: PostgreSQL at 127.0.0.1:5432/toolgate_none cannot be reached (database "toolgate_none" does not exist)\n`,
@@ -72,7 +47,7 @@ describe('the CLI on PostgreSQL', { timeout: 120_000 }, () => {
     const file = join(temp.dir, 'refused.json');
     const agents = [{ ...demoConfig.agents[0]!, tools: ['demo:no_such_tool'] }];
     writeFileSync(file, JSON.stringify({ ...demoConfig, agents, database: { url: database.url } }));
-    const run = await runCli({ TOOLGATE_CONFIG: file }).done;
+    const run = await runCli({ LOG_LEVEL: 'info', TOOLGATE_CONFIG: file }).done;
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^toolgate: .*agents\[0\]\.tools\[0\]: no tool source lists "demo:no_such_tool"/);
     const client = new pg.Client({ connectionString: database.url });
@@ -91,8 +66,8 @@ describe('the CLI on PostgreSQL', { timeout: 120_000 }, () => {
     database = await freshPostgresDatabase();
     const file = join(temp.dir, 'postgres.json');
     writeFileSync(file, JSON.stringify({ ...demoConfig, database: { url: database.url, poolSize: 3 } }));
-    const { child, out, done } = runCli({ TOOLGATE_CONFIG: file });
-    await until(() => out.stdout.includes('"serving ') || child.exitCode !== null, 'the CLI to listen');
+    const { child, out, done } = runCli({ LOG_LEVEL: 'info', TOOLGATE_CONFIG: file });
+    await until(() => out.stdout.includes('"serving ') || child.exitCode !== null, 'the CLI to listen', 60_000);
     const url = /"url":"([^"]+)"/.exec(out.stdout)![1]!;
     expect(out.stdout).toContain(`(database 127.0.0.1:5432/${new URL(database.url).pathname.slice(1)})`);
     const response = await fetch(url, {

@@ -13,9 +13,9 @@ import type { FixtureOptions } from '../fixtures/durability-server.js';
 import { dataOf, RESOLVE, START_TURN, TURN_FIELDS, type GraphQLResponse } from '../support/harness.js';
 import { connectWs, subscribeWs } from '../support/live.js';
 import { freshPostgresDatabase, type TestDatabase } from '../support/postgres.js';
+import { REDIS_URL } from '../support/redis.js';
 import { killAll, readLog, readRuns, runsOf, startFixture, waitFor, type ServerProcess } from './processes.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const TURN = `query Turn($id: ID!) { turn(id: $id) { ${TURN_FIELDS} } }`;
 const ELICITATION_REQUESTED = `subscription {
   elicitationRequested { id status toolCall { toolId arguments } turn { id status } }

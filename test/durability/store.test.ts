@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TurnLeases } from '../../src/agent/lease.js';
 import { openDatabase, SqliteStore } from '../../src/db/sqlite/sqlite-store.js';
-import type { Agent } from '../../src/domain/records.js';
 import type { TurnLease } from '../../src/domain/store.js';
+import { agent } from '../support/definitions.js';
 
 let dir: string;
 let store: SqliteStore;
@@ -17,23 +17,7 @@ let now: Date;
 const clock = () => now;
 
 /** The agent the turns here belong to: a turn starts only for an agent that exists. */
-const AGENT: Agent = {
-  id: 'a',
-  name: 'A',
-  description: null,
-  modelId: 'm',
-  systemPrompt: 's',
-  toolIds: ['s:*'],
-  requireToolConfirmation: true,
-  toolConfirmation: {},
-  pauseTtlSeconds: 60,
-  maxIterations: 5,
-  allowEdit: true,
-  toolRules: {},
-  toolAllowEdit: {},
-  approvers: 'REQUESTER',
-  toolApprovers: {},
-};
+const AGENT = agent();
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'toolgate-store-'));

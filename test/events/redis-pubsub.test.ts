@@ -1,19 +1,19 @@
 // The Redis-backed ToolgatePubSub against the real Redis at 127.0.0.1:6379 (REDIS_URL overrides): two pub/subs
 // stand for two instances. Fails (does not skip) when Redis cannot be reached.
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/load.js';
 import type { ElicitationRecord, TurnRecord } from '../../src/domain/records.js';
 import { openPubSub } from '../../src/events/index.js';
 import type { ToolgatePubSub, TurnTextDelta } from '../../src/events/pubsub.js';
 import { createRedisPubSub } from '../../src/events/redis-pubsub.js';
+import { connectRedisAdmin, REDIS_URL, type RedisAdmin } from '../support/redis.js';
+import { until } from '../support/wait.js';
 
-export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** One prefix per test file, so that runs and files sharing the Redis never see each other's events. */
 const PREFIX = `toolgate-test:${randomUUID()}:`;
 
-let admin: Redis;
+let admin: RedisAdmin;
 const opened: ToolgatePubSub[] = [];
 
 async function open(prefix = PREFIX): Promise<ToolgatePubSub> {
@@ -23,18 +23,7 @@ async function open(prefix = PREFIX): Promise<ToolgatePubSub> {
 }
 
 /** Redis subscriptions (all processes) of one channel. */
-async function subscribers(channel: string): Promise<number> {
-  const [, count] = (await admin.pubsub('NUMSUB', channel)) as [string, number];
-  return count;
-}
-
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const subscribers = (channel: string) => admin.subscribers(channel);
 
 const turn = (id: string, status: TurnRecord['status'] = 'PAUSED'): TurnRecord => ({
   id,
@@ -89,11 +78,7 @@ const elicitation = (id: string, ownerId: string): ElicitationRecord => ({
 });
 
 beforeAll(async () => {
-  admin = new Redis(REDIS_URL, { lazyConnect: true, retryStrategy: () => null, connectTimeout: 3_000 });
-  admin.on('error', () => {});
-  await admin.connect().catch(() => {
-    throw new Error(`These tests need Redis at ${REDIS_URL} (set REDIS_URL to use another); it cannot be reached.`);
-  });
+  admin = await connectRedisAdmin();
 });
 
 afterAll(async () => {
@@ -198,13 +183,7 @@ describe('Redis pub/sub between instances', () => {
     b.publish('turn', 'trn_k', turn('trn_k', 'RUNNING'));
     expect((await updates.next()).value.status).toBe('RUNNING');
     // The subscriber connections of this file's prefix only (CLIENT KILL TYPE pubsub would hit other test files).
-    const list = (await admin.call('CLIENT', 'LIST', 'TYPE', 'pubsub')) as string;
-    const ids = list
-      .split('\n')
-      .filter((line) => line.includes(` name=${PREFIX}subscribe `))
-      .map((line) => /\bid=(\d+)/.exec(line)![1]!);
-    expect(ids.length).toBeGreaterThanOrEqual(1);
-    for (const id of ids) await admin.client('KILL', 'ID', id);
+    expect(await admin.killSubscribers(PREFIX)).toBeGreaterThanOrEqual(1);
     await until(async () => (await subscribers(`${PREFIX}turn:trn_k`)) === 0, 'the killed subscription to go');
     // ioredis reconnects and subscribes again by itself.
     await until(async () => (await subscribers(`${PREFIX}turn:trn_k`)) === 1, 'the re-subscription');

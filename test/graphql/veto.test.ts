@@ -5,19 +5,13 @@ import { ElicitRequestFormParamsSchema } from '@modelcontextprotocol/sdk/types.j
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolPreExecuteEvent, ToolPreExecuteListener } from '../../src/domain/gate/listeners.js';
 import { dataOf } from '../support/harness.js';
+import { protectNotes } from '../support/notes.js';
 import { call, callStep, startScenario, textStep, toolTexts, type Scenario } from '../support/scenario.js';
 import { toolMessageFor } from '../support/transcript.js';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 const DENIED = 'Execution of edit_note was denied: protected notes are read-only';
 const TOOLS = [{ name: 'edit_note' }, { name: 'read_note', annotations: { readOnlyHint: true } }];
-
-const protectNotes: ToolPreExecuteListener = {
-  priority: 100,
-  onToolPreExecute(event) {
-    if (event.toolCall.arguments.id === 'protected') event.setVeto('protected notes are read-only');
-  },
-};
 
 let s: Scenario;
 afterEach(async () => {
@@ -28,7 +22,7 @@ describe('a veto from a code listener', () => {
   it('does not run the tool, answers with the exact denied text, and the next model call sees it', async () => {
     s = await startScenario({
       tools: TOOLS,
-      listeners: [protectNotes],
+      listeners: [protectNotes()],
       script: [callStep(call('edit_note', { id: 'protected' })), textStep('I cannot edit that note.')],
     });
     const { turn, thread } = await s.start('edit the protected note');

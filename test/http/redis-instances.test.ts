@@ -1,23 +1,20 @@
 // Two toolgate servers on one SQLite file, each with its own Redis pub/sub (real Redis at 127.0.0.1:6379, REDIS_URL
 // overrides; one channel prefix for this file): what happens on one reaches the graphql-ws subscribers of the other,
 // and only those it belongs to. And the real CLI with TOOLGATE_REDIS / a `pubsub` section. Fails when Redis is down.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoConfig } from '../../src/config/demo.js';
 import type { ToolgateConfig } from '../../src/config/schema.js';
 import { createRedisPubSub } from '../../src/events/redis-pubsub.js';
+import { runCli } from '../support/cli.js';
 import { dataOf, RESOLVE, START_TURN, startHarness, tempDir, type Harness } from '../support/harness.js';
 import { connectWs, subscribeWs } from '../support/live.js';
-import { nodeArgsFor } from '../support/entries.js';
+import { connectRedisAdmin, REDIS_URL, type RedisAdmin } from '../support/redis.js';
+import { until } from '../support/wait.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `toolgate-test:${randomUUID()}:`;
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 const TOKENS = { alice: 'alice-token-5d6e7f8a9b0c1d2e', bob: 'bob-token-2e1d0c9b8a7f6e5d' };
 const as = (user: keyof typeof TOKENS) => ({ authorization: `Bearer ${TOKENS[user]}` });
@@ -41,32 +38,17 @@ const TURN_UPDATED = `subscription($turnId: ID!) {
 }`;
 
 const { dir, cleanup } = tempDir();
-let admin: Redis;
+let admin: RedisAdmin;
 let a: Harness;
 let b: Harness;
 
 /** Redis subscriptions (of every process) of one channel of this file. */
-async function subscribers(channel: string): Promise<number> {
-  const [, count] = (await admin.pubsub('NUMSUB', `${PREFIX}${channel}`)) as [string, number];
-  return count;
-}
-
-async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const subscribers = (channel: string) => admin.subscribers(`${PREFIX}${channel}`);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
-  admin = new Redis(REDIS_URL, { lazyConnect: true, retryStrategy: () => null, connectTimeout: 3_000 });
-  admin.on('error', () => {});
-  await admin.connect().catch(() => {
-    throw new Error(`These tests need Redis at ${REDIS_URL} (set REDIS_URL to use another); it cannot be reached.`);
-  });
+  admin = await connectRedisAdmin();
   const database = join(dir, 'shared.db');
   a = await startHarness({ config, database, pubsub: await createRedisPubSub({ url: REDIS_URL, prefix: PREFIX }) });
   b = await startHarness({ config, database, pubsub: await createRedisPubSub({ url: REDIS_URL, prefix: PREFIX }) });
@@ -197,13 +179,7 @@ describe('a lost Redis connection', () => {
       const alice = subscribeWs(aliceWs, ELICITATION_REQUESTED);
       await until(async () => (await subscribers('elicitations:alice')) === 1, "A's subscription of alice");
       // Redis drops the subscriber connections of this file's servers that have subscriptions (A's at least).
-      const list = (await admin.call('CLIENT', 'LIST', 'TYPE', 'pubsub')) as string;
-      const ids = list
-        .split('\n')
-        .filter((line) => line.includes(` name=${PREFIX}subscribe `))
-        .map((line) => /\bid=(\d+)/.exec(line)![1]!);
-      expect(ids.length).toBeGreaterThanOrEqual(1);
-      for (const id of ids) await admin.call('CLIENT', 'KILL', 'ID', id);
+      expect(await admin.killSubscribers(PREFIX)).toBeGreaterThanOrEqual(1);
       await until(async () => (await subscribers('elicitations:alice')) === 0, 'the subscription to drop');
       await until(async () => (await subscribers('elicitations:alice')) === 1, 'A to subscribe again');
 
@@ -220,25 +196,12 @@ describe('a lost Redis connection', () => {
   });
 });
 
-/** `toolgate` (src/cli.ts) with the given environment; resolves when it exits, or when `until` holds. */
-function runCli(env: Record<string, string>) {
-  const child = spawn(process.execPath, nodeArgsFor('src/cli.ts'), {
-    cwd: ROOT,
-    env: { ...process.env, TOOLGATE_DB: join(dir, `${randomUUID()}.db`), PORT: '0', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const out = { stdout: '', stderr: '' };
-  child.stdout.on('data', (chunk: Buffer) => (out.stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (out.stderr += chunk.toString()));
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('close', (code) => resolve({ code, ...out })),
-  );
-  return { child, out, done };
-}
-
 describe('the CLI with Redis', { timeout: 120_000 }, () => {
   it('does not start when TOOLGATE_REDIS cannot be reached: one line, exit 1', async () => {
-    const run = await runCli({ TOOLGATE_REDIS: 'redis://:hunter2@127.0.0.1:6390' }).done;
+    const run = await runCli({
+      TOOLGATE_DB: join(dir, `${randomUUID()}.db`),
+      TOOLGATE_REDIS: 'redis://:hunter2@127.0.0.1:6390',
+    }).done;
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
       'toolgate: TOOLGATE_REDIS: Redis at 127.0.0.1:6390 cannot be reached (connection refused)\n',
@@ -249,10 +212,10 @@ describe('the CLI with Redis', { timeout: 120_000 }, () => {
   it("uses the config file's pubsub section: connects with its prefix, and disconnects on SIGTERM", async () => {
     const file = join(dir, 'redis.json');
     writeFileSync(file, JSON.stringify({ ...demoConfig, pubsub: { redis: REDIS_URL, prefix: `${PREFIX}cli:` } }));
-    const { child, out, done } = runCli({ TOOLGATE_CONFIG: file });
+    const { child, out, done } = runCli({ TOOLGATE_DB: join(dir, `${randomUUID()}.db`), TOOLGATE_CONFIG: file });
     await until(() => out.stdout.includes('"serving ') || child.exitCode !== null, 'the CLI to listen', 60_000);
     expect(out.stderr).toBe('');
-    const clients = () => admin.call('CLIENT', 'LIST') as Promise<string>;
+    const clients = () => admin.clients();
     expect(await clients()).toContain(` name=${PREFIX}cli:subscribe `);
     expect(await clients()).toContain(` name=${PREFIX}cli:publish `);
     child.kill('SIGTERM');

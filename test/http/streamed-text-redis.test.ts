@@ -12,9 +12,9 @@ import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.js';
 import { dataOf, START_TURN, startHarness, tempDir, TEST_BACKEND, type Harness } from '../support/harness.js';
 import { connectWs, subscribeWs, testUsersAuthenticator } from '../support/live.js';
 import { migratedPostgresDatabase } from '../support/postgres.js';
+import { REDIS_URL } from '../support/redis.js';
 import { deltasOf, eventsOf, TURN_EVENTS, turnsOf, until, type TurnEvent } from '../support/turn-events.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `toolgate-test:${randomUUID()}:`;
 const alice = { authorization: 'Bearer alice' };
 const bob = { authorization: 'Bearer bob' };

@@ -162,7 +162,11 @@ describe('the inbox in local mode (no login)', () => {
 
   it('an expired card says so and cannot be accepted', async () => {
     screenshotOnFailure('expired', () => pages.slice(-1));
-    const page = await open(`${base}/inbox`);
+    // The page's clock is the test's: the countdown runs out when the test moves it, not seconds later.
+    const page = await browser.newPage();
+    pages.push(page);
+    await page.clock.install();
+    await page.goto(`${base}/inbox`);
     await page.getByText('Nothing waits for your answer.', { exact: false }).first().waitFor();
     const before = tools.count('remove');
 
@@ -170,7 +174,8 @@ describe('the inbox in local mode (no login)', () => {
     const brief = await start('remove 9', 'brief');
     const expiring = page.locator(`article[data-elicitation-id="${brief.turn.pendingElicitations[0].id}"]`);
     await expiring.getByText('Expires in').waitFor();
-    await expiring.getByText('Expired.').waitFor({ timeout: 5_000 });
+    await page.clock.fastForward(3_000);
+    await expiring.getByText('Expired.').waitFor();
     expect(await expiring.getByRole('button', { name: 'Accept', exact: true }).count()).toBe(0);
     await expiring.focus();
     await page.keyboard.press('a');

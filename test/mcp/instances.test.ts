@@ -14,6 +14,7 @@ import { createRedisPubSub } from '../../src/events/redis-pubsub.js';
 import { dataOf, RESOLVE, startHarness, type Harness } from '../support/harness.js';
 import { freshPostgresDatabase, type TestDatabase } from '../support/postgres.js';
 import type { CountingToolSource } from '../support/tools.js';
+import { REDIS_URL } from '../support/redis.js';
 import {
   ALICE_TOKEN,
   bearer,
@@ -26,7 +27,6 @@ import {
   pendingElicitations,
 } from './support.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `toolgate-test:${randomUUID()}:`;
 const KEY_META = 'dev.toolgate/idempotency-key';
 const PATH = `/mcp/${GATEWAY_ID}`;

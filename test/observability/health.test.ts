@@ -12,6 +12,7 @@ import type { SqliteStore } from '../../src/db/sqlite/sqlite-store.js';
 import type { McpToolSource } from '../../src/tools/mcp.js';
 import { startHarness, tempDir, type Harness } from '../support/harness.js';
 import { GatedModel } from '../support/live.js';
+import { alive, until } from '../support/wait.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/mcp-server.mjs', import.meta.url));
 const TOKEN = 'health-check-token-9f8e7d6c5b4a';
@@ -20,25 +21,6 @@ const probe = async (h: Harness, path: '/healthz' | '/readyz', headers: Record<s
   const response = await fetch(h.url.replace('/graphql', path), { headers });
   return { status: response.status, body: await response.text(), type: response.headers.get('content-type') };
 };
-
-async function until<T>(check: () => Promise<T | undefined>, what: string, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const result = await check();
-    if (result !== undefined) return result;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The demo agent plus an MCP source `notes` on the fixture server (a real child process). */
 function mcpConfig(env: Record<string, string> = {}): ToolgateConfig {

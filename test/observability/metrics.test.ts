@@ -7,6 +7,7 @@ import type { ToolgateConfig } from '../../src/config/schema.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { connectWs, observedPubSub, subscribeWs } from '../support/live.js';
 import { call, callStep, manualClock, startScenario, textStep, type Scenario } from '../support/scenario.js';
+import { until } from '../support/wait.js';
 
 /** One sample of a Prometheus text exposition: its name and labels as written. */
 interface Sample {
@@ -45,16 +46,6 @@ async function scrape(h: Harness, headers: Record<string, string> = {}): Promise
   expect(response.status, text).toBe(200);
   expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
   return { text, samples: parseExposition(text) };
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, ms = 5_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const result = await probe();
-    if (result !== undefined) return result;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 let s: Scenario | undefined;

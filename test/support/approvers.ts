@@ -1,5 +1,6 @@
 // Users with roles and the approvers policies the live approver tests share (docs/approvers.md): a requester, three
-// reviewers, an on-call member and a user of an unrelated role, each with a bearer token of their own.
+// reviewers, an on-call member, a user of an unrelated role and an administrator, each with a bearer token of their
+// own.
 import type { AgentConfig, ToolgateConfig } from '../../src/config/schema.js';
 
 export const APPROVER_USERS = {
@@ -9,6 +10,7 @@ export const APPROVER_USERS = {
   dave: { roles: ['reviewer', 'ops'] },
   erin: { roles: ['oncall'] },
   mallory: { roles: ['ops'] },
+  root: { roles: [] as string[], admin: true },
 } as const;
 export type ApproverUser = keyof typeof APPROVER_USERS;
 
@@ -20,7 +22,7 @@ export const approverAuth: NonNullable<ToolgateConfig['auth']> = {
   tokens: Object.entries(APPROVER_USERS).map(([user, spec]) => ({
     token: tokenOf(user as ApproverUser),
     user,
-    admin: false,
+    admin: 'admin' in spec,
     roles: [...spec.roles],
   })),
 };

@@ -8,6 +8,7 @@ import { ConfigError } from '../../src/config/load.js';
 import { McpToolSource } from '../../src/tools/mcp.js';
 import type { Tool } from '../../src/tools/tool.js';
 import { tempDir } from '../support/harness.js';
+import { alive, until } from '../support/wait.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/mcp-server.mjs', import.meta.url));
 const context = { agentId: 'a', threadId: 't', turnId: 'u', toolCallId: 'c' };
@@ -23,25 +24,6 @@ function byName(tools: Tool[], name: string): Tool {
 async function run(source: McpToolSource, name: string, args: Record<string, unknown> = {}) {
   const { text, isError } = await byName(await source.listTools(), name).execute(args, context);
   return { text, isError };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, ms = 5000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 describe('McpToolSource over stdio', () => {

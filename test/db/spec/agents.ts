@@ -1,21 +1,16 @@
 // Agents: syncAgent writes an agent from the config, updateAgentGating from the API, and once the API has changed an
 // agent's gating (argument rules and allowEdit included) later syncs keep it, so a restart does not undo an operator.
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Agent, ArgumentRule } from '../../../src/domain/records.js';
-import type { Store } from '../../../src/domain/store.js';
 import { at, agentConfig, startInput } from './fixtures.js';
-import type { StoreHarness } from './harness.js';
+import type { StoreSpec } from './harness.js';
 
-export function registerAgentsSpec(harness: StoreHarness): void {
-  const { second } = harness;
-
+// Agents are what these cases write: they start from an empty database.
+export function registerAgentsSpec({ itEmpty: it }: StoreSpec): void {
   describe('agents', () => {
-    let store: Store;
-    beforeEach(() => {
-      store = harness.store;
-    });
-
-    it('syncAgent creates an agent as configured, and getAgent reads it back; an unknown id reads null', async () => {
+    it('syncAgent creates an agent as configured, and getAgent reads it back; an unknown id reads null', async ({
+      store,
+    }) => {
       const config = agentConfig('notes', {
         description: 'Keeps notes',
         toolIds: ['notes:*', 'demo:read_graph'],
@@ -26,7 +21,9 @@ export function registerAgentsSpec(harness: StoreHarness): void {
       expect(await store.getAgent('nobody')).toBeNull();
     });
 
-    it('syncAgent updates an agent from the config: definition, gating and overrides (replaced, not merged)', async () => {
+    it('syncAgent updates an agent from the config: definition, gating and overrides (replaced, not merged)', async ({
+      store,
+    }) => {
       await store.syncAgent(agentConfig('notes', { toolConfirmation: { 'notes:delete': 'ALWAYS' } }), at(0));
       const changed = agentConfig('notes', {
         name: 'Notes v2',
@@ -43,7 +40,9 @@ export function registerAgentsSpec(harness: StoreHarness): void {
       expect(await store.getAgent('notes')).toEqual(changed);
     });
 
-    it('once updateAgentGating changed gating, syncAgent updates the definition and keeps the gating', async () => {
+    it('once updateAgentGating changed gating, syncAgent updates the definition and keeps the gating', async ({
+      store,
+    }) => {
       await store.syncAgent(agentConfig('notes', { toolConfirmation: { 'notes:delete': 'ALWAYS' } }), at(0));
       const updated = await store.updateAgentGating(
         'notes',
@@ -69,7 +68,7 @@ export function registerAgentsSpec(harness: StoreHarness): void {
       expect(await store.getAgent('notes')).toEqual(synced);
     });
 
-    it('updateAgentGating changes only what the patch names, and upserts tool overrides', async () => {
+    it('updateAgentGating changes only what the patch names, and upserts tool overrides', async ({ store }) => {
       await store.syncAgent(
         agentConfig('notes', { toolConfirmation: { 'notes:a': 'ALWAYS', 'notes:b': 'NEVER' } }),
         at(0),
@@ -94,13 +93,13 @@ export function registerAgentsSpec(harness: StoreHarness): void {
       expect((await store.getAgent('notes'))?.toolConfirmation).toEqual(upserted?.toolConfirmation);
     });
 
-    it('updateAgentGating of an unknown agent returns null and creates nothing', async () => {
+    it('updateAgentGating of an unknown agent returns null and creates nothing', async ({ store }) => {
       expect(await store.updateAgentGating('ghost', { pauseTtlSeconds: 5 }, at(0))).toBeNull();
       expect(await store.getAgent('ghost')).toBeNull();
       expect(await store.listAgents()).toEqual([]);
     });
 
-    it('listAgents lists every agent with its overrides, by id', async () => {
+    it('listAgents lists every agent with its overrides, by id', async ({ store }) => {
       await store.syncAgent(agentConfig('charlie'), at(0));
       await store.syncAgent(agentConfig('alpha', { toolConfirmation: { 'demo:x': 'NEVER' } }), at(0));
       await store.syncAgent(agentConfig('bravo'), at(0));
@@ -113,11 +112,6 @@ export function registerAgentsSpec(harness: StoreHarness): void {
   });
 
   describe('agents: argument rules and allowEdit', () => {
-    let store: Store;
-    beforeEach(() => {
-      store = harness.store;
-    });
-
     const TMP: ArgumentRule = {
       match: { properties: { path: { type: 'string', pattern: '^/tmp/' } }, required: ['path'] },
       mode: 'NEVER',
@@ -129,7 +123,9 @@ export function registerAgentsSpec(harness: StoreHarness): void {
     };
     const ANY: ArgumentRule = { match: {}, mode: 'ALWAYS' };
 
-    it('syncAgent stores rules in order, the agent allowEdit and per-tool allowEdit; every read returns them', async () => {
+    it('syncAgent stores rules in order, the agent allowEdit and per-tool allowEdit; every read returns them', async ({
+      store,
+    }) => {
       const config = agentConfig('files', {
         allowEdit: false,
         toolConfirmation: { 'fs:write': 'BY_ANNOTATION', 'fs:delete': 'ALWAYS', 'fs:read': 'NEVER' },
@@ -144,12 +140,16 @@ export function registerAgentsSpec(harness: StoreHarness): void {
       expect(started.ok && started.agent).toEqual(config);
     });
 
-    it('an agent without any keeps the defaults: allowEdit true, no rules, no per-tool allowEdit', async () => {
+    it('an agent without any keeps the defaults: allowEdit true, no rules, no per-tool allowEdit', async ({
+      store,
+    }) => {
       await store.syncAgent(agentConfig('plain', { toolConfirmation: { 'fs:read': 'NEVER' } }), at(0));
       expect(await store.getAgent('plain')).toMatchObject({ allowEdit: true, toolRules: {}, toolAllowEdit: {} });
     });
 
-    it('syncAgent replaces rules and allowEdit from the config while updateAgent has not changed gating', async () => {
+    it('syncAgent replaces rules and allowEdit from the config while updateAgent has not changed gating', async ({
+      store,
+    }) => {
       await store.syncAgent(
         agentConfig('files', {
           toolConfirmation: { 'fs:write': 'BY_ANNOTATION' },
@@ -166,7 +166,9 @@ export function registerAgentsSpec(harness: StoreHarness): void {
       expect(await store.syncAgent(changed, at(1))).toEqual(changed);
     });
 
-    it('updateAgentGating replaces the rules of the tools it names, [] clears them, null clears a tool allowEdit', async () => {
+    it('updateAgentGating replaces the rules of the tools it names, [] clears them, null clears a tool allowEdit', async ({
+      store,
+    }) => {
       await store.syncAgent(
         agentConfig('files', {
           toolConfirmation: { 'fs:write': 'ALWAYS', 'fs:delete': 'ALWAYS' },
@@ -207,7 +209,9 @@ export function registerAgentsSpec(harness: StoreHarness): void {
       });
     });
 
-    it('once updateAgentGating changed them, syncAgent keeps rules and allowEdit as the API left them', async () => {
+    it('once updateAgentGating changed them, syncAgent keeps rules and allowEdit as the API left them', async ({
+      store,
+    }) => {
       await store.syncAgent(
         agentConfig('files', { toolConfirmation: { 'fs:write': 'BY_ANNOTATION' }, toolRules: { 'fs:write': [TMP] } }),
         at(0),
@@ -235,13 +239,13 @@ export function registerAgentsSpec(harness: StoreHarness): void {
       });
     });
 
-    it('an allowEdit-only change also counts as a gating change that later syncs keep', async () => {
+    it('an allowEdit-only change also counts as a gating change that later syncs keep', async ({ store }) => {
       await store.syncAgent(agentConfig('files'), at(0));
       await store.updateAgentGating('files', { allowEdit: false }, at(1));
       expect((await store.syncAgent(agentConfig('files', { allowEdit: true }), at(2))).allowEdit).toBe(false);
     });
 
-    it('a second store instance reads what the first wrote', async () => {
+    it('a second store instance reads what the first wrote', async ({ store, second }) => {
       const config = agentConfig('files', {
         toolConfirmation: { 'fs:write': 'BY_ANNOTATION' },
         toolRules: { 'fs:write': [ETC, TMP] },

@@ -1,9 +1,8 @@
 // Answers (resolveElicitation): which answer resumes the turn and under whose lease, duplicates and conflicting
 // answers, a CANCEL closing the turn, and answers at or after the pause's expiry.
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { toolText } from '../../../src/domain/gate/messages.js';
 import type { ElicitationAnswer } from '../../../src/domain/records.js';
-import type { Store } from '../../../src/domain/store.js';
 import {
   at,
   ANN,
@@ -21,19 +20,13 @@ import {
   ids,
   statusesOf,
 } from './fixtures.js';
-import type { StoreHarness } from './harness.js';
+import type { StoreSpec } from './harness.js';
 
-export function registerAnswersSpec(harness: StoreHarness): void {
-  const { seedAgents } = harness;
-
+export function registerAnswersSpec({ it }: StoreSpec): void {
   describe('answers (resolveElicitation)', () => {
-    let store: Store;
-    beforeEach(() => {
-      store = harness.store;
-    });
-    beforeEach(seedAgents);
-
-    it('ACCEPT of the only elicitation resumes: the turn RUNNING with the step, held by the given lease', async () => {
+    it('ACCEPT of the only elicitation resumes: the turn RUNNING with the step, held by the given lease', async ({
+      store,
+    }) => {
       const paused = await pausedTurn(store, { lease: lease('host:1:old') });
       const content = { instructions: 'only the title' };
       const result = await answer(
@@ -70,7 +63,9 @@ export function registerAnswersSpec(harness: StoreHarness): void {
       expect(ids(await store.listRunningTurns())).toEqual([paused.turn.id]);
     });
 
-    it('DECLINE of the last elicitation resumes too (the step runs and answers it with the decline)', async () => {
+    it('DECLINE of the last elicitation resumes too (the step runs and answers it with the decline)', async ({
+      store,
+    }) => {
       const paused = await pausedTurn(store);
       const result = await answer(store, paused.elicitations[0]!.id, DECLINE);
       expect(outcome(result)).toBe('resume');
@@ -78,7 +73,9 @@ export function registerAnswersSpec(harness: StoreHarness): void {
       expect(await toolAnswers(store, paused.turn.id)).toEqual([]);
     });
 
-    it('with two elicitations: the first answer is recorded (turn still PAUSED), the second resumes', async () => {
+    it('with two elicitations: the first answer is recorded (turn still PAUSED), the second resumes', async ({
+      store,
+    }) => {
       const paused = await pausedTurn(store, { elicitations: 2 });
       const [first, second] = paused.elicitations;
       const recorded = await answer(store, first!.id, DECLINE, { now: at(10) });
@@ -102,7 +99,9 @@ export function registerAnswersSpec(harness: StoreHarness): void {
       expect(await store.holdsLease(paused.turn.id, 'host:1:a')).toBe(true);
     });
 
-    it('the same answer again is a duplicate (content compared as JSON) and changes nothing, not even the lease', async () => {
+    it('the same answer again is a duplicate (content compared as JSON) and changes nothing, not even the lease', async ({
+      store,
+    }) => {
       const paused = await pausedTurn(store);
       const id = paused.elicitations[0]!.id;
       const given = { action: 'ACCEPT', content: { instructions: 'carefully', extra: { a: 1, b: [1, 2] } } } as const;
@@ -124,7 +123,7 @@ export function registerAnswersSpec(harness: StoreHarness): void {
       expect(await store.holdsLease(paused.turn.id, 'host:1:a')).toBe(true);
     });
 
-    it('a different answer after the first is already_resolved: the first answer stands', async () => {
+    it('a different answer after the first is already_resolved: the first answer stands', async ({ store }) => {
       const paused = await pausedTurn(store, { elicitations: 2 });
       const id = paused.elicitations[0]!.id;
       await answer(store, id, { action: 'ACCEPT', content: { instructions: 'x' } });
@@ -145,7 +144,9 @@ export function registerAnswersSpec(harness: StoreHarness): void {
       expect(await stateOf(store, paused.turn.id)).toEqual(state);
     });
 
-    it('CANCEL cancels the turn: its other elicitations closed, answers given kept, one TOOL message per call', async () => {
+    it('CANCEL cancels the turn: its other elicitations closed, answers given kept, one TOOL message per call', async ({
+      store,
+    }) => {
       const paused = await pausedTurn(store, { elicitations: 3, mixed: true });
       const [e1, e2, e3] = paused.elicitations;
       const declined: ElicitationAnswer = { action: 'DECLINE', content: { instructions: 'not that one' } };
@@ -182,7 +183,9 @@ export function registerAnswersSpec(harness: StoreHarness): void {
       expect(await toolAnswers(store, paused.turn.id)).toHaveLength(5);
     });
 
-    it('an answer at or after expiresAt is expired: it expires the turn once (changed), then reports it (unchanged)', async () => {
+    it('an answer at or after expiresAt is expired: it expires the turn once (changed), then reports it (unchanged)', async ({
+      store,
+    }) => {
       const paused = await pausedTurn(store, { elicitations: 2, expiresAt: at(60) });
       const [e1, e2] = paused.elicitations;
       const first = await answer(store, e1!.id, ACCEPT, { now: at(60), lease: lease('host:1:a') });
@@ -209,7 +212,7 @@ export function registerAnswersSpec(harness: StoreHarness): void {
       expect(await stateOf(store, paused.turn.id)).toEqual(state);
     });
 
-    it('an answer just before expiresAt counts', async () => {
+    it('an answer just before expiresAt counts', async ({ store }) => {
       const paused = await pausedTurn(store, { expiresAt: at(60) });
       const result = await answer(store, paused.elicitations[0]!.id, ACCEPT, {
         now: new Date(Date.parse(at(60)) - 1).toISOString(),
@@ -217,7 +220,7 @@ export function registerAnswersSpec(harness: StoreHarness): void {
       expect(outcome(result)).toBe('resume');
     });
 
-    it("another owner's answer and an unknown id are not_found, and change nothing", async () => {
+    it("another owner's answer and an unknown id are not_found, and change nothing", async ({ store }) => {
       const paused = await pausedTurn(store);
       const state = await stateOf(store, paused.turn.id);
       const notFound = { ok: false, code: 'NOT_FOUND', of: 'elicitation' };

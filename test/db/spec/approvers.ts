@@ -2,10 +2,9 @@
 // writes them even after updateAgent took the gating over), a request keeps the policy it was paused with, and its
 // approvers' answers are counted in the answer's transaction until they decide it, exactly once, also when they
 // answer at the same instant from several stores.
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { approversKey } from '../../../src/domain/approvers.js';
 import type { Agent, ElicitationApproval } from '../../../src/domain/records.js';
-import type { Store } from '../../../src/domain/store.js';
 import {
   ACCEPT,
   acceptRemembering,
@@ -24,7 +23,7 @@ import {
   statusesOf,
   AGENT,
 } from './fixtures.js';
-import type { StoreHarness } from './harness.js';
+import type { StoreSpec } from './harness.js';
 
 const REVIEWERS: ElicitationApproval = {
   roles: ['reviewer'],
@@ -34,73 +33,70 @@ const REVIEWERS: ElicitationApproval = {
 };
 const TWO_REVIEWERS: ElicitationApproval = { roles: ['reviewer'], required: 2, requester: 'ALSO', escalation: null };
 
-export function registerApproversSpec(harness: StoreHarness): void {
-  const { seedAgents } = harness;
-
+export function registerApproversSpec({ it, itEmpty }: StoreSpec): void {
   describe('approvers: policies and requests', () => {
-    let store: Store;
-    beforeEach(() => {
-      store = harness.store;
-    });
-
-    it("syncAgent keeps the agent's, a tool's and a rule's approvers, and reads them back as configured", async () => {
-      const config = agentConfig('notes', {
-        approvers: { roles: ['reviewer'], required: 2, requester: 'EXCLUDED', escalate: null },
-        toolApprovers: {
-          'notes:delete': {
-            roles: ['admin'],
-            required: 1,
-            requester: 'ALSO',
-            escalate: { afterSeconds: 60, roles: ['oncall'] },
-          },
-          'notes:read': 'REQUESTER',
-        },
-        toolConfirmation: { 'notes:write': 'BY_ANNOTATION' },
-        toolRules: {
-          'notes:write': [
-            {
-              match: { required: ['path'] },
-              mode: 'ALWAYS',
-              approvers: { roles: ['security'], required: 1, requester: 'ALSO', escalate: null },
+    itEmpty(
+      "syncAgent keeps the agent's, a tool's and a rule's approvers, and reads them back as configured",
+      async ({ store }) => {
+        const config = agentConfig('notes', {
+          approvers: { roles: ['reviewer'], required: 2, requester: 'EXCLUDED', escalate: null },
+          toolApprovers: {
+            'notes:delete': {
+              roles: ['admin'],
+              required: 1,
+              requester: 'ALSO',
+              escalate: { afterSeconds: 60, roles: ['oncall'] },
             },
-          ],
-        },
-      });
-      expect(await store.syncAgent(config, at(0))).toEqual(config);
-      expect(await store.getAgent('notes')).toEqual(config);
-      expect((await store.listAgents()).find((a) => a.id === 'notes')).toEqual(config);
-    });
+            'notes:read': 'REQUESTER',
+          },
+          toolConfirmation: { 'notes:write': 'BY_ANNOTATION' },
+          toolRules: {
+            'notes:write': [
+              {
+                match: { required: ['path'] },
+                mode: 'ALWAYS',
+                approvers: { roles: ['security'], required: 1, requester: 'ALSO', escalate: null },
+              },
+            ],
+          },
+        });
+        expect(await store.syncAgent(config, at(0))).toEqual(config);
+        expect(await store.getAgent('notes')).toEqual(config);
+        expect((await store.listAgents()).find((a) => a.id === 'notes')).toEqual(config);
+      },
+    );
 
-    it('an agent without approvers reads REQUESTER everywhere', async () => {
+    itEmpty('an agent without approvers reads REQUESTER everywhere', async ({ store }) => {
       await store.syncAgent(agentConfig('plain'), at(0));
       expect(await store.getAgent('plain')).toMatchObject({ approvers: 'REQUESTER', toolApprovers: {} });
     });
 
-    it("a later sync writes the config's approvers, also after updateAgentGating took the gating over", async () => {
-      await store.syncAgent(agentConfig('notes'), at(0));
-      await store.updateAgentGating('notes', { pauseTtlSeconds: 90 }, at(1));
-      const policy: Agent['approvers'] = { roles: ['reviewer'], required: 1, requester: 'ALSO', escalate: null };
-      const synced = await store.syncAgent(
-        agentConfig('notes', {
+    itEmpty(
+      "a later sync writes the config's approvers, also after updateAgentGating took the gating over",
+      async ({ store }) => {
+        await store.syncAgent(agentConfig('notes'), at(0));
+        await store.updateAgentGating('notes', { pauseTtlSeconds: 90 }, at(1));
+        const policy: Agent['approvers'] = { roles: ['reviewer'], required: 1, requester: 'ALSO', escalate: null };
+        const synced = await store.syncAgent(
+          agentConfig('notes', {
+            approvers: policy,
+            toolApprovers: { 'notes:read': 'REQUESTER' },
+            pauseTtlSeconds: 3600,
+          }),
+          at(2),
+        );
+        expect(synced).toMatchObject({
+          pauseTtlSeconds: 90,
           approvers: policy,
           toolApprovers: { 'notes:read': 'REQUESTER' },
-          pauseTtlSeconds: 3600,
-        }),
-        at(2),
-      );
-      expect(synced).toMatchObject({
-        pauseTtlSeconds: 90,
-        approvers: policy,
-        toolApprovers: { 'notes:read': 'REQUESTER' },
-      });
-      const cleared = await store.syncAgent(agentConfig('notes'), at(3));
-      expect(cleared).toMatchObject({ pauseTtlSeconds: 90, approvers: 'REQUESTER', toolApprovers: {} });
-    });
+        });
+        const cleared = await store.syncAgent(agentConfig('notes'), at(3));
+        expect(cleared).toMatchObject({ pauseTtlSeconds: 90, approvers: 'REQUESTER', toolApprovers: {} });
+      },
+    );
 
     describe('a request paused under a policy', () => {
-      beforeEach(seedAgents);
-
-      it('keeps its policy: pauseTurn returns it, every read of the request gives it back', async () => {
+      it('keeps its policy: pauseTurn returns it, every read of the request gives it back', async ({ store }) => {
         const paused = await pausedTurn(store, { elicitations: 2, approval: REVIEWERS });
         expect(paused.elicitations.map((e) => e.approval)).toEqual([REVIEWERS, REVIEWERS]);
         const [first] = paused.elicitations;
@@ -110,13 +106,15 @@ export function registerApproversSpec(harness: StoreHarness): void {
         expect(pending.items).toEqual(paused.elicitations);
       });
 
-      it('a request paused without one reads null: the requester alone answers', async () => {
+      it('a request paused without one reads null: the requester alone answers', async ({ store }) => {
         const paused = await pausedTurn(store);
         expect(paused.elicitations[0]!.approval).toBeNull();
         expect((await store.getElicitation(paused.elicitations[0]!.id, ANN))!.approval).toBeNull();
       });
 
-      it('loadElicitation reads any request whoever owns it (the answer use case authorizes); null when unknown', async () => {
+      it('loadElicitation reads any request whoever owns it (the answer use case authorizes); null when unknown', async ({
+        store,
+      }) => {
         const paused = await pausedTurn(store, { approval: REVIEWERS });
         expect(await store.loadElicitation(paused.elicitations[0]!.id)).toEqual(paused.elicitations[0]);
         expect(await store.getElicitation(paused.elicitations[0]!.id, BOB)).toBeNull();
@@ -125,9 +123,9 @@ export function registerApproversSpec(harness: StoreHarness): void {
     });
 
     describe('answers under a quorum', () => {
-      beforeEach(seedAgents);
-
-      it('counts each approver once; the one who completes the quorum resolves it and resumes the turn', async () => {
+      it('counts each approver once; the one who completes the quorum resolves it and resumes the turn', async ({
+        store,
+      }) => {
         const paused = await pausedTurn(store, { approval: TWO_REVIEWERS });
         const id = paused.elicitations[0]!.id;
         const first = await approverAnswer(store, id, 'rita', ACCEPT, { now: at(10) });
@@ -162,7 +160,7 @@ export function registerApproversSpec(harness: StoreHarness): void {
         ]);
       });
 
-      it("the requester's own answer goes through the quorum too, scoped to them", async () => {
+      it("the requester's own answer goes through the quorum too, scoped to them", async ({ store }) => {
         const paused = await pausedTurn(store, { approval: TWO_REVIEWERS });
         const id = paused.elicitations[0]!.id;
         expect(outcome(await answer(store, id, ACCEPT))).toBe('counted');
@@ -172,7 +170,9 @@ export function registerApproversSpec(harness: StoreHarness): void {
         expect(outcome(await answer(store, id, ACCEPT, { ownerId: BOB }))).toBe('NOT_FOUND');
       });
 
-      it('an approver answering again: the same answer is a duplicate, another one already_resolved; nothing changes', async () => {
+      it('an approver answering again: the same answer is a duplicate, another one already_resolved; nothing changes', async ({
+        store,
+      }) => {
         const paused = await pausedTurn(store, { approval: TWO_REVIEWERS });
         const id = paused.elicitations[0]!.id;
         await approverAnswer(store, id, 'rita', ACCEPT, { now: at(10) });
@@ -187,7 +187,9 @@ export function registerApproversSpec(harness: StoreHarness): void {
         expect(outcome(await approverAnswer(store, id, 'tom', ACCEPT, { now: at(14) }))).toBe('ALREADY_RESOLVED');
       });
 
-      it('an edit restarts the count: the outdated approver answers anew, the edited arguments run', async () => {
+      it('an edit restarts the count: the outdated approver answers anew, the edited arguments run', async ({
+        store,
+      }) => {
         const paused = await pausedTurn(store, { approval: TWO_REVIEWERS });
         const id = paused.elicitations[0]!.id;
         await approverAnswer(store, id, 'rita', ACCEPT, { now: at(10) });
@@ -207,7 +209,7 @@ export function registerApproversSpec(harness: StoreHarness): void {
         ]);
       });
 
-      it('a DECLINE decides at once; a CANCEL closes the turn', async () => {
+      it('a DECLINE decides at once; a CANCEL closes the turn', async ({ store }) => {
         const declined = await pausedTurn(store, { approval: TWO_REVIEWERS });
         const result = await approverAnswer(store, declined.elicitations[0]!.id, 'rita', {
           action: 'DECLINE',
@@ -224,7 +226,9 @@ export function registerApproversSpec(harness: StoreHarness): void {
         expect(cancel.ok && cancel.kind === 'cancelled' && cancel.turn.status).toBe('CANCELLED');
       });
 
-      it('remembers only when every counted ACCEPT asked to, for the requester, bound to the policy', async () => {
+      it('remembers only when every counted ACCEPT asked to, for the requester, bound to the policy', async ({
+        store,
+      }) => {
         const paused = await rememberablePause(store, { approval: TWO_REVIEWERS });
         const id = paused.elicitations[0]!.id;
         await approverAnswer(store, id, 'rita', acceptRemembering('AGENT', 600), { grantId: 'grt-a' });
@@ -248,7 +252,7 @@ export function registerApproversSpec(harness: StoreHarness): void {
         expect(await store.getApprovalGrant('grt-c', ANN)).toBeNull();
       });
 
-      it('is never reached unscoped without a policy, nor after its expiry', async () => {
+      it('is never reached unscoped without a policy, nor after its expiry', async ({ store }) => {
         const plain = await pausedTurn(store);
         expect(outcome(await approverAnswer(store, plain.elicitations[0]!.id, 'rita', ACCEPT))).toBe('NOT_FOUND');
         const late = await pausedTurn(store, { approval: TWO_REVIEWERS, expiresAt: at(60) });
@@ -257,7 +261,9 @@ export function registerApproversSpec(harness: StoreHarness): void {
         expect(await store.listApproverAnswers([late.elicitations[0]!.id])).toEqual([]);
       });
 
-      it("listElicitationsToAnswer: offered by role (an escalation role from its time), not the viewer's own, not answered", async () => {
+      it("listElicitationsToAnswer: offered by role (an escalation role from its time), not the viewer's own, not answered", async ({
+        store,
+      }) => {
         const reviewed = await pausedTurn(store, { approval: REVIEWERS, now: at(0) }); // reviewer now, oncall at(900)
         const mine = await pausedTurn(store, { approval: REVIEWERS, ownerId: BOB, now: at(1) });
         await pausedTurn(store, { now: at(2) }); // no policy
@@ -289,7 +295,9 @@ export function registerApproversSpec(harness: StoreHarness): void {
         expect(await list(BOB, ['reviewer'], at(14))).toEqual([]);
       });
 
-      it('a request no longer waiting is offered to no one: decided, cancelled with its turn, or expired', async () => {
+      it('a request no longer waiting is offered to no one: decided, cancelled with its turn, or expired', async ({
+        store,
+      }) => {
         const decided = await pausedTurn(store, { approval: { ...TWO_REVIEWERS, required: 1 } });
         const cancelled = await pausedTurn(store, { approval: TWO_REVIEWERS });
         const expiring = await pausedTurn(store, { approval: TWO_REVIEWERS, expiresAt: at(100) });
@@ -303,8 +311,11 @@ export function registerApproversSpec(harness: StoreHarness): void {
         expect(await list(at(10))).toEqual([]);
       });
 
-      it('N approvers accepting at the same instant from two stores: exactly the quorum, one resume', async () => {
-        const other = await harness.second();
+      it('N approvers accepting at the same instant from two stores: exactly the quorum, one resume', async ({
+        store,
+        second,
+      }) => {
+        const other = await second();
         const paused = await pausedTurn(store, { approval: { ...TWO_REVIEWERS, required: 3 } });
         const id = paused.elicitations[0]!.id;
         const approvers = ['a1', 'a2', 'a3', 'a4', 'a5', 'a6'];

@@ -1,8 +1,8 @@
 // Two stores on one database (two processes) racing the same change with Promise.all: every race has one winner, or
 // ends as some serial order would have, never with both outcomes. On PostgreSQL these run truly in parallel.
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { ApprovalGrantRecord } from '../../../src/domain/records.js';
-import { GrantLapsedError, LeaseLostError, type Store } from '../../../src/domain/store.js';
+import { GrantLapsedError, LeaseLostError } from '../../../src/domain/store.js';
 import {
   at,
   ANN,
@@ -25,19 +25,14 @@ import {
   turnWithCall,
   type Paused,
 } from './fixtures.js';
-import type { StoreHarness } from './harness.js';
+import type { StoreSpec } from './harness.js';
 
-export function registerConcurrencySpec(harness: StoreHarness): void {
-  const { second, seedAgents } = harness;
-
+export function registerConcurrencySpec({ it }: StoreSpec): void {
   describe('concurrency: two stores on one database', () => {
-    let store: Store;
-    beforeEach(() => {
-      store = harness.store;
-    });
-    beforeEach(seedAgents);
-
-    it('(a) the two elicitations of a turn answered at the same instant from two stores: exactly one resumes', async () => {
+    it('(a) the two elicitations of a turn answered at the same instant from two stores: exactly one resumes', async ({
+      store,
+      second,
+    }) => {
       const other = await second();
       const paused = await pausedTurn(store, { elicitations: 2 });
       const [e1, e2] = paused.elicitations;
@@ -57,7 +52,10 @@ export function registerConcurrencySpec(harness: StoreHarness): void {
       ]);
     });
 
-    it('(b) the same elicitation ACCEPTed 10 times at once across both stores: one resume, never two', async () => {
+    it('(b) the same elicitation ACCEPTed 10 times at once across both stores: one resume, never two', async ({
+      store,
+      second,
+    }) => {
       const other = await second();
       const paused = await pausedTurn(store);
       const id = paused.elicitations[0]!.id;
@@ -74,7 +72,10 @@ export function registerConcurrencySpec(harness: StoreHarness): void {
       expect(await store.getElicitation(id, ANN)).toMatchObject({ status: 'ACCEPTED', response: ACCEPT });
     });
 
-    it('(c) two turns started at once on a thread with no active turn: one starts, the other is THREAD_BUSY', async () => {
+    it('(c) two turns started at once on a thread with no active turn: one starts, the other is THREAD_BUSY', async ({
+      store,
+      second,
+    }) => {
       const other = await second();
       const { thread, turn } = await runningTurn(store);
       await store.unleasedTurnWriter(turn.id).finishTurn({ status: 'COMPLETED', now: at(1) });
@@ -92,7 +93,10 @@ export function registerConcurrencySpec(harness: StoreHarness): void {
       expect(users).toHaveLength(2);
     });
 
-    it('(c′) two turns started at once on a thread with a PAUSED turn: one supersedes it, once', async () => {
+    it('(c′) two turns started at once on a thread with a PAUSED turn: one supersedes it, once', async ({
+      store,
+      second,
+    }) => {
       const other = await second();
       const paused = await pausedTurn(store, { elicitations: 2, mixed: true });
       const results = await Promise.all([
@@ -108,12 +112,12 @@ export function registerConcurrencySpec(harness: StoreHarness): void {
       expect(active).toHaveLength(1);
     });
 
-    it.each([
+    it.for([
       ['a new thread', false],
       ['an existing thread', true],
-    ])(
+    ] as const)(
       '(c″) ten starts with one idempotency key at once across both stores, on %s: one turn, all get it',
-      async (_, existing) => {
+      async ([, existing], { store, second }) => {
         const other = await second();
         let threadId: string | null = null;
         if (existing) {
@@ -142,7 +146,10 @@ export function registerConcurrencySpec(harness: StoreHarness): void {
       },
     );
 
-    it('(d) two stores expiring the same due turns at once: each turn expired exactly once', async () => {
+    it('(d) two stores expiring the same due turns at once: each turn expired exactly once', async ({
+      store,
+      second,
+    }) => {
       const other = await second();
       const due: Paused[] = [];
       for (let i = 0; i < 6; i++)
@@ -158,7 +165,10 @@ export function registerConcurrencySpec(harness: StoreHarness): void {
       }
     });
 
-    it('(e) claimTurn from both stores with the same expected owner at once: exactly one wins', async () => {
+    it('(e) claimTurn from both stores with the same expected owner at once: exactly one wins', async ({
+      store,
+      second,
+    }) => {
       const other = await second();
       const { turn } = await runningTurn(store, { lease: lease('host:1:dead') });
       const claims = await Promise.all([
@@ -178,7 +188,10 @@ export function registerConcurrencySpec(harness: StoreHarness): void {
       ['the takeover is asked for first', true],
       ['the old holder writes first', false],
     ])('(f) a lease taken over while its old holder writes (%s)', (_title, claimFirst) => {
-      it('each old write committed before the takeover, or threw LeaseLostError and stored nothing; none after it', async () => {
+      it('each old write committed before the takeover, or threw LeaseLostError and stored nothing; none after it', async ({
+        store,
+        second,
+      }) => {
         const other = await second();
         const { turn } = await runningTurn(store, { lease: lease('host:1:a') });
         // A writes one step after another, each setting the iteration count to its number: the turn the claim
@@ -225,7 +238,10 @@ export function registerConcurrencySpec(harness: StoreHarness): void {
       });
     });
 
-    it('(g) a CANCEL and the sweeper racing on one turn: it closes once, CANCELLED or EXPIRED', async () => {
+    it('(g) a CANCEL and the sweeper racing on one turn: it closes once, CANCELLED or EXPIRED', async ({
+      store,
+      second,
+    }) => {
       const other = await second();
       const paused = await pausedTurn(store, { elicitations: 2, expiresAt: at(60) });
       const [answered, swept] = await Promise.all([
@@ -247,7 +263,10 @@ export function registerConcurrencySpec(harness: StoreHarness): void {
       }
     });
 
-    it('(h) the last answer and a new message racing on one thread: the turn resumes or is superseded, not both', async () => {
+    it('(h) the last answer and a new message racing on one thread: the turn resumes or is superseded, not both', async ({
+      store,
+      second,
+    }) => {
       const other = await second();
       const paused = await pausedTurn(store);
       const [answered, started] = await Promise.all([
@@ -267,7 +286,10 @@ export function registerConcurrencySpec(harness: StoreHarness): void {
       expect(active).toHaveLength(1);
     });
 
-    it('(i) a revoke racing a start under the grant, 20 times: the start committed before the revoke (its use recorded) or was refused and journaled nothing', async () => {
+    it('(i) a revoke racing a start under the grant, 20 times: the start committed before the revoke (its use recorded) or was refused and journaled nothing', async ({
+      store,
+      second,
+    }) => {
       const other = await second();
       const outcomes = { started: 0, refused: 0 };
       for (let round = 0; round < 20; round++) {

@@ -1,12 +1,12 @@
 // Escalation (docs/approvers.md "Escalation"): the sweeper's escalateDueElicitations marks the waiting requests whose
 // escalation time has come, never one past its expiry, each exactly once (also with two stores marking at the same
 // moment), and writes elicitation.escalated to the outbox in the same commit.
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { ElicitationApproval } from '../../../src/domain/records.js';
 import type { Store } from '../../../src/domain/store.js';
 import type { WebhookDeliveryRecord, WebhookSubscription } from '../../../src/domain/webhook-events.js';
 import { ACCEPT, ANN, approverAnswer, at, ids, pausedTurn, sorted } from './fixtures.js';
-import type { StoreHarness } from './harness.js';
+import type { StoreContext, StoreSpec } from './harness.js';
 
 /** Four eyes, one reviewer; oncall from `escalateAt` on. */
 const escalating = (escalateAt: string): ElicitationApproval => ({
@@ -16,16 +16,8 @@ const escalating = (escalateAt: string): ElicitationApproval => ({
   escalation: { roles: ['oncall', 'admin'], at: escalateAt },
 });
 
-export function registerEscalationSpec(harness: StoreHarness): void {
-  const { second, seedAgents } = harness;
-
+export function registerEscalationSpec({ it }: StoreSpec): void {
   describe('escalation', () => {
-    let store: Store;
-    beforeEach(() => {
-      store = harness.store;
-    });
-    beforeEach(seedAgents);
-
     const ESCALATED = 'http://127.0.0.1:9/escalated';
     const OTHERS = 'http://127.0.0.1:9/others';
     const subscriptions: WebhookSubscription[] = [
@@ -33,13 +25,15 @@ export function registerEscalationSpec(harness: StoreHarness): void {
       { url: OTHERS, events: ['elicitation.requested', 'elicitation.expired'] },
     ];
     /** A store on the same database that writes the events of `subscriptions`. */
-    const hooked = () => second({ webhooks: { subscriptions, written: () => {} } });
+    const hooked = (second: StoreContext['second']) => second({ webhooks: { subscriptions, written: () => {} } });
     const deliveries = async (s: Store): Promise<WebhookDeliveryRecord[]> =>
       (await s.listWebhookDeliveries({}, 500, null)).items;
     const escalations = async (s: Store) =>
       (await deliveries(s)).filter((d) => d.eventType === 'elicitation.escalated');
 
-    it('marks the waiting requests whose escalation time has come, once; not before, not without one, not decided', async () => {
+    it('marks the waiting requests whose escalation time has come, once; not before, not without one, not decided', async ({
+      store,
+    }) => {
       const due = await pausedTurn(store, { elicitations: 2, approval: escalating(at(900)) });
       const later = await pausedTurn(store, { approval: escalating(at(1800)) });
       const without = await pausedTurn(store, { approval: { ...escalating(at(900)), escalation: null } });
@@ -65,7 +59,9 @@ export function registerEscalationSpec(harness: StoreHarness): void {
       expect(await store.escalateDueElicitations(at(3599), 10)).toEqual([]);
     });
 
-    it('never overtakes the expiry: a request past its expiry is not escalated, and the sweeper expires it', async () => {
+    it('never overtakes the expiry: a request past its expiry is not escalated, and the sweeper expires it', async ({
+      store,
+    }) => {
       const lapsed = await pausedTurn(store, { approval: escalating(at(60)), expiresAt: at(120) });
       // The server was down past both times: the first sweep comes at at(500).
       expect(await store.escalateDueElicitations(at(500), 10)).toEqual([]);
@@ -81,7 +77,7 @@ export function registerEscalationSpec(harness: StoreHarness): void {
       expect(ids(await store.escalateDueElicitations(at(119), 10))).toEqual(ids(edge.elicitations));
     });
 
-    it('an escalated request is answered as before; its escalation stays recorded', async () => {
+    it('an escalated request is answered as before; its escalation stays recorded', async ({ store }) => {
       const paused = await pausedTurn(store, { approval: escalating(at(900)) });
       const id = paused.elicitations[0]!.id;
       await store.escalateDueElicitations(at(900), 10);
@@ -93,7 +89,7 @@ export function registerEscalationSpec(harness: StoreHarness): void {
       });
     });
 
-    it('marks at most `limit` per call, those due first; the next calls take the rest', async () => {
+    it('marks at most `limit` per call, those due first; the next calls take the rest', async ({ store }) => {
       const paused = [];
       for (let i = 0; i < 5; i++) paused.push(await pausedTurn(store, { approval: escalating(at(900 - i)) }));
       const first = await store.escalateDueElicitations(at(1000), 2);
@@ -106,8 +102,11 @@ export function registerEscalationSpec(harness: StoreHarness): void {
       expect(await store.escalateDueElicitations(at(1000), 2)).toEqual([]);
     });
 
-    it('writes elicitation.escalated to the outbox in its commit, for the endpoints subscribed to it', async () => {
-      const s = await hooked();
+    it('writes elicitation.escalated to the outbox in its commit, for the endpoints subscribed to it', async ({
+      store,
+      second,
+    }) => {
+      const s = await hooked(second);
       const paused = await pausedTurn(s, { approval: escalating(at(900)) });
       const [request] = paused.elicitations;
       expect(await escalations(store)).toEqual([]);
@@ -135,8 +134,11 @@ export function registerEscalationSpec(harness: StoreHarness): void {
       expect(await escalations(store)).toHaveLength(1);
     });
 
-    it("every elicitation event carries the request's policy and its escalation: requested, escalated, expired", async () => {
-      const s = await hooked();
+    it("every elicitation event carries the request's policy and its escalation: requested, escalated, expired", async ({
+      store,
+      second,
+    }) => {
+      const s = await hooked(second);
       const policy = escalating(at(900));
       const paused = await pausedTurn(s, { approval: policy, expiresAt: at(1200) });
       await s.escalateDueElicitations(at(900), 10);
@@ -156,8 +158,11 @@ export function registerEscalationSpec(harness: StoreHarness): void {
       ]);
     });
 
-    it('two stores escalating at the same moment: each request is marked once, with one event', async () => {
-      const [one, two] = [await hooked(), await hooked()];
+    it('two stores escalating at the same moment: each request is marked once, with one event', async ({
+      store,
+      second,
+    }) => {
+      const [one, two] = [await hooked(second), await hooked(second)];
       const paused = [];
       for (let i = 0; i < 6; i++)
         paused.push(await pausedTurn(one, { elicitations: 2, approval: escalating(at(900)) }));

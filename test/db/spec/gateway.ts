@@ -1,26 +1,30 @@
 // A gateway's calls (src/domain/gateway.ts): a turn that starts with its client's call saved as its step, in the
 // start's transaction; the result the client gets, kept with the call's journal and read back as written; and the
 // idempotency key naming the call by its tool and arguments.
-import { beforeEach, describe, expect, it } from 'vitest';
-import type { Store } from '../../../src/domain/store.js';
+import { describe, expect } from 'vitest';
 import { GATEWAY_MODEL_ID } from '../../../src/domain/gateway.js';
 import { ANN, BOB, agentConfig, at, lease, startInput, toolCall, type TurnOptions } from './fixtures.js';
-import type { StoreHarness } from './harness.js';
+import type { StoreSpec } from './harness.js';
 
 const GATEWAY = 'agent-gateway';
 
-export function registerGatewaySpec(harness: StoreHarness): void {
+export function registerGatewaySpec(spec: StoreSpec): void {
+  const it = spec.it.extend<{ gateway: void }>({
+    gateway: [
+      async ({ store }, use) => {
+        await store.syncAgent(agentConfig(GATEWAY, { modelId: GATEWAY_MODEL_ID }), at(0));
+        await use();
+      },
+      { auto: true },
+    ],
+  });
   describe("a gateway's calls", () => {
-    let store: Store;
-    beforeEach(() => {
-      store = harness.store;
-    });
-    beforeEach(harness.seedAgents);
-    beforeEach(() => store.syncAgent(agentConfig(GATEWAY, { modelId: GATEWAY_MODEL_ID }), at(0)));
     /** startTurn's input for a call to the gateway. */
     const callInput = (options: TurnOptions = {}) => startInput({ agentId: GATEWAY, ...options });
 
-    it('startTurn refuses a message to a gateway, and a call to an agent with a model; nothing is written', async () => {
+    it('startTurn refuses a message to a gateway, and a call to an agent with a model; nothing is written', async ({
+      store,
+    }) => {
       const message = await store.startTurn(callInput());
       expect(message).toEqual({ ok: false, code: 'INVALID_INPUT', reason: 'GATEWAY' });
       const call = await store.startTurn({ ...startInput({}), call: toolCall('wipe') });
@@ -28,7 +32,7 @@ export function registerGatewaySpec(harness: StoreHarness): void {
       expect((await store.listThreads(ANN, null, 10, null)).items).toEqual([]);
     });
 
-    it('startTurn with a call saves it as the turn’s step after the message, in one transaction', async () => {
+    it('startTurn with a call saves it as the turn’s step after the message, in one transaction', async ({ store }) => {
       const call = toolCall('wipe', { ids: [1, 2], note: 'ünïcode' });
       const result = await store.startTurn({ ...callInput({ lease: lease('host:1:a') }), call });
       if (!result.ok || result.replayed) throw new Error(JSON.stringify(result));
@@ -39,7 +43,9 @@ export function registerGatewaySpec(harness: StoreHarness): void {
       ]);
     });
 
-    it('finishTool keeps a result as given and getToolResult reads it back; none kept reads null', async () => {
+    it('finishTool keeps a result as given and getToolResult reads it back; none kept reads null', async ({
+      store,
+    }) => {
       const call = toolCall('wipe');
       const started = await store.startTurn({ ...callInput({ lease: lease('host:1:a') }), call });
       if (!started.ok || started.replayed) throw new Error(JSON.stringify(started));
@@ -61,7 +67,7 @@ export function registerGatewaySpec(harness: StoreHarness): void {
       expect(await store.getToolResult('other-turn', call.id)).toBeNull();
     });
 
-    it('finishTool without a result keeps none', async () => {
+    it('finishTool without a result keeps none', async ({ store }) => {
       const call = toolCall('lookup');
       const started = await store.startTurn({ ...callInput({}), call });
       if (!started.ok || started.replayed) throw new Error(JSON.stringify(started));
@@ -71,7 +77,9 @@ export function registerGatewaySpec(harness: StoreHarness): void {
       expect(await store.getToolResult(started.turn.id, call.id)).toBeNull();
     });
 
-    it('a key names the call by its tool and arguments: the same call again replays, another is refused', async () => {
+    it('a key names the call by its tool and arguments: the same call again replays, another is refused', async ({
+      store,
+    }) => {
       const call = toolCall('wipe', { ids: [1], flags: { a: 1, b: 2 } });
       const first = await store.startTurn({
         ...callInput({ idempotencyKey: 'k', message: 'client A called wipe.' }),

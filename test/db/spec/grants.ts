@@ -1,7 +1,7 @@
 // Remembered approvals and edited answers: an ACCEPT with `remember` records its grant in the answer's commit, and
 // nothing else records one; reading, revoking and retaining grants; markToolStarted under a grant, refused once it
 // lapsed, journaling the uses; edited arguments read back wherever the answer is read.
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type {
   ApprovalGrantRecord,
   ElicitationAnswer,
@@ -33,19 +33,13 @@ import {
   grantOf,
   turnWithCall,
 } from './fixtures.js';
-import type { StoreHarness } from './harness.js';
+import type { StoreSpec } from './harness.js';
 
-export function registerGrantsSpec(harness: StoreHarness): void {
-  const { seedAgents } = harness;
-
+export function registerGrantsSpec({ it }: StoreSpec): void {
   describe('remembered approvals and edited answers', () => {
-    let store: Store;
-    beforeEach(() => {
-      store = harness.store;
-    });
-    beforeEach(seedAgents);
-
-    it('retention: deleteLapsedGrants deletes at most `limit` grants revoked or expired before `before`; active ones stay', async () => {
+    it('retention: deleteLapsedGrants deletes at most `limit` grants revoked or expired before `before`; active ones stay', async ({
+      store,
+    }) => {
       const { grant: revoked } = await grantOf(store, 'grt-revoked', { ttlSeconds: 3600 }); // expires at(3610)
       await store.revokeApprovalGrant(revoked.id, ANN, at(20));
       const { grant: expired } = await grantOf(store, 'grt-expired', { ttlSeconds: 30 }); // expires at(40)
@@ -58,7 +52,9 @@ export function registerGrantsSpec(harness: StoreHarness): void {
       expect(await store.getApprovalGrant(active.id, ANN)).toEqual(active);
     });
 
-    it("an ACCEPT with edited arguments and remember is stored as given and read back everywhere; toolCall keeps the model's arguments", async () => {
+    it("an ACCEPT with edited arguments and remember is stored as given and read back everywhere; toolCall keeps the model's arguments", async ({
+      store,
+    }) => {
       const paused = await rememberablePause(store, { arguments: { note: 'n1' } });
       const id = paused.elicitations[0]!.id;
       const given: ElicitationAnswer = {
@@ -85,7 +81,9 @@ export function registerGrantsSpec(harness: StoreHarness): void {
       expect(expected.toolCall).toMatchObject({ arguments: { note: 'n1' }, definitionHash: TOOL_HASH });
     });
 
-    it('an edited ACCEPT without remember records no grant; a plain ACCEPT reads back with neither', async () => {
+    it('an edited ACCEPT without remember records no grant; a plain ACCEPT reads back with neither', async ({
+      store,
+    }) => {
       const edited = await rememberablePause(store);
       const given: ElicitationAnswer = { action: 'ACCEPT', content: null, arguments: { note: 'other' } };
       await answer(store, edited.elicitations[0]!.id, given);
@@ -102,9 +100,9 @@ export function registerGrantsSpec(harness: StoreHarness): void {
       expect((await store.listApprovalGrants(ANN, { activeOnly: false }, at(20), 10, null)).items).toEqual([]);
     });
 
-    it.each(['THREAD', 'AGENT'] as const)(
+    it.for(['THREAD', 'AGENT'] as const)(
       'the grant of an ACCEPT with remember (%s) is written with the answer: owner, agent, scope, thread, tool, hash, expiry',
-      async (scope) => {
+      async (scope, { store }) => {
         const paused = await rememberablePause(store);
         const id = paused.elicitations[0]!.id;
         await answer(store, id, acceptRemembering(scope, 60), { grantId: 'grt-1', now: at(10) });
@@ -128,7 +126,9 @@ export function registerGrantsSpec(harness: StoreHarness): void {
       },
     );
 
-    it('the grant and the answer commit together: when the grant cannot be written, the answer is not recorded', async () => {
+    it('the grant and the answer commit together: when the grant cannot be written, the answer is not recorded', async ({
+      store,
+    }) => {
       await grantOf(store, 'grt-taken');
       const paused = await rememberablePause(store);
       const state = await stateOf(store, paused.turn.id);
@@ -146,7 +146,9 @@ export function registerGrantsSpec(harness: StoreHarness): void {
       expect(await store.getApprovalGrant('grt-taken', ANN)).toMatchObject({ scope: 'THREAD' });
     });
 
-    it('no grant unless the answer is recorded: a duplicate, an already_resolved, an expired or another owner’s answer records none', async () => {
+    it('no grant unless the answer is recorded: a duplicate, an already_resolved, an expired or another owner’s answer records none', async ({
+      store,
+    }) => {
       const { paused } = await grantOf(store, 'grt-1', { ttlSeconds: 60 });
       const id = paused.elicitations[0]!.id;
       const state = await stateOf(store, paused.turn.id);
@@ -187,24 +189,29 @@ export function registerGrantsSpec(harness: StoreHarness): void {
       expect(await store.listGrantUses(['grt-dup', 'grt-other', 'grt-late'])).toEqual([]);
     });
 
-    it.each([
+    it.for([
       ['DECLINE', 'resume'],
       ['CANCEL', 'cancelled'],
-    ] as const)('%s with remember records no grant (only an ACCEPT is remembered)', async (action, kind) => {
-      const paused = await rememberablePause(store);
-      const result = await answer(
-        store,
-        paused.elicitations[0]!.id,
-        { action, content: null, remember: { scope: 'AGENT', ttlSeconds: 60 } },
-        { grantId: 'grt-no' },
-      );
-      expect(outcome(result)).toBe(kind);
-      expect(await store.getElicitation(paused.elicitations[0]!.id, ANN)).toMatchObject({ grantId: null });
-      expect(await store.getApprovalGrant('grt-no', ANN)).toBeNull();
-      expect(await store.listGrantCandidates(ANN, AGENT, 'demo:edit_note')).toEqual([]);
-    });
+    ] as const)(
+      '%s with remember records no grant (only an ACCEPT is remembered)',
+      async ([action, kind], { store }) => {
+        const paused = await rememberablePause(store);
+        const result = await answer(
+          store,
+          paused.elicitations[0]!.id,
+          { action, content: null, remember: { scope: 'AGENT', ttlSeconds: 60 } },
+          { grantId: 'grt-no' },
+        );
+        expect(outcome(result)).toBe(kind);
+        expect(await store.getElicitation(paused.elicitations[0]!.id, ANN)).toMatchObject({ grantId: null });
+        expect(await store.getApprovalGrant('grt-no', ANN)).toBeNull();
+        expect(await store.listGrantCandidates(ANN, AGENT, 'demo:edit_note')).toEqual([]);
+      },
+    );
 
-    it("listGrantCandidates: the owner's unrevoked grants of one agent's tool, oldest first (expired ones too: coveringGrant decides)", async () => {
+    it("listGrantCandidates: the owner's unrevoked grants of one agent's tool, oldest first (expired ones too: coveringGrant decides)", async ({
+      store,
+    }) => {
       const { grant: short } = await grantOf(store, 'grt-short', { ttlSeconds: 1, answeredAt: at(10) });
       const { grant: wide } = await grantOf(store, 'grt-wide', { scope: 'AGENT', answeredAt: at(11) });
       await grantOf(store, 'grt-side', { agentId: SIDE_AGENT, answeredAt: at(12) });
@@ -222,14 +229,16 @@ export function registerGrantsSpec(harness: StoreHarness): void {
       expect(await store.listGrantCandidates(ANN, AGENT, 'demo:unknown')).toEqual([]);
     });
 
-    it("getApprovalGrant reads the owner's grant only: another owner's or an unknown id is null", async () => {
+    it("getApprovalGrant reads the owner's grant only: another owner's or an unknown id is null", async ({ store }) => {
       const { grant } = await grantOf(store, 'grt-1');
       expect(await store.getApprovalGrant('grt-1', ANN)).toEqual(grant);
       expect(await store.getApprovalGrant('grt-1', BOB)).toBeNull();
       expect(await store.getApprovalGrant('grt-none', ANN)).toBeNull();
     });
 
-    it('listApprovalGrants: oldest first and paged; activeOnly keeps those ACTIVE at `now`; filtered by agent and thread', async () => {
+    it('listApprovalGrants: oldest first and paged; activeOnly keeps those ACTIVE at `now`; filtered by agent and thread', async ({
+      store,
+    }) => {
       const { paused: inThread } = await grantOf(store, 'g1', { ttlSeconds: 60, answeredAt: at(10) }); // to at(70)
       const { paused: agentWide } = await grantOf(store, 'g2', { scope: 'AGENT', answeredAt: at(11) });
       await grantOf(store, 'g3', { agentId: SIDE_AGENT, answeredAt: at(12) });
@@ -270,7 +279,9 @@ export function registerGrantsSpec(harness: StoreHarness): void {
       expect(active2.hasNextPage).toBe(false);
     });
 
-    it("revokeApprovalGrant: the owner's grant only (another owner's: null, unchanged); revoking again keeps the first revokedAt", async () => {
+    it("revokeApprovalGrant: the owner's grant only (another owner's: null, unchanged); revoking again keeps the first revokedAt", async ({
+      store,
+    }) => {
       const { grant } = await grantOf(store, 'grt-1');
       expect(await store.revokeApprovalGrant('grt-1', BOB, at(15))).toBeNull();
       expect(await store.revokeApprovalGrant('grt-none', ANN, at(15))).toBeNull();
@@ -285,7 +296,9 @@ export function registerGrantsSpec(harness: StoreHarness): void {
       expect((await store.listApprovalGrants(ANN, { activeOnly: false }, at(31), 10, null)).items).toEqual([revoked]);
     });
 
-    it('markToolStarted with a grant journals it with the start; listGrantUses lists the calls it let run, in the order started', async () => {
+    it('markToolStarted with a grant journals it with the start; listGrantUses lists the calls it let run, in the order started', async ({
+      store,
+    }) => {
       const { grant } = await grantOf(store, 'grt-1', { scope: 'AGENT' });
       const { grant: other } = await grantOf(store, 'grt-2', { scope: 'AGENT' });
       const { turn } = await runningTurn(store, { lease: lease('host:1:a') });
@@ -334,7 +347,7 @@ export function registerGrantsSpec(harness: StoreHarness): void {
       expect(sorted(await store.listUnfinishedToolCalls(turn.id))).toEqual(sorted([a.id, b.id]));
     });
 
-    it('markToolStarted with a grant just before its expiry starts the call', async () => {
+    it('markToolStarted with a grant just before its expiry starts the call', async ({ store }) => {
       const { grant } = await grantOf(store, 'grt-1', { ttlSeconds: 60 }); // expires at(70)
       const { turnId, callId } = await turnWithCall(store);
       const justBefore = new Date(Date.parse(at(70)) - 1).toISOString();
@@ -351,7 +364,7 @@ export function registerGrantsSpec(harness: StoreHarness): void {
     // The contract, as the store and the runner share it: a refused start writes nothing, so the call stays
     // unjournaled (the loop answers it with toolText.grantLapsed instead and never starts it); the refusal is made
     // per attempt from the grant (the same grant refuses again), and a start without a grant is the caller's call.
-    it.each([
+    it.for([
       [
         'revoked before the start',
         'grt-1',
@@ -362,7 +375,7 @@ export function registerGrantsSpec(harness: StoreHarness): void {
       ['unknown', 'grt-unknown', async () => {}, at(20)],
     ] as const)(
       'markToolStarted with a grant %s throws GrantLapsedError and journals nothing',
-      async (_title, grantId, lapse, startAt) => {
+      async ([, grantId, lapse, startAt], { store }) => {
         await grantOf(store, 'grt-1', { ttlSeconds: 60 }); // expires at(70)
         await lapse(store);
         const { turn } = await runningTurn(store, { lease: lease('host:1:a') });
@@ -394,12 +407,20 @@ export function registerGrantsSpec(harness: StoreHarness): void {
       },
     );
 
-    it('a call started under a grant, then the grant revoked (a crash mid-run): started again reads false, not lapsed', async () => {
+    /** An AGENT grant and a call started under it at(21). */
+    async function startedUnderGrant(store: Store) {
       const { grant } = await grantOf(store, 'grt-1', { scope: 'AGENT' });
       const { turnId, callId } = await turnWithCall(store);
       expect(
         await store.unleasedTurnWriter(turnId).markToolStarted({ toolCallId: callId, grantId: grant.id, now: at(21) }),
       ).toBe(true);
+      return { grant, turnId, callId };
+    }
+
+    it('a call started under a grant, then the grant revoked (a crash mid-run): started again reads false, not lapsed', async ({
+      store,
+    }) => {
+      const { grant, turnId, callId } = await startedUnderGrant(store);
       await store.revokeApprovalGrant(grant.id, ANN, at(22));
       // The loop then reports it interrupted (its outcome unknown), never "did not run".
       expect(
@@ -411,19 +432,19 @@ export function registerGrantsSpec(harness: StoreHarness): void {
 
     // revokedAt is no earlier than the last use recorded before the revoke committed: another instance's clock may
     // run ahead, or (PostgreSQL) the revoke's UPDATE may have waited for the start's FOR SHARE lock.
-    it('revokedAt is never before a use the grant let start, even when the revoke’s clock reads earlier', async () => {
-      const { grant } = await grantOf(store, 'grt-1', { scope: 'AGENT' });
-      const { turnId, callId } = await turnWithCall(store);
-      expect(
-        await store.unleasedTurnWriter(turnId).markToolStarted({ toolCallId: callId, grantId: grant.id, now: at(21) }),
-      ).toBe(true);
+    it('revokedAt is never before a use the grant let start, even when the revoke’s clock reads earlier', async ({
+      store,
+    }) => {
+      const { grant } = await startedUnderGrant(store);
       const revoked = await store.revokeApprovalGrant(grant.id, ANN, at(20));
       const [use] = await store.listGrantUses([grant.id]);
       expect(use!.startedAt).toBe(at(21));
       expect(revoked!.revokedAt! >= use!.startedAt).toBe(true);
     });
 
-    it('a paused step keeps the grant that let a call run unasked ({kind: run, grantId}) through pauseTurn, loadTurn and the resume', async () => {
+    it('a paused step keeps the grant that let a call run unasked ({kind: run, grantId}) through pauseTurn, loadTurn and the resume', async ({
+      store,
+    }) => {
       const { turn } = await runningTurn(store);
       const unasked = toolCall('edit_note', { note: 'n1' });
       const asked = toolCall('delete_note', { note: 'n2' });

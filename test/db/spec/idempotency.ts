@@ -1,22 +1,14 @@
 // Idempotency keys on startTurn: a client that retries after an error must get the turn its first request started,
 // not a second one; a key reused for another request is refused, a refused start claims no key, retention deletes keys.
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Store } from '../../../src/domain/store.js';
 import { at, ANN, BOB, SIDE_AGENT, toolCall, askingStep, draftFor, startInput, runningTurn, ids } from './fixtures.js';
-import type { StoreHarness } from './harness.js';
+import type { StoreSpec } from './harness.js';
 
-export function registerIdempotencySpec(harness: StoreHarness): void {
-  const { seedAgents } = harness;
-
+export function registerIdempotencySpec({ it }: StoreSpec): void {
   describe('idempotency keys (startTurn)', () => {
-    let store: Store;
-    beforeEach(() => {
-      store = harness.store;
-    });
-    beforeEach(seedAgents);
-
     /** Every thread and turn of the owner, with each thread's USER messages: what a start may have added. */
-    async function everything(ownerId = ANN) {
+    async function everything(store: Store, ownerId = ANN) {
       const threads = (await store.listThreads(ownerId, null, 100, null)).items;
       return Promise.all(
         threads.map(async (thread) => ({
@@ -27,7 +19,7 @@ export function registerIdempotencySpec(harness: StoreHarness): void {
       );
     }
 
-    it('the same request again returns the turn it started, as it is now, and writes nothing', async () => {
+    it('the same request again returns the turn it started, as it is now, and writes nothing', async ({ store }) => {
       const first = await runningTurn(store, { idempotencyKey: 'key-1', message: 'Hello', now: at(1) });
       const paused = await store.unleasedTurnWriter(first.turn.id).pauseTurn({
         step: askingStep(toolCall('edit'), 'elc-1'),
@@ -36,17 +28,19 @@ export function registerIdempotencySpec(harness: StoreHarness): void {
         expiresAt: at(3600),
         now: at(2),
       });
-      const before = await everything();
+      const before = await everything(store);
       const again = await store.startTurn(
         startInput({ idempotencyKey: 'key-1', message: 'Hello', now: at(3), turnId: 'turn-again' }),
       );
       expect(again).toEqual({ ok: true, replayed: true, thread: first.thread, turn: paused.turn });
       expect(await store.loadTurn('turn-again')).toBeNull();
-      expect(await everything()).toEqual(before);
+      expect(await everything(store)).toEqual(before);
       expect(before).toEqual([{ thread: first.thread.id, turns: [first.turn.id], users: ['Hello'] }]);
     });
 
-    it('on an existing thread: the key finds its turn even when the thread now runs another (no THREAD_BUSY)', async () => {
+    it('on an existing thread: the key finds its turn even when the thread now runs another (no THREAD_BUSY)', async ({
+      store,
+    }) => {
       const { thread, turn } = await runningTurn(store);
       await store.unleasedTurnWriter(turn.id).finishTurn({ status: 'COMPLETED', now: at(1) });
       const keyed = await runningTurn(store, { threadId: thread.id, idempotencyKey: 'key-1', now: at(2) });
@@ -63,10 +57,12 @@ export function registerIdempotencySpec(harness: StoreHarness): void {
       expect(await store.loadTurn(later.turn.id)).toMatchObject({ status: 'RUNNING' });
     });
 
-    it('the same key with another agent, thread or message is IDEMPOTENCY_KEY_REUSED, writing nothing', async () => {
+    it('the same key with another agent, thread or message is IDEMPOTENCY_KEY_REUSED, writing nothing', async ({
+      store,
+    }) => {
       const first = await runningTurn(store, { idempotencyKey: 'key-1' });
       await store.unleasedTurnWriter(first.turn.id).finishTurn({ status: 'COMPLETED', now: at(1) });
-      const before = await everything();
+      const before = await everything(store);
       const others = [
         startInput({ idempotencyKey: 'key-1', message: 'Something else.' }),
         startInput({ idempotencyKey: 'key-1', agentId: SIDE_AGENT }),
@@ -76,10 +72,12 @@ export function registerIdempotencySpec(harness: StoreHarness): void {
         expect(await store.startTurn(input)).toEqual({ ok: false, code: 'IDEMPOTENCY_KEY_REUSED' });
         expect(await store.loadTurn(input.turnId)).toBeNull();
       }
-      expect(await everything()).toEqual(before);
+      expect(await everything(store)).toEqual(before);
     });
 
-    it("keys are per owner: another owner's same key starts that owner's own turn and never reads the first", async () => {
+    it("keys are per owner: another owner's same key starts that owner's own turn and never reads the first", async ({
+      store,
+    }) => {
       const ann = await runningTurn(store, { idempotencyKey: 'key-1' });
       const bob = await store.startTurn(startInput({ ownerId: BOB, idempotencyKey: 'key-1' }));
       expect(bob).toMatchObject({ ok: true, turn: { ownerId: BOB } });
@@ -91,7 +89,7 @@ export function registerIdempotencySpec(harness: StoreHarness): void {
       expect(annAgain).toMatchObject({ ok: true, replayed: true, turn: { id: ann.turn.id } });
     });
 
-    it('a refused start claims no key: sent again once it can start, it starts the turn', async () => {
+    it('a refused start claims no key: sent again once it can start, it starts the turn', async ({ store }) => {
       const { thread, turn } = await runningTurn(store);
       const keyed = startInput({ threadId: thread.id, idempotencyKey: 'key-1', turnId: 'turn-keyed' });
       expect(await store.startTurn(keyed)).toEqual({ ok: false, code: 'THREAD_BUSY' });
@@ -113,7 +111,9 @@ export function registerIdempotencySpec(harness: StoreHarness): void {
       expect(await store.deleteIdempotencyKeys(at(10_000), 10)).toBe(1);
     });
 
-    it('deleteIdempotencyKeys deletes at most `limit` keys claimed before `before`; a deleted key starts anew', async () => {
+    it('deleteIdempotencyKeys deletes at most `limit` keys claimed before `before`; a deleted key starts anew', async ({
+      store,
+    }) => {
       const first = await runningTurn(store, { idempotencyKey: 'key-1', now: at(10) });
       await runningTurn(store, { idempotencyKey: 'key-2', now: at(20) });
       await runningTurn(store, { idempotencyKey: 'key-3', now: at(30) });

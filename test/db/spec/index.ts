@@ -1,6 +1,7 @@
 // The Store contract (src/domain/store.ts) as one suite that any implementation runs, after LangGraph JS's
 // libs/checkpoint-validation: a backend's test file calls describeStore with a factory that opens a fresh, migrated,
-// empty database per test, and each file here registers the cases of one of the Store's roles against it.
+// empty database per test, and each file here registers the cases of one of the Store's roles, written with the test
+// functions storeSpec builds on it (./harness.ts).
 import { describe } from 'vitest';
 import { registerAgentsSpec } from './agents.js';
 import { registerApproversSpec } from './approvers.js';
@@ -9,7 +10,7 @@ import { registerConcurrencySpec } from './concurrency.js';
 import { registerEscalationSpec } from './escalation.js';
 import { registerGatewaySpec } from './gateway.js';
 import { registerGrantsSpec } from './grants.js';
-import { installStoreHarness, type StoreFactory } from './harness.js';
+import { storeSpec, type StoreFactory } from './harness.js';
 import { registerIdempotencySpec } from './idempotency.js';
 import { registerLifecycleSpec } from './lifecycle.js';
 import { registerMaintenanceSpec } from './maintenance.js';
@@ -21,19 +22,19 @@ export type { StoreFactory, StoreOptions, StoreUnderTest } from './harness.js';
 
 export function describeStore(factory: StoreFactory): void {
   describe(`Store contract: ${factory.name}`, () => {
-    const harness = installStoreHarness(factory);
-    registerAgentsSpec(harness);
-    registerTurnLogSpec(harness);
-    registerIdempotencySpec(harness);
-    registerReadsSpec(harness);
-    registerAnswersSpec(harness);
-    registerMaintenanceSpec(harness);
-    registerLifecycleSpec(harness);
-    registerGrantsSpec(harness);
-    registerConcurrencySpec(harness);
-    registerWebhooksSpec(harness);
-    registerGatewaySpec(harness);
-    registerApproversSpec(harness);
-    registerEscalationSpec(harness);
+    const spec = storeSpec(factory);
+    registerAgentsSpec(spec);
+    registerTurnLogSpec(spec);
+    registerIdempotencySpec(spec);
+    registerReadsSpec(spec);
+    registerAnswersSpec(spec);
+    registerMaintenanceSpec(spec);
+    registerLifecycleSpec(spec);
+    registerGrantsSpec(spec);
+    registerConcurrencySpec(spec);
+    registerWebhooksSpec(spec);
+    registerGatewaySpec(spec);
+    registerApproversSpec(spec);
+    registerEscalationSpec(spec);
   });
 }

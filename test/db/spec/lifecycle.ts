@@ -1,33 +1,24 @@
 // Lifecycle: ping and flush on an open store, ping failing once it is closed, and second() as another process's view
 // of the same database, which the concurrency and webhook cases rely on.
-import { beforeEach, describe, expect, it } from 'vitest';
-import type { Store } from '../../../src/domain/store.js';
+import { describe, expect } from 'vitest';
 import { at, AGENT, lease, agentConfig, runningTurn } from './fixtures.js';
-import type { StoreHarness } from './harness.js';
+import type { StoreSpec } from './harness.js';
 
-export function registerLifecycleSpec(harness: StoreHarness): void {
-  const { second, close, seedAgents } = harness;
-
+export function registerLifecycleSpec({ it, itEmpty }: StoreSpec): void {
   describe('health and durability', () => {
-    let store: Store;
-    beforeEach(() => {
-      store = harness.store;
-    });
-
-    it('ping() is null on a migrated database; flush() resolves', async () => {
+    itEmpty('ping() is null on a migrated database; flush() resolves', async ({ store }) => {
       expect(await store.ping()).toBeNull();
       await store.syncAgent(agentConfig(AGENT), at(0));
       await expect(store.flush()).resolves.toBeUndefined();
       await expect(store.flush()).resolves.toBeUndefined();
     });
 
-    it('ping() throws once the store is closed', async () => {
+    itEmpty('ping() throws once the store is closed', async ({ store, close }) => {
       await close(store);
       await expect(store.ping()).rejects.toThrow();
     });
 
-    it("second() is another view of the same database: each reads the other's commits", async () => {
-      await seedAgents();
+    it("second() is another view of the same database: each reads the other's commits", async ({ store, second }) => {
       const other = await second();
       expect(await other.ping()).toBeNull();
       const { turn } = await runningTurn(store, { lease: lease('host:1:a') });

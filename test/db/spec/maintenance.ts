@@ -1,9 +1,8 @@
 // Turn maintenance: the sweeper expiring due PAUSED turns in batches, retention of expired elicitations, and the
 // leases by which a process holds its RUNNING turns (renew, hold) and another process recovers them (claimTurn).
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { toolText } from '../../../src/domain/gate/messages.js';
 import type { ElicitationAnswer, ElicitationApproval } from '../../../src/domain/records.js';
-import type { Store } from '../../../src/domain/store.js';
 import {
   at,
   ANN,
@@ -19,19 +18,13 @@ import {
   sorted,
   statusesOf,
 } from './fixtures.js';
-import type { StoreHarness } from './harness.js';
+import type { StoreSpec } from './harness.js';
 
-export function registerMaintenanceSpec(harness: StoreHarness): void {
-  const { seedAgents } = harness;
-
+export function registerMaintenanceSpec({ it }: StoreSpec): void {
   describe('expiry and retention', () => {
-    let store: Store;
-    beforeEach(() => {
-      store = harness.store;
-    });
-    beforeEach(seedAgents);
-
-    it('expireDueTurns expires the PAUSED turns due at `now`, closing their elicitations and answering their calls', async () => {
+    it('expireDueTurns expires the PAUSED turns due at `now`, closing their elicitations and answering their calls', async ({
+      store,
+    }) => {
       const due = [
         await pausedTurn(store, { expiresAt: at(10), elicitations: 2, mixed: true }),
         await pausedTurn(store, { expiresAt: at(30) }),
@@ -72,7 +65,7 @@ export function registerMaintenanceSpec(harness: StoreHarness): void {
       expect(ids(await store.expireDueTurns(at(31), 10))).toEqual([later.turn.id]);
     });
 
-    it('expireDueTurns expires at most `limit` turns per call; the next calls take the rest', async () => {
+    it('expireDueTurns expires at most `limit` turns per call; the next calls take the rest', async ({ store }) => {
       const due: string[] = [];
       for (let i = 0; i < 5; i++) due.push((await pausedTurn(store, { expiresAt: at(10 + i) })).turn.id);
       const first = await store.expireDueTurns(at(100), 2);
@@ -84,7 +77,10 @@ export function registerMaintenanceSpec(harness: StoreHarness): void {
       for (const turnId of due) expect(await toolAnswers(store, turnId)).toHaveLength(1);
     });
 
-    it("deleteExpiredElicitations deletes an expired request's approvers' answers and role rows with it", async () => {
+    it("deleteExpiredElicitations deletes an expired request's approvers' answers and role rows with it", async ({
+      store,
+      sql,
+    }) => {
       const policy: ElicitationApproval = { roles: ['reviewer'], required: 2, requester: 'ALSO', escalation: null };
       const expiring = await pausedTurn(store, { approval: policy, expiresAt: at(60) });
       const waiting = await pausedTurn(store, { approval: policy, expiresAt: at(10_000) });
@@ -93,10 +89,10 @@ export function registerMaintenanceSpec(harness: StoreHarness): void {
       await approverAnswer(store, kept, 'rita', ACCEPT, { now: at(10) });
       expect(await store.expireDueTurns(at(60), 10)).toHaveLength(1);
       // Expiry stops offering it to its roles; a role row an earlier version left with it goes with it all the same.
-      await harness.sql(`INSERT INTO elicitation_approver_roles (elicitation_id, role, from_time)
+      await sql(`INSERT INTO elicitation_approver_roles (elicitation_id, role, from_time)
         VALUES ('${gone}', 'reviewer', '${at(0)}')`);
       const rolesOf = async (id: string) =>
-        (await harness.sql(`SELECT role FROM elicitation_approver_roles WHERE elicitation_id = '${id}'`)).map(
+        (await sql(`SELECT role FROM elicitation_approver_roles WHERE elicitation_id = '${id}'`)).map(
           (row) => row.role,
         );
       expect(await store.listApproverAnswers([gone])).toHaveLength(1);
@@ -110,7 +106,9 @@ export function registerMaintenanceSpec(harness: StoreHarness): void {
       expect(await rolesOf(kept)).toEqual(['reviewer']);
     });
 
-    it('deleteExpiredElicitations deletes at most `limit` EXPIRED ones that expired before `before`, nothing else', async () => {
+    it('deleteExpiredElicitations deletes at most `limit` EXPIRED ones that expired before `before`, nothing else', async ({
+      store,
+    }) => {
       const expiring = [
         await pausedTurn(store, { expiresAt: at(10) }),
         await pausedTurn(store, { expiresAt: at(20) }),
@@ -137,13 +135,7 @@ export function registerMaintenanceSpec(harness: StoreHarness): void {
   });
 
   describe('leases', () => {
-    let store: Store;
-    beforeEach(() => {
-      store = harness.store;
-    });
-    beforeEach(seedAgents);
-
-    it('listRunningTurns and listRunningLeases read the RUNNING turns only, with their leases', async () => {
+    it('listRunningTurns and listRunningLeases read the RUNNING turns only, with their leases', async ({ store }) => {
       const held = await runningTurn(store, { lease: lease('host:1:a', at(30)) });
       const unheld = await runningTurn(store);
       await pausedTurn(store, { lease: lease('host:1:a') });
@@ -162,7 +154,9 @@ export function registerMaintenanceSpec(harness: StoreHarness): void {
       );
     });
 
-    it('claimTurn is compare-and-swap on the holder: the expected one gets the turn and a recovery, another gets null', async () => {
+    it('claimTurn is compare-and-swap on the holder: the expected one gets the turn and a recovery, another gets null', async ({
+      store,
+    }) => {
       const { turn } = await runningTurn(store, { lease: lease('host:1:dead', at(30)) });
       expect(await store.claimTurn(turn.id, 'host:9:wrong', lease('host:2:b'), at(40))).toBeNull();
       expect(await store.claimTurn(turn.id, null, lease('host:2:b'), at(40))).toBeNull();
@@ -183,7 +177,9 @@ export function registerMaintenanceSpec(harness: StoreHarness): void {
       ]);
     });
 
-    it('claimTurn takes a turn without a lease with expectedOwner null; a turn not RUNNING or unknown is nobody’s', async () => {
+    it('claimTurn takes a turn without a lease with expectedOwner null; a turn not RUNNING or unknown is nobody’s', async ({
+      store,
+    }) => {
       const { turn } = await runningTurn(store);
       expect(await store.claimTurn(turn.id, null, lease('host:2:b'), at(5))).toMatchObject({ recoveries: 1 });
       expect(await store.holdsLease(turn.id, 'host:2:b')).toBe(true);
@@ -194,7 +190,7 @@ export function registerMaintenanceSpec(harness: StoreHarness): void {
       expect(await store.claimTurn('turn-none', null, lease('host:2:b'), at(5))).toBeNull();
     });
 
-    it("renewLeases extends every RUNNING turn's lease the owner holds, and counts them", async () => {
+    it("renewLeases extends every RUNNING turn's lease the owner holds, and counts them", async ({ store }) => {
       const mine = [
         await runningTurn(store, { lease: lease('host:1:a', at(30)) }),
         await runningTurn(store, { lease: lease('host:1:a', at(30)) }),
@@ -208,7 +204,7 @@ export function registerMaintenanceSpec(harness: StoreHarness): void {
       expect(leases.get(theirs.turn.id)).toMatchObject({ owner: 'host:2:b', expiresAt: at(30) });
     });
 
-    it('holdsLease: true for the holder of a RUNNING turn only', async () => {
+    it('holdsLease: true for the holder of a RUNNING turn only', async ({ store }) => {
       const { turn } = await runningTurn(store, { lease: lease('host:1:a') });
       expect(await store.holdsLease(turn.id, 'host:1:a')).toBe(true);
       expect(await store.holdsLease(turn.id, 'host:2:b')).toBe(false);

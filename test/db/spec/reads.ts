@@ -1,6 +1,6 @@
 // Reads: threads, turns, messages and elicitations, scoped to their owner, in a stable order and paged, and the
 // batched reads the API's loaders make for many parents at once (each parent's rows in the order a single read gives).
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { ElicitationStatus, ThreadRecord } from '../../../src/domain/records.js';
 import type { Store } from '../../../src/domain/store.js';
 import {
@@ -20,19 +20,11 @@ import {
   ids,
   sorted,
 } from './fixtures.js';
-import type { StoreHarness } from './harness.js';
+import type { StoreSpec } from './harness.js';
 
-export function registerReadsSpec(harness: StoreHarness): void {
-  const { seedAgents } = harness;
-
+export function registerReadsSpec({ it }: StoreSpec): void {
   describe('reading threads, turns and messages', () => {
-    let store: Store;
-    beforeEach(() => {
-      store = harness.store;
-    });
-    beforeEach(seedAgents);
-
-    it("reads are scoped to the owner: another owner's thread, turn and elicitation read null", async () => {
+    it("reads are scoped to the owner: another owner's thread, turn and elicitation read null", async ({ store }) => {
       const paused = await pausedTurn(store);
       const elicitation = paused.elicitations[0]!;
       expect(await store.getThread(paused.thread.id, ANN)).toEqual(paused.thread);
@@ -47,7 +39,9 @@ export function registerReadsSpec(harness: StoreHarness): void {
       expect(await store.getElicitation('elc-none', ANN)).toBeNull();
     });
 
-    it('listThreads pages the owner’s threads in creation order, with cursors, of one agent or all', async () => {
+    it('listThreads pages the owner’s threads in creation order, with cursors, of one agent or all', async ({
+      store,
+    }) => {
       const threads: ThreadRecord[] = [];
       for (let i = 0; i < 5; i++) {
         const agentId = i === 1 || i === 3 ? SIDE_AGENT : AGENT;
@@ -89,7 +83,7 @@ export function registerReadsSpec(harness: StoreHarness): void {
       });
     });
 
-    it('listTurns lists a thread’s turns oldest first, with their state', async () => {
+    it('listTurns lists a thread’s turns oldest first, with their state', async ({ store }) => {
       const first = await runningTurn(store, { now: at(0) });
       await store.unleasedTurnWriter(first.turn.id).finishTurn({ status: 'FAILED', error: 'model down', now: at(1) });
       const second = await runningTurn(store, { threadId: first.thread.id, now: at(2) });
@@ -106,7 +100,9 @@ export function registerReadsSpec(harness: StoreHarness): void {
       expect(await store.listTurns('thread-none')).toEqual([]);
     });
 
-    it('messages read back in the order written, per thread and per turn, tool calls and ids intact', async () => {
+    it('messages read back in the order written, per thread and per turn, tool calls and ids intact', async ({
+      store,
+    }) => {
       const { thread, turn } = await runningTurn(store, { now: at(0) });
       const calls = [
         toolCall('edit_note', { id: 'n1', patch: { title: 'Größe ✓', tags: ['a', 'b'], pinned: true, n: 1.5 } }),
@@ -162,13 +158,9 @@ export function registerReadsSpec(harness: StoreHarness): void {
   });
 
   describe('reading elicitations', () => {
-    let store: Store;
-    beforeEach(() => {
-      store = harness.store;
-    });
-    beforeEach(seedAgents);
-
-    it('listPendingElicitations: the owner’s PENDING ones not yet expired, oldest first, filtered, counted and paged', async () => {
+    it('listPendingElicitations: the owner’s PENDING ones not yet expired, oldest first, filtered, counted and paged', async ({
+      store,
+    }) => {
       const main = await pausedTurn(store, { elicitations: 2, now: at(0) }); // e1, e2
       const side = await pausedTurn(store, { agentId: SIDE_AGENT, now: at(1) }); // e3
       const soon = await pausedTurn(store, { expiresAt: at(100), now: at(2) }); // e4: expired from at(100)
@@ -211,7 +203,9 @@ export function registerReadsSpec(harness: StoreHarness): void {
       expect(exact).toMatchObject({ hasNextPage: false, totalCount: 3 });
     });
 
-    it('countPendingElicitations counts every owner’s PENDING elicitations not yet expired at `now`', async () => {
+    it('countPendingElicitations counts every owner’s PENDING elicitations not yet expired at `now`', async ({
+      store,
+    }) => {
       expect(await store.countPendingElicitations(at(0))).toBe(0);
       await pausedTurn(store, { elicitations: 2 });
       await pausedTurn(store, { ownerId: BOB, expiresAt: at(100) });
@@ -221,7 +215,9 @@ export function registerReadsSpec(harness: StoreHarness): void {
       expect(await store.countPendingElicitations(at(100))).toBe(2);
     });
 
-    it('listElicitations: every status, oldest first, statuses as read at `now` (PENDING past expiry is EXPIRED)', async () => {
+    it('listElicitations: every status, oldest first, statuses as read at `now` (PENDING past expiry is EXPIRED)', async ({
+      store,
+    }) => {
       const partly = await pausedTurn(store, { elicitations: 2 }); // e1 ACCEPTED, e2 PENDING
       await answer(store, partly.elicitations[0]!.id, ACCEPT, { now: at(10) });
       const declined = await pausedTurn(store); // e3 DECLINED
@@ -298,13 +294,7 @@ export function registerReadsSpec(harness: StoreHarness): void {
   });
 
   describe('batched reads (the API loaders)', () => {
-    let store: Store;
-    beforeEach(() => {
-      store = harness.store;
-    });
-    beforeEach(seedAgents);
-
-    it('loads turns and threads of many ids in one call, missing ids left out, any owner', async () => {
+    it('loads turns and threads of many ids in one call, missing ids left out, any owner', async ({ store }) => {
       const a = await pausedTurn(store);
       const b = await runningTurn(store, { ownerId: BOB });
       const turns = await store.loadTurns([a.turn.id, 'turn-missing', b.turn.id]);
@@ -316,7 +306,9 @@ export function registerReadsSpec(harness: StoreHarness): void {
       expect(await store.loadTurns([])).toEqual([]);
     });
 
-    it('lists the messages, turns and elicitations of several parents at once, each in its own order', async () => {
+    it('lists the messages, turns and elicitations of several parents at once, each in its own order', async ({
+      store,
+    }) => {
       const a = await pausedTurn(store, { elicitations: 2 });
       const b = await pausedTurn(store);
       const next = await runningTurn(store, { threadId: b.thread.id, now: at(5) });

@@ -1,7 +1,7 @@
 // The turn log: startTurn (a new or an existing thread, its refusals, superseding a PAUSED turn) and the loop's writes
 // through a TurnWriter (messages, the tool-call journal, pause, finish), leased or not. A pause stores its PendingStep
 // and a resume reads it back: it must come back exactly as given, or a resumed step would run other calls.
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { toolText } from '../../../src/domain/gate/messages.js';
 import type { ElicitationAnswer, PendingStep } from '../../../src/domain/records.js';
 import { LeaseLostError, type Store } from '../../../src/domain/store.js';
@@ -32,19 +32,13 @@ import {
   statusesOf,
   rejection,
 } from './fixtures.js';
-import type { StoreHarness } from './harness.js';
+import type { StoreSpec } from './harness.js';
 
-export function registerTurnLogSpec(harness: StoreHarness): void {
-  const { seedAgents } = harness;
-
+export function registerTurnLogSpec({ it }: StoreSpec): void {
   describe('starting turns', () => {
-    let store: Store;
-    beforeEach(() => {
-      store = harness.store;
-    });
-    beforeEach(seedAgents);
-
-    it('without a thread: a new thread of the owner and agent, a RUNNING turn with its lease, the USER message', async () => {
+    it('without a thread: a new thread of the owner and agent, a RUNNING turn with its lease, the USER message', async ({
+      store,
+    }) => {
       const result = await store.startTurn({
         turnId: 'turn-a',
         newThreadId: 'thread-a',
@@ -86,29 +80,14 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
         },
       });
       expect(await store.listThreadMessages('thread-a')).toEqual([result.ok && result.message]);
-      expect(await store.getThread('thread-a', ANN)).toEqual({
-        id: 'thread-a',
-        agentId: AGENT,
-        ownerId: ANN,
-        createdAt: at(5),
-      });
+      expect(await store.getThread('thread-a', ANN)).toEqual(result.ok && result.thread);
       expect(await store.loadTurn('turn-a')).toEqual(result.ok && result.turn);
-      expect(await store.listThreadMessages('thread-a')).toEqual([
-        {
-          id: expect.any(String),
-          threadId: 'thread-a',
-          turnId: 'turn-a',
-          role: 'USER',
-          text: 'Hello there',
-          toolCalls: [],
-          toolCallId: null,
-          createdAt: at(5),
-        },
-      ]);
       expect(await store.holdsLease('turn-a', 'host:1:a')).toBe(true);
     });
 
-    it('on an existing thread of the owner, once its last turn ended: the same thread, a new RUNNING turn', async () => {
+    it('on an existing thread of the owner, once its last turn ended: the same thread, a new RUNNING turn', async ({
+      store,
+    }) => {
       const first = await runningTurn(store, { now: at(0) });
       await store.unleasedTurnWriter(first.turn.id).finishTurn({ status: 'COMPLETED', text: 'Done.', now: at(1) });
       const next = await runningTurn(store, { threadId: first.thread.id, now: at(2), message: 'And now?' });
@@ -123,7 +102,9 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
       ]);
     });
 
-    it("refuses another owner's thread and an unknown one as NOT_FOUND, another agent's as OTHER_AGENT, writing nothing", async () => {
+    it("refuses another owner's thread and an unknown one as NOT_FOUND, another agent's as OTHER_AGENT, writing nothing", async ({
+      store,
+    }) => {
       const { thread, turn } = await runningTurn(store);
       await store.unleasedTurnWriter(turn.id).finishTurn({ status: 'COMPLETED', now: at(1) });
       const refused = [
@@ -142,7 +123,7 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
       expect((await store.listThreads(BOB, null, 10, null)).items).toEqual([]);
     });
 
-    it('refuses an unknown agent as NOT_FOUND, writing nothing, even on an existing thread', async () => {
+    it('refuses an unknown agent as NOT_FOUND, writing nothing, even on an existing thread', async ({ store }) => {
       const { thread } = await runningTurn(store);
       expect(await store.startTurn(startInput({ agentId: 'agent-none', turnId: 'turn-none' }))).toEqual({
         ok: false,
@@ -157,7 +138,7 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
       expect((await store.listThreads(ANN, null, 10, null)).items).toHaveLength(1);
     });
 
-    it('returns the agent as committed when the turn starts: a gating change before it applies', async () => {
+    it('returns the agent as committed when the turn starts: a gating change before it applies', async ({ store }) => {
       await store.updateAgentGating(
         AGENT,
         { requireToolConfirmation: false, toolConfirmation: { 'demo:x': 'NEVER' } },
@@ -170,7 +151,7 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
       });
     });
 
-    it('refuses a thread whose turn is RUNNING with THREAD_BUSY, writing nothing', async () => {
+    it('refuses a thread whose turn is RUNNING with THREAD_BUSY, writing nothing', async ({ store }) => {
       const { thread, turn } = await runningTurn(store, { lease: lease('host:1:a') });
       const before = await stateOf(store, turn.id);
       const result = await store.startTurn(startInput({ threadId: thread.id, turnId: 'turn-late' }));
@@ -180,7 +161,9 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
       expect(await store.listThreadMessages(thread.id)).toHaveLength(1);
     });
 
-    it('supersedes a PAUSED turn: CANCELLED, its elicitations closed, one synthetic TOOL message per call, before the new USER message', async () => {
+    it('supersedes a PAUSED turn: CANCELLED, its elicitations closed, one synthetic TOOL message per call, before the new USER message', async ({
+      store,
+    }) => {
       const paused = await pausedTurn(store, { elicitations: 2, mixed: true, now: at(0) });
       const result = await store.startTurn(
         startInput({ threadId: paused.thread.id, now: at(20), message: 'Never mind.', turnId: 'turn-new' }),
@@ -217,7 +200,9 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
       ]);
     });
 
-    it('supersedes a PAUSED turn past its expiry as EXPIRED, with the expired texts, keeping answers given', async () => {
+    it('supersedes a PAUSED turn past its expiry as EXPIRED, with the expired texts, keeping answers given', async ({
+      store,
+    }) => {
       const paused = await pausedTurn(store, { elicitations: 2, expiresAt: at(60) });
       const [first, second] = paused.elicitations;
       const declined: ElicitationAnswer = { action: 'DECLINE', content: { instructions: 'use a copy' } };
@@ -236,13 +221,9 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
   });
 
   describe("the loop's writes", () => {
-    let store: Store;
-    beforeEach(() => {
-      store = harness.store;
-    });
-    beforeEach(seedAgents);
-
-    it('appendAssistantMessage sets the iteration count with the message, or leaves it when not given', async () => {
+    it('appendAssistantMessage sets the iteration count with the message, or leaves it when not given', async ({
+      store,
+    }) => {
       const { turn } = await runningTurn(store);
       await store
         .unleasedTurnWriter(turn.id)
@@ -254,7 +235,9 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
       expect(await store.loadTurn(turn.id)).toMatchObject({ iterations: 4, updatedAt: at(3) });
     });
 
-    it('markToolStarted is true once per call, then false; finishTool appends its TOOL message and journals it finished', async () => {
+    it('markToolStarted is true once per call, then false; finishTool appends its TOOL message and journals it finished', async ({
+      store,
+    }) => {
       const { turn } = await runningTurn(store);
       const [a, b] = [toolCall('edit_note'), toolCall('read_graph')];
       await store
@@ -273,7 +256,9 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
       expect(await store.listUnfinishedToolCalls('turn-none')).toEqual([]);
     });
 
-    it('a call gets one TOOL message: a second one for the same call is dropped, whichever write brings it', async () => {
+    it('a call gets one TOOL message: a second one for the same call is dropped, whichever write brings it', async ({
+      store,
+    }) => {
       const { turn } = await runningTurn(store);
       const [a, b] = [toolCall('edit_note'), toolCall('read_graph')];
       await store
@@ -299,7 +284,7 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
       expect(await store.listUnfinishedToolCalls(turn.id)).toEqual([]);
     });
 
-    it('the same tool call id in two turns is two calls: each gets its TOOL message', async () => {
+    it('the same tool call id in two turns is two calls: each gets its TOOL message', async ({ store }) => {
       const first = await runningTurn(store, { now: at(0) });
       const second = await runningTurn(store, { now: at(0) });
       for (const { turn } of [first, second]) {
@@ -314,7 +299,9 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
       expect(await toolAnswers(store, second.turn.id)).toEqual([['call_0', `for ${second.turn.id}`]]);
     });
 
-    it("pauseTurn with the step's answer appends it and sets the iteration count in the same commit", async () => {
+    it("pauseTurn with the step's answer appends it and sets the iteration count in the same commit", async ({
+      store,
+    }) => {
       const { turn, thread } = await runningTurn(store, { now: at(0) });
       const call = toolCall('edit_note', { id: 'n1' });
       const step = askingStep(call, 'elc-1');
@@ -338,7 +325,9 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
       expect(await store.listTurnMessages(turn.id)).toEqual(messages);
     });
 
-    it('pauseTurn stores the step, text and expiry with PENDING elicitations, and returns both as stored', async () => {
+    it('pauseTurn stores the step, text and expiry with PENDING elicitations, and returns both as stored', async ({
+      store,
+    }) => {
       const { turn, thread } = await runningTurn(store, { now: at(0) });
       const call = toolCall('edit_note', { id: 'n1' });
       const step = askingStep(call, 'elc-1');
@@ -385,18 +374,18 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
       expect(await store.listRunningTurns()).toEqual([]);
     });
 
-    it('listTurnElicitations lists a turn’s elicitations in the order created, and only its own', async () => {
+    it('listTurnElicitations lists a turn’s elicitations in the order created, and only its own', async ({ store }) => {
       const paused = await pausedTurn(store, { elicitations: 3 });
       await pausedTurn(store, { elicitations: 1 });
       expect(ids(await store.listTurnElicitations(paused.turn.id))).toEqual(ids(paused.elicitations));
       expect(await store.listTurnElicitations('turn-none')).toEqual([]);
     });
 
-    it.each([
+    it.for([
       ['COMPLETED', { text: 'All done.' }, { text: 'All done.', error: null }],
       ['FAILED', { error: 'The model failed.' }, { text: null, error: 'The model failed.' }],
       ['CANCELLED', {}, { text: null, error: null }],
-    ] as const)('finishTurn ends a RUNNING turn %s with its fields', async (status, fields, expected) => {
+    ] as const)('finishTurn ends a RUNNING turn %s with its fields', async ([status, fields, expected], { store }) => {
       const { turn } = await runningTurn(store, { lease: lease('host:1:a') });
       const finished = await store.unleasedTurnWriter(turn.id).finishTurn({ status, ...fields, now: at(7) });
       expect(finished).toEqual({ ...turn, status, ...expected, step: null, expiresAt: null, updatedAt: at(7) });
@@ -405,7 +394,9 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
       expect(await store.holdsLease(turn.id, 'host:1:a')).toBe(false);
     });
 
-    it('finishTurn with the final answer: the ASSISTANT message and the iteration count commit with the end', async () => {
+    it('finishTurn with the final answer: the ASSISTANT message and the iteration count commit with the end', async ({
+      store,
+    }) => {
       const { turn, thread } = await runningTurn(store, { lease: lease('host:1:a') });
       const finished = await store.turnWriter({ turnId: turn.id, lease: { owner: 'host:1:a' } }).finishTurn({
         status: 'COMPLETED',
@@ -507,7 +498,7 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
       ];
 
       /** A RUNNING turn held by host:1:a, with one call journaled as started (for finishTool). */
-      async function heldTurn(): Promise<string> {
+      async function heldTurn(store: Store): Promise<string> {
         const { turn } = await runningTurn(store, { lease: lease('host:1:a') });
         await store
           .turnWriter({ turnId: turn.id, lease: { owner: 'host:1:a' } })
@@ -515,15 +506,15 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
         return turn.id;
       }
 
-      it.each(writes)('%s by the holder is written', async (_name, write) => {
-        const turnId = await heldTurn();
+      it.for(writes)('%s by the holder is written', async ([, write], { store }) => {
+        const turnId = await heldTurn(store);
         const before = await stateOf(store, turnId);
         await write(store, turnId, 'host:1:a');
         expect(await stateOf(store, turnId)).not.toEqual(before);
       });
 
-      it.each(writes)('%s by a process whose lease was taken over', async (_name, write) => {
-        const turnId = await heldTurn();
+      it.for(writes)('%s by a process whose lease was taken over', async ([, write], { store }) => {
+        const turnId = await heldTurn(store);
         expect(await store.claimTurn(turnId, 'host:1:a', lease('host:2:b'), at(5))).not.toBeNull();
         const before = await stateOf(store, turnId);
         const error = await rejection(write(store, turnId, 'host:1:a'));
@@ -532,14 +523,14 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
         expect(await stateOf(store, turnId)).toEqual(before);
       });
 
-      it.each(writes)('%s to a turn that has no lease', async (_name, write) => {
+      it.for(writes)('%s to a turn that has no lease', async ([, write], { store }) => {
         const { turn } = await runningTurn(store);
         const before = await stateOf(store, turn.id);
         expect(await rejection(write(store, turn.id, 'host:1:a'))).toBeInstanceOf(LeaseLostError);
         expect(await stateOf(store, turn.id)).toEqual(before);
       });
 
-      it.each(writes)('%s to a turn that is no longer RUNNING (paused)', async (_name, write) => {
+      it.for(writes)('%s to a turn that is no longer RUNNING (paused)', async ([, write], { store }) => {
         const paused = await pausedTurn(store, { lease: lease('host:1:a') });
         const before = await stateOf(store, paused.turn.id);
         expect(await rejection(write(store, paused.turn.id, 'host:1:a'))).toBeInstanceOf(LeaseLostError);
@@ -549,13 +540,7 @@ export function registerTurnLogSpec(harness: StoreHarness): void {
   });
 
   describe('the PendingStep', () => {
-    let store: Store;
-    beforeEach(() => {
-      store = harness.store;
-    });
-    beforeEach(seedAgents);
-
-    it('reads back equal to the step given to pauseTurn, every outcome and argument intact', async () => {
+    it('reads back equal to the step given to pauseTurn, every outcome and argument intact', async ({ store }) => {
       const { turn } = await runningTurn(store);
       const calls = {
         run: toolCall('read_graph', { depth: 2, filter: null, names: ['a', 'b'], nested: { deep: { ok: true } } }),

@@ -1,7 +1,7 @@
 // Webhooks, the outbox: a change writes its events' rows in its own commit, for the endpoints subscribed to them, and
 // a refused or unhooked write writes none; deliveries are claimed, retried, recorded and taken over per process, and
 // retention deletes the delivered ones.
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect } from 'vitest';
 import type { ElicitationAnswer } from '../../../src/domain/records.js';
 import { LeaseLostError, type Store } from '../../../src/domain/store.js';
 import {
@@ -28,18 +28,10 @@ import {
   sorted,
   rejection,
 } from './fixtures.js';
-import type { StoreHarness } from './harness.js';
+import type { StoreContext, StoreSpec } from './harness.js';
 
-export function registerWebhooksSpec(harness: StoreHarness): void {
-  const { second, seedAgents } = harness;
-
+export function registerWebhooksSpec({ it }: StoreSpec): void {
   describe('webhooks: the outbox', () => {
-    let store: Store;
-    beforeEach(() => {
-      store = harness.store;
-    });
-    beforeEach(seedAgents);
-
     const EVERYTHING = 'http://127.0.0.1:9/everything';
     const TURNS = 'http://127.0.0.1:9/turns';
     const subscriptions: WebhookSubscription[] = [
@@ -53,7 +45,7 @@ export function registerWebhooksSpec(harness: StoreHarness): void {
     let announced = 0;
 
     /** A store on the same database that writes the events of `subscriptions`. */
-    async function hooked(): Promise<Store> {
+    async function hooked(second: StoreContext['second']): Promise<Store> {
       return second({
         webhooks: {
           subscriptions,
@@ -74,8 +66,11 @@ export function registerWebhooksSpec(harness: StoreHarness): void {
     const events = (list: WebhookDeliveryRecord[]) => list.map((d) => [d.endpoint, d.eventType]);
     const dataOf = (d: WebhookDeliveryRecord) => d.payload.data as Record<string, unknown>;
 
-    it('retention: deleteDeliveredWebhooks deletes at most `limit` DELIVERED rows finished before `before`; PENDING and FAILED stay', async () => {
-      const s = await hooked();
+    it('retention: deleteDeliveredWebhooks deletes at most `limit` DELIVERED rows finished before `before`; PENDING and FAILED stay', async ({
+      store,
+      second,
+    }) => {
+      const s = await hooked(second);
       const done = await runningTurn(s);
       await s.unleasedTurnWriter(done.turn.id).finishTurn({ status: 'COMPLETED', text: 'ok', now: at(0) }); // turn.completed to both endpoints
       const other = await runningTurn(s);
@@ -106,7 +101,7 @@ export function registerWebhooksSpec(harness: StoreHarness): void {
       expect(left.find((d) => d.id === pending!.id)).toMatchObject({ status: 'PENDING' });
     });
 
-    it('a store opened without webhooks writes no outbox row on any path', async () => {
+    it('a store opened without webhooks writes no outbox row on any path', async ({ store }) => {
       const paused = await pausedTurn(store, { elicitations: 2 });
       await answer(store, paused.elicitations[0]!.id, ACCEPT);
       await answer(store, paused.elicitations[1]!.id, CANCEL);
@@ -118,8 +113,11 @@ export function registerWebhooksSpec(harness: StoreHarness): void {
       expect(await store.listWebhookDeliveries({}, 10, null)).toMatchObject({ totalCount: 0, hasNextPage: false });
     });
 
-    it('a pause writes elicitation.requested per request, for the endpoints subscribed to it, with the change', async () => {
-      const s = await hooked();
+    it('a pause writes elicitation.requested per request, for the endpoints subscribed to it, with the change', async ({
+      store,
+      second,
+    }) => {
+      const s = await hooked(second);
       const paused = await pausedTurn(s, { elicitations: 2, lease: lease('host:1:a') });
       const written = await deliveries(store);
       expect(events(written)).toEqual([
@@ -168,8 +166,11 @@ export function registerWebhooksSpec(harness: StoreHarness): void {
       });
     });
 
-    it('answers write elicitation.resolved (ANSWERED); the turn ending writes turn.completed or turn.failed', async () => {
-      const s = await hooked();
+    it('answers write elicitation.resolved (ANSWERED); the turn ending writes turn.completed or turn.failed', async ({
+      store,
+      second,
+    }) => {
+      const s = await hooked(second);
       const paused = await pausedTurn(s, { elicitations: 2 });
       const declined: ElicitationAnswer = { action: 'DECLINE', content: { instructions: 'not that one' } };
       await answer(s, paused.elicitations[0]!.id, declined, { now: at(10) });
@@ -228,8 +229,11 @@ export function registerWebhooksSpec(harness: StoreHarness): void {
       });
     });
 
-    it('CANCEL: the answered request is resolved ANSWERED, the others of its step resolved TURN_CANCELLED', async () => {
-      const s = await hooked();
+    it('CANCEL: the answered request is resolved ANSWERED, the others of its step resolved TURN_CANCELLED', async ({
+      store,
+      second,
+    }) => {
+      const s = await hooked(second);
       const paused = await pausedTurn(s, { elicitations: 3 });
       await answer(s, paused.elicitations[0]!.id, ACCEPT, { now: at(5) });
       await answer(s, paused.elicitations[1]!.id, CANCEL, { now: at(6) });
@@ -247,8 +251,11 @@ export function registerWebhooksSpec(harness: StoreHarness): void {
       expect(await deliveries(store)).toHaveLength(6);
     });
 
-    it('expiry writes elicitation.expired per request that expired: the sweeper, a late answer, a late new message', async () => {
-      const s = await hooked();
+    it('expiry writes elicitation.expired per request that expired: the sweeper, a late answer, a late new message', async ({
+      store,
+      second,
+    }) => {
+      const s = await hooked(second);
       const swept = await pausedTurn(s, { elicitations: 2, expiresAt: at(20) });
       await answer(s, swept.elicitations[0]!.id, DECLINE, { now: at(10) });
       const lateAnswer = await pausedTurn(s, { expiresAt: at(20) });
@@ -277,8 +284,8 @@ export function registerWebhooksSpec(harness: StoreHarness): void {
       expect(dataOf(closed[0]!)).toMatchObject({ answer: null, resolvedAt: at(21) });
     });
 
-    it('a loop write refused for a lost lease writes no outbox row', async () => {
-      const s = await hooked();
+    it('a loop write refused for a lost lease writes no outbox row', async ({ store, second }) => {
+      const s = await hooked(second);
       const { turn } = await runningTurn(s, { lease: lease('host:1:a') });
       expect(await s.claimTurn(turn.id, 'host:1:a', lease('host:2:b'), at(5))).not.toBeNull();
       const call = { ...toolCall('edit_note'), id: 'call-z' };
@@ -309,8 +316,11 @@ export function registerWebhooksSpec(harness: StoreHarness): void {
       }
     }
 
-    it("claims: due deliveries of the claimer's endpoints, oldest first, up to the limit; not one held by a live claim", async () => {
-      const s = await hooked();
+    it("claims: due deliveries of the claimer's endpoints, oldest first, up to the limit; not one held by a live claim", async ({
+      store,
+      second,
+    }) => {
+      const s = await hooked(second);
       await finishedTurns(s, 3);
       const all = await deliveries(store);
       const claimed = await store.claimWebhookDeliveries('host:1:a', [TURNS], at(1), at(61), 2);
@@ -328,8 +338,11 @@ export function registerWebhooksSpec(harness: StoreHarness): void {
       expect(await store.claimWebhookDeliveries('host:1:a', [], at(2), at(62), 10)).toEqual([]);
     });
 
-    it('outcomes: retry (due again later, counted), delivered, failed; released is not counted; only the holder records', async () => {
-      const s = await hooked();
+    it('outcomes: retry (due again later, counted), delivered, failed; released is not counted; only the holder records', async ({
+      store,
+      second,
+    }) => {
+      const s = await hooked(second);
       await finishedTurns(s, 2);
       const [a, b, c, d] = await store.claimWebhookDeliveries('host:1:a', [EVERYTHING, TURNS], at(1), at(61), 10);
       const retry = { kind: 'retry', at: at(30), error: 'HTTP 503', statusCode: 503 } as const;
@@ -390,8 +403,11 @@ export function registerWebhooksSpec(harness: StoreHarness): void {
       expect(page2).toMatchObject({ hasNextPage: false });
     });
 
-    it('a claim that lapsed is taken over by another process; the first one can no longer record', async () => {
-      const s = await hooked();
+    it('a claim that lapsed is taken over by another process; the first one can no longer record', async ({
+      store,
+      second,
+    }) => {
+      const s = await hooked(second);
       await finishedTurns(s, 1);
       const other = await second();
       const [held] = await store.claimWebhookDeliveries('host:1:a', [TURNS], at(1), at(60), 10);
@@ -404,8 +420,11 @@ export function registerWebhooksSpec(harness: StoreHarness): void {
       expect(await other.recordWebhookAttempt(held!.id, 'host:2:b', late, at(62))).toBe(true);
     });
 
-    it('two processes claiming at once never get the same delivery, and together get all of them', async () => {
-      const s = await hooked();
+    it('two processes claiming at once never get the same delivery, and together get all of them', async ({
+      store,
+      second,
+    }) => {
+      const s = await hooked(second);
       await finishedTurns(s, 10);
       const other = await second();
       const endpoints = [EVERYTHING, TURNS];
