@@ -9,6 +9,7 @@ import { isGateway, unranCallResult, type CallResult } from '../domain/gateway.j
 import { idempotencyKeyProblem } from '../domain/idempotency.js';
 import { isCursor } from '../domain/pagination.js';
 import type { NotFound, StartRefusal } from '../domain/refusals.js';
+import { isFinalTurn } from '../domain/expiry.js';
 import type { Agent, ElicitationRecord, JsonObject, TurnRecord } from '../domain/records.js';
 import type { TextProblem } from '../domain/text-problem.js';
 import { toStorableText } from '../domain/text.js';
@@ -57,8 +58,6 @@ export interface GatewayCall {
 }
 
 export type CallToolOutcome = Outcome<{ call: GatewayCall }, CallToolRefusal>;
-
-const STOPPED = new Set<TurnRecord['status']>(['COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED']);
 
 /**
  * Starts the call (or finds the one its key names) and runs it until it stops: a result, or a pause. In the
@@ -246,7 +245,7 @@ async function callOf(app: AppDeps, turn: TurnRecord, pausedWith: ElicitationRec
       pausedWith ?? (await app.store.listTurnElicitations(turn.id)).filter((e) => e.status === 'PENDING');
     return { turn, waitingOn, result: null };
   }
-  if (!STOPPED.has(turn.status)) return { turn, waitingOn: [], result: null };
+  if (!isFinalTurn(turn)) return { turn, waitingOn: [], result: null };
   const messages = await app.store.listTurnMessages(turn.id);
   const callId = messages.find((m) => m.role === 'ASSISTANT' && m.toolCalls.length > 0)?.toolCalls[0]?.id;
   const kept = callId ? await app.store.getToolResult(turn.id, callId) : null;
