@@ -104,15 +104,20 @@ function migratedTemplate(): Promise<string> {
   return template;
 }
 
-/**
- * A new database with toolgate's schema and no rows, as a server leaves an empty one it has just migrated: a copy of
- * the run's template. Its drop is left to the run's teardown unless the test drops it.
- */
-export async function migratedPostgresDatabase(): Promise<TestDatabase> {
+/** A copy of the run's template, by name. */
+async function copyOfTemplate(): Promise<string> {
   const source = await migratedTemplate();
   const name = newName();
   await admin((client) => client.query(`CREATE DATABASE ${name} TEMPLATE ${source}`));
-  return created(name);
+  return name;
+}
+
+/**
+ * A new database with toolgate's schema and no rows, as a server leaves an empty one it has just migrated: a copy of
+ * the run's template, dropped at the run's end.
+ */
+export async function migratedPostgresDatabase(): Promise<TestDatabase> {
+  return created(await copyOfTemplate());
 }
 
 /** The store spec's databases this process has emptied and may hand out again. */
@@ -120,15 +125,10 @@ const spare: string[] = [];
 
 /**
  * A migrated database with no rows, for a test that closes every connection to it before `release()`: then it is
- * emptied (every table of toolgate's, truncated) and handed to the next test of this process.
+ * emptied (every table of toolgate's) and handed to the next test of this process.
  */
 export async function reusablePostgresDatabase(): Promise<{ url: string; release(): Promise<void> }> {
-  const name = spare.pop();
-  if (name === undefined) {
-    const database = await migratedPostgresDatabase();
-    const url = database.url;
-    return { url, release: () => empty(url).then(() => void spare.push(new URL(url).pathname.slice(1))) };
-  }
+  const name = spare.pop() ?? (await copyOfTemplate());
   const url = urlOf(name);
   return { url, release: () => empty(url).then(() => void spare.push(name)) };
 }
