@@ -52,7 +52,7 @@ export interface RouterOptions {
 export interface Access {
   authenticator: Authenticator;
   /** auth.oidc's issuers and audiences (null without, or with an authenticator given), and the server's URL. */
-  identity: Pick<Identity, 'oidc' | 'publicUrl'>;
+  identity: Pick<Identity, 'oidc' | 'publicUrl' | 'watchProviders'>;
   /** No tokens: whoever reaches the server is the admin user `local`, on loopback only (docs/security.md). */
   localMode: boolean;
 }
@@ -74,7 +74,7 @@ export interface Router {
 /** The config's tokens (or the authenticator given), checked before anything opens: a missing env:NAME stops the start. */
 export function accessOf(config: ToolgateConfig, where: string, authenticator?: Authenticator): Access {
   const identity = authenticator
-    ? { authenticator, oidc: null, publicUrl: publicUrlOf(config.server?.publicUrl) }
+    ? { authenticator, oidc: null, publicUrl: publicUrlOf(config.server?.publicUrl), watchProviders: () => {} }
     : createIdentity(config, where);
   return {
     authenticator: identity.authenticator,
@@ -95,6 +95,11 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
   };
 
   const authentication = requestAuthentication(auth, () => metrics?.refusedCredentials());
+  // One line when an identity provider stops answering (requests needing new keys get 503 meanwhile), one when it is back.
+  options.access.identity.watchProviders((issuer, problem) => {
+    if (problem === null) logger.info({ issuer }, 'identity provider answers again');
+    else logger.warn({ issuer, problem }, 'identity provider unreachable');
+  });
   const graphiql = bundledGraphiQL();
   const yoga = createYoga<Record<string, never>, GraphQLContext>({
     schema,

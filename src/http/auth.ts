@@ -91,6 +91,8 @@ export interface Identity {
   oidc: OidcAuthenticator | null;
   /** The URL this server is reached at (server.publicUrl, else where it listens). */
   publicUrl: PublicUrl;
+  /** Tells `listener` when an identity provider stops answering as it should, and when it answers again. */
+  watchProviders(listener: (issuer: string, problem: string | null) => void): void;
 }
 
 /**
@@ -103,11 +105,23 @@ export function createIdentity(
   options: { keyTimings?: KeyTimings } = {},
 ): Identity {
   const publicUrl = publicUrlOf(config.server?.publicUrl);
+  let listener: Parameters<Identity['watchProviders']>[0] = () => {};
+  const watchProviders: Identity['watchProviders'] = (next) => {
+    listener = next;
+  };
   const auth = config.auth;
-  if (!auth) return { authenticator: localAuthenticator, oidc: null, publicUrl };
+  if (!auth) return { authenticator: localAuthenticator, oidc: null, publicUrl, watchProviders };
   const tokens = staticTokens(auth, where);
   const oidc = auth.oidc
-    ? createOidcAuthenticator(auth.oidc, { defaultAudience: publicUrl.get, keyTimings: options.keyTimings }, where)
+    ? createOidcAuthenticator(
+        auth.oidc,
+        {
+          defaultAudience: publicUrl.get,
+          keyTimings: options.keyTimings,
+          onProviderState: (issuer, problem) => listener(issuer, problem),
+        },
+        where,
+      )
     : null;
   const authenticator: Authenticator = {
     authenticate(authorization) {
@@ -118,7 +132,7 @@ export function createIdentity(
       return oidc?.authenticate(token) ?? Promise.resolve(NOT_AUTHENTICATED);
     },
   };
-  return { authenticator, oidc, publicUrl };
+  return { authenticator, oidc, publicUrl, watchProviders };
 }
 
 /** The authenticator for a config: tokens when it has an `auth` section, else the local admin. */

@@ -31,17 +31,39 @@ export interface KeyTimings {
 
 export type KeyResolver = (header: JWSHeaderParameters, token: FlattenedJWSInput) => Promise<CryptoKey>;
 
+/**
+ * Told when the provider stops answering as it should (`problem`: why, in one line, never about a token) and when it
+ * answers again (`problem` null): once per change, not once per request.
+ */
+export type ProviderStateListener = (problem: string | null) => void;
+
 /** The discovery document's URL of an issuer (OpenID Connect Discovery 1.0, section 4). */
 export function discoveryUrl(issuer: string): URL {
   return new URL(`${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`);
 }
 
-export function providerKeys(issuer: string, timings: KeyTimings = {}): KeyResolver {
+export function providerKeys(
+  issuer: string,
+  timings: KeyTimings = {},
+  onState: ProviderStateListener = () => {},
+): KeyResolver {
   const timeoutMs = timings.timeoutMs ?? 5_000;
   const retryAfterMs = timings.retryAfterMs ?? 2_000;
   let remote: ReturnType<typeof createRemoteJWKSet> | undefined;
   let discovering: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
   let failedAt = -Infinity;
+  let failing = false;
+  const failed = (error: unknown) => {
+    failedAt = Date.now();
+    if (failing) return;
+    failing = true;
+    onState(problemOf(error));
+  };
+  const answered = () => {
+    if (!failing) return;
+    failing = false;
+    onState(null);
+  };
 
   const discover = async (): Promise<ReturnType<typeof createRemoteJWKSet>> => {
     let document: { issuer?: unknown; jwks_uri?: unknown };
@@ -58,7 +80,10 @@ export function providerKeys(issuer: string, timings: KeyTimings = {}): KeyResol
       throw new ProviderUnreachable('discovery failed', { cause: error });
     }
     // The document must be the issuer's own (Discovery 1.0, section 4.3): else keys of another issuer would be used.
-    if (document.issuer !== issuer) throw new ProviderUnreachable('the discovery document names another issuer');
+    if (document.issuer !== issuer) {
+      const named = JSON.stringify(document.issuer ?? null).slice(0, 200);
+      throw new ProviderUnreachable(`the discovery document names the issuer ${named}, not this one`);
+    }
     if (typeof document.jwks_uri !== 'string') throw new ProviderUnreachable('the discovery document has no jwks_uri');
     return createRemoteJWKSet(new URL(document.jwks_uri), {
       cooldownDuration: timings.cooldownMs ?? 10_000,
@@ -78,7 +103,7 @@ export function providerKeys(issuer: string, timings: KeyTimings = {}): KeyResol
           return found;
         },
         (error: unknown) => {
-          failedAt = Date.now();
+          failed(error);
           discovering = undefined;
           throw error;
         },
@@ -98,14 +123,30 @@ export function providerKeys(issuer: string, timings: KeyTimings = {}): KeyResol
       return staleKey(last, header, token);
     }
     try {
-      return await set(header, token);
+      const key = await set(header, token);
+      answered();
+      return key;
     } catch (error) {
-      if (!isFetchFailure(error)) throw error;
-      failedAt = Date.now();
-      if (!last) throw new ProviderUnreachable('the key set could not be fetched', { cause: error });
+      if (!isFetchFailure(error)) {
+        answered();
+        throw error;
+      }
+      const unreachable = new ProviderUnreachable('the key set could not be fetched', { cause: error });
+      failed(unreachable);
+      if (!last) throw unreachable;
       return staleKey(last, header, token);
     }
   };
+}
+
+/** Why the provider failed, in one line: our words, then the cause's (a network error's code, a status). */
+function problemOf(error: unknown): string {
+  const causes: string[] = [];
+  for (let at: unknown = error; at instanceof Error && causes.length < 4; at = at.cause) {
+    const code = (at as { code?: unknown }).code;
+    causes.push(typeof code === 'string' && !at.message.includes(code) ? `${at.message} (${code})` : at.message);
+  }
+  return causes.join(': ').replace(/\s+/g, ' ');
 }
 
 /** A key of the set the provider gave last; a key id it does not hold needs the provider, which is down. */

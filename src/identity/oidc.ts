@@ -13,6 +13,8 @@ export interface OidcOptions {
   /** The server's own URL when auth.oidc names no audience: server.publicUrl, else the address it listens on. */
   defaultAudience: () => string | undefined;
   keyTimings?: KeyTimings;
+  /** Told when an issuer stops answering as it should, and when it answers again (a log line each). */
+  onProviderState?: (issuer: string, problem: string | null) => void;
 }
 
 export interface OidcAuthenticator {
@@ -52,7 +54,9 @@ export function createOidcAuthenticator(
       config.issuer,
       {
         config,
-        keys: providerKeys(config.issuer, options.keyTimings),
+        keys: providerKeys(config.issuer, options.keyTimings, (problem) =>
+          options.onProviderState?.(config.issuer, problem),
+        ),
         algorithms: [...(config.algorithms ?? DEFAULT_OIDC_ALGORITHMS)],
       },
     ]),

@@ -11,7 +11,7 @@ import { createIdentity } from '../../src/http/auth.js';
 import { createServer } from '../../src/server.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { connectWs, subscribeWs } from '../support/live.js';
-import { memoryLog, type MemoryLog } from '../support/log.js';
+import { LEVEL, memoryLog, type MemoryLog } from '../support/log.js';
 import { startOidcProvider, type OidcProvider } from '../support/oidc-provider.js';
 
 const SERVICE_TOKEN = 'service-account-4b1d9e2c7a0f';
@@ -296,25 +296,67 @@ describe('auth.oidc while the provider is down', () => {
     expect((await post(h.url, VIEWER, `Bearer ${token}`)).status).toBe(200);
   });
 
-  it('a server that never reached the provider answers 503 until it can, then verifies', async () => {
+  it('a server that never reached the provider answers 503 until it can, then verifies; one log line each way', async () => {
     const token = await provider.accessToken('alice', { resource: 'http://127.0.0.1:1' });
     await provider.stop();
+    const log = memoryLog();
     const fresh = await startHarness({
       config: configWith({ oidc: { issuer: provider.issuer, audience: 'http://127.0.0.1:1' } }),
+      logger: log.logger,
     });
     try {
-      const down = await post(fresh.url, VIEWER, `Bearer ${token}`);
-      expect(down.status).toBe(503);
-      await down.text();
+      for (let i = 0; i < 3; i++) {
+        const down = await post(fresh.url, VIEWER, `Bearer ${token}`);
+        expect(down.status).toBe(503);
+        expect(down.headers.get('retry-after')).toBe('5');
+        await down.text();
+      }
+      expect(log.find('identity provider unreachable')).toEqual([
+        expect.objectContaining({
+          level: LEVEL.warn,
+          issuer: provider.issuer,
+          problem: expect.stringMatching(/^discovery failed: fetch failed: .*ECONNREFUSED/),
+        }),
+      ]);
       await provider.start();
       // Discovery is not retried within two seconds of a failure; then it is.
       await new Promise((resolve) => setTimeout(resolve, 2_100));
       expect(await (await post(fresh.url, VIEWER, `Bearer ${token}`)).json()).toEqual({
         data: { viewer: { id: 'alice', isAdmin: false, roles: ['reviewer'] } },
       });
+      expect(log.find('identity provider answers again')).toEqual([
+        expect.objectContaining({ level: LEVEL.info, issuer: provider.issuer }),
+      ]);
+      for (const part of token.split('.')) expect(log.text()).not.toContain(part);
     } finally {
       await provider.start();
       await fresh.close();
+    }
+  });
+});
+
+describe('auth.oidc: an issuer written otherwise than the provider writes it', () => {
+  it('is 503 for its tokens, and the log says which issuer the discovery document names', async () => {
+    const provider = await startOidcProvider();
+    const log = memoryLog();
+    const h = await startHarness({
+      config: configWith({ oidc: { issuer: `${provider.issuer}/`, audience: 'http://127.0.0.1:6' } }),
+      logger: log.logger,
+    });
+    try {
+      const token = await craft(provider, { iss: `${provider.issuer}/`, aud: 'http://127.0.0.1:6' });
+      const response = await post(h.url, VIEWER, `Bearer ${token}`);
+      expect(response.status).toBe(503);
+      await response.text();
+      expect(log.find('identity provider unreachable')).toEqual([
+        expect.objectContaining({
+          issuer: `${provider.issuer}/`,
+          problem: `the discovery document names the issuer "${provider.issuer}", not this one`,
+        }),
+      ]);
+    } finally {
+      await h.close();
+      await provider.close();
     }
   });
 });
