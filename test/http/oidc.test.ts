@@ -383,6 +383,41 @@ describe('auth.oidc: key rotation and several issuers', () => {
     }
   });
 
+  it('fetches the keys again for unknown kids at most once per cooldown', async () => {
+    const provider = await startOidcProvider();
+    const audience = 'http://127.0.0.1:2';
+    const { authenticator } = createIdentity(configWith({ oidc: { issuer: provider.issuer, audience } }), 'x', {
+      keyTimings: { cooldownMs: 300 },
+    });
+    const jose = await import('jose');
+    const { privateKey } = await jose.generateKeyPair('RS256', { extractable: true });
+    const stranger = { ...(await jose.exportJWK(privateKey)), kid: 'made-up' };
+    const unknownKid = (n: number) => craft(provider, { aud: audience }, { key: { ...stranger, kid: `made-up-${n}` } });
+    try {
+      expect(
+        await authenticator.authenticate(`Bearer ${await provider.accessToken('alice', { resource: audience })}`),
+      ).toMatchObject({ ok: true });
+      expect(provider.requests.get('/jwks')).toBe(1);
+      for (let n = 0; n < 5; n++) {
+        expect(await authenticator.authenticate(`Bearer ${await unknownKid(n)}`)).toEqual({
+          ok: false,
+          status: 401,
+          reason: 'token signing key is unknown',
+        });
+      }
+      // Within the cooldown of the first fetch: no fetch at all.
+      expect(provider.requests.get('/jwks')).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 350));
+      for (let n = 5; n < 10; n++) {
+        expect(await authenticator.authenticate(`Bearer ${await unknownKid(n)}`)).toMatchObject({ ok: false });
+      }
+      // After it: one fetch for five unknown key ids.
+      expect(provider.requests.get('/jwks')).toBe(2);
+    } finally {
+      await provider.close();
+    }
+  });
+
   it('takes tokens of two issuers, each user id with its issuer’s prefix', async () => {
     const [corp, partner] = await Promise.all([startOidcProvider(), startOidcProvider()]);
     const audience = 'http://127.0.0.1:3';

@@ -44,6 +44,8 @@ export interface OidcProvider {
   rotateSigningKey(): Promise<JWK>;
   /** The users; change a user's groups and the next token carries the new ones. */
   users: Record<string, FixtureUser>;
+  /** How many requests each path got (e.g. `/jwks`): to see what a verifier fetched. */
+  requests: Map<string, number>;
   /** The public client every token of `accessToken` is issued to (a first-party client: no consent asked). */
   clientId: string;
   /** A real access token for `user` from the provider's token endpoint (Authorization Code + PKCE). */
@@ -199,7 +201,12 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
       return instance;
     });
   let handler = (await build()).callback();
-  server.on('request', (req, res) => handler(req, res));
+  const requests = new Map<string, number>();
+  server.on('request', (req, res) => {
+    const path = new URL(req.url ?? '/', issuer).pathname;
+    requests.set(path, (requests.get(path) ?? 0) + 1);
+    handler(req, res);
+  });
 
   let open = true;
   const stop = async () => {
@@ -321,6 +328,7 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
       return fixture.privateJwk;
     },
     users,
+    requests,
     clientId: FIXTURE_CLIENT,
     accessToken,
     signIn,
