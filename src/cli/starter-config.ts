@@ -48,6 +48,9 @@ export const STARTER_CONFIG = `// toolgate config. Start the server on it:   TOO
   // Without "auth" there is one admin user, "local", and the server listens on loopback only (HOST=127.0.0.1).
   // With tokens it may listen anywhere; each request sends "Authorization: Bearer <token>".
   // "auth": { "tokens": [{ "token": "env:TOOLGATE_ADMIN_TOKEN", "user": "admin", "admin": true }] },
+  // Or your identity provider's access tokens, roles from its groups (docs/identity.md):
+  // "auth": { "oidc": { "issuer": "https://login.example.com/realms/corp", "adminRoles": ["admin"] } },
+  // "server": { "publicUrl": "https://toolgate.example.com" },
 
   // State: SQLite at ./data/toolgate.db unless TOOLGATE_DB or this says otherwise. Several instances share one
   // PostgreSQL database and one Redis (docs/multi-instance.md):

@@ -5,8 +5,15 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import type { AddressInfo } from 'node:net';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { ToolgateConfig } from '../config/schema.js';
-import type { GraphQLContext } from '../graphql/builder.js';
-import { createAuthenticator, isLoopbackHost, requestAuthentication, type Authenticator } from '../http/auth.js';
+import type { GraphQLContext, Viewer } from '../graphql/builder.js';
+import {
+  createIdentity,
+  isLoopbackHost,
+  requestAuthentication,
+  type Authenticator,
+  type Identity,
+} from '../http/auth.js';
+import { publicUrl as publicUrlOf } from '../identity/public-url.js';
 import { armorPlugins } from '../http/armor.js';
 import { useBodyLimit } from '../http/body-limit.js';
 import { useUrlEncodedParams } from '../http/url-encoded-params.js';
@@ -44,6 +51,8 @@ export interface RouterOptions {
 /** Who may reach the router. */
 export interface Access {
   authenticator: Authenticator;
+  /** auth.oidc's issuers and audiences (null without, or with an authenticator given), and the server's URL. */
+  identity: Pick<Identity, 'oidc' | 'publicUrl' | 'watchProviders'>;
   /** No tokens: whoever reaches the server is the admin user `local`, on loopback only (docs/security.md). */
   localMode: boolean;
 }
@@ -64,8 +73,12 @@ export interface Router {
 
 /** The config's tokens (or the authenticator given), checked before anything opens: a missing env:NAME stops the start. */
 export function accessOf(config: ToolgateConfig, where: string, authenticator?: Authenticator): Access {
+  const identity = authenticator
+    ? { authenticator, oidc: null, publicUrl: publicUrlOf(config.server?.publicUrl), watchProviders: () => {} }
+    : createIdentity(config, where);
   return {
-    authenticator: authenticator ?? createAuthenticator(config, where),
+    authenticator: identity.authenticator,
+    identity,
     localMode: !authenticator && !config.auth,
   };
 }
@@ -82,6 +95,11 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
   };
 
   const authentication = requestAuthentication(auth, () => metrics?.refusedCredentials());
+  // One line when an identity provider stops answering (requests needing new keys get 503 meanwhile), one when it is back.
+  options.access.identity.watchProviders((issuer, problem) => {
+    if (problem === null) logger.info({ issuer }, 'identity provider answers again');
+    else logger.warn({ issuer, problem }, 'identity provider unreachable');
+  });
   const graphiql = bundledGraphiQL();
   const yoga = createYoga<Record<string, never>, GraphQLContext>({
     schema,
@@ -129,11 +147,12 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
     ],
     // Over WebSocket the viewer was authenticated once, at connection_init (src/http/websocket.ts); over HTTP
     // a request without valid credentials, where they are required, is refused with 401 UNAUTHENTICATED.
-    context: (initial): GraphQLContext => ({
-      viewer: webSocketViewer(initial) ?? authentication.viewerOf(initial.request),
-      services,
-      loaders: createLoaders(store),
-    }),
+    // The plugin found the viewer of an HTTP request already, so the context is made at once, without awaiting.
+    context: (initial): GraphQLContext | Promise<GraphQLContext> => {
+      const viewer = webSocketViewer(initial) ?? authentication.viewerOf(initial.request);
+      const contextOf = (found: Viewer): GraphQLContext => ({ viewer: found, services, loaders: createLoaders(store) });
+      return viewer instanceof Promise ? viewer.then(contextOf) : contextOf(viewer);
+    },
   });
 
   // The approval inbox (/inbox) and the page at `/` are static files: answered before Yoga and its plugins.
@@ -198,6 +217,12 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
           `HOST: "${host}" is not loopback; without an "auth" section in the config toolgate runs as the single admin user "local" and listens on loopback only`,
         );
       }
+      const { oidc, publicUrl } = options.access.identity;
+      if (oidc?.needsDefaultAudience && publicUrl.get() === undefined && isWildcardHost(host)) {
+        throw new ConfigError(
+          `server.publicUrl: needed with auth.oidc when listening on "${host}" (and no auth.oidc.audience): the URL clients reach this server at, which tokens must name as their audience`,
+        );
+      }
       await new Promise<void>((resolve, reject) => {
         httpServer.once('error', reject);
         httpServer.listen(port, host, () => {
@@ -209,7 +234,9 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
       });
       const address = httpServer.address() as AddressInfo;
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-      return `http://${shownHost}:${address.port}/graphql`;
+      const url = `http://${shownHost}:${address.port}/graphql`;
+      options.access.identity.publicUrl.listened(url);
+      return url;
     },
     closeMcp: () => mcp.close(),
     async closeHttp(deadline) {
@@ -219,4 +246,9 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
       await httpClosed;
     },
   };
+}
+
+/** An address that listens on every interface, so that it names no URL a client would use. */
+function isWildcardHost(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '[::]' || host === '';
 }

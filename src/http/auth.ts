@@ -1,5 +1,6 @@
-// Who is asking: bearer tokens from the config file, or the single admin user `local` when there is no `auth`
-// section. One Authenticator serves HTTP (the Authorization header) and WebSocket (connectionParams.authorization).
+// Who is asking: bearer tokens from the config file, JWT access tokens of the OpenID providers it names
+// (src/identity/oidc.ts), or the single admin user `local` when there is no `auth` section. One Authenticator serves
+// HTTP (the Authorization header) and WebSocket (connectionParams.authorization).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Plugin } from 'graphql-yoga';
@@ -8,18 +9,24 @@ import { BEARER_TOKEN_CHARS, BEARER_TOKEN_FORMAT, isBearerToken } from '../confi
 import { ConfigError, resolveSecret } from '../config/load.js';
 import type { ToolgateConfig } from '../config/schema.js';
 import type { Viewer } from '../app/viewer.js';
+import {
+  NO_VALID_TOKEN,
+  NOT_AUTHENTICATED,
+  type Authentication,
+  type AuthenticationRefusal,
+  type Authenticator,
+} from '../identity/authentication.js';
+import { createOidcAuthenticator, type OidcAuthenticator } from '../identity/oidc.js';
+import type { KeyTimings } from '../identity/oidc-keys.js';
+import { publicUrl as publicUrlOf, type PublicUrl } from '../identity/public-url.js';
 
-/** Turns the `Authorization` value of a request (HTTP header, or connectionParams.authorization over WebSocket) into a viewer. */
-export interface Authenticator {
-  /** null: no valid credentials. */
-  authenticate(authorization: string | null | undefined): Viewer | null;
-}
+export { NO_VALID_TOKEN, NOT_AUTHENTICATED, type Authentication, type AuthenticationRefusal, type Authenticator };
 
 export const LOCAL_VIEWER: Viewer = { id: 'local', isAdmin: true, roles: [] };
 
 /** No `auth` section: everyone is the single admin user `local` (the server then listens on loopback only). */
 export const localAuthenticator: Authenticator = {
-  authenticate: () => LOCAL_VIEWER,
+  authenticate: () => Promise.resolve({ ok: true, viewer: LOCAL_VIEWER }),
 };
 
 type AuthConfig = NonNullable<ToolgateConfig['auth']>;
@@ -33,7 +40,19 @@ const digest = (token: string): Buffer => createHash('sha256').update(token, 'ut
  * entry it hit.
  */
 export function createTokenAuthenticator(auth: AuthConfig, where = '<config>'): Authenticator {
-  const entries = auth.tokens.map((entry, i) => ({
+  const tokens = staticTokens(auth, where);
+  return {
+    authenticate(authorization) {
+      const token = bearerToken(authorization);
+      const viewer = token === null ? null : tokens(token);
+      return Promise.resolve(viewer ? { ok: true, viewer } : NOT_AUTHENTICATED);
+    },
+  };
+}
+
+/** The viewer of a static token, or null; every entry compared in constant time. */
+function staticTokens(auth: AuthConfig, where: string): (token: string) => Viewer | null {
+  const entries = (auth.tokens ?? []).map((entry, i) => ({
     digest: digest(usableToken(entry.token, `${where}: auth.tokens[${i}].token`)),
     viewer: { id: entry.user, isAdmin: entry.admin, roles: [...new Set(entry.roles ?? [])] } satisfies Viewer,
   }));
@@ -42,17 +61,13 @@ export function createTokenAuthenticator(auth: AuthConfig, where = '<config>'): 
     if (earlier !== i)
       throw new ConfigError(`${where}: auth.tokens[${i}].token: the same token as auth.tokens[${earlier}]`);
   });
-  return {
-    authenticate(authorization) {
-      const token = bearerToken(authorization);
-      if (token === null) return null;
-      const presented = digest(token);
-      let found: Viewer | null = null;
-      for (const entry of entries) {
-        if (timingSafeEqual(entry.digest, presented)) found = entry.viewer;
-      }
-      return found;
-    },
+  return (token) => {
+    const presented = digest(token);
+    let found: Viewer | null = null;
+    for (const entry of entries) {
+      if (timingSafeEqual(entry.digest, presented)) found = entry.viewer;
+    }
+    return found;
   };
 }
 
@@ -69,9 +84,60 @@ function usableToken(value: string, where: string): string {
   return token;
 }
 
+/** How the server knows people: its authenticator, and the identity providers it trusts with the URL it is at. */
+export interface Identity {
+  authenticator: Authenticator;
+  /** auth.oidc's issuers and audiences; null without auth.oidc. */
+  oidc: OidcAuthenticator | null;
+  /** The URL this server is reached at (server.publicUrl, else where it listens). */
+  publicUrl: PublicUrl;
+  /** Tells `listener` when an identity provider stops answering as it should, and when it answers again. */
+  watchProviders(listener: (issuer: string, problem: string | null) => void): void;
+}
+
+/**
+ * The identity of a config: static tokens and OpenID providers' tokens when it has an `auth` section (a static token
+ * is looked up first; a JWT no static entry holds goes to its issuer), else the local admin.
+ */
+export function createIdentity(
+  config: ToolgateConfig,
+  where = '<config>',
+  options: { keyTimings?: KeyTimings } = {},
+): Identity {
+  const publicUrl = publicUrlOf(config.server?.publicUrl);
+  let listener: Parameters<Identity['watchProviders']>[0] = () => {};
+  const watchProviders: Identity['watchProviders'] = (next) => {
+    listener = next;
+  };
+  const auth = config.auth;
+  if (!auth) return { authenticator: localAuthenticator, oidc: null, publicUrl, watchProviders };
+  const tokens = staticTokens(auth, where);
+  const oidc = auth.oidc
+    ? createOidcAuthenticator(
+        auth.oidc,
+        {
+          defaultAudience: publicUrl.get,
+          keyTimings: options.keyTimings,
+          onProviderState: (issuer, problem) => listener(issuer, problem),
+        },
+        where,
+      )
+    : null;
+  const authenticator: Authenticator = {
+    authenticate(authorization) {
+      const token = bearerToken(authorization);
+      if (token === null) return Promise.resolve(NOT_AUTHENTICATED);
+      const viewer = tokens(token);
+      if (viewer) return Promise.resolve({ ok: true, viewer });
+      return oidc?.authenticate(token) ?? Promise.resolve(NOT_AUTHENTICATED);
+    },
+  };
+  return { authenticator, oidc, publicUrl, watchProviders };
+}
+
 /** The authenticator for a config: tokens when it has an `auth` section, else the local admin. */
 export function createAuthenticator(config: ToolgateConfig, where = '<config>'): Authenticator {
-  return config.auth ? createTokenAuthenticator(config.auth, where) : localAuthenticator;
+  return createIdentity(config, where).authenticator;
 }
 
 const BEARER = new RegExp(`^Bearer +(${BEARER_TOKEN_CHARS}+) *$`, 'i');
@@ -86,21 +152,47 @@ export function bearerToken(authorization: unknown): string | null {
   return match ? match[1]! : null;
 }
 
-/** The error of a request without valid credentials where they are required: HTTP 401, extensions.code UNAUTHENTICATED. */
-export function unauthenticatedError(): GraphQLError {
-  return new GraphQLError(
-    'Authentication required: send "Authorization: Bearer <token>" with a token from the server\'s config.',
-    {
-      extensions: { code: 'UNAUTHENTICATED', http: { status: 401, headers: { 'WWW-Authenticate': 'Bearer' } } },
+export const AUTHENTICATION_REQUIRED =
+  'Authentication required: send "Authorization: Bearer <token>" with a token from the server\'s config.';
+
+/** The words of a refusal for a client: how to authenticate when nothing valid came, else the reason. */
+export function refusalMessage(refusal: AuthenticationRefusal): string {
+  if (refusal.status === 503) return `Authentication unavailable: ${refusal.reason}; try again later.`;
+  return refusal.reason === NO_VALID_TOKEN ? AUTHENTICATION_REQUIRED : `Authentication refused: ${refusal.reason}.`;
+}
+
+/**
+ * The `WWW-Authenticate` value of a 401 (RFC 6750): the scheme alone when no token was valid, with
+ * error="invalid_token" and its reason when a token was presented and refused for a reason of its own.
+ */
+export function bearerChallenge(refusal: AuthenticationRefusal): string {
+  if (refusal.reason === NO_VALID_TOKEN) return 'Bearer';
+  return `Bearer error="invalid_token", error_description="${refusal.reason.replace(/["\\]/g, '')}"`;
+}
+
+/**
+ * The error of a request refused for its credentials where they are required: HTTP 401 with extensions.code
+ * UNAUTHENTICATED, or 503 with AUTHENTICATION_UNAVAILABLE when they cannot be checked now.
+ */
+export function unauthenticatedError(refusal: AuthenticationRefusal = NOT_AUTHENTICATED): GraphQLError {
+  if (refusal.status === 503) {
+    return new GraphQLError(refusalMessage(refusal), {
+      extensions: { code: 'AUTHENTICATION_UNAVAILABLE', http: { status: 503, headers: { 'Retry-After': '5' } } },
+    });
+  }
+  return new GraphQLError(refusalMessage(refusal), {
+    extensions: {
+      code: 'UNAUTHENTICATED',
+      http: { status: 401, headers: { 'WWW-Authenticate': bearerChallenge(refusal) } },
     },
-  );
+  });
 }
 
 /** The viewer of an HTTP request or a WebSocket operation, or the UNAUTHENTICATED error. */
-export function viewerOrThrow(auth: Authenticator, authorization: string | null | undefined): Viewer {
-  const viewer = auth.authenticate(authorization);
-  if (!viewer) throw unauthenticatedError();
-  return viewer;
+export async function viewerOrThrow(auth: Authenticator, authorization: string | null | undefined): Promise<Viewer> {
+  const result = await auth.authenticate(authorization);
+  if (!result.ok) throw unauthenticatedError(result);
+  return result.viewer;
 }
 
 /**
@@ -112,17 +204,17 @@ export function viewerOrThrow(auth: Authenticator, authorization: string | null 
 export function requestAuthentication(
   auth: Authenticator,
   onRefused?: () => void,
-): { plugin: Plugin; viewerOf(request: Request): Viewer } {
+): { plugin: Plugin; viewerOf(request: Request): Viewer | Promise<Viewer> } {
   const viewers = new WeakMap<Request, Viewer>();
   return {
     plugin: {
-      onParams({ request }) {
-        const viewer = auth.authenticate(request.headers.get('authorization'));
-        if (!viewer) {
+      async onParams({ request }) {
+        const result = await auth.authenticate(request.headers.get('authorization'));
+        if (!result.ok) {
           onRefused?.();
-          throw unauthenticatedError();
+          throw unauthenticatedError(result);
         }
-        viewers.set(request, viewer);
+        viewers.set(request, result.viewer);
       },
     },
     viewerOf: (request) => viewers.get(request) ?? viewerOrThrow(auth, request.headers.get('authorization')),
@@ -132,20 +224,30 @@ export function requestAuthentication(
 /**
  * Close codes of graphql-ws for a refused connection. toolgate closes every connection without valid
  * credentials (no token, malformed, unknown) with 4401, the WebSocket twin of HTTP 401; 4403 is what
- * graphql-ws itself sends when onConnect returns false, and toolgate does not send it for tokens.
+ * graphql-ws itself sends when onConnect returns false, and toolgate does not send it for tokens. Credentials that
+ * cannot be checked now (the identity provider unreachable) close with 1013, "try again later".
  */
 export const WS_UNAUTHORIZED = { code: 4401, reason: 'Unauthorized' } as const;
+export const WS_TRY_AGAIN_LATER = 1013;
 
 export type ConnectionAuth = { ok: true; viewer: Viewer } | { ok: false; code: number; reason: string };
 
+/** A close frame's reason holds 123 bytes at most. */
+const closeReason = (text: string): string => (Buffer.byteLength(text) <= 123 ? text : `${text.slice(0, 119)}...`);
+
 /** The rule for graphql-ws `onConnect`: the token travels in `connectionParams.authorization`, e.g. "Bearer abc". */
-export function authenticateConnection(
+export async function authenticateConnection(
   auth: Authenticator,
   connectionParams: Readonly<Record<string, unknown>> | null | undefined,
-): ConnectionAuth {
+): Promise<ConnectionAuth> {
   const authorization = connectionParams?.authorization;
-  const viewer = auth.authenticate(typeof authorization === 'string' ? authorization : null);
-  return viewer ? { ok: true, viewer } : { ok: false, ...WS_UNAUTHORIZED };
+  const result = await auth.authenticate(typeof authorization === 'string' ? authorization : null);
+  if (result.ok) return result;
+  if (result.status === 503) {
+    return { ok: false, code: WS_TRY_AGAIN_LATER, reason: closeReason(`Try again later: ${result.reason}`) };
+  }
+  if (result.reason === NO_VALID_TOKEN) return { ok: false, ...WS_UNAUTHORIZED };
+  return { ok: false, code: WS_UNAUTHORIZED.code, reason: closeReason(`Unauthorized: ${result.reason}`) };
 }
 
 /** Whether a listen address reaches this machine only: 127.0.0.0/8, ::1, localhost. */
