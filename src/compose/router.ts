@@ -6,7 +6,14 @@ import type { AddressInfo } from 'node:net';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { ToolgateConfig } from '../config/schema.js';
 import type { GraphQLContext, Viewer } from '../graphql/builder.js';
-import { createAuthenticator, isLoopbackHost, requestAuthentication, type Authenticator } from '../http/auth.js';
+import {
+  createIdentity,
+  isLoopbackHost,
+  requestAuthentication,
+  type Authenticator,
+  type Identity,
+} from '../http/auth.js';
+import { publicUrl as publicUrlOf } from '../identity/public-url.js';
 import { armorPlugins } from '../http/armor.js';
 import { useBodyLimit } from '../http/body-limit.js';
 import { useUrlEncodedParams } from '../http/url-encoded-params.js';
@@ -44,6 +51,8 @@ export interface RouterOptions {
 /** Who may reach the router. */
 export interface Access {
   authenticator: Authenticator;
+  /** auth.oidc's issuers and audiences (null without, or with an authenticator given), and the server's URL. */
+  identity: Pick<Identity, 'oidc' | 'publicUrl'>;
   /** No tokens: whoever reaches the server is the admin user `local`, on loopback only (docs/security.md). */
   localMode: boolean;
 }
@@ -64,8 +73,12 @@ export interface Router {
 
 /** The config's tokens (or the authenticator given), checked before anything opens: a missing env:NAME stops the start. */
 export function accessOf(config: ToolgateConfig, where: string, authenticator?: Authenticator): Access {
+  const identity = authenticator
+    ? { authenticator, oidc: null, publicUrl: publicUrlOf(config.server?.publicUrl) }
+    : createIdentity(config, where);
   return {
-    authenticator: authenticator ?? createAuthenticator(config, where),
+    authenticator: identity.authenticator,
+    identity,
     localMode: !authenticator && !config.auth,
   };
 }
@@ -210,7 +223,9 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
       });
       const address = httpServer.address() as AddressInfo;
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-      return `http://${shownHost}:${address.port}/graphql`;
+      const url = `http://${shownHost}:${address.port}/graphql`;
+      options.access.identity.publicUrl.listened(url);
+      return url;
     },
     closeMcp: () => mcp.close(),
     async closeHttp(deadline) {
