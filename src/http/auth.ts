@@ -107,7 +107,11 @@ export function createIdentity(
   if (!auth) return { authenticator: localAuthenticator, oidc: null, publicUrl };
   const tokens = staticTokens(auth, where);
   const oidc = auth.oidc
-    ? createOidcAuthenticator(auth.oidc, { defaultAudience: publicUrl.get, keyTimings: options.keyTimings }, where)
+    ? createOidcAuthenticator(
+        auth.oidc,
+        { defaultAudience: publicUrl.get, resourcePaths: MCP_RESOURCE_PATHS, keyTimings: options.keyTimings },
+        where,
+      )
     : null;
   const authenticator: Authenticator = {
     authenticate(authorization) {
@@ -120,6 +124,12 @@ export function createIdentity(
   };
   return { authenticator, oidc, publicUrl };
 }
+
+/**
+ * Resources beneath the server's audience that an identity provider may issue tokens for: /mcp and /mcp/<id>, the
+ * URLs MCP clients connect to (src/http/mcp-route.ts), for which they ask for their tokens.
+ */
+const MCP_RESOURCE_PATHS = ['/mcp'];
 
 /** The authenticator for a config: tokens when it has an `auth` section, else the local admin. */
 export function createAuthenticator(config: ToolgateConfig, where = '<config>'): Authenticator {
