@@ -7,8 +7,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
 export interface ProtectedResourceOptions {
-  /** The server's public URL, e.g. https://toolgate.example.com; read per request (it may be known only once listening). */
-  publicUrl: () => string;
+  /**
+   * The server's public URL, e.g. https://toolgate.example.com; read per request (it may be known only once
+   * listening); undefined when nothing tells it (a wildcard address without server.publicUrl).
+   */
+  publicUrl: () => string | undefined;
   /** The issuers of `auth.oidc`: where a client gets its tokens. */
   authorizationServers: readonly string[];
   /** The scopes a client asks for (scopes_supported, and the challenge's scope). */
@@ -38,9 +41,9 @@ export interface ProtectedResourceMetadata {
 }
 
 export function createProtectedResource(options: ProtectedResourceOptions): ProtectedResource {
-  const base = () => options.publicUrl().replace(/\/+$/, '');
-  const metadataUrl = (path: string) => {
-    const url = new URL(base());
+  const base = () => options.publicUrl()?.replace(/\/+$/, '');
+  const metadataUrl = (server: string, path: string) => {
+    const url = new URL(server);
     // RFC 9728 section 3.1: the well-known prefix goes between the host and the resource's path.
     return `${url.origin}${PROTECTED_RESOURCE_METADATA_PATH}${url.pathname.replace(/\/+$/, '')}${path}`;
   };
@@ -56,13 +59,18 @@ export function createProtectedResource(options: ProtectedResourceOptions): Prot
         return void res.end('Method not allowed\n');
       }
       const path = pathOf(req).slice(PROTECTED_RESOURCE_METADATA_PATH.length).replace(/\/+$/, '');
+      const server = base();
+      if (server === undefined) {
+        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+        return void res.end('Not found: the server does not know its public URL (set server.publicUrl)\n');
+      }
       if (!(await options.describes(path))) {
         res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
         return void res.end('Not found\n');
       }
       // RFC 9728 section 3.3: the resource is the URL whose path the well-known prefix was put before, exactly.
       const metadata: ProtectedResourceMetadata = {
-        resource: `${base()}${path}`,
+        resource: `${server}${path}`,
         authorization_servers: [...options.authorizationServers],
         scopes_supported: [...options.scopes],
         bearer_methods_supported: ['header'],
@@ -79,10 +87,11 @@ export function createProtectedResource(options: ProtectedResourceOptions): Prot
       res.end(req.method === 'HEAD' ? undefined : body);
     },
     challenge(path, refused) {
-      const params = [`resource_metadata="${metadataUrl(path)}"`];
+      const server = base();
+      const params = server === undefined ? [] : [`resource_metadata="${metadataUrl(server, path)}"`];
       if (options.scopes.length > 0) params.push(`scope="${options.scopes.join(' ')}"`);
       if (refused !== undefined) params.push('error="invalid_token"', `error_description="${quotable(refused)}"`);
-      return `Bearer ${params.join(', ')}`;
+      return params.length > 0 ? `Bearer ${params.join(', ')}` : 'Bearer';
     },
   };
 }
