@@ -165,8 +165,8 @@ const SIGN_IN =
   'Authentication required: sign in at the identity provider that the resource metadata names (WWW-Authenticate), ' +
   'and send "Authorization: Bearer <token>".';
 
-/** Whether the request carried credentials at all (a refusal then says the token was invalid). */
-const presented = (req: IncomingMessage) => (req.headers.authorization ?? '').trim() !== '';
+/** Whether the request carried a bearer token at all (a refusal then says the token was invalid, RFC 6750). */
+const presented = (req: IncomingMessage) => /^\s*bearer\s+\S/i.test(req.headers.authorization ?? '');
 
 /** Hands the request to the session's transport; requests of its body still open when the client leaves are cancelled. */
 async function handle(

@@ -54,8 +54,18 @@ export function createProtectedResource(options: ProtectedResourceOptions): Prot
       return path === PROTECTED_RESOURCE_METADATA_PATH || path.startsWith(`${PROTECTED_RESOURCE_METADATA_PATH}/`);
     },
     async serve(req, res) {
+      if (req.method === 'OPTIONS') {
+        // A browser's preflight: MCP clients send MCP-Protocol-Version with their discovery requests.
+        res.writeHead(204, {
+          'access-control-allow-origin': '*',
+          'access-control-allow-methods': 'GET, HEAD',
+          'access-control-allow-headers': 'mcp-protocol-version',
+          'access-control-max-age': '3600',
+        });
+        return void res.end();
+      }
       if (req.method !== 'GET' && req.method !== 'HEAD') {
-        res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' });
+        res.writeHead(405, { allow: 'GET, HEAD, OPTIONS', 'content-type': 'text/plain; charset=utf-8' });
         return void res.end('Method not allowed\n');
       }
       const path = pathOf(req).slice(PROTECTED_RESOURCE_METADATA_PATH.length).replace(/\/+$/, '');

@@ -157,6 +157,18 @@ describe('an MCP client that signs in by itself', () => {
       resource: `${origin}/mcp/notes`,
     });
     expect((await fetch(`${origin}${METADATA_PATH}/mcp/nope`)).status).toBe(404);
+    // A client in a browser reads it from another origin, after a preflight for its MCP-Protocol-Version header.
+    const preflight = await fetch(`${origin}${METADATA_PATH}/mcp`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://inspector.example',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'mcp-protocol-version',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-headers')).toBe('mcp-protocol-version');
   });
 
   it('a token the provider issued for another resource: 401 invalid_token, with the metadata named again', async () => {
