@@ -68,13 +68,13 @@ export function createProtectedResource(options: ProtectedResourceOptions): Prot
         res.writeHead(405, { allow: 'GET, HEAD, OPTIONS', 'content-type': 'text/plain; charset=utf-8' });
         return void res.end('Method not allowed\n');
       }
-      const path = pathOf(req).slice(PROTECTED_RESOURCE_METADATA_PATH.length).replace(/\/+$/, '');
       const server = base();
       if (server === undefined) {
         res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
         return void res.end('Not found: the server does not know its public URL (set server.publicUrl)\n');
       }
-      if (!(await options.describes(path))) {
+      const path = resourcePathOf(pathOf(req), new URL(server).pathname);
+      if (path === null || !(await options.describes(path))) {
         res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
         return void res.end('Not found\n');
       }
@@ -109,6 +109,19 @@ export function createProtectedResource(options: ProtectedResourceOptions): Prot
 /** Text that may stand between the quotes of an auth-param (RFC 6750 section 3): printable ASCII but `"` and `\`. */
 function quotable(text: string): string {
   return text.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '?');
+}
+
+/**
+ * The path of the resource a metadata request asks about, below the server: behind a proxy that serves toolgate under
+ * a path (server.publicUrl https://example.com/toolgate), the well-known URL of /mcp is
+ * /.well-known/oauth-protected-resource/toolgate/mcp, which the proxy passes on as it is. null: not below the server.
+ */
+function resourcePathOf(requested: string, serverPath: string): string | null {
+  const path = requested.slice(PROTECTED_RESOURCE_METADATA_PATH.length).replace(/\/+$/, '');
+  const prefix = serverPath.replace(/\/+$/, '');
+  if (prefix === '') return path;
+  if (path === prefix) return '';
+  return path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : null;
 }
 
 function pathOf(req: IncomingMessage): string {

@@ -25,6 +25,7 @@ const UPSTREAM = fileURLToPath(new URL('../fixtures/mcp-server.mjs', import.meta
 const METADATA_PATH = '/.well-known/oauth-protected-resource';
 /** Where the provider sends the browser back; nothing listens there: the test reads the redirect. */
 const REDIRECT_URL = 'http://127.0.0.1:9/callback';
+const PUBLIC = 'https://proxy.example.com/toolgate';
 
 /** A gateway on the upstream's notes: deleting one waits for a reviewer other than the requester. */
 function notesGateway(issuer: string): ToolgateConfig {
@@ -226,6 +227,31 @@ describe('an MCP client that signs in by itself', () => {
     });
     expect(await call).toMatchObject({ content: [{ type: 'text', text: 'deleted a' }] });
     await client.close();
+  });
+});
+
+describe('behind a proxy that serves toolgate under a path', () => {
+  it('names the public URL in the challenge and the metadata, and reads the well-known path under it', async () => {
+    const config = notesGateway('https://login.example.com');
+    // The provider is never asked: no token comes.
+    const h = await startHarness({ config: { ...config, server: { ...config.server, publicUrl: PUBLIC } } });
+    try {
+      const origin = new URL(h.url).origin;
+      const response = await send(new URL('/mcp/notes', origin), { headers: MCP_HEADERS, body: INITIALIZE });
+      expect(response.status).toBe(401);
+      expect(response.headers['www-authenticate']).toContain(
+        `resource_metadata="https://proxy.example.com${METADATA_PATH}/toolgate/mcp/notes"`,
+      );
+      // What the proxy passes on from https://proxy.example.com/.well-known/oauth-protected-resource/toolgate/...
+      expect(await (await fetch(`${origin}${METADATA_PATH}/toolgate/mcp/notes`)).json()).toMatchObject({
+        resource: `${PUBLIC}/mcp/notes`,
+        authorization_servers: ['https://login.example.com'],
+      });
+      expect(await (await fetch(`${origin}${METADATA_PATH}/toolgate`)).json()).toMatchObject({ resource: PUBLIC });
+      expect((await fetch(`${origin}${METADATA_PATH}/mcp`)).status).toBe(404);
+    } finally {
+      await h.close();
+    }
   });
 });
 
