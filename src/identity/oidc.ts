@@ -29,6 +29,8 @@ export interface OidcAuthenticator {
   audienceOf(issuer: string): string | undefined;
   /** The scopes a client asks for at these issuers (for the protected resource metadata). */
   readonly scopes: readonly string[];
+  /** Whether an issuer names no audience of its own, so that the server's URL is the audience. */
+  readonly needsDefaultAudience: boolean;
 }
 
 interface Issuer {
@@ -68,6 +70,7 @@ export function createOidcAuthenticator(
     issuers: configs.map((config) => config.issuer),
     scopes: [...new Set(configs.flatMap((config) => config.scopes ?? DEFAULT_OIDC_SCOPES))],
     audienceOf,
+    needsDefaultAudience: configs.some((config) => config.audience === undefined),
     authenticate(token) {
       const claims = unverifiedClaims(token);
       if (!claims) return null;
