@@ -146,6 +146,7 @@ export declare const configSchema: z.ZodObject<{
             roleMap: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodUnion<readonly [z.ZodString, z.ZodArray<z.ZodString>]>>>;
             adminRoles: z.ZodOptional<z.ZodArray<z.ZodString>>;
             userPrefix: z.ZodOptional<z.ZodString>;
+            scopes: z.ZodOptional<z.ZodArray<z.ZodString>>;
             clockToleranceSeconds: z.ZodDefault<z.ZodNumber>;
             algorithms: z.ZodOptional<z.ZodArray<z.ZodEnum<{
                 RS256: "RS256";
@@ -168,6 +169,7 @@ export declare const configSchema: z.ZodObject<{
             roleMap: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodUnion<readonly [z.ZodString, z.ZodArray<z.ZodString>]>>>;
             adminRoles: z.ZodOptional<z.ZodArray<z.ZodString>>;
             userPrefix: z.ZodOptional<z.ZodString>;
+            scopes: z.ZodOptional<z.ZodArray<z.ZodString>>;
             clockToleranceSeconds: z.ZodDefault<z.ZodNumber>;
             algorithms: z.ZodOptional<z.ZodArray<z.ZodEnum<{
                 RS256: "RS256";

@@ -32,6 +32,7 @@ import { HEALTH_PATH, useReadiness } from '../observability/health.js';
 import { useMetricsEndpoint } from '../observability/metrics.js';
 import { createInboxSite } from '../http/inbox.js';
 import { createMcpRoute } from '../http/mcp-route.js';
+import { createProtectedResource, type ProtectedResource } from '../http/protected-resource.js';
 import { setDefaultSecurityHeaders } from '../http/security-headers.js';
 import type { Core } from './core.js';
 
@@ -157,6 +158,17 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
 
   // The approval inbox (/inbox) and the page at `/` are static files: answered before Yoga and its plugins.
   const inbox = createInboxSite(options.inboxBuildDir);
+  // With auth.oidc, MCP clients sign in by themselves: a 401 from /mcp names the protected resource metadata
+  // (src/http/protected-resource.ts), which names the identity providers.
+  const { oidc, publicUrl } = options.access.identity;
+  const protectedResource: ProtectedResource | null = oidc
+    ? createProtectedResource({
+        publicUrl: publicUrl.get,
+        authorizationServers: oidc.issuers,
+        scopes: oidc.scopes,
+        describes: async (path) => path === '' || (await mcp.serves(path)),
+      })
+    : null;
   // MCP clients at /mcp: their tools/call pass the same gate (src/mcp/), authenticated as /graphql is.
   const mcp = createMcpRoute({
     app: services,
@@ -167,6 +179,7 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
     sessionIdleMs: limits.mcpSessionIdleSeconds * 1000,
     maxSessionsPerUser: limits.maxMcpSessionsPerUser,
     logger,
+    protectedResource: protectedResource ?? undefined,
     onRefused: () => metrics?.refusedCredentials(),
     onError,
   });
@@ -192,6 +205,14 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
     }
     if (mcp.handles(req)) {
       void mcp.serve(req, res);
+      return;
+    }
+    if (protectedResource?.handles(req)) {
+      protectedResource.serve(req, res).catch((error: unknown) => {
+        onError(error);
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end();
+      });
       return;
     }
     void yoga.handle(req, res);

@@ -274,6 +274,9 @@ export const OIDC_ALGORITHMS = [
 
 export const DEFAULT_OIDC_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
 
+/** The scopes an MCP client asks for when auth.oidc names none. */
+export const DEFAULT_OIDC_SCOPES = ['openid', 'profile', 'email'] as const;
+
 /** An http(s) URL without query or fragment, as an issuer or a server's public address is written. */
 const plainUrl = z.url({ protocol: /^https?$/ }).refine((value) => {
   // Not a URL at all: z.url() has said so already.
@@ -322,6 +325,12 @@ export const oidcIssuerConfig = z
       .optional()
       .describe(
         'Put before every user id of this issuer, e.g. "corp:"; needed, and distinct, when there are several issuers, so that no two issuers\' users share an id',
+      ),
+    scopes: z
+      .array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'a scope token: printable ASCII, no space, " or \\'))
+      .optional()
+      .describe(
+        `The scopes an MCP client asks for at this provider, so that its access token carries the roles claim (the protected resource metadata's scopes_supported); default ${DEFAULT_OIDC_SCOPES.join(', ')}`,
       ),
     clockToleranceSeconds: z
       .number()

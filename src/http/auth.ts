@@ -117,6 +117,7 @@ export function createIdentity(
         auth.oidc,
         {
           defaultAudience: publicUrl.get,
+          resourcePaths: MCP_RESOURCE_PATHS,
           keyTimings: options.keyTimings,
           onProviderState: (issuer, problem) => listener(issuer, problem),
         },
@@ -134,6 +135,12 @@ export function createIdentity(
   };
   return { authenticator, oidc, publicUrl, watchProviders };
 }
+
+/**
+ * Resources beneath the server's audience that an identity provider may issue tokens for: /mcp and /mcp/<id>, the
+ * URLs MCP clients connect to (src/http/mcp-route.ts), for which they ask for their tokens.
+ */
+const MCP_RESOURCE_PATHS = ['/mcp'];
 
 /** The authenticator for a config: tokens when it has an `auth` section, else the local admin. */
 export function createAuthenticator(config: ToolgateConfig, where = '<config>'): Authenticator {

@@ -14,8 +14,9 @@ import type { Viewer } from '../app/viewer.js';
 import { createGatewayServer } from '../mcp/gateway-server.js';
 import type { Logger } from '../observability/logger.js';
 import { mcpRequestLog } from '../observability/request-log.js';
-import { bearerChallenge, refusalMessage, type Authenticator } from './auth.js';
+import { bearerChallenge, NO_VALID_TOKEN, refusalMessage, type Authenticator } from './auth.js';
 import { McpSessions, type McpSession } from './mcp-sessions.js';
+import type { ProtectedResource } from './protected-resource.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -34,6 +35,8 @@ export interface McpRouteOptions {
   maxSessionsPerUser: number;
   /** One line per request when its response ends (method, path, user, status, duration). */
   logger?: Logger;
+  /** With `auth.oidc`: a 401 names the metadata of the path asked for, so that a client signs in by itself. */
+  protectedResource?: ProtectedResource;
   /** Counts a request refused for its credentials. */
   onRefused?: () => void;
   onError: (error: unknown) => void;
@@ -42,6 +45,8 @@ export interface McpRouteOptions {
 export interface McpRoute {
   handles(req: IncomingMessage): boolean;
   serve(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** Whether a path (/mcp, /mcp/<id>) leads to a gateway agent. */
+  serves(path: string): Promise<boolean>;
   /** Ends every session: waiting calls stop waiting, their confirmations stay pending. */
   close(): Promise<void>;
 }
@@ -64,9 +69,16 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
       if (authentication.status === 503) {
         return reply(res, 503, SERVER_ERROR, refusalMessage(authentication), { 'retry-after': '5' });
       }
-      return reply(res, 401, SERVER_ERROR, refusalMessage(authentication), {
-        'www-authenticate': bearerChallenge(authentication),
-      });
+      const resource = options.protectedResource;
+      if (!resource) {
+        return reply(res, 401, SERVER_ERROR, refusalMessage(authentication), {
+          'www-authenticate': bearerChallenge(authentication),
+        });
+      }
+      // RFC 6750: a token that was sent and refused is an invalid_token, whatever the reason.
+      const refused = presented(req) ? authentication.reason : undefined;
+      const message = authentication.reason === NO_VALID_TOKEN ? SIGN_IN : refusalMessage(authentication);
+      return reply(res, 401, SERVER_ERROR, message, { 'www-authenticate': resource.challenge(path, refused) });
     }
     const { viewer } = authentication;
     if (logged) logged.viewerId = viewer.id;
@@ -130,10 +142,8 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
   }
 
   return {
-    handles: (req) => {
-      const path = pathOf(req);
-      return path === MCP_PATH || path.startsWith(`${MCP_PATH}/`);
-    },
+    handles: (req) => isMcpPath(pathOf(req)),
+    serves: async (path) => isMcpPath(path) && (await gatewayOf(path)) !== null,
     serve: (req, res) =>
       serve(req, res).catch((error: unknown) => {
         options.onError(error);
@@ -150,6 +160,13 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
 /** The codes the SDK's transport answers with: a server error, and an unknown session. */
 const SERVER_ERROR = -32000;
 const SESSION_NOT_FOUND = -32001;
+
+const SIGN_IN =
+  'Authentication required: sign in at the identity provider that the resource metadata names (WWW-Authenticate), ' +
+  'and send "Authorization: Bearer <token>".';
+
+/** Whether the request carried a bearer token at all (a refusal then says the token was invalid, RFC 6750). */
+const presented = (req: IncomingMessage) => /^\s*bearer\s+\S/i.test(req.headers.authorization ?? '');
 
 /** Hands the request to the session's transport; requests of its body still open when the client leaves are cancelled. */
 async function handle(
@@ -173,6 +190,8 @@ async function handle(
   }
   await transport.handleRequest(req, res, body);
 }
+
+const isMcpPath = (path: string) => path === MCP_PATH || path.startsWith(`${MCP_PATH}/`);
 
 function pathOf(req: IncomingMessage): string {
   const url = req.url ?? '/';

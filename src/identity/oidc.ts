@@ -5,13 +5,18 @@
 import { decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { Viewer } from '../app/viewer.js';
 import { ConfigError } from '../config/load.js';
-import { DEFAULT_OIDC_ALGORITHMS, type OidcIssuerConfig } from '../config/schema.js';
+import { DEFAULT_OIDC_ALGORITHMS, DEFAULT_OIDC_SCOPES, type OidcIssuerConfig } from '../config/schema.js';
 import { refused, unavailable, type Authentication } from './authentication.js';
 import { ProviderUnreachable, providerKeys, type KeyResolver, type KeyTimings } from './oidc-keys.js';
 
 export interface OidcOptions {
   /** The server's own URL when auth.oidc names no audience: server.publicUrl, else the address it listens on. */
   defaultAudience: () => string | undefined;
+  /**
+   * Paths of resources beneath the audience (e.g. /mcp): a token for `<audience><path>`, or for a URL below it, is
+   * for this server too. An MCP client asks for a token for the URL it connects to (RFC 8707, RFC 9728).
+   */
+  resourcePaths?: readonly string[];
   keyTimings?: KeyTimings;
   /** Told when an issuer stops answering as it should, and when it answers again (a log line each). */
   onProviderState?: (issuer: string, problem: string | null) => void;
@@ -24,6 +29,8 @@ export interface OidcAuthenticator {
   readonly issuers: readonly string[];
   /** The audience tokens of an issuer must carry (the default one when the issuer names none). */
   audienceOf(issuer: string): string | undefined;
+  /** The scopes a client asks for at these issuers (for the protected resource metadata). */
+  readonly scopes: readonly string[];
   /** Whether an issuer names no audience of its own, so that the server's URL is the audience. */
   readonly needsDefaultAudience: boolean;
 }
@@ -65,6 +72,7 @@ export function createOidcAuthenticator(
 
   return {
     issuers: configs.map((config) => config.issuer),
+    scopes: [...new Set(configs.flatMap((config) => config.scopes ?? DEFAULT_OIDC_SCOPES))],
     audienceOf,
     needsDefaultAudience: configs.some((config) => config.audience === undefined),
     authenticate(token) {
@@ -76,7 +84,7 @@ export function createOidcAuthenticator(
       if (audience === undefined) {
         return Promise.resolve(unavailable('the server does not know its own URL yet: set server.publicUrl'));
       }
-      return verify(token, issuer, audience);
+      return verify(token, issuer, audience, options.resourcePaths ?? []);
     },
   };
 }
@@ -113,22 +121,43 @@ function unverifiedClaims(token: string): JWTPayload | null {
   }
 }
 
-async function verify(token: string, issuer: Issuer, audience: string): Promise<Authentication> {
+async function verify(
+  token: string,
+  issuer: Issuer,
+  audience: string,
+  resourcePaths: readonly string[],
+): Promise<Authentication> {
   const { config } = issuer;
   let payload: JWTPayload;
   try {
     ({ payload } = await jwtVerify(token, issuer.keys, {
       issuer: config.issuer,
-      // A provider may write the resource with or without its trailing slash.
-      audience: audience.endsWith('/') ? [audience, audience.slice(0, -1)] : [audience, `${audience}/`],
       algorithms: issuer.algorithms,
       clockTolerance: config.clockToleranceSeconds,
-      requiredClaims: ['exp'],
+      requiredClaims: ['exp', 'aud'],
     }));
   } catch (error) {
     return refusalOf(error);
   }
+  if (!isForThisServer(payload.aud, audience, resourcePaths)) return refused('token audience is not this server');
   return viewerOf(payload, config);
+}
+
+/**
+ * Whether a token's "aud" names this server: its audience (with or without a trailing slash), or one of its resources
+ * beneath it (`<audience>/mcp`, `<audience>/mcp/<id>`). Only those: another application on the same origin, under
+ * another path, is not this server.
+ */
+export function isForThisServer(aud: unknown, audience: string, resourcePaths: readonly string[]): boolean {
+  const base = audience.replace(/\/+$/, '');
+  const values = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud : [];
+  return values.some(
+    (value) =>
+      typeof value === 'string' &&
+      (value === base ||
+        value === `${base}/` ||
+        resourcePaths.some((path) => value === `${base}${path}` || value.startsWith(`${base}${path}/`))),
+  );
 }
 
 /** One line for each way a token fails; never any of its content. */
