@@ -5,7 +5,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import type { AddressInfo } from 'node:net';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { ToolgateConfig } from '../config/schema.js';
-import type { GraphQLContext } from '../graphql/builder.js';
+import type { GraphQLContext, Viewer } from '../graphql/builder.js';
 import { createAuthenticator, isLoopbackHost, requestAuthentication, type Authenticator } from '../http/auth.js';
 import { armorPlugins } from '../http/armor.js';
 import { useBodyLimit } from '../http/body-limit.js';
@@ -129,11 +129,12 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
     ],
     // Over WebSocket the viewer was authenticated once, at connection_init (src/http/websocket.ts); over HTTP
     // a request without valid credentials, where they are required, is refused with 401 UNAUTHENTICATED.
-    context: (initial): GraphQLContext => ({
-      viewer: webSocketViewer(initial) ?? authentication.viewerOf(initial.request),
-      services,
-      loaders: createLoaders(store),
-    }),
+    // The plugin found the viewer of an HTTP request already, so the context is made at once, without awaiting.
+    context: (initial): GraphQLContext | Promise<GraphQLContext> => {
+      const viewer = webSocketViewer(initial) ?? authentication.viewerOf(initial.request);
+      const contextOf = (found: Viewer): GraphQLContext => ({ viewer: found, services, loaders: createLoaders(store) });
+      return viewer instanceof Promise ? viewer.then(contextOf) : contextOf(viewer);
+    },
   });
 
   // The approval inbox (/inbox) and the page at `/` are static files: answered before Yoga and its plugins.

@@ -9,17 +9,31 @@ import { ConfigError, resolveSecret } from '../config/load.js';
 import type { ToolgateConfig } from '../config/schema.js';
 import type { Viewer } from '../app/viewer.js';
 
+/**
+ * Who a request is, or why it is refused: 401 for credentials that prove nobody (none, unknown, a bad token), 503
+ * when they cannot be checked now (the identity provider is unreachable and its keys are not cached). `reason` is
+ * one line for the client and the log, never any part of the token.
+ */
+export type Authentication = { ok: true; viewer: Viewer } | { ok: false; status: 401 | 503; reason: string };
+
 /** Turns the `Authorization` value of a request (HTTP header, or connectionParams.authorization over WebSocket) into a viewer. */
 export interface Authenticator {
-  /** null: no valid credentials. */
-  authenticate(authorization: string | null | undefined): Viewer | null;
+  authenticate(authorization: string | null | undefined): Promise<Authentication>;
 }
+
+/** The reason of a request without credentials, or with a token no one was given: the 401 says how to authenticate. */
+export const NO_VALID_TOKEN = 'no valid bearer token';
+
+/** A refusal of a request's credentials. */
+export type AuthenticationRefusal = Extract<Authentication, { ok: false }>;
+
+export const NOT_AUTHENTICATED: AuthenticationRefusal = { ok: false, status: 401, reason: NO_VALID_TOKEN };
 
 export const LOCAL_VIEWER: Viewer = { id: 'local', isAdmin: true, roles: [] };
 
 /** No `auth` section: everyone is the single admin user `local` (the server then listens on loopback only). */
 export const localAuthenticator: Authenticator = {
-  authenticate: () => LOCAL_VIEWER,
+  authenticate: () => Promise.resolve({ ok: true, viewer: LOCAL_VIEWER }),
 };
 
 type AuthConfig = NonNullable<ToolgateConfig['auth']>;
@@ -45,13 +59,13 @@ export function createTokenAuthenticator(auth: AuthConfig, where = '<config>'): 
   return {
     authenticate(authorization) {
       const token = bearerToken(authorization);
-      if (token === null) return null;
+      if (token === null) return Promise.resolve(NOT_AUTHENTICATED);
       const presented = digest(token);
       let found: Viewer | null = null;
       for (const entry of entries) {
         if (timingSafeEqual(entry.digest, presented)) found = entry.viewer;
       }
-      return found;
+      return Promise.resolve(found ? { ok: true, viewer: found } : NOT_AUTHENTICATED);
     },
   };
 }
@@ -86,21 +100,47 @@ export function bearerToken(authorization: unknown): string | null {
   return match ? match[1]! : null;
 }
 
-/** The error of a request without valid credentials where they are required: HTTP 401, extensions.code UNAUTHENTICATED. */
-export function unauthenticatedError(): GraphQLError {
-  return new GraphQLError(
-    'Authentication required: send "Authorization: Bearer <token>" with a token from the server\'s config.',
-    {
-      extensions: { code: 'UNAUTHENTICATED', http: { status: 401, headers: { 'WWW-Authenticate': 'Bearer' } } },
+export const AUTHENTICATION_REQUIRED =
+  'Authentication required: send "Authorization: Bearer <token>" with a token from the server\'s config.';
+
+/** The words of a refusal for a client: how to authenticate when nothing valid came, else the reason. */
+export function refusalMessage(refusal: AuthenticationRefusal): string {
+  if (refusal.status === 503) return `Authentication unavailable: ${refusal.reason}; try again later.`;
+  return refusal.reason === NO_VALID_TOKEN ? AUTHENTICATION_REQUIRED : `Authentication refused: ${refusal.reason}.`;
+}
+
+/**
+ * The `WWW-Authenticate` value of a 401 (RFC 6750): the scheme alone when no token was valid, with
+ * error="invalid_token" and its reason when a token was presented and refused for a reason of its own.
+ */
+export function bearerChallenge(refusal: AuthenticationRefusal): string {
+  if (refusal.reason === NO_VALID_TOKEN) return 'Bearer';
+  return `Bearer error="invalid_token", error_description="${refusal.reason.replace(/["\\]/g, '')}"`;
+}
+
+/**
+ * The error of a request refused for its credentials where they are required: HTTP 401 with extensions.code
+ * UNAUTHENTICATED, or 503 with AUTHENTICATION_UNAVAILABLE when they cannot be checked now.
+ */
+export function unauthenticatedError(refusal: AuthenticationRefusal = NOT_AUTHENTICATED): GraphQLError {
+  if (refusal.status === 503) {
+    return new GraphQLError(refusalMessage(refusal), {
+      extensions: { code: 'AUTHENTICATION_UNAVAILABLE', http: { status: 503, headers: { 'Retry-After': '5' } } },
+    });
+  }
+  return new GraphQLError(refusalMessage(refusal), {
+    extensions: {
+      code: 'UNAUTHENTICATED',
+      http: { status: 401, headers: { 'WWW-Authenticate': bearerChallenge(refusal) } },
     },
-  );
+  });
 }
 
 /** The viewer of an HTTP request or a WebSocket operation, or the UNAUTHENTICATED error. */
-export function viewerOrThrow(auth: Authenticator, authorization: string | null | undefined): Viewer {
-  const viewer = auth.authenticate(authorization);
-  if (!viewer) throw unauthenticatedError();
-  return viewer;
+export async function viewerOrThrow(auth: Authenticator, authorization: string | null | undefined): Promise<Viewer> {
+  const result = await auth.authenticate(authorization);
+  if (!result.ok) throw unauthenticatedError(result);
+  return result.viewer;
 }
 
 /**
@@ -112,17 +152,17 @@ export function viewerOrThrow(auth: Authenticator, authorization: string | null 
 export function requestAuthentication(
   auth: Authenticator,
   onRefused?: () => void,
-): { plugin: Plugin; viewerOf(request: Request): Viewer } {
+): { plugin: Plugin; viewerOf(request: Request): Viewer | Promise<Viewer> } {
   const viewers = new WeakMap<Request, Viewer>();
   return {
     plugin: {
-      onParams({ request }) {
-        const viewer = auth.authenticate(request.headers.get('authorization'));
-        if (!viewer) {
+      async onParams({ request }) {
+        const result = await auth.authenticate(request.headers.get('authorization'));
+        if (!result.ok) {
           onRefused?.();
-          throw unauthenticatedError();
+          throw unauthenticatedError(result);
         }
-        viewers.set(request, viewer);
+        viewers.set(request, result.viewer);
       },
     },
     viewerOf: (request) => viewers.get(request) ?? viewerOrThrow(auth, request.headers.get('authorization')),
@@ -132,20 +172,30 @@ export function requestAuthentication(
 /**
  * Close codes of graphql-ws for a refused connection. toolgate closes every connection without valid
  * credentials (no token, malformed, unknown) with 4401, the WebSocket twin of HTTP 401; 4403 is what
- * graphql-ws itself sends when onConnect returns false, and toolgate does not send it for tokens.
+ * graphql-ws itself sends when onConnect returns false, and toolgate does not send it for tokens. Credentials that
+ * cannot be checked now (the identity provider unreachable) close with 1013, "try again later".
  */
 export const WS_UNAUTHORIZED = { code: 4401, reason: 'Unauthorized' } as const;
+export const WS_TRY_AGAIN_LATER = 1013;
 
 export type ConnectionAuth = { ok: true; viewer: Viewer } | { ok: false; code: number; reason: string };
 
+/** A close frame's reason holds 123 bytes at most. */
+const closeReason = (text: string): string => (Buffer.byteLength(text) <= 123 ? text : `${text.slice(0, 119)}...`);
+
 /** The rule for graphql-ws `onConnect`: the token travels in `connectionParams.authorization`, e.g. "Bearer abc". */
-export function authenticateConnection(
+export async function authenticateConnection(
   auth: Authenticator,
   connectionParams: Readonly<Record<string, unknown>> | null | undefined,
-): ConnectionAuth {
+): Promise<ConnectionAuth> {
   const authorization = connectionParams?.authorization;
-  const viewer = auth.authenticate(typeof authorization === 'string' ? authorization : null);
-  return viewer ? { ok: true, viewer } : { ok: false, ...WS_UNAUTHORIZED };
+  const result = await auth.authenticate(typeof authorization === 'string' ? authorization : null);
+  if (result.ok) return result;
+  if (result.status === 503) {
+    return { ok: false, code: WS_TRY_AGAIN_LATER, reason: closeReason(`Try again later: ${result.reason}`) };
+  }
+  if (result.reason === NO_VALID_TOKEN) return { ok: false, ...WS_UNAUTHORIZED };
+  return { ok: false, code: WS_UNAUTHORIZED.code, reason: closeReason(`Unauthorized: ${result.reason}`) };
 }
 
 /** Whether a listen address reaches this machine only: 127.0.0.0/8, ::1, localhost. */

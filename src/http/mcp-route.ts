@@ -14,7 +14,7 @@ import type { Viewer } from '../app/viewer.js';
 import { createGatewayServer } from '../mcp/gateway-server.js';
 import type { Logger } from '../observability/logger.js';
 import { mcpRequestLog } from '../observability/request-log.js';
-import type { Authenticator } from './auth.js';
+import { bearerChallenge, refusalMessage, type Authenticator } from './auth.js';
 import { McpSessions, type McpSession } from './mcp-sessions.js';
 
 export const MCP_PATH = '/mcp';
@@ -58,11 +58,17 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
     if (closed) return reply(res, 503, SERVER_ERROR, 'The server is shutting down', { connection: 'close' });
     const path = pathOf(req);
     const logged = options.logger ? mcpRequestLog(options.logger, req, res, path) : null;
-    const viewer = options.authenticator.authenticate(req.headers.authorization);
-    if (!viewer) {
+    const authentication = await options.authenticator.authenticate(req.headers.authorization);
+    if (!authentication.ok) {
       options.onRefused?.();
-      return reply(res, 401, SERVER_ERROR, UNAUTHENTICATED, { 'www-authenticate': 'Bearer' });
+      if (authentication.status === 503) {
+        return reply(res, 503, SERVER_ERROR, refusalMessage(authentication), { 'retry-after': '5' });
+      }
+      return reply(res, 401, SERVER_ERROR, refusalMessage(authentication), {
+        'www-authenticate': bearerChallenge(authentication),
+      });
     }
+    const { viewer } = authentication;
     if (logged) logged.viewerId = viewer.id;
     let body: unknown;
     if (req.method === 'POST') {
@@ -144,9 +150,6 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
 /** The codes the SDK's transport answers with: a server error, and an unknown session. */
 const SERVER_ERROR = -32000;
 const SESSION_NOT_FOUND = -32001;
-
-const UNAUTHENTICATED =
-  'Authentication required: send "Authorization: Bearer <token>" with a token from the server\'s config.';
 
 /** Hands the request to the session's transport; requests of its body still open when the client leaves are cancelled. */
 async function handle(

@@ -263,8 +263,8 @@ function loggedOptions(base: GraphqlWsOptions, wsServer: WebSocketServer, logger
  */
 export function graphqlWsOptions(yoga: WebSocketOptions['yoga'], authenticator: Authenticator): GraphqlWsOptions {
   return {
-    onConnect: (ctx) => {
-      const result = authenticateConnection(authenticator, ctx.connectionParams);
+    onConnect: async (ctx) => {
+      const result = await authenticateConnection(authenticator, ctx.connectionParams);
       if (!result.ok) {
         // Closing first makes this code win over the 4403 that graphql-ws sends for `false`.
         ctx.extra.socket.close(result.code, result.reason);

@@ -14,9 +14,11 @@ export type MetricsAccess = 'admin' | 'public' | 'off';
 
 export const METRICS_PATH = '/metrics';
 
-/** Who sent a request, from its Authorization header (null: no valid token); src/http/auth.ts gives one. */
+/** Who sent a request, from its Authorization header, or why not; src/http/auth.ts gives one. */
 export interface MetricsAuthenticator {
-  authenticate(authorization: string | null): { isAdmin: boolean } | null;
+  authenticate(
+    authorization: string | null,
+  ): Promise<{ ok: true; viewer: { isAdmin: boolean } } | { ok: false; status: 401 | 503; reason: string }>;
 }
 
 /** What the WebSocket gauges read at scrape time: src/http/websocket.ts counts both. */
@@ -258,9 +260,22 @@ export function useMetricsEndpoint(options: {
         endResponse(text('Method not allowed: GET /metrics.\n', 405, { allow: 'GET, HEAD' }));
         return undefined;
       }
-      if (options.access === 'admin') {
-        const viewer = options.authenticator.authenticate(request.headers.get('authorization'));
-        if (!viewer) {
+      const expose = () =>
+        options.metrics.exposition().then(
+          (body) =>
+            endResponse(new fetchAPI.Response(body, { headers: { 'content-type': options.metrics.contentType } })),
+          (error: unknown) => {
+            (options.onError ?? console.error)(error);
+            endResponse(text('The metrics could not be collected.\n', 500));
+          },
+        );
+      if (options.access !== 'admin') return expose();
+      return options.authenticator.authenticate(request.headers.get('authorization')).then((authentication) => {
+        if (!authentication.ok && authentication.status === 503) {
+          endResponse(text(`Authentication unavailable: ${authentication.reason}; try again later.\n`, 503));
+          return undefined;
+        }
+        if (!authentication.ok) {
           endResponse(
             text('Authentication required: send "Authorization: Bearer <token>" with an admin token.\n', 401, {
               'www-authenticate': 'Bearer',
@@ -268,19 +283,12 @@ export function useMetricsEndpoint(options: {
           );
           return undefined;
         }
-        if (!viewer.isAdmin) {
+        if (!authentication.viewer.isAdmin) {
           endResponse(text('Forbidden: /metrics is for admin users (config server.metrics).\n', 403));
           return undefined;
         }
-      }
-      return options.metrics.exposition().then(
-        (body) =>
-          endResponse(new fetchAPI.Response(body, { headers: { 'content-type': options.metrics.contentType } })),
-        (error: unknown) => {
-          (options.onError ?? console.error)(error);
-          endResponse(text('The metrics could not be collected.\n', 500));
-        },
-      );
+        return expose();
+      });
     },
   };
 }

@@ -5,7 +5,7 @@ import { createClient as createSseClient, type Client as SseClient } from 'graph
 import WebSocket from 'ws';
 import { createInProcessPubSub, type ToolgatePubSub, type ToolgateTopics } from '../../src/events/pubsub.js';
 import type { Viewer } from '../../src/graphql/builder.js';
-import type { Authenticator } from '../../src/http/auth.js';
+import { NOT_AUTHENTICATED, type Authenticator } from '../../src/http/auth.js';
 import { demoRules } from '../../src/models/scripted.js';
 import type { Model, ModelRequest, ModelResponse } from '../../src/models/model.js';
 
@@ -217,8 +217,11 @@ export function observedPubSub(): ObservedPubSub {
 export const testUsersAuthenticator: Authenticator = {
   authenticate(authorization) {
     const match = /^Bearer (\w+)$/.exec(authorization ?? '');
-    if (!match) return null;
-    return { id: match[1]!, isAdmin: match[1] === 'admin', roles: [] } satisfies Viewer;
+    if (!match) return Promise.resolve(NOT_AUTHENTICATED);
+    return Promise.resolve({
+      ok: true,
+      viewer: { id: match[1]!, isAdmin: match[1] === 'admin', roles: [] } satisfies Viewer,
+    });
   },
 };
 
