@@ -26,6 +26,8 @@ import { useMetricsEndpoint } from '../observability/metrics.js';
 import { createInboxSite } from '../http/inbox.js';
 import { createMcpRoute } from '../http/mcp-route.js';
 import { setDefaultSecurityHeaders } from '../http/security-headers.js';
+import { createInboxSignIn, type InboxSignIn } from '../http/inbox-sign-in.js';
+import { inboxSignInSettings, type InboxSignInSettings } from '../config/inbox-sign-in-settings.js';
 import type { Core } from './core.js';
 
 export interface RouterOptions {
@@ -46,6 +48,8 @@ export interface Access {
   authenticator: Authenticator;
   /** No tokens: whoever reaches the server is the admin user `local`, on loopback only (docs/security.md). */
   localMode: boolean;
+  /** The inbox signs people in through an identity provider (auth.inbox), or null. */
+  inboxSignIn: InboxSignInSettings | null;
 }
 
 export interface Router {
@@ -67,6 +71,7 @@ export function accessOf(config: ToolgateConfig, where: string, authenticator?: 
   return {
     authenticator: authenticator ?? createAuthenticator(config, where),
     localMode: !authenticator && !config.auth,
+    inboxSignIn: inboxSignInSettings(config, where),
   };
 }
 
@@ -152,6 +157,22 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
     onRefused: () => metrics?.refusedCredentials(),
     onError,
   });
+  // The inbox's sign-in through the identity provider (/auth/*), and its session cookie as the credentials of the
+  // inbox's own requests: the cookie's access token goes to the same authenticator as a bearer token.
+  let listenedUrl = 'http://127.0.0.1';
+  const publicUrl = () => listenedUrl;
+  const signInSettings = options.access.inboxSignIn;
+  const signIn: InboxSignIn | null = signInSettings
+    ? createInboxSignIn({
+        ...signInSettings,
+        resource: () => (signInSettings.resource === false ? null : (signInSettings.resource ?? publicUrl())),
+        publicUrl,
+        publicUrlConfigured: false,
+        authenticate: (authorization) => auth.authenticate(authorization),
+        logger,
+        onError,
+      })
+    : null;
   // Local mode: a page of another site, reaching loopback through the user's browser, is refused before anything
   // else (src/http/local-browser-guard.ts); with tokens there is no ambient credential for it to use.
   const foreign = localMode ? foreignBrowserRequest : () => null;
@@ -172,15 +193,39 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
       });
       return;
     }
+    if (signIn?.handles(req)) {
+      void signIn.serve(req, res);
+      return;
+    }
     if (mcp.handles(req)) {
       void mcp.serve(req, res);
       return;
     }
+    if (signIn && req.headers.authorization === undefined) {
+      void withSession(signIn, req, res).catch((error: unknown) => {
+        onError(error);
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end();
+      });
+      return;
+    }
     void yoga.handle(req, res);
   });
+  /** A request of the inbox's, authenticated by its session cookie; refused when another origin's page sent it. */
+  const withSession = async (session: InboxSignIn, req: IncomingMessage, res: ServerResponse) => {
+    const found = await session.authorizationOf(req);
+    if ('refused' in found) {
+      res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(`${found.refused}\n`);
+      return;
+    }
+    if (found.authorization) req.headers.authorization = found.authorization;
+    await yoga.handle(req, res);
+  };
   const webSockets = attachWebSocket({
     httpServer,
-    refuse: (request) => foreign(request.headers),
+    refuse: (request) => foreign(request.headers) ?? signIn?.refuseUpgrade(request) ?? null,
+    ...(signIn ? { sessionAuthorization: (request: IncomingMessage) => signIn.upgradeAuthorization(request) } : {}),
     yoga,
     authenticator: auth,
     path: '/graphql',
@@ -210,6 +255,7 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
       });
       const address = httpServer.address() as AddressInfo;
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      listenedUrl = `http://${shownHost}:${address.port}`;
       return `http://${shownHost}:${address.port}/graphql`;
     },
     closeMcp: () => mcp.close(),

@@ -1,6 +1,7 @@
-// `auth.oidc.inbox`: the approval inbox signs people in through this identity provider, with the server as its backend
-// (src/http/inbox-sign-in.ts). A client registered at the provider for the redirect URI <public URL>/auth/callback, the
-// scopes to ask for, and the secret the session cookie is encrypted with (shared by every instance).
+// `auth.inbox`: the approval inbox signs people in through an identity provider of `auth.oidc`, with the server as its
+// backend (src/http/inbox-sign-in.ts): a client registered at the provider for the redirect URI
+// <public URL>/auth/callback, the scopes to ask for, and the secret the session cookie is encrypted with (shared by
+// every instance).
 import { z } from 'zod';
 
 /** The shortest session secret: 32 characters of a random string carry enough for the 256-bit key derived from it. */
@@ -11,8 +12,9 @@ export const DEFAULT_INBOX_SCOPES = ['openid', 'profile', 'email', 'offline_acce
 /** A scope token of RFC 6749 (printable ASCII but space, quote and backslash). */
 const scope = z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'expected one scope, without spaces');
 
-export const oidcInboxConfig = z
+export const inboxSignInConfig = z
   .object({
+    issuer: z.url().optional().describe('The provider to sign in with, one of auth.oidc; default the only one there'),
     clientId: z.string().min(1).describe('The client registered at the provider for the inbox'),
     clientSecret: z
       .string()
@@ -33,7 +35,7 @@ export const oidcInboxConfig = z
       .union([z.url(), z.literal(false)])
       .optional()
       .describe(
-        'The resource indicator (RFC 8707) sent at sign-in and renewal, the audience of the access tokens; default this issuer\'s audience; false sends none (Microsoft Entra ID: name the API\'s scope in "scopes" instead)',
+        'The resource indicator (RFC 8707) sent at sign-in and renewal, the audience of the access tokens; default the audience this server expects; false sends none (Microsoft Entra ID: name the API\'s scope in "scopes" instead)',
       ),
     authorizationParams: z
       .record(z.string().regex(/^[a-z_]+$/), z.string())
@@ -63,8 +65,8 @@ export const oidcInboxConfig = z
       .strict(),
   })
   .strict()
-  .describe('Sign-in of the approval inbox through this provider (docs/inbox.md)');
+  .describe('Sign-in of the approval inbox through an identity provider of auth.oidc (docs/inbox.md)');
 
-export type OidcInboxConfig = z.infer<typeof oidcInboxConfig>;
+export type InboxSignInConfig = z.infer<typeof inboxSignInConfig>;
 
 export const DEFAULT_SESSION_HOURS = 12;

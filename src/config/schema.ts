@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { WEBHOOK_EVENT_TYPES } from '../domain/webhook-events.js';
 import { BEARER_TOKEN_CHARS, BEARER_TOKEN_FORMAT } from './bearer-token.js';
 import { isWebhookSecret, WEBHOOK_SECRET_FORMAT } from './webhook-secret.js';
+import { inboxSignInConfig } from './inbox-sign-in.js';
 
 /** A literal, or `env:NAME` read from the environment at start. */
 const secret = z
@@ -277,6 +278,7 @@ export const authConfig = z
           .strict(),
       )
       .min(1),
+    inbox: inboxSignInConfig.optional(),
   })
   .strict();
 

@@ -31,7 +31,7 @@ export interface InboxSignInOptions {
   clientSecret?: string;
   scopes: string[];
   /** The resource indicator (RFC 8707) asked for: the audience of the access tokens; null sends none. */
-  resource: string | null;
+  resource: () => string | null;
   /** More parameters of the authorization request (e.g. prompt=consent, which some providers want for offline_access). */
   authorizationParams: Record<string, string>;
   /** The secret the session cookie's key is derived from; every instance behind one address needs the same. */
@@ -368,7 +368,8 @@ function describe(session: Session, viewer: Viewer | null) {
 }
 
 function resourceParams(options: InboxSignInOptions): Record<string, string> {
-  return options.resource ? { resource: options.resource } : {};
+  const resource = options.resource();
+  return resource ? { resource } : {};
 }
 
 async function discover(options: InboxSignInOptions): Promise<oidc.Configuration> {
@@ -398,7 +399,9 @@ function reasonOf(error: unknown): string {
   if (error instanceof oidc.AuthorizationResponseError || error instanceof oidc.ResponseBodyError) {
     return `the identity provider answered ${error.error}${error.error_description ? ` (${error.error_description})` : ''}`;
   }
-  const message = error instanceof Error ? error.message : String(error);
+  // openid-client wraps what oauth4webapi found ("unexpected \"state\" response parameter value") in a general error.
+  const found = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  const message = found instanceof Error ? found.message : String(found);
   return message.split('\n')[0]!.replace(/\.$/, '');
 }
 

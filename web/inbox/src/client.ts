@@ -30,8 +30,7 @@ function isCloseEvent(value: unknown): value is CloseEvent {
 }
 
 export function createApiClient(credentials: Credentials, onLink: (state: LinkState) => void): ApiClient {
-  const authorization =
-    credentials.kind === 'token' && credentials.token ? `Bearer ${credentials.token}` : undefined;
+  const authorization = credentials.kind === 'token' && credentials.token ? `Bearer ${credentials.token}` : undefined;
   const wsUrl = new URL('/graphql', location.href);
   wsUrl.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
   const ws = createWsClient({

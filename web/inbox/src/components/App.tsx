@@ -68,7 +68,11 @@ export function App() {
   }, [renewal, access.kind, apply]);
 
   const clientKey =
-    access.kind === 'token' ? `token:${access.token ?? ''}` : access.kind === 'session' ? `session:${access.generation}` : null;
+    access.kind === 'token'
+      ? `token:${access.token ?? ''}`
+      : access.kind === 'session'
+        ? `session:${access.generation}`
+        : null;
   const api = useMemo(() => {
     if (access.kind === 'token') return createApiClient({ kind: 'token', token: access.token }, setLink);
     if (access.kind !== 'session') return null;

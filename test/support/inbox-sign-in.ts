@@ -1,0 +1,146 @@
+// A toolgate whose inbox signs in through the tests' OpenID provider (test/support/oidc-provider.ts): the inbox's client
+// registered at the provider by dynamic registration (its redirect URI names the server's port, chosen first), and
+// helpers that sign in over plain HTTP the way a browser would.
+import { createServer as createNetServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import type { ToolgateConfig } from '../../src/config/schema.js';
+import type { Authentication, Authenticator } from '../../src/http/auth.js';
+import { bearerToken } from '../../src/http/auth.js';
+import { startHarness, type Harness } from './harness.js';
+import type { OidcProvider } from './oidc-provider.js';
+
+export const SESSION_SECRET = 'a-session-secret-of-the-tests-0123456789';
+export const SESSION_HEADER = { 'x-toolgate-csrf': '1' };
+
+export async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A confidential client for the inbox at `base` (http://127.0.0.1:<port>), registered dynamically. */
+export async function registerInboxClient(
+  provider: OidcProvider,
+  base: string,
+): Promise<{ clientId: string; clientSecret: string }> {
+  const response = await fetch(`${provider.issuer}/reg`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'toolgate inbox (tests)',
+      redirect_uris: [`${base}/auth/callback`],
+      post_logout_redirect_uris: [`${base}/inbox`],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+    }),
+  });
+  const body = (await response.json()) as { client_id?: string; client_secret?: string };
+  if (!response.ok || !body.client_id || !body.client_secret) {
+    throw new Error(`client registration answered ${response.status}: ${JSON.stringify(body)}`);
+  }
+  return { clientId: body.client_id, clientSecret: body.client_secret };
+}
+
+/** The provider's access tokens for `audience`: sub is the user, groups are the roles. */
+export function providerAuthenticator(provider: OidcProvider, audience: () => string): Authenticator {
+  const keys = createRemoteJWKSet(new URL(`${provider.issuer}/jwks`));
+  return {
+    async authenticate(authorization): Promise<Authentication> {
+      const token = bearerToken(authorization);
+      if (!token) return { ok: false, status: 401, reason: 'no valid bearer token' };
+      try {
+        const { payload } = await jwtVerify(token, keys, { issuer: provider.issuer, audience: audience() });
+        return {
+          ok: true,
+          viewer: {
+            id: payload.sub!,
+            isAdmin: false,
+            roles: (payload.groups as string[] | undefined) ?? [],
+            ...(typeof payload.name === 'string' ? { name: payload.name } : {}),
+            issuer: provider.issuer,
+            subject: payload.sub!,
+            expiresAt: payload.exp! * 1000,
+          },
+        };
+      } catch (error) {
+        return {
+          ok: false,
+          status: 401,
+          reason: (error as Error).message.includes('exp') ? 'token expired' : 'bad token',
+        };
+      }
+    },
+  };
+}
+
+export interface SignInServer {
+  h: Harness;
+  /** http://127.0.0.1:<port> */
+  base: string;
+}
+
+/** A toolgate on a port of its own whose inbox signs in through `provider`. */
+export async function startSignInServer(
+  provider: OidcProvider,
+  config: ToolgateConfig,
+  inbox: Partial<NonNullable<NonNullable<ToolgateConfig['auth']>['inbox']>> = {},
+  options: Parameters<typeof startHarness>[0] = {},
+): Promise<SignInServer> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const client = await registerInboxClient(provider, base);
+  const h = await startHarness({
+    ...options,
+    port,
+    authenticator: providerAuthenticator(provider, () => base),
+    config: {
+      ...config,
+      auth: {
+        tokens: config.auth?.tokens ?? [{ token: 'unused-static-token-000', user: 'service', admin: false }],
+        inbox: {
+          issuer: provider.issuer,
+          ...client,
+          session: { secret: SESSION_SECRET },
+          ...inbox,
+        },
+      },
+    },
+  });
+  return { h, base };
+}
+
+/** The cookies a response sets, as name → value (a deletion as ''). */
+export function setCookies(response: Response): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const cookie of response.headers.getSetCookie()) {
+    const [pair] = cookie.split(';');
+    const at = pair!.indexOf('=');
+    found.set(pair!.slice(0, at), pair!.slice(at + 1));
+  }
+  return found;
+}
+
+export const cookieHeader = (cookies: Map<string, string>) =>
+  [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+
+/**
+ * Signs `user` in as a browser would, over HTTP: /auth/login, the provider's login form, /auth/callback. Returns the
+ * callback's response (a redirect to the inbox, with the session cookie) and the cookies a browser would then hold.
+ */
+export async function signInOverHttp(
+  provider: OidcProvider,
+  base: string,
+  user: string,
+): Promise<{ callback: Response; cookies: Map<string, string> }> {
+  const login = await fetch(`${base}/auth/login?returnTo=/inbox/to-answer`, { redirect: 'manual' });
+  if (login.status !== 303) throw new Error(`/auth/login answered ${login.status}`);
+  const pending = setCookies(login);
+  const back = await provider.signIn(login.headers.get('location')!, user);
+  const callback = await fetch(back, { redirect: 'manual', headers: { cookie: cookieHeader(pending) } });
+  const cookies = new Map([...setCookies(callback)].filter(([, value]) => value !== ''));
+  return { callback, cookies };
+}
