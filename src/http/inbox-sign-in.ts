@@ -115,18 +115,27 @@ export function createInboxSignIn(options: InboxSignInOptions): InboxSignIn {
   };
 
   // Renewals in flight or just done, by refresh token: two tabs that renew at once send the provider one request
-  // (a refresh token used twice may end the whole grant where the provider rotates them).
-  const renewals = new Map<string, Promise<Session>>();
+  // (a refresh token used twice may end the whole grant where the provider rotates them). A renewal done is reused
+  // only while its token is not due for renewal itself.
+  const renewals = new Map<string, { renewal: Promise<Session>; done?: Session }>();
   const renew = (session: Session): Promise<Session> => {
     const token = session.refreshToken!;
-    let renewal = renewals.get(token);
-    if (!renewal) {
-      renewal = renewSession(session);
-      renewals.set(token, renewal);
-      const forget = () => setTimeout(() => renewals.delete(token), 30_000).unref();
-      renewal.then(forget, () => renewals.delete(token));
-    }
-    return renewal;
+    const known = renewals.get(token);
+    if (known && (!known.done || Date.now() < renewAt(known.done))) return known.renewal;
+    const entry: { renewal: Promise<Session>; done?: Session } = { renewal: renewSession(session) };
+    renewals.set(token, entry);
+    entry.renewal.then(
+      (done) => {
+        entry.done = done;
+        setTimeout(() => {
+          if (renewals.get(token) === entry) renewals.delete(token);
+        }, 30_000).unref();
+      },
+      () => {
+        if (renewals.get(token) === entry) renewals.delete(token);
+      },
+    );
+    return entry.renewal;
   };
   const renewSession = async (session: Session): Promise<Session> => {
     const config = await provider();

@@ -73,6 +73,7 @@ export function App() {
       : access.kind === 'session'
         ? `session:${access.generation}`
         : null;
+  // One client per way of signing in (and per session generation), not per render.
   const api = useMemo(() => {
     if (access.kind === 'token') return createApiClient({ kind: 'token', token: access.token }, setLink);
     if (access.kind !== 'session') return null;
@@ -86,7 +87,6 @@ export function App() {
       onExpired: () => void checkSession().then((status) => apply(status, true)),
     };
     return createApiClient(credentials, setLink);
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- one client per way of signing in, not per render
   }, [clientKey]);
   useEffect(() => () => api?.dispose(), [api]);
 
