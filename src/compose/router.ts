@@ -6,7 +6,14 @@ import type { AddressInfo } from 'node:net';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { ToolgateConfig } from '../config/schema.js';
 import type { GraphQLContext, Viewer } from '../graphql/builder.js';
-import { createAuthenticator, isLoopbackHost, requestAuthentication, type Authenticator } from '../http/auth.js';
+import {
+  createIdentity,
+  isLoopbackHost,
+  requestAuthentication,
+  type Authenticator,
+  type Identity,
+} from '../http/auth.js';
+import { publicUrl as publicUrlOf } from '../identity/public-url.js';
 import { armorPlugins } from '../http/armor.js';
 import { useBodyLimit } from '../http/body-limit.js';
 import { useUrlEncodedParams } from '../http/url-encoded-params.js';
@@ -46,6 +53,8 @@ export interface RouterOptions {
 /** Who may reach the router. */
 export interface Access {
   authenticator: Authenticator;
+  /** auth.oidc's issuers and audiences (null without, or with an authenticator given), and the server's URL. */
+  identity: Pick<Identity, 'oidc' | 'publicUrl'>;
   /** No tokens: whoever reaches the server is the admin user `local`, on loopback only (docs/security.md). */
   localMode: boolean;
   /** The inbox signs people in through an identity provider (auth.inbox), or null. */
@@ -68,8 +77,12 @@ export interface Router {
 
 /** The config's tokens (or the authenticator given), checked before anything opens: a missing env:NAME stops the start. */
 export function accessOf(config: ToolgateConfig, where: string, authenticator?: Authenticator): Access {
+  const identity = authenticator
+    ? { authenticator, oidc: null, publicUrl: publicUrlOf(config.server?.publicUrl) }
+    : createIdentity(config, where);
   return {
-    authenticator: authenticator ?? createAuthenticator(config, where),
+    authenticator: identity.authenticator,
+    identity,
     localMode: !authenticator && !config.auth,
     inboxSignIn: inboxSignInSettings(config, where),
   };
@@ -159,15 +172,20 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
   });
   // The inbox's sign-in through the identity provider (/auth/*), and its session cookie as the credentials of the
   // inbox's own requests: the cookie's access token goes to the same authenticator as a bearer token.
-  let listenedUrl = 'http://127.0.0.1';
-  const publicUrl = () => listenedUrl;
+  const identity = options.access.identity;
+  // Known once the server listens, when the config does not say: nothing reaches /auth/* before.
+  const publicUrl = () => identity.publicUrl.get() ?? 'http://127.0.0.1';
   const signInSettings = options.access.inboxSignIn;
   const signIn: InboxSignIn | null = signInSettings
     ? createInboxSignIn({
         ...signInSettings,
-        resource: () => (signInSettings.resource === false ? null : (signInSettings.resource ?? publicUrl())),
+        // By default the audience this server expects of the issuer's tokens.
+        resource: () =>
+          signInSettings.resource === false
+            ? null
+            : (signInSettings.resource ?? identity.oidc?.audienceOf(signInSettings.issuer) ?? publicUrl()),
         publicUrl,
-        publicUrlConfigured: false,
+        publicUrlConfigured: config.server?.publicUrl !== undefined,
         authenticate: (authorization) => auth.authenticate(authorization),
         logger,
         onError,
@@ -255,8 +273,9 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
       });
       const address = httpServer.address() as AddressInfo;
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-      listenedUrl = `http://${shownHost}:${address.port}`;
-      return `http://${shownHost}:${address.port}/graphql`;
+      const url = `http://${shownHost}:${address.port}/graphql`;
+      options.access.identity.publicUrl.listened(url);
+      return url;
     },
     closeMcp: () => mcp.close(),
     async closeHttp(deadline) {

@@ -19,8 +19,22 @@ export interface InboxSignInSettings {
 export function inboxSignInSettings(config: ToolgateConfig, where = '<config>'): InboxSignInSettings | null {
   const inbox = config.auth?.inbox;
   if (!inbox) return null;
-  const issuer = inbox.issuer;
-  if (!issuer) throw new ConfigError(`${where}: auth.inbox.issuer: name the identity provider to sign in with`);
+  const oidc = config.auth?.oidc;
+  const issuers = oidc === undefined ? [] : (Array.isArray(oidc) ? oidc : [oidc]).map((entry) => entry.issuer);
+  if (issuers.length === 0) {
+    throw new ConfigError(
+      `${where}: auth.inbox: needs auth.oidc, the identity provider whose tokens this server accepts`,
+    );
+  }
+  if (inbox.issuer === undefined && issuers.length > 1) {
+    throw new ConfigError(`${where}: auth.inbox.issuer: name one of auth.oidc's issuers (${issuers.join(', ')})`);
+  }
+  const issuer = inbox.issuer ?? issuers[0]!;
+  if (!issuers.includes(issuer)) {
+    throw new ConfigError(
+      `${where}: auth.inbox.issuer: "${issuer}" is not an issuer of auth.oidc (${issuers.join(', ')}); the inbox's tokens must be ones this server accepts`,
+    );
+  }
   const secretAt = `${where}: auth.inbox.session.secret`;
   const sessionSecret = resolveSecret(inbox.session.secret, secretAt);
   if (sessionSecret.length < SESSION_SECRET_MIN_LENGTH) {

@@ -259,6 +259,86 @@ const bearerToken = z
   )
   .describe(`A bearer token, ${BEARER_TOKEN_FORMAT}; "env:NAME" reads it from the environment`);
 
+/** The signature algorithms an identity provider's access tokens may use: asymmetric only, never "none" or HMAC. */
+export const OIDC_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+] as const;
+
+export const DEFAULT_OIDC_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
+
+/** An http(s) URL without query or fragment, as an issuer or a server's public address is written. */
+const plainUrl = z.url({ protocol: /^https?$/ }).refine((value) => {
+  // Not a URL at all: z.url() has said so already.
+  if (!URL.canParse(value)) return true;
+  const url = new URL(value);
+  return url.search === '' && url.hash === '' && url.username === '' && url.password === '';
+}, 'expected an http:// or https:// URL without query, fragment or credentials');
+
+/** One identity provider whose JWT access tokens the server accepts (docs/identity.md). */
+export const oidcIssuerConfig = z
+  .object({
+    issuer: plainUrl.describe(
+      'The identity provider, exactly as its tokens\' "iss" claim says; its discovery document is at <issuer>/.well-known/openid-configuration',
+    ),
+    audience: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'The "aud" a token must carry: the resource this server is (RFC 8707); default server.publicUrl, else http://<host>:<port> as listened',
+      ),
+    userClaim: z.string().min(1).default('sub').describe('The claim that names the user (default "sub")'),
+    nameClaim: z
+      .string()
+      .min(1)
+      .default('name')
+      .describe('The claim with the display name (default "name"; "email" when that claim is absent)'),
+    rolesClaim: z
+      .string()
+      .min(1)
+      .default('groups')
+      .describe('The claim with the groups or roles: a list or a space-separated string (default "groups")'),
+    roleMap: z
+      .record(z.string().min(1), z.union([roleName, z.array(roleName)]))
+      .optional()
+      .describe(
+        "The provider's group names to toolgate role names; with a map, groups it does not name give no role. Without one, every group is a role by its own name",
+      ),
+    adminRoles: z
+      .array(roleName)
+      .optional()
+      .describe('Roles (after roleMap) that make their holder an admin; default none'),
+    userPrefix: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:@-]{1,32}$/, 'letters, digits, "_", ".", ":", "@" or "-", at most 32')
+      .optional()
+      .describe(
+        'Put before every user id of this issuer, e.g. "corp:"; needed, and distinct, when there are several issuers, so that no two issuers\' users share an id',
+      ),
+    clockToleranceSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(300)
+      .default(60)
+      .describe('Leeway for "exp" and "nbf", in seconds, for clocks that differ (default 60)'),
+    algorithms: z
+      .array(z.enum(OIDC_ALGORITHMS))
+      .min(1)
+      .optional()
+      .describe(`Signature algorithms accepted (default ${DEFAULT_OIDC_ALGORITHMS.join(', ')}); never "none" or HMAC`),
+  })
+  .strict();
+
 export const authConfig = z
   .object({
     tokens: z
@@ -277,14 +357,30 @@ export const authConfig = z
           })
           .strict(),
       )
-      .min(1),
+      .min(1)
+      .optional()
+      .describe('Static bearer tokens: for development and service accounts (docs/identity.md)'),
+    oidc: z
+      .union([oidcIssuerConfig, z.array(oidcIssuerConfig).min(1)])
+      .optional()
+      .describe(
+        "JWT access tokens of an OpenID provider (or a list of them): roles from the token's groups (docs/identity.md)",
+      ),
     inbox: inboxSignInConfig.optional(),
   })
-  .strict();
+  .strict()
+  .refine((auth) => auth.tokens !== undefined || auth.oidc !== undefined, {
+    message: 'expected "tokens", "oidc" or both',
+  });
 
 /** What the GraphQL endpoint exposes and how much it (and the loop, from a model) accepts; see docs/security.md. */
 export const serverConfig = z
   .object({
+    publicUrl: plainUrl
+      .optional()
+      .describe(
+        'The URL clients reach this server at (behind a proxy: its address there), e.g. https://toolgate.example.com; the default audience of auth.oidc',
+      ),
     graphiql: z
       .boolean()
       .optional()
@@ -523,3 +619,4 @@ export type ApproversConfig = z.infer<typeof approversConfig>;
 export type PubSubConfig = z.infer<typeof pubsubConfig>;
 export type DatabaseConfig = z.infer<typeof databaseConfig>;
 export type WebhookConfig = z.infer<typeof webhookConfig>;
+export type OidcIssuerConfig = z.infer<typeof oidcIssuerConfig>;

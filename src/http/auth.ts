@@ -1,5 +1,6 @@
-// Who is asking: bearer tokens from the config file, or the single admin user `local` when there is no `auth`
-// section. One Authenticator serves HTTP (the Authorization header) and WebSocket (connectionParams.authorization).
+// Who is asking: bearer tokens from the config file, JWT access tokens of the OpenID providers it names
+// (src/identity/oidc.ts), or the single admin user `local` when there is no `auth` section. One Authenticator serves
+// HTTP (the Authorization header) and WebSocket (connectionParams.authorization).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Plugin } from 'graphql-yoga';
@@ -8,26 +9,18 @@ import { BEARER_TOKEN_CHARS, BEARER_TOKEN_FORMAT, isBearerToken } from '../confi
 import { ConfigError, resolveSecret } from '../config/load.js';
 import type { ToolgateConfig } from '../config/schema.js';
 import type { Viewer } from '../app/viewer.js';
+import {
+  NO_VALID_TOKEN,
+  NOT_AUTHENTICATED,
+  type Authentication,
+  type AuthenticationRefusal,
+  type Authenticator,
+} from '../identity/authentication.js';
+import { createOidcAuthenticator, type OidcAuthenticator } from '../identity/oidc.js';
+import type { KeyTimings } from '../identity/oidc-keys.js';
+import { publicUrl as publicUrlOf, type PublicUrl } from '../identity/public-url.js';
 
-/**
- * Who a request is, or why it is refused: 401 for credentials that prove nobody (none, unknown, a bad token), 503
- * when they cannot be checked now (the identity provider is unreachable and its keys are not cached). `reason` is
- * one line for the client and the log, never any part of the token.
- */
-export type Authentication = { ok: true; viewer: Viewer } | { ok: false; status: 401 | 503; reason: string };
-
-/** Turns the `Authorization` value of a request (HTTP header, or connectionParams.authorization over WebSocket) into a viewer. */
-export interface Authenticator {
-  authenticate(authorization: string | null | undefined): Promise<Authentication>;
-}
-
-/** The reason of a request without credentials, or with a token no one was given: the 401 says how to authenticate. */
-export const NO_VALID_TOKEN = 'no valid bearer token';
-
-/** A refusal of a request's credentials. */
-export type AuthenticationRefusal = Extract<Authentication, { ok: false }>;
-
-export const NOT_AUTHENTICATED: AuthenticationRefusal = { ok: false, status: 401, reason: NO_VALID_TOKEN };
+export { NO_VALID_TOKEN, NOT_AUTHENTICATED, type Authentication, type AuthenticationRefusal, type Authenticator };
 
 export const LOCAL_VIEWER: Viewer = { id: 'local', isAdmin: true, roles: [] };
 
@@ -47,7 +40,19 @@ const digest = (token: string): Buffer => createHash('sha256').update(token, 'ut
  * entry it hit.
  */
 export function createTokenAuthenticator(auth: AuthConfig, where = '<config>'): Authenticator {
-  const entries = auth.tokens.map((entry, i) => ({
+  const tokens = staticTokens(auth, where);
+  return {
+    authenticate(authorization) {
+      const token = bearerToken(authorization);
+      const viewer = token === null ? null : tokens(token);
+      return Promise.resolve(viewer ? { ok: true, viewer } : NOT_AUTHENTICATED);
+    },
+  };
+}
+
+/** The viewer of a static token, or null; every entry compared in constant time. */
+function staticTokens(auth: AuthConfig, where: string): (token: string) => Viewer | null {
+  const entries = (auth.tokens ?? []).map((entry, i) => ({
     digest: digest(usableToken(entry.token, `${where}: auth.tokens[${i}].token`)),
     viewer: { id: entry.user, isAdmin: entry.admin, roles: [...new Set(entry.roles ?? [])] } satisfies Viewer,
   }));
@@ -56,17 +61,13 @@ export function createTokenAuthenticator(auth: AuthConfig, where = '<config>'): 
     if (earlier !== i)
       throw new ConfigError(`${where}: auth.tokens[${i}].token: the same token as auth.tokens[${earlier}]`);
   });
-  return {
-    authenticate(authorization) {
-      const token = bearerToken(authorization);
-      if (token === null) return Promise.resolve(NOT_AUTHENTICATED);
-      const presented = digest(token);
-      let found: Viewer | null = null;
-      for (const entry of entries) {
-        if (timingSafeEqual(entry.digest, presented)) found = entry.viewer;
-      }
-      return Promise.resolve(found ? { ok: true, viewer: found } : NOT_AUTHENTICATED);
-    },
+  return (token) => {
+    const presented = digest(token);
+    let found: Viewer | null = null;
+    for (const entry of entries) {
+      if (timingSafeEqual(entry.digest, presented)) found = entry.viewer;
+    }
+    return found;
   };
 }
 
@@ -83,9 +84,46 @@ function usableToken(value: string, where: string): string {
   return token;
 }
 
+/** How the server knows people: its authenticator, and the identity providers it trusts with the URL it is at. */
+export interface Identity {
+  authenticator: Authenticator;
+  /** auth.oidc's issuers and audiences; null without auth.oidc. */
+  oidc: OidcAuthenticator | null;
+  /** The URL this server is reached at (server.publicUrl, else where it listens). */
+  publicUrl: PublicUrl;
+}
+
+/**
+ * The identity of a config: static tokens and OpenID providers' tokens when it has an `auth` section (a static token
+ * is looked up first; a JWT no static entry holds goes to its issuer), else the local admin.
+ */
+export function createIdentity(
+  config: ToolgateConfig,
+  where = '<config>',
+  options: { keyTimings?: KeyTimings } = {},
+): Identity {
+  const publicUrl = publicUrlOf(config.server?.publicUrl);
+  const auth = config.auth;
+  if (!auth) return { authenticator: localAuthenticator, oidc: null, publicUrl };
+  const tokens = staticTokens(auth, where);
+  const oidc = auth.oidc
+    ? createOidcAuthenticator(auth.oidc, { defaultAudience: publicUrl.get, keyTimings: options.keyTimings }, where)
+    : null;
+  const authenticator: Authenticator = {
+    authenticate(authorization) {
+      const token = bearerToken(authorization);
+      if (token === null) return Promise.resolve(NOT_AUTHENTICATED);
+      const viewer = tokens(token);
+      if (viewer) return Promise.resolve({ ok: true, viewer });
+      return oidc?.authenticate(token) ?? Promise.resolve(NOT_AUTHENTICATED);
+    },
+  };
+  return { authenticator, oidc, publicUrl };
+}
+
 /** The authenticator for a config: tokens when it has an `auth` section, else the local admin. */
 export function createAuthenticator(config: ToolgateConfig, where = '<config>'): Authenticator {
-  return config.auth ? createTokenAuthenticator(config.auth, where) : localAuthenticator;
+  return createIdentity(config, where).authenticator;
 }
 
 const BEARER = new RegExp(`^Bearer +(${BEARER_TOKEN_CHARS}+) *$`, 'i');

@@ -127,7 +127,7 @@ describe("the README's four-eyes example", () => {
     const section = readme.slice(readme.indexOf('## Four eyes'));
     const block = /```json\n([\s\S]*?)```/.exec(section)![1]!;
     const config = parseConfig({ ...base, ...JSON.parse(`{${block}}`) }, 'README.md');
-    expect(config.auth?.tokens.map((t) => [t.user, t.roles ?? []])).toEqual([
+    expect(config.auth?.tokens?.map((t) => [t.user, t.roles ?? []])).toEqual([
       ['alice', []],
       ['bob', ['reviewer']],
       ['carol', ['reviewer']],

@@ -54,7 +54,7 @@ describe('loadConfigFile', () => {
       file,
       JSON.stringify({ ...base, auth: { tokens: tokens.map((token, i) => ({ token, user: `u${i}` })) } }),
     );
-    expect(loadConfigFile(file).config.auth!.tokens.map((entry) => entry.token)).toEqual(tokens);
+    expect(loadConfigFile(file).config.auth!.tokens!.map((entry) => entry.token)).toEqual(tokens);
   });
 
   it.each(['a b', '', ' padded', 'tab\there', 'line\nbreak', 'café', 'no\u00a0break'])(

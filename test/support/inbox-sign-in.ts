@@ -3,10 +3,7 @@
 // helpers that sign in over plain HTTP the way a browser would.
 import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
-import type { ToolgateConfig } from '../../src/config/schema.js';
-import type { Authentication, Authenticator } from '../../src/http/auth.js';
-import { bearerToken } from '../../src/http/auth.js';
+import { authConfig, type ToolgateConfig } from '../../src/config/schema.js';
 import { startHarness, type Harness } from './harness.js';
 import type { OidcProvider } from './oidc-provider.js';
 
@@ -45,45 +42,13 @@ export async function registerInboxClient(
   return { clientId: body.client_id, clientSecret: body.client_secret };
 }
 
-/** The provider's access tokens for `audience`: sub is the user, groups are the roles. */
-export function providerAuthenticator(provider: OidcProvider, audience: () => string): Authenticator {
-  const keys = createRemoteJWKSet(new URL(`${provider.issuer}/jwks`));
-  return {
-    async authenticate(authorization): Promise<Authentication> {
-      const token = bearerToken(authorization);
-      if (!token) return { ok: false, status: 401, reason: 'no valid bearer token' };
-      try {
-        const { payload } = await jwtVerify(token, keys, { issuer: provider.issuer, audience: audience() });
-        return {
-          ok: true,
-          viewer: {
-            id: payload.sub!,
-            isAdmin: false,
-            roles: (payload.groups as string[] | undefined) ?? [],
-            ...(typeof payload.name === 'string' ? { name: payload.name } : {}),
-            issuer: provider.issuer,
-            subject: payload.sub!,
-            expiresAt: payload.exp! * 1000,
-          },
-        };
-      } catch (error) {
-        return {
-          ok: false,
-          status: 401,
-          reason: (error as Error).message.includes('exp') ? 'token expired' : 'bad token',
-        };
-      }
-    },
-  };
-}
-
 export interface SignInServer {
   h: Harness;
   /** http://127.0.0.1:<port> */
   base: string;
 }
 
-/** A toolgate on a port of its own whose inbox signs in through `provider`. */
+/** A toolgate on a port of its own that accepts `provider`'s tokens (auth.oidc) and whose inbox signs in there. */
 export async function startSignInServer(
   provider: OidcProvider,
   config: ToolgateConfig,
@@ -96,18 +61,18 @@ export async function startSignInServer(
   const h = await startHarness({
     ...options,
     port,
-    authenticator: providerAuthenticator(provider, () => base),
     config: {
       ...config,
-      auth: {
-        tokens: config.auth?.tokens ?? [{ token: 'unused-static-token-000', user: 'service', admin: false }],
+      // Through the schema, as a config file would be: its defaults filled in, its checks made.
+      auth: authConfig.parse({
+        ...config.auth,
+        oidc: { issuer: provider.issuer },
         inbox: {
-          issuer: provider.issuer,
           ...client,
           session: { secret: SESSION_SECRET },
           ...inbox,
         },
-      },
+      }),
     },
   });
   return { h, base };

@@ -119,3 +119,20 @@ describe('a client that registers itself (dynamic client registration, as MCP cl
     expect(payload).toMatchObject({ sub: 'dana', groups: ['ops'], name: 'Dana', scope: 'mcp' });
   });
 });
+
+describe('a key rotation at the provider', () => {
+  it('signs with the new key and keeps the old one published', async () => {
+    const provider = await startOidcProvider();
+    try {
+      const before = provider.privateJwk.kid;
+      const after = (await provider.rotateSigningKey()).kid;
+      expect(after).not.toBe(before);
+      const token = await provider.accessToken('alice', { resource: 'http://127.0.0.1:4000' });
+      expect(decodeProtectedHeader(token).kid).toBe(after);
+      const jwks = (await (await fetch(`${provider.issuer}/jwks`)).json()) as { keys: { kid: string }[] };
+      expect(jwks.keys.map((key) => key.kid)).toEqual([after, before]);
+    } finally {
+      await provider.close();
+    }
+  });
+});

@@ -32,6 +32,11 @@ export interface OidcProvider {
   issuer: string;
   /** The provider's signing key (private, with kid and alg), to craft tokens the provider would not issue. */
   privateJwk: JWK;
+  /**
+   * Rotates the signing key as providers do: a new key signs from now on, the old one stays published. Returns the
+   * new key; `privateJwk` is then the new one.
+   */
+  rotateSigningKey(): Promise<JWK>;
   /** The users; change a user's groups and the next token carries the new ones. */
   users: Record<string, FixtureUser>;
   /** The public client every token of `accessToken` is issued to (a first-party client: no consent asked). */
@@ -84,14 +89,7 @@ async function quietly<T>(work: () => Promise<T>): Promise<T> {
 export async function startOidcProvider(options: OidcProviderOptions = {}): Promise<OidcProvider> {
   const users: Record<string, FixtureUser> = structuredClone(options.users ?? DEFAULT_USERS);
   const defaultTtl = options.accessTokenTtlSeconds ?? 300;
-  // RS256: the algorithm of ID tokens unless a client registers another, and of most providers' access tokens.
-  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
-  const privateJwk: JWK = {
-    ...(await exportJWK(privateKey)),
-    kid: `fixture-${randomBytes(4).toString('hex')}`,
-    alg: 'RS256',
-    use: 'sig',
-  };
+  const signingKeys: JWK[] = [await newSigningKey()];
 
   // The port first: the issuer is part of the provider's configuration.
   const server: Server = createServer();
@@ -99,96 +97,100 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
   const port = (server.address() as AddressInfo).port;
   const issuer = `http://127.0.0.1:${port}`;
 
-  const provider = await quietly(async () => {
-    const { default: Provider, errors } = await import('oidc-provider');
-    const instance = new Provider(issuer, {
-      clients: [
-        {
-          client_id: FIXTURE_CLIENT,
-          token_endpoint_auth_method: 'none',
-          redirect_uris: [FIXTURE_REDIRECT],
-          grant_types: ['authorization_code', 'refresh_token'],
-          response_types: ['code'],
+  const cookieKey = randomBytes(32).toString('hex');
+  const build = () =>
+    quietly(async () => {
+      const { default: Provider, errors } = await import('oidc-provider');
+      const instance = new Provider(issuer, {
+        clients: [
+          {
+            client_id: FIXTURE_CLIENT,
+            token_endpoint_auth_method: 'none',
+            redirect_uris: [FIXTURE_REDIRECT],
+            grant_types: ['authorization_code', 'refresh_token'],
+            response_types: ['code'],
+          },
+        ],
+        // The first key signs; the others are published for tokens they signed before a rotation.
+        jwks: { keys: signingKeys },
+        cookies: { keys: [cookieKey] },
+        findAccount: (_ctx: unknown, id: string) => {
+          const user = users[id];
+          if (!user) return undefined;
+          return {
+            accountId: id,
+            claims: () => ({ sub: id, name: user.name, email: user.email, groups: [...user.groups] }),
+          };
         },
-      ],
-      jwks: { keys: [privateJwk] },
-      cookies: { keys: [randomBytes(32).toString('hex')] },
-      findAccount: (_ctx: unknown, id: string) => {
-        const user = users[id];
-        if (!user) return undefined;
-        return {
-          accountId: id,
-          claims: () => ({ sub: id, name: user.name, email: user.email, groups: [...user.groups] }),
-        };
-      },
-      claims: { openid: ['sub'], profile: ['name'], email: ['email'], groups: ['groups'] },
-      scopes: ['openid', 'offline_access', 'profile', 'email', 'groups'],
-      pkce: { required: () => true },
-      ttl: {
-        AccessToken: (ctx: any) => ttlOf(ctx) ?? defaultTtl,
-        AuthorizationCode: 60,
-        Grant: 3600,
-        IdToken: 3600,
-        Interaction: 600,
-        RefreshToken: 3600,
-        Session: 3600,
-      },
-      features: {
-        devInteractions: { enabled: true },
-        registration: { enabled: true },
-        revocation: { enabled: true },
-        rpInitiatedLogout: { enabled: true },
-        resourceIndicators: {
-          enabled: true,
-          defaultResource: (_ctx: unknown, _client: unknown, oneOf?: string[]) => oneOf,
-          useGrantedResource: () => true,
-          getResourceServerInfo: (ctx: any, resource: string) => {
-            if (!LOOPBACK_RESOURCE.test(resource)) throw new errors.InvalidTarget!();
-            return {
-              scope: RESOURCE_SCOPES,
-              audience: resource,
-              accessTokenTTL: ttlOf(ctx) ?? defaultTtl,
-              accessTokenFormat: 'jwt',
-              jwt: { sign: { alg: 'RS256' } },
-            };
+        claims: { openid: ['sub'], profile: ['name'], email: ['email'], groups: ['groups'] },
+        scopes: ['openid', 'offline_access', 'profile', 'email', 'groups'],
+        pkce: { required: () => true },
+        ttl: {
+          AccessToken: (ctx: any) => ttlOf(ctx) ?? defaultTtl,
+          AuthorizationCode: 60,
+          Grant: 3600,
+          IdToken: 3600,
+          Interaction: 600,
+          RefreshToken: 3600,
+          Session: 3600,
+        },
+        features: {
+          devInteractions: { enabled: true },
+          registration: { enabled: true },
+          revocation: { enabled: true },
+          rpInitiatedLogout: { enabled: true },
+          resourceIndicators: {
+            enabled: true,
+            defaultResource: (_ctx: unknown, _client: unknown, oneOf?: string[]) => oneOf,
+            useGrantedResource: () => true,
+            getResourceServerInfo: (ctx: any, resource: string) => {
+              if (!LOOPBACK_RESOURCE.test(resource)) throw new errors.InvalidTarget!();
+              return {
+                scope: RESOURCE_SCOPES,
+                audience: resource,
+                accessTokenTTL: ttlOf(ctx) ?? defaultTtl,
+                accessTokenFormat: 'jwt',
+                jwt: { sign: { alg: 'RS256', kid: signingKeys[0]!.kid } },
+              };
+            },
           },
         },
-      },
-      // What a token carries besides the registered claims: the groups and name as they are when it is minted.
-      extraTokenClaims: (_ctx: unknown, token: { kind: string; accountId?: string }) => {
-        if (token.kind !== 'AccessToken' || !token.accountId) return undefined;
-        const user = users[token.accountId];
-        if (!user) return undefined;
-        return {
-          groups: [...user.groups],
-          ...(user.name ? { name: user.name } : {}),
-          ...(user.email ? { email: user.email } : {}),
-        };
-      },
-      // Every client here is the tests' own: grant what it asks for, no consent page.
-      loadExistingGrant: async (ctx: any) => {
-        const { oidc } = ctx;
-        const grantId = oidc.result?.consent?.grantId ?? oidc.session.grantIdFor(oidc.client.clientId);
-        const grant = grantId
-          ? await oidc.provider.Grant.find(grantId)
-          : new oidc.provider.Grant({ clientId: oidc.client.clientId, accountId: oidc.session.accountId });
-        grant.addOIDCScope('openid offline_access profile email groups');
-        grant.addOIDCClaims(['name', 'email', 'groups']);
-        const resources = oidc.params.resource;
-        for (const resource of Array.isArray(resources) ? resources : resources ? [resources] : []) {
-          grant.addResourceScope(resource, RESOURCE_SCOPES);
-        }
-        await grant.save();
-        return grant;
-      },
-      renderError: (ctx: any, out: Record<string, string>) => {
-        ctx.type = 'json';
-        ctx.body = out;
-      },
+        // What a token carries besides the registered claims: the groups and name as they are when it is minted.
+        extraTokenClaims: (_ctx: unknown, token: { kind: string; accountId?: string }) => {
+          if (token.kind !== 'AccessToken' || !token.accountId) return undefined;
+          const user = users[token.accountId];
+          if (!user) return undefined;
+          return {
+            groups: [...user.groups],
+            ...(user.name ? { name: user.name } : {}),
+            ...(user.email ? { email: user.email } : {}),
+          };
+        },
+        // Every client here is the tests' own: grant what it asks for, no consent page.
+        loadExistingGrant: async (ctx: any) => {
+          const { oidc } = ctx;
+          const grantId = oidc.result?.consent?.grantId ?? oidc.session.grantIdFor(oidc.client.clientId);
+          const grant = grantId
+            ? await oidc.provider.Grant.find(grantId)
+            : new oidc.provider.Grant({ clientId: oidc.client.clientId, accountId: oidc.session.accountId });
+          grant.addOIDCScope('openid offline_access profile email groups');
+          grant.addOIDCClaims(['name', 'email', 'groups']);
+          const resources = oidc.params.resource;
+          for (const resource of Array.isArray(resources) ? resources : resources ? [resources] : []) {
+            grant.addResourceScope(resource, RESOURCE_SCOPES);
+          }
+          await grant.save();
+          return grant;
+        },
+        renderError: (ctx: any, out: Record<string, string>) => {
+          ctx.type = 'json';
+          ctx.body = out;
+        },
+      });
+      return instance;
     });
-    return instance;
-  });
-  server.on('request', provider.callback());
+  let handler = (await build()).callback();
+  server.on('request', (req, res) => handler(req, res));
 
   let open = true;
   const stop = async () => {
@@ -300,9 +302,15 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
     return tokens.access_token;
   };
 
-  return {
+  const fixture: OidcProvider = {
     issuer,
-    privateJwk,
+    privateJwk: signingKeys[0]!,
+    async rotateSigningKey() {
+      signingKeys.unshift(await newSigningKey());
+      handler = (await build()).callback();
+      fixture.privateJwk = signingKeys[0]!;
+      return fixture.privateJwk;
+    },
     users,
     clientId: FIXTURE_CLIENT,
     accessToken,
@@ -310,6 +318,18 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
     stop,
     start,
     close: stop,
+  };
+  return fixture;
+}
+
+/** RS256: the algorithm of ID tokens unless a client registers another, and of most providers' access tokens. */
+async function newSigningKey(): Promise<JWK> {
+  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+  return {
+    ...(await exportJWK(privateKey)),
+    kid: `fixture-${randomBytes(4).toString('hex')}`,
+    alg: 'RS256',
+    use: 'sig',
   };
 }
 
