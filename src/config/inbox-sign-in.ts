@@ -62,7 +62,8 @@ export const inboxSignInConfig = z
           .optional()
           .describe('The longest a session lasts from sign-in, renewals or not (default 12)'),
       })
-      .strict(),
+      .strict()
+      .describe('The session cookie (encrypted, HttpOnly, SameSite=Lax)'),
   })
   .strict()
   .describe('Sign-in of the approval inbox through an identity provider of auth.oidc (docs/inbox.md)');

@@ -96,6 +96,10 @@ describe('the inbox session', () => {
     const response = await viewerRequest(cookies, SESSION_HEADER);
     expect(response.status).toBe(200);
     expect((await response.json()).data.viewer).toMatchObject({ id: 'alice', roles: ['reviewer'] });
+    // The log names who signed in, and holds no token (a JWT starts "eyJ") nor the cookie.
+    expect(log.find('inbox signed in').at(-1)?.viewerId).toBe('alice');
+    expect(log.text()).not.toContain('eyJ');
+    expect(log.text()).not.toContain(value.slice(0, 40));
   });
 
   it('uses the cookie only for requests of its own pages: our header, this origin', async () => {
@@ -151,6 +155,10 @@ describe('the inbox session', () => {
     const callback = await fetch(back, { redirect: 'manual', headers: { cookie: cookieHeader(pending) } });
     expect(callback.status).toBe(400);
     expect(await callback.text()).toContain('Sign-in refused');
+    // Its page, as every page of /auth/*, runs nothing and is framed by no one.
+    expect(callback.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(callback.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(callback.headers.get('x-frame-options')).toBe('DENY');
     expect(log.find('inbox sign-in refused').at(-1)?.reason).toBe('unexpected "state" response parameter value');
     expect(setCookies(callback).has('toolgate_session')).toBe(false);
     // And a callback without the sign-in cookie at all (started in another browser).
