@@ -13,6 +13,7 @@ import {
   type SignInServer,
 } from '../support/inbox-sign-in.js';
 import { startOidcProvider, type OidcProvider } from '../support/oidc-provider.js';
+import { startHarness } from '../support/harness.js';
 import { testConfig } from '../support/scenario.js';
 import { memoryLog } from '../support/log.js';
 
@@ -190,6 +191,34 @@ describe('the inbox session', () => {
     });
     expect(info.status).toBe(401);
     expect((await viewerRequest(tampered, SESSION_HEADER)).status).toBe(401);
+  });
+
+  it('a second instance with the same secret behind the same address takes the session', async () => {
+    const { cookies } = await signInOverHttp(provider, server.base, 'bob');
+    // Both answer for one public URL (a load balancer's): the same audience, the same origin.
+    const second = await startHarness({
+      config: { ...server.config, server: { publicUrl: server.base } },
+      database: server.h.database,
+    });
+    try {
+      const response = await fetch(second.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          cookie: cookieHeader(cookies),
+          origin: server.base,
+          ...SESSION_HEADER,
+        },
+        body: JSON.stringify({ query: VIEWER }),
+      });
+      expect((await response.json()).data.viewer).toMatchObject({ id: 'bob', roles: ['reviewer'] });
+      const info = await fetch(second.url.replace('/graphql', '/auth/session'), {
+        headers: { cookie: cookieHeader(cookies), origin: server.base, ...SESSION_HEADER },
+      });
+      expect(await info.json()).toMatchObject({ signedIn: true, user: 'bob' });
+    } finally {
+      await second.close();
+    }
   });
 
   it('closes a graphql-ws socket at its token\'s expiry with 4401 "Token expired"', async () => {

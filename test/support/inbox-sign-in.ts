@@ -46,6 +46,8 @@ export interface SignInServer {
   h: Harness;
   /** http://127.0.0.1:<port> */
   base: string;
+  /** The config it runs with (to start a second instance beside it). */
+  config: ToolgateConfig;
 }
 
 /** A toolgate on a port of its own that accepts `provider`'s tokens (auth.oidc) and whose inbox signs in there. */
@@ -58,24 +60,21 @@ export async function startSignInServer(
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const client = await registerInboxClient(provider, base);
-  const h = await startHarness({
-    ...options,
-    port,
-    config: {
-      ...config,
-      // Through the schema, as a config file would be: its defaults filled in, its checks made.
-      auth: authConfig.parse({
-        ...config.auth,
-        oidc: { issuer: provider.issuer },
-        inbox: {
-          ...client,
-          session: { secret: SESSION_SECRET },
-          ...inbox,
-        },
-      }),
-    },
-  });
-  return { h, base };
+  const fullConfig: ToolgateConfig = {
+    ...config,
+    // Through the schema, as a config file would be: its defaults filled in, its checks made.
+    auth: authConfig.parse({
+      ...config.auth,
+      oidc: { issuer: provider.issuer },
+      inbox: {
+        ...client,
+        session: { secret: SESSION_SECRET },
+        ...inbox,
+      },
+    }),
+  };
+  const h = await startHarness({ ...options, port, config: fullConfig });
+  return { h, base, config: fullConfig };
 }
 
 /** The cookies a response sets, as name → value (a deletion as ''). */
