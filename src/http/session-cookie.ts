@@ -35,7 +35,7 @@ export function setCookie(name: string, value: string, attributes: CookieAttribu
   return [
     `${name}=${value}`,
     `Path=${attributes.path}`,
-    `Max-Age=${Math.max(0, Math.floor(attributes.maxAge))}`,
+    `Max-Age=${Math.max(0, Math.round(attributes.maxAge))}`,
     'HttpOnly',
     'SameSite=Lax',
     ...(attributes.secure ? ['Secure'] : []),

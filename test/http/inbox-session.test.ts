@@ -6,13 +6,16 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   cookieHeader,
+  registerInboxClient,
   SESSION_HEADER,
+  SESSION_SECRET,
   setCookies,
   signInOverHttp,
   startSignInServer,
   type SignInServer,
 } from '../support/inbox-sign-in.js';
 import { startOidcProvider, type OidcProvider } from '../support/oidc-provider.js';
+import { authConfig } from '../../src/config/schema.js';
 import { startHarness } from '../support/harness.js';
 import { testConfig } from '../support/scenario.js';
 import { memoryLog } from '../support/log.js';
@@ -218,6 +221,42 @@ describe('the inbox session', () => {
       expect(await info.json()).toMatchObject({ signedIn: true, user: 'bob' });
     } finally {
       await second.close();
+    }
+  });
+
+  it('behind an https public URL: Secure cookies, the session under the __Host- prefix', async () => {
+    const publicUrl = 'https://toolgate.example.test';
+    const client = await registerInboxClient(provider, publicUrl);
+    // TLS ends in front of it (a proxy): the server itself speaks plain http on loopback.
+    const behind = await startHarness({
+      config: {
+        ...testConfig(),
+        server: { publicUrl },
+        auth: authConfig.parse({
+          // The provider here issues tokens for loopback resources only: the audience is the server's own address.
+          oidc: { issuer: provider.issuer, audience: server.base },
+          inbox: { ...client, session: { secret: SESSION_SECRET } },
+        }),
+      },
+    });
+    try {
+      const local = behind.url.replace('/graphql', '');
+      const login = await fetch(`${local}/auth/login`, { redirect: 'manual' });
+      const [pending] = login.headers.getSetCookie();
+      expect(pending).toMatch(
+        /^__Secure-toolgate_sign_in=[^;]+; Path=\/auth\/callback; Max-Age=60\d; HttpOnly; SameSite=Lax; Secure$/,
+      );
+      const back = await provider.signIn(login.headers.get('location')!, 'alice');
+      expect(back.origin).toBe(publicUrl);
+      const callback = await fetch(`${local}${back.pathname}${back.search}`, {
+        redirect: 'manual',
+        headers: { cookie: cookieHeader(setCookies(login)) },
+      });
+      expect(callback.status).toBe(303);
+      const session = callback.headers.getSetCookie().find((cookie) => cookie.includes('toolgate_session='))!;
+      expect(session).toMatch(/^__Host-toolgate_session=[^;]+; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Lax; Secure$/);
+    } finally {
+      await behind.close();
     }
   });
 
