@@ -75,6 +75,7 @@ export default defineConfig({
           { text: 'Edits and remembered approvals', link: '/approvals' },
           { text: 'Argument rules', link: '/argument-rules' },
           { text: 'Approvers', link: '/approvers' },
+          { text: 'Identity: sign-in through your provider', link: '/identity' },
           { text: 'Models and MCP tools', link: '/models-and-tools' },
           { text: 'The MCP gateway', link: '/mcp-gateway' },
           { text: 'Webhooks', link: '/webhooks' },

@@ -2,7 +2,14 @@
 // hands turns to the loop (loop.ts) through their supervision (supervision.ts: who runs a turn, recovery, expiry);
 // reporting.ts tells subscribers and observers what happened.
 import { newId } from '../domain/ids.js';
-import type { ElicitationAnswer, ElicitationRecord, ThreadRecord, ToolCall, TurnRecord } from '../domain/records.js';
+import type {
+  AnswerIdentity,
+  ElicitationAnswer,
+  ElicitationRecord,
+  ThreadRecord,
+  ToolCall,
+  TurnRecord,
+} from '../domain/records.js';
 import type { AnswerRefusal, StartRefusal } from '../domain/refusals.js';
 import type { TurnMaintenance } from '../domain/store.js';
 import type { Model } from '../models/model.js';
@@ -174,6 +181,7 @@ export class AgentRunner {
     elicitationId: string;
     ownerId: string | null;
     answeredBy: string;
+    answeredAs?: AnswerIdentity;
     answer: ElicitationAnswer;
   }): Promise<ResolveOutcome> {
     const result = await this.#store.resolveElicitation({

@@ -20,7 +20,7 @@ import type {
 } from '../domain/records.js';
 import type { AppDeps } from './deps.js';
 import { type Outcome } from './outcome.js';
-import type { Viewer } from './viewer.js';
+import { answerIdentityOf, type Viewer } from './viewer.js';
 
 export interface AnswerElicitationInput {
   elicitationId: string;
@@ -119,6 +119,7 @@ export async function answerElicitation(
     // An approver reaches another user's request only now that it was authorized above.
     ownerId: requester ? viewer.id : null,
     answeredBy: viewer.id,
+    answeredAs: answerIdentityOf(viewer),
     answer,
   });
   if (result.ok) return requester ? result : { ...result, turn: null, pausedWith: null };

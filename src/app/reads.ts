@@ -6,6 +6,7 @@ import { answerCounts, mayAnswer } from '../domain/approvers.js';
 import { awaitsAnswerOf, outdated } from '../domain/quorum.js';
 import type {
   Agent,
+  AnswerIdentity,
   ApproverAnswer,
   ElicitationAction,
   ElicitationRecord,
@@ -195,6 +196,8 @@ export interface AnswerEntry {
   answeredAt: string;
   /** False for an ACCEPT an edit outdated since, or the requester's under four eyes (never recorded, defensively). */
   counts: boolean;
+  /** Who answered as they were then (name, issuer, subject, roles); null for an answer recorded before they were kept. */
+  identity: AnswerIdentity | null;
 }
 
 /**
@@ -216,6 +219,7 @@ export async function elicitationAnswers(
         arguments: response.arguments ?? null,
         answeredAt: elicitation.resolvedAt,
         counts: true,
+        identity: elicitation.resolvedByIdentity,
       },
     ];
   }
@@ -227,6 +231,7 @@ export async function elicitationAnswers(
     arguments: answer.arguments,
     answeredAt: answer.createdAt,
     counts: !outdated(answer, answers) && answerCounts(approval, answer.approverId, elicitation.ownerId),
+    identity: answer.identity,
   }));
 }
 

@@ -1,3 +1,5 @@
+import type { AnswerIdentity } from '../domain/records.js';
+
 /** Who a use case acts for: the authenticated user (src/http/auth.ts finds them), whether they administer, their roles. */
 export interface Viewer {
   id: string;
@@ -15,4 +17,14 @@ export interface Viewer {
   subject?: string;
   /** When the token stops being valid (epoch ms of its `exp`); none for static tokens, which do not expire. */
   expiresAt?: number;
+}
+
+/** Who answers, as the record keeps them: their name, issuer and subject (none for static tokens) and roles now. */
+export function answerIdentityOf(viewer: Viewer): AnswerIdentity {
+  return {
+    name: viewer.name ?? null,
+    issuer: viewer.issuer ?? null,
+    subject: viewer.subject ?? null,
+    roles: [...viewer.roles],
+  };
 }

@@ -283,6 +283,7 @@ export interface Catalogue {
     content: string | null;
     arguments: string | null;
     remember: string | null;
+    identity: string | null;
     now: string;
   }): number;
   /** Records the answer of a PENDING elicitation (JSON columns as JSON). */
@@ -294,6 +295,8 @@ export interface Catalogue {
     arguments: string | null;
     remember: string | null;
     by: string;
+    /** Who answered as they were then (AnswerIdentity as JSON); null when not known. */
+    byIdentity: string | null;
     now: string;
   }): ElicitationRow[];
   /** PAUSED to RUNNING under a new lease: the claim only one answer wins. */

@@ -7,6 +7,7 @@ import { agentApproversFromColumn, argumentRulesFromRows } from '../domain/agent
 import type {
   Agent,
   ApprovalGrantRecord,
+  AnswerIdentity,
   ApproverAnswer,
   ElicitationApproval,
   ArgumentRule,
@@ -97,6 +98,7 @@ export interface ElicitationRow {
   response_arguments: Json | null;
   response_remember: Json | null;
   resolved_by: string | null;
+  resolved_by_identity: Json | null;
   resolved_at: string | null;
   created_at: string;
   expires_at: string;
@@ -117,6 +119,7 @@ export interface ElicitationAnswerRow {
   arguments: Json | null;
   remember: Json | null;
   created_at: string;
+  approver_identity: Json | null;
 }
 
 export interface GrantRow {
@@ -261,6 +264,7 @@ export function elicitationRecord(row: ElicitationRow): ElicitationRecord {
       : null,
     grantId: grantIdFromColumn(remember),
     resolvedBy: row.resolved_by,
+    resolvedByIdentity: parse(row.resolved_by_identity) as AnswerIdentity | null,
     resolvedAt: row.resolved_at,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
@@ -279,6 +283,7 @@ export function approverAnswerRecord(row: ElicitationAnswerRow): ApproverAnswer 
     arguments: parse(row.arguments) as ApproverAnswer['arguments'],
     remember: parse(row.remember) as ApproverAnswer['remember'],
     createdAt: row.created_at,
+    identity: parse(row.approver_identity) as AnswerIdentity | null,
   };
 }
 

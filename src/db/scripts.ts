@@ -14,6 +14,7 @@ import { newId } from '../domain/ids.js';
 import type {
   Agent,
   ApprovalGrantRecord,
+  AnswerIdentity,
   ApproverAnswer,
   CloseReason,
   ElicitationAnswer,
@@ -354,7 +355,7 @@ export function* resolveElicitation(c: ScriptContext, input: AnswerInput): Scrip
   const decision = decideAnswer(found, answer, now);
   if (decision.kind === 'not_found') return NOT_FOUND;
   if (decision.kind !== 'record') return yield* unrecorded(answering, decision);
-  return yield* recordAnswer(answering, answer, decision, input.answeredBy);
+  return yield* recordAnswer(answering, answer, decision, input.answeredBy, input.answeredAs ?? null);
 }
 
 const NOT_FOUND: ResolveResult = { ok: false, code: 'NOT_FOUND', of: 'elicitation' };
@@ -421,6 +422,7 @@ function* answerUnderPolicy(a: Answering): Script<ResolveResult> {
     arguments: answer.arguments ? (JSON.parse(canonicalJson(answer.arguments)) as JsonObject) : null,
     remember: answer.remember ?? null,
     createdAt: now,
+    identity: input.answeredAs ?? null,
   };
   yield c.q.upsertElicitationAnswer({
     elicitationId: mine.elicitationId,
@@ -430,6 +432,7 @@ function* answerUnderPolicy(a: Answering): Script<ResolveResult> {
     content: nullOrJson(c, mine.content),
     arguments: nullOrJson(c, mine.arguments),
     remember: nullOrJson(c, mine.remember),
+    identity: nullOrJson(c, mine.identity),
     now,
   });
   const tally = tallyAnswers(
@@ -440,7 +443,9 @@ function* answerUnderPolicy(a: Answering): Script<ResolveResult> {
   if (tally.kind === 'pending') return { ok: true, kind: 'counted', elicitation: found, turn: yield* turnNow(a) };
   const decided = decideAnswer(found, tally.answer, now);
   if (decided.kind !== 'record') throw new Error(`a pending request ${found.id} could not record its decided answer`);
-  return yield* recordAnswer(a, tally.answer, decided, tally.by);
+  // The request's own record names the approver whose answer decided it, as they were when they gave it.
+  const decider = tally.by === answeredBy ? mine : answers.find((other) => other.approverId === tally.by);
+  return yield* recordAnswer(a, tally.answer, decided, tally.by, decider?.identity ?? null);
 }
 
 /**
@@ -452,6 +457,7 @@ function* recordAnswer(
   answer: ElicitationAnswer,
   decision: Extract<AnswerDecision, { kind: 'record' }>,
   by: string,
+  byIdentity: AnswerIdentity | null,
 ): Script<ResolveResult> {
   const { c, input, found, ofTurn } = a;
   const { now } = input;
@@ -466,6 +472,7 @@ function* recordAnswer(
     arguments: columns.arguments === null ? null : c.json(columns.arguments),
     remember: columns.remember === null ? null : c.json(columns.remember),
     by,
+    byIdentity: byIdentity === null ? null : c.json(byIdentity),
     now,
   });
   const elicitation = elicitationRecord(answered!);

@@ -92,6 +92,18 @@ export interface ElicitationApproval {
   escalation: { roles: string[]; at: string } | null;
 }
 
+/**
+ * Who answered, as their identity was at that moment: the display name, the identity provider and its subject (null
+ * for static tokens), and the roles their credentials held. Kept with the answer; what the provider says later does
+ * not change it.
+ */
+export interface AnswerIdentity {
+  name: string | null;
+  issuer: string | null;
+  subject: string | null;
+  roles: string[];
+}
+
 /** One approver's answer to a request under a policy (a row of elicitation_answers). */
 export interface ApproverAnswer {
   elicitationId: string;
@@ -104,6 +116,8 @@ export interface ApproverAnswer {
   arguments: JsonObject | null;
   remember: RememberChoice | null;
   createdAt: string;
+  /** Who answered as they were then; null for an answer recorded before identities were kept. */
+  identity: AnswerIdentity | null;
 }
 
 // ---- argument rules (issue 15) ----------------------------------------------------------------------------
@@ -272,6 +286,8 @@ export interface ElicitationRecord {
   /** The remembered approval its ACCEPT recorded, if it asked for one. */
   grantId: string | null;
   resolvedBy: string | null;
+  /** Who resolved it as they were then (AnswerIdentity); null while pending, by expiry, or recorded before. */
+  resolvedByIdentity: AnswerIdentity | null;
   resolvedAt: string | null;
   createdAt: string;
   expiresAt: string;

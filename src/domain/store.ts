@@ -3,6 +3,7 @@
 // promise resolves.
 import type {
   Agent,
+  AnswerIdentity,
   ApprovalGrantRecord,
   ApproverAnswer,
   ArgumentRule,
@@ -161,6 +162,8 @@ export interface AnswerInput {
   ownerId: string | null;
   /** Who answers: the requester (ownerId), or the approver the caller authorized. */
   answeredBy: string;
+  /** Who answers as they are now (name, issuer, subject, roles), kept with the answer. */
+  answeredAs?: AnswerIdentity;
   answer: ElicitationAnswer;
   now: string;
   /** The process that will continue the turn when this answer resumes it (taken in the same transaction). */

@@ -109,6 +109,7 @@ export function pausedElicitations(
     response: null,
     grantId: null,
     resolvedBy: null,
+    resolvedByIdentity: null,
     resolvedAt: null,
     createdAt: now,
     expiresAt,

@@ -171,6 +171,28 @@ const ElicitationApproverAnswerRef = builder.objectRef<AnswerEntry>('Elicitation
       resolve: (a) => a.arguments,
     }),
     answeredAt: t.field({ type: 'DateTime', resolve: (a) => a.answeredAt }),
+    approverName: t.string({
+      nullable: true,
+      description:
+        "The approver's display name from their identity provider when they answered; null for static tokens and answers recorded before names were kept.",
+      resolve: (a) => a.identity?.name ?? null,
+    }),
+    approverIssuer: t.string({
+      nullable: true,
+      description: 'The identity provider that vouched for the approver (its issuer URL); null for static tokens.',
+      resolve: (a) => a.identity?.issuer ?? null,
+    }),
+    approverSubject: t.string({
+      nullable: true,
+      description: "The approver as their identity provider knows them (the token's subject); null for static tokens.",
+      resolve: (a) => a.identity?.subject ?? null,
+    }),
+    approverRoles: t.stringList({
+      nullable: true,
+      description:
+        'The roles the approver held when they answered (docs/approvers.md: an answer counts as given then); null for answers recorded before roles were kept.',
+      resolve: (a) => (a.identity ? [...a.identity.roles] : null),
+    }),
     counts: t.boolean({
       description:
         'Whether it counts towards the quorum now: an ACCEPT stops counting when an edit proposes other arguments.',

@@ -151,12 +151,12 @@ function refusalOf(error: unknown): Authentication {
 
 /** The viewer a verified token describes: its user (prefixed), display name, roles (mapped) and admin rights. */
 export function viewerOf(payload: JWTPayload, config: OidcIssuerConfig): Authentication {
-  const user = payload[config.userClaim];
+  const user = claimAt(payload, config.userClaim);
   if (typeof user !== 'string' || user === '') return refused(`token has no "${config.userClaim}" claim`);
-  const name = [payload[config.nameClaim], payload.email].find(
+  const name = [claimAt(payload, config.nameClaim), payload.email].find(
     (value): value is string => typeof value === 'string' && value !== '',
   );
-  const roles = rolesOf(payload[config.rolesClaim], config.roleMap);
+  const roles = rolesOf(claimAt(payload, config.rolesClaim), config.roleMap);
   const viewer: Viewer = {
     id: `${config.userPrefix ?? ''}${user}`,
     isAdmin: roles.some((role) => config.adminRoles?.includes(role) ?? false),
@@ -167,6 +167,21 @@ export function viewerOf(payload: JWTPayload, config: OidcIssuerConfig): Authent
     ...(name !== undefined ? { name } : {}),
   };
   return { ok: true, viewer };
+}
+
+/**
+ * A claim by its name; a name the token does not hold as such, with dots in it, is a path into nested claims
+ * (Keycloak's `realm_access.roles`). A name that is itself a URL with dots (`https://example.com/roles`) is found
+ * as it is.
+ */
+export function claimAt(payload: JWTPayload, name: string): unknown {
+  if (Object.hasOwn(payload, name)) return payload[name];
+  let value: unknown = payload;
+  for (const part of name.split('.')) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, part)) return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
 }
 
 /** A roles claim (a list, or a space-separated string as OAuth's `scope` is) through the role map. */

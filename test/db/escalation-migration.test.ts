@@ -18,7 +18,10 @@ interface Backend {
   undo(store: Store): Promise<void>;
 }
 
+/** The escalation migration and the one after it (who answered, as they were), newest first. */
 const UNDO = [
+  'ALTER TABLE elicitation_answers DROP COLUMN approver_identity',
+  'ALTER TABLE elicitations DROP COLUMN resolved_by_identity',
   'DROP INDEX elicitations_escalation_due',
   'ALTER TABLE elicitations DROP COLUMN escalated_at',
   'ALTER TABLE elicitations DROP COLUMN escalation_due_at',
@@ -39,8 +42,10 @@ const backends: Backend[] = [
     async undo(store) {
       const { sqlite } = store as SqliteStore;
       for (const statement of UNDO) sqlite.exec(statement);
-      const newest = 'SELECT max(created_at) FROM __drizzle_migrations';
-      expect(sqlite.prepare(`DELETE FROM __drizzle_migrations WHERE created_at = (${newest})`).run().changes).toBe(1);
+      const escalation = 'SELECT created_at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 1';
+      expect(sqlite.prepare(`DELETE FROM __drizzle_migrations WHERE created_at >= (${escalation})`).run().changes).toBe(
+        2,
+      );
     },
   },
   {
@@ -56,9 +61,12 @@ const backends: Backend[] = [
     async undo(store) {
       const { pool } = store as PostgresStore;
       for (const statement of UNDO) await pool.query(statement);
-      const newest = 'SELECT max(created_at) FROM drizzle.__drizzle_migrations';
-      const forgotten = await pool.query(`DELETE FROM drizzle.__drizzle_migrations WHERE created_at = (${newest})`);
-      expect(forgotten.rowCount).toBe(1);
+      const escalation =
+        'SELECT created_at FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 1';
+      const forgotten = await pool.query(
+        `DELETE FROM drizzle.__drizzle_migrations WHERE created_at >= (${escalation})`,
+      );
+      expect(forgotten.rowCount).toBe(2);
     },
   },
 ];

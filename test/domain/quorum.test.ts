@@ -19,6 +19,7 @@ const answer = (
   arguments: more.arguments ?? null,
   remember: more.remember ?? null,
   createdAt: '2026-01-01T00:00:00.000Z',
+  identity: null,
 });
 const TWO = { required: 2, requester: 'ALSO' as const };
 const TWO_FOUR_EYES = { required: 2, requester: 'EXCLUDED' as const };

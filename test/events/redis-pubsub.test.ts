@@ -70,6 +70,7 @@ const elicitation = (id: string, ownerId: string): ElicitationRecord => ({
   response: null,
   grantId: null,
   resolvedBy: null,
+  resolvedByIdentity: null,
   resolvedAt: null,
   approval: null,
   escalatedAt: null,

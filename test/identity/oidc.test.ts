@@ -42,6 +42,18 @@ describe('the viewer of a verified token', () => {
     ).toMatchObject({ viewer: { id: 'corp:ada', subject: 'x', name: 'Ada L.', roles: ['ops'] } });
   });
 
+  it('reads a nested claim by its dotted path, and a claim whose own name has dots as it is', () => {
+    const keycloak = issuer({ rolesClaim: 'realm_access.roles' });
+    expect(viewerOf({ sub: 'a', realm_access: { roles: ['reviewer'] }, exp }, keycloak)).toMatchObject({
+      viewer: { roles: ['reviewer'] },
+    });
+    const auth0 = issuer({ rolesClaim: 'https://toolgate.example.com/roles' });
+    expect(viewerOf({ sub: 'a', 'https://toolgate.example.com/roles': ['ops'], exp }, auth0)).toMatchObject({
+      viewer: { roles: ['ops'] },
+    });
+    expect(viewerOf({ sub: 'a', realm_access: 'x', exp }, keycloak)).toMatchObject({ viewer: { roles: [] } });
+  });
+
   it('refuses a token without the user claim', () => {
     expect(viewerOf({ sub: 'x', exp }, issuer({ userClaim: 'oid' }))).toEqual({
       ok: false,

@@ -158,6 +158,8 @@ export const elicitations = pgTable(
     /** ACCEPT with remember: the grant it recorded ({scope, ttlSeconds, grantId}). */
     responseRemember: jsonb('response_remember'),
     resolvedBy: text('resolved_by'),
+    /** Who resolved it as they were then: {name, issuer, subject, roles} (AnswerIdentity); null before identities were kept. */
+    resolvedByIdentity: jsonb('resolved_by_identity'),
     resolvedAt: time('resolved_at'),
     createdAt: time('created_at').notNull(),
     expiresAt: time('expires_at').notNull(),
@@ -201,6 +203,8 @@ export const elicitationAnswers = pgTable(
     arguments: jsonb('arguments'),
     remember: jsonb('remember'),
     createdAt: time('created_at').notNull(),
+    /** Who answered as they were then: {name, issuer, subject, roles} (AnswerIdentity); null before identities were kept. */
+    approverIdentity: jsonb('approver_identity'),
   },
   (t) => [primaryKey({ columns: [t.elicitationId, t.approverId] })],
 );

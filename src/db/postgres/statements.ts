@@ -444,16 +444,18 @@ export const postgresStatements: PgCatalogue = {
   upsertElicitationAnswer: statement(
     'upsert_elicitation_answer',
     `INSERT INTO elicitation_answers (elicitation_id, approver_id, position, action, content, arguments, remember,
-       created_at)
-     VALUES (@elicitationId, @approverId, @position, @action, @content::jsonb, @arguments::jsonb, @remember::jsonb, @now)
+       created_at, approver_identity)
+     VALUES (@elicitationId, @approverId, @position, @action, @content::jsonb, @arguments::jsonb, @remember::jsonb, @now,
+       @identity::jsonb)
      ON CONFLICT (elicitation_id, approver_id) DO UPDATE SET position = excluded.position, action = excluded.action,
        content = excluded.content, arguments = excluded.arguments, remember = excluded.remember,
-       created_at = excluded.created_at`,
+       created_at = excluded.created_at, approver_identity = excluded.approver_identity`,
   ),
   answer: statement(
     'answer',
     `UPDATE elicitations SET status = @status, response_action = @action, response_content = @content,
-       response_arguments = @arguments, response_remember = @remember, resolved_by = @by, resolved_at = @now
+       response_arguments = @arguments, response_remember = @remember, resolved_by = @by, resolved_at = @now,
+       resolved_by_identity = @byIdentity::jsonb
      WHERE id = @id AND status = 'PENDING' RETURNING *`,
   ),
   resumeTurn: statement(

@@ -123,6 +123,8 @@ export const elicitations = sqliteTable(
     /** ACCEPT with remember: the grant it recorded ({scope, ttlSeconds, grantId}). */
     responseRemember: text('response_remember', { mode: 'json' }),
     resolvedBy: text('resolved_by'),
+    /** Who resolved it as they were then: {name, issuer, subject, roles} (AnswerIdentity); null before identities were kept. */
+    resolvedByIdentity: text('resolved_by_identity', { mode: 'json' }),
     resolvedAt: text('resolved_at'),
     createdAt: text('created_at').notNull(),
     expiresAt: text('expires_at').notNull(),
@@ -167,6 +169,8 @@ export const elicitationAnswers = sqliteTable(
     arguments: text('arguments', { mode: 'json' }),
     remember: text('remember', { mode: 'json' }),
     createdAt: text('created_at').notNull(),
+    /** Who answered as they were then: {name, issuer, subject, roles} (AnswerIdentity); null before identities were kept. */
+    approverIdentity: text('approver_identity', { mode: 'json' }),
   },
   (t) => [primaryKey({ columns: [t.elicitationId, t.approverId] })],
 );

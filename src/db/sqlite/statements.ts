@@ -354,13 +354,14 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
     ),
     deleteApproverRoles: byIdsRun('DELETE FROM elicitation_approver_roles WHERE elicitation_id IN ' + IDS),
     upsertElicitationAnswer: prepared(`INSERT INTO elicitation_answers (elicitation_id, approver_id, position, action,
-        content, arguments, remember, created_at)
-      VALUES (@elicitationId, @approverId, @position, @action, @content, @arguments, @remember, @now)
+        content, arguments, remember, created_at, approver_identity)
+      VALUES (@elicitationId, @approverId, @position, @action, @content, @arguments, @remember, @now, @identity)
       ON CONFLICT (elicitation_id, approver_id) DO UPDATE SET position = excluded.position, action = excluded.action,
         content = excluded.content, arguments = excluded.arguments, remember = excluded.remember,
-        created_at = excluded.created_at`),
+        created_at = excluded.created_at, approver_identity = excluded.approver_identity`),
     answer: prepared(`UPDATE elicitations SET status = @status, response_action = @action, response_content = @content,
-        response_arguments = @arguments, response_remember = @remember, resolved_by = @by, resolved_at = @now
+        response_arguments = @arguments, response_remember = @remember, resolved_by = @by, resolved_at = @now,
+        resolved_by_identity = @byIdentity
       WHERE id = @id AND status = 'PENDING' RETURNING *`),
     resumeTurn: prepared(`UPDATE turns SET status = 'RUNNING', text = NULL, expires_at = NULL, updated_at = @now,
         lease_owner = @leaseOwner, lease_expires_at = @leaseUntil

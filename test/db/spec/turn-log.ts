@@ -361,6 +361,7 @@ export function registerTurnLogSpec({ it }: StoreSpec): void {
           response: null,
           grantId: null,
           resolvedBy: null,
+          resolvedByIdentity: null,
           resolvedAt: null,
           createdAt: at(1),
           expiresAt: at(61),
