@@ -229,7 +229,19 @@ export function createInboxSignIn(options: InboxSignInOptions): InboxSignIn {
     }
     session.accessExpiresAt = checked.viewer.expiresAt ?? session.accessExpiresAt;
     options.logger?.info({ viewerId: checked.viewer.id }, 'inbox signed in');
-    const setCookies = await sessionCookie().seal(session, session.endsAt, cookies);
+    let setCookies: string[];
+    try {
+      setCookies = await sessionCookie().seal(session, session.endsAt, cookies);
+    } catch (error) {
+      options.logger?.warn({ reason: reasonOf(error) }, 'inbox sign-in: no session cookie');
+      return page(
+        res,
+        500,
+        'Sign-in failed',
+        `${reasonOf(error)}: the provider's tokens are too large (ask it for fewer claims, e.g. fewer groups).`,
+        clearPending,
+      );
+    }
     redirect(res, pending.returnTo, [...clearPending, ...setCookies]);
   }
 

@@ -110,6 +110,8 @@ describe('the inbox signed in through the identity provider', () => {
     const bob = await newPage();
     await signIn(alice, s.base, 'alice');
     await signIn(bob, s.base, 'bob');
+    // The provider's display name beside the id.
+    await alice.getByText('Signed in as alice (Alice Example)').waitFor();
     // The page holds no token: the session is an HttpOnly cookie, out of the page's reach.
     expect(await alice.evaluate(() => document.cookie)).toBe('');
     expect(await alice.evaluate(() => JSON.stringify({ ...sessionStorage, ...localStorage }))).toBe('{}');

@@ -15,6 +15,7 @@ import { ThreadList } from './ThreadList';
 import { ThreadView } from './ThreadView';
 import { ToAnswer } from './ToAnswer';
 import { TokenPrompt } from './TokenPrompt';
+import { VisibleString } from './VisibleText';
 
 /** How this page talks to the server; `generation` counts the session's clients (a new one after an expiry). */
 type Access =
@@ -214,6 +215,12 @@ function Shell({
           )}{' '}
           <span>
             Signed in as <strong data-testid="viewer">{viewer.data.viewer.id}</strong>
+            {viewer.data.viewer.name && viewer.data.viewer.name !== viewer.data.viewer.id && (
+              <>
+                {' '}
+                (<VisibleString text={viewer.data.viewer.name} />)
+              </>
+            )}
           </span>
           {(token || session) && (
             <button type="button" class="quiet" onClick={() => (session ? onSignOut() : onSignIn(null))}>
