@@ -1,7 +1,8 @@
 // The inbox signs in through a real OpenID provider (test/support/oidc-provider.ts) in headless Chromium
 // (docs/inbox.md "Signing in"): two reviewers, each in a browser of their own, sign in on the provider's login page and
 // answer a four-eyes request live; sign-out ends the session at the provider too; a session whose access token
-// expires renews and reconnects; one that cannot renew shows "Signed out" with a Sign in button.
+// expires renews and reconnects, with the roles the provider gives then; one that cannot renew shows "Signed out"
+// with a Sign in button.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInbox } from '../../scripts/inbox-build.js';
@@ -150,7 +151,7 @@ describe('the inbox signed in through the identity provider', () => {
     await alice.getByText('Signed in as alice').waitFor();
   }, 60_000);
 
-  it('renews a session whose access token expires and reconnects; without renewal it shows "Signed out"', async () => {
+  it('renews a session whose access token expires and reconnects, with the roles of then; without renewal it shows "Signed out"', async () => {
     screenshotOnFailure('inbox-session-expiry', () => pages.slice(-2));
     const at = await provider({ accessTokenTtlSeconds: 6 });
     const renewing = await server(at, { authorizationParams: { prompt: 'consent' } });
@@ -169,7 +170,16 @@ describe('the inbox signed in through the identity provider', () => {
     await bob.getByText('Signed in as bob').waitFor();
     // Live again: a new request reaches bob's queue without a reload.
     const request = await startDeploy(at, renewing);
-    await bob.locator(`article[data-elicitation-id="${request.id}"]`).waitFor();
+    const card = bob.locator(`article[data-elicitation-id="${request.id}"]`);
+    await card.waitFor();
+    expect(await bob.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42);
+
+    // Removed from the group at the provider: at the next renewal the page holds no role, and the pending request
+    // leaves bob's queue (it is offered to roles he no longer holds); still signed in, never reloaded.
+    at.users.bob!.groups = [];
+    await expect.poll(() => bob.getByRole('link', { name: 'To answer' }).count(), { timeout: 15_000 }).toBe(0);
+    await expect.poll(() => card.count()).toBe(0);
+    await bob.getByText('Signed in as bob').waitFor();
     expect(await bob.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42);
   }, 90_000);
 });

@@ -229,7 +229,9 @@ function Shell({
           )}
         </p>
       </header>
-      <main id="main" tabIndex={-1}>
+      {/* Roles that changed (a renewed session's token carries the provider's groups of now) start the views afresh:
+          what was offered to the old roles may not be any more. */}
+      <main id="main" tabIndex={-1} key={viewer.data.viewer.roles.join(' ')}>
         {route.view === 'pending' && <Inbox />}
         {route.view === 'to-answer' && <ToAnswer viewer={viewer.data.viewer} />}
         {route.view === 'history' && <History />}
