@@ -260,6 +260,22 @@ describe('the inbox session', () => {
     }
   });
 
+  it('says so when the provider cannot be reached, and signs in once it is back', async () => {
+    const fresh = await startSignInServer(provider, testConfig());
+    await provider.stop();
+    try {
+      const down = await fetch(`${fresh.base}/auth/login`, { redirect: 'manual' });
+      expect(down.status).toBe(503);
+      expect(await down.text()).toContain('The identity provider cannot be reached.');
+      expect(down.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    } finally {
+      await provider.start();
+    }
+    const { callback } = await signInOverHttp(provider, fresh.base, 'alice');
+    expect(callback.status).toBe(303);
+    await fresh.h.close();
+  });
+
   it('closes a graphql-ws socket at its token\'s expiry with 4401 "Token expired"', async () => {
     const token = await provider.accessToken('bob', { resource: server.base, ttlSeconds: 2 });
     const opened = Date.now();
