@@ -131,14 +131,60 @@ export declare const configSchema: z.ZodObject<{
         maxIterations: z.ZodDefault<z.ZodNumber>;
     }, z.core.$strict>>;
     auth: z.ZodOptional<z.ZodObject<{
-        tokens: z.ZodArray<z.ZodObject<{
+        tokens: z.ZodOptional<z.ZodArray<z.ZodObject<{
             token: z.ZodString;
             user: z.ZodString;
             admin: z.ZodDefault<z.ZodBoolean>;
             roles: z.ZodOptional<z.ZodArray<z.ZodString>>;
-        }, z.core.$strict>>;
+        }, z.core.$strict>>>;
+        oidc: z.ZodOptional<z.ZodUnion<readonly [z.ZodObject<{
+            issuer: z.ZodURL;
+            audience: z.ZodOptional<z.ZodString>;
+            userClaim: z.ZodDefault<z.ZodString>;
+            nameClaim: z.ZodDefault<z.ZodString>;
+            rolesClaim: z.ZodDefault<z.ZodString>;
+            roleMap: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodUnion<readonly [z.ZodString, z.ZodArray<z.ZodString>]>>>;
+            adminRoles: z.ZodOptional<z.ZodArray<z.ZodString>>;
+            userPrefix: z.ZodOptional<z.ZodString>;
+            clockToleranceSeconds: z.ZodDefault<z.ZodNumber>;
+            algorithms: z.ZodOptional<z.ZodArray<z.ZodEnum<{
+                RS256: "RS256";
+                RS384: "RS384";
+                RS512: "RS512";
+                PS256: "PS256";
+                PS384: "PS384";
+                PS512: "PS512";
+                ES256: "ES256";
+                ES384: "ES384";
+                ES512: "ES512";
+                EdDSA: "EdDSA";
+            }>>>;
+        }, z.core.$strict>, z.ZodArray<z.ZodObject<{
+            issuer: z.ZodURL;
+            audience: z.ZodOptional<z.ZodString>;
+            userClaim: z.ZodDefault<z.ZodString>;
+            nameClaim: z.ZodDefault<z.ZodString>;
+            rolesClaim: z.ZodDefault<z.ZodString>;
+            roleMap: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodUnion<readonly [z.ZodString, z.ZodArray<z.ZodString>]>>>;
+            adminRoles: z.ZodOptional<z.ZodArray<z.ZodString>>;
+            userPrefix: z.ZodOptional<z.ZodString>;
+            clockToleranceSeconds: z.ZodDefault<z.ZodNumber>;
+            algorithms: z.ZodOptional<z.ZodArray<z.ZodEnum<{
+                RS256: "RS256";
+                RS384: "RS384";
+                RS512: "RS512";
+                PS256: "PS256";
+                PS384: "PS384";
+                PS512: "PS512";
+                ES256: "ES256";
+                ES384: "ES384";
+                ES512: "ES512";
+                EdDSA: "EdDSA";
+            }>>>;
+        }, z.core.$strict>>]>>;
     }, z.core.$strict>>;
     server: z.ZodOptional<z.ZodObject<{
+        publicUrl: z.ZodOptional<z.ZodURL>;
         graphiql: z.ZodOptional<z.ZodBoolean>;
         introspection: z.ZodOptional<z.ZodBoolean>;
         maxRequestBytes: z.ZodOptional<z.ZodNumber>;

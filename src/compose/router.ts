@@ -262,6 +262,12 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
           `HOST: "${host}" is not loopback; without an "auth" section in the config toolgate runs as the single admin user "local" and listens on loopback only`,
         );
       }
+      const { oidc, publicUrl } = options.access.identity;
+      if (oidc?.needsDefaultAudience && publicUrl.get() === undefined && isWildcardHost(host)) {
+        throw new ConfigError(
+          `server.publicUrl: needed with auth.oidc when listening on "${host}" (and no auth.oidc.audience): the URL clients reach this server at, which tokens must name as their audience`,
+        );
+      }
       await new Promise<void>((resolve, reject) => {
         httpServer.once('error', reject);
         httpServer.listen(port, host, () => {
@@ -285,4 +291,9 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
       await httpClosed;
     },
   };
+}
+
+/** An address that listens on every interface, so that it names no URL a client would use. */
+function isWildcardHost(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '[::]' || host === '';
 }

@@ -22,6 +22,8 @@ export interface OidcAuthenticator {
   readonly issuers: readonly string[];
   /** The audience tokens of an issuer must carry (the default one when the issuer names none). */
   audienceOf(issuer: string): string | undefined;
+  /** Whether an issuer names no audience of its own, so that the server's URL is the audience. */
+  readonly needsDefaultAudience: boolean;
 }
 
 interface Issuer {
@@ -60,6 +62,7 @@ export function createOidcAuthenticator(
   return {
     issuers: configs.map((config) => config.issuer),
     audienceOf,
+    needsDefaultAudience: configs.some((config) => config.audience === undefined),
     authenticate(token) {
       const claims = unverifiedClaims(token);
       if (!claims) return null;

@@ -16,7 +16,7 @@ export function publicUrl(configured?: string): PublicUrl {
     get: () => fixed ?? listened,
     listened(url) {
       const { hostname, origin } = new URL(url);
-      if (hostname === '0.0.0.0' || hostname === '[::]') return;
+      if (hostname === '0.0.0.0' || hostname === '[::]' || hostname === '') return;
       listened = origin;
     },
   };

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoConfig } from '../../src/config/demo.js';
 import { ConfigError, parseConfig } from '../../src/config/load.js';
 import { createIdentity } from '../../src/http/auth.js';
+import { createServer } from '../../src/server.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { connectWs, subscribeWs } from '../support/live.js';
 import { memoryLog, type MemoryLog } from '../support/log.js';
@@ -362,6 +363,20 @@ describe('auth.oidc: key rotation and several issuers', () => {
       ).toMatchObject({ viewer: { id: 'partner:alice', roles: ['external-reviewer'], issuer: partner.issuer } });
     } finally {
       await Promise.all([corp.close(), partner.close()]);
+    }
+  });
+
+  it('refuses to listen on every interface without server.publicUrl: tokens could name no audience', async () => {
+    const server = await createServer({
+      config: configWith({ oidc: { issuer: 'http://127.0.0.1:1' } }),
+      database: ':memory:',
+    });
+    try {
+      await expect(server.listen(0, '0.0.0.0')).rejects.toThrow(
+        /^server\.publicUrl: needed with auth\.oidc when listening on "0\.0\.0\.0"/,
+      );
+    } finally {
+      await server.close();
     }
   });
 

@@ -136,3 +136,65 @@ describe('a key rotation at the provider', () => {
     }
   });
 });
+
+describe('a client given at the start (a backend-for-frontend)', () => {
+  it('signs in with its secret and PKCE, gets a refresh token and renews with it', async () => {
+    const redirectUri = 'http://127.0.0.1:9/auth/callback';
+    const provider = await startOidcProvider({
+      clients: [
+        {
+          client_id: 'inbox',
+          client_secret: 'a-client-secret-for-the-tests-0123456789',
+          token_endpoint_auth_method: 'client_secret_post',
+          redirect_uris: [redirectUri],
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+        },
+      ],
+    });
+    try {
+      const verifier = 'another-verifier-of-forty-three-characters-0123';
+      const challenge = Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))).toString(
+        'base64url',
+      );
+      const resource = 'http://127.0.0.1:4002';
+      const callback = await provider.signIn(
+        `${provider.issuer}/auth?${new URLSearchParams({
+          client_id: 'inbox',
+          response_type: 'code',
+          redirect_uri: redirectUri,
+          scope: 'openid profile toolgate',
+          resource,
+          state: 's2',
+          code_challenge: challenge,
+          code_challenge_method: 'S256',
+        })}`,
+        'bob',
+      );
+      const token = (body: Record<string, string>) =>
+        fetch(`${provider.issuer}/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            client_id: 'inbox',
+            client_secret: 'a-client-secret-for-the-tests-0123456789',
+            resource,
+            ...body,
+          }),
+        }).then((response) => response.json() as Promise<Record<string, string>>);
+      const first = await token({
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code')!,
+        redirect_uri: redirectUri,
+        code_verifier: verifier,
+      });
+      expect(first).toMatchObject({ access_token: expect.any(String), refresh_token: expect.any(String) });
+      const renewed = await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token! });
+      const keys = createRemoteJWKSet(new URL(`${provider.issuer}/jwks`));
+      const { payload } = await jwtVerify(renewed.access_token!, keys, { issuer: provider.issuer, audience: resource });
+      expect(payload).toMatchObject({ sub: 'bob', groups: ['reviewer'] });
+    } finally {
+      await provider.close();
+    }
+  });
+});

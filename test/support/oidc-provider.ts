@@ -17,6 +17,11 @@ export interface OidcProviderOptions {
   users?: Record<string, FixtureUser>;
   /** Lifetime of access tokens unless `accessToken` asks for another; default 300 s. */
   accessTokenTtlSeconds?: number;
+  /**
+   * Clients registered from the start besides the tests' own (client metadata as RFC 7591 writes it, e.g.
+   * `{ client_id, client_secret, redirect_uris, grant_types: ['authorization_code', 'refresh_token'] }`).
+   */
+  clients?: Record<string, unknown>[];
 }
 
 export interface TokenRequest {
@@ -110,7 +115,11 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
             grant_types: ['authorization_code', 'refresh_token'],
             response_types: ['code'],
           },
+          ...(options.clients ?? []),
         ],
+        // A client allowed the refresh_token grant gets a refresh token (no offline_access and consent prompt needed).
+        issueRefreshToken: (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) =>
+          client.grantTypeAllowed('refresh_token'),
         // The first key signs; the others are published for tokens they signed before a rotation.
         jwks: { keys: signingKeys },
         cookies: { keys: [cookieKey] },
