@@ -28,7 +28,7 @@ const log = memoryLog('info');
 
 beforeAll(async () => {
   provider = await startOidcProvider();
-  server = await startSignInServer(provider, testConfig(), {}, { logger: log.logger });
+  server = await startSignInServer(provider, testConfig(), { harness: { logger: log.logger } });
 }, 60_000);
 
 afterAll(async () => {

@@ -18,10 +18,14 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** A confidential client for the inbox at `base` (http://127.0.0.1:<port>), registered dynamically. */
+/**
+ * A confidential client for the inbox at `base` (http://127.0.0.1:<port>), registered dynamically; with `renews`
+ * false it may not use refresh tokens (its sessions end with their first access token).
+ */
 export async function registerInboxClient(
   provider: OidcProvider,
   base: string,
+  renews = true,
 ): Promise<{ clientId: string; clientSecret: string }> {
   const response = await fetch(`${provider.issuer}/reg`, {
     method: 'POST',
@@ -30,7 +34,7 @@ export async function registerInboxClient(
       client_name: 'toolgate inbox (tests)',
       redirect_uris: [`${base}/auth/callback`],
       post_logout_redirect_uris: [`${base}/inbox`],
-      grant_types: ['authorization_code', 'refresh_token'],
+      grant_types: renews ? ['authorization_code', 'refresh_token'] : ['authorization_code'],
       response_types: ['code'],
       token_endpoint_auth_method: 'client_secret_basic',
     }),
@@ -54,12 +58,16 @@ export interface SignInServer {
 export async function startSignInServer(
   provider: OidcProvider,
   config: ToolgateConfig,
-  inbox: Partial<NonNullable<NonNullable<ToolgateConfig['auth']>['inbox']>> = {},
-  options: Parameters<typeof startHarness>[0] = {},
+  options: {
+    inbox?: Partial<NonNullable<NonNullable<ToolgateConfig['auth']>['inbox']>>;
+    /** Whether the provider lets the inbox's client renew with refresh tokens (default yes). */
+    renews?: boolean;
+    harness?: Parameters<typeof startHarness>[0];
+  } = {},
 ): Promise<SignInServer> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const client = await registerInboxClient(provider, base);
+  const client = await registerInboxClient(provider, base, options.renews ?? true);
   const fullConfig: ToolgateConfig = {
     ...config,
     // Through the schema, as a config file would be: its defaults filled in, its checks made.
@@ -69,11 +77,11 @@ export async function startSignInServer(
       inbox: {
         ...client,
         session: { secret: SESSION_SECRET },
-        ...inbox,
+        ...options.inbox,
       },
     }),
   };
-  const h = await startHarness({ ...options, port, config: fullConfig });
+  const h = await startHarness({ ...options.harness, port, config: fullConfig });
   return { h, base, config: fullConfig };
 }
 
