@@ -184,6 +184,18 @@ export declare const configSchema: z.ZodObject<{
                 EdDSA: "EdDSA";
             }>>>;
         }, z.core.$strict>>]>>;
+        inbox: z.ZodOptional<z.ZodObject<{
+            issuer: z.ZodOptional<z.ZodURL>;
+            clientId: z.ZodString;
+            clientSecret: z.ZodOptional<z.ZodString>;
+            scopes: z.ZodOptional<z.ZodArray<z.ZodString>>;
+            resource: z.ZodOptional<z.ZodUnion<readonly [z.ZodURL, z.ZodLiteral<false>]>>;
+            authorizationParams: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodString>>;
+            session: z.ZodObject<{
+                secret: z.ZodString;
+                maxAgeHours: z.ZodOptional<z.ZodNumber>;
+            }, z.core.$strict>;
+        }, z.core.$strict>>;
     }, z.core.$strict>>;
     server: z.ZodOptional<z.ZodObject<{
         publicUrl: z.ZodOptional<z.ZodURL>;

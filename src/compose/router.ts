@@ -34,6 +34,8 @@ import { createInboxSite } from '../http/inbox.js';
 import { createMcpRoute } from '../http/mcp-route.js';
 import { createProtectedResource, type ProtectedResource } from '../http/protected-resource.js';
 import { setDefaultSecurityHeaders } from '../http/security-headers.js';
+import { createInboxSignIn, type InboxSignIn } from '../http/inbox-sign-in.js';
+import { inboxSignInSettings, type InboxSignInSettings } from '../config/inbox-sign-in-settings.js';
 import type { Core } from './core.js';
 
 export interface RouterOptions {
@@ -56,6 +58,8 @@ export interface Access {
   identity: Pick<Identity, 'oidc' | 'publicUrl' | 'watchProviders'>;
   /** No tokens: whoever reaches the server is the admin user `local`, on loopback only (docs/security.md). */
   localMode: boolean;
+  /** The inbox signs people in through an identity provider (auth.inbox), or null. */
+  inboxSignIn: InboxSignInSettings | null;
 }
 
 export interface Router {
@@ -81,6 +85,7 @@ export function accessOf(config: ToolgateConfig, where: string, authenticator?: 
     authenticator: identity.authenticator,
     identity,
     localMode: !authenticator && !config.auth,
+    inboxSignIn: inboxSignInSettings(config, where),
   };
 }
 
@@ -183,6 +188,26 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
     onRefused: () => metrics?.refusedCredentials(),
     onError,
   });
+  // The inbox's sign-in through the identity provider (/auth/*), and its session cookie as the credentials of the
+  // inbox's own requests: the cookie's access token goes to the same authenticator as a bearer token.
+  // Known once the server listens, when the config does not say: nothing reaches /auth/* before.
+  const inboxPublicUrl = () => publicUrl.get() ?? 'http://127.0.0.1';
+  const signInSettings = options.access.inboxSignIn;
+  const signIn: InboxSignIn | null = signInSettings
+    ? createInboxSignIn({
+        ...signInSettings,
+        // By default the audience this server expects of the issuer's tokens.
+        resource: () =>
+          signInSettings.resource === false
+            ? null
+            : (signInSettings.resource ?? oidc?.audienceOf(signInSettings.issuer) ?? inboxPublicUrl()),
+        publicUrl: inboxPublicUrl,
+        publicUrlConfigured: config.server?.publicUrl !== undefined,
+        authenticate: (authorization) => auth.authenticate(authorization),
+        logger,
+        onError,
+      })
+    : null;
   // Local mode: a page of another site, reaching loopback through the user's browser, is refused before anything
   // else (src/http/local-browser-guard.ts); with tokens there is no ambient credential for it to use.
   const foreign = localMode ? foreignBrowserRequest : () => null;
@@ -203,6 +228,10 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
       });
       return;
     }
+    if (signIn?.handles(req)) {
+      void signIn.serve(req, res);
+      return;
+    }
     if (mcp.handles(req)) {
       void mcp.serve(req, res);
       return;
@@ -215,11 +244,31 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
       });
       return;
     }
+    if (signIn && req.headers.authorization === undefined) {
+      void withSession(signIn, req, res).catch((error: unknown) => {
+        onError(error);
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end();
+      });
+      return;
+    }
     void yoga.handle(req, res);
   });
+  /** A request of the inbox's, authenticated by its session cookie; refused when another origin's page sent it. */
+  const withSession = async (session: InboxSignIn, req: IncomingMessage, res: ServerResponse) => {
+    const found = await session.authorizationOf(req);
+    if ('refused' in found) {
+      res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(`${found.refused}\n`);
+      return;
+    }
+    if (found.authorization) req.headers.authorization = found.authorization;
+    await yoga.handle(req, res);
+  };
   const webSockets = attachWebSocket({
     httpServer,
-    refuse: (request) => foreign(request.headers),
+    refuse: (request) => foreign(request.headers) ?? signIn?.refuseUpgrade(request) ?? null,
+    ...(signIn ? { sessionAuthorization: (request: IncomingMessage) => signIn.upgradeAuthorization(request) } : {}),
     yoga,
     authenticator: auth,
     path: '/graphql',

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { WEBHOOK_EVENT_TYPES } from '../domain/webhook-events.js';
 import { BEARER_TOKEN_CHARS, BEARER_TOKEN_FORMAT } from './bearer-token.js';
 import { isWebhookSecret, WEBHOOK_SECRET_FORMAT } from './webhook-secret.js';
+import { inboxSignInConfig } from './inbox-sign-in.js';
 
 /** A literal, or `env:NAME` read from the environment at start. */
 const secret = z
@@ -374,6 +375,7 @@ export const authConfig = z
       .describe(
         "JWT access tokens of an OpenID provider (or a list of them): roles from the token's groups (docs/identity.md)",
       ),
+    inbox: inboxSignInConfig.optional(),
   })
   .strict()
   .refine((auth) => auth.tokens !== undefined || auth.oidc !== undefined, {

@@ -27,6 +27,8 @@ export interface WebSocketOptions {
   logger?: Logger;
   /** Why an upgrade is refused before the handshake (403), or null to go on. */
   refuse?: (request: IncomingMessage) => string | null;
+  /** The authorization of an upgrade's session cookie (the inbox's sign-in), for connections without one of their own. */
+  sessionAuthorization?: (request: IncomingMessage) => Promise<string | null>;
 }
 
 /** What the WebSocket transport carries now (read by the metrics at scrape time). */
@@ -79,6 +81,32 @@ export function webSocketShareKey(context: object): string | null {
   return viewer ? `${viewer.isAdmin ? 'admin' : 'user'}:${viewer.id}` : null;
 }
 
+/** The close of a socket whose viewer's token expired: the client renews its token and connects again. */
+export const WS_TOKEN_EXPIRED = { code: 4401, reason: 'Token expired' } as const;
+
+/** Timers hold at most 2^31-1 ms; a later expiry is checked again then. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A socket lives no longer than the token it was opened with: at its expiry (epoch ms) it closes with 4401 "Token
+ * expired", so that no one keeps receiving events with credentials that ended (or roles the provider took away).
+ */
+function closeAtExpiry(socket: WebSocket, expiresAt: number | undefined): void {
+  if (expiresAt === undefined) return;
+  let timer: NodeJS.Timeout;
+  const arm = () => {
+    const remaining = expiresAt - Date.now();
+    if (remaining <= 0) {
+      socket.close(WS_TOKEN_EXPIRED.code, WS_TOKEN_EXPIRED.reason);
+      return;
+    }
+    timer = setTimeout(arm, Math.min(remaining, MAX_TIMER_MS));
+    timer.unref();
+  };
+  arm();
+  socket.once('close', () => clearTimeout(timer));
+}
+
 interface EnvelopedRoot {
   execute: (args: ExecutionArgs) => unknown;
   subscribe: (args: ExecutionArgs) => unknown;
@@ -104,7 +132,11 @@ export function attachWebSocket(options: WebSocketOptions): WebSocketTransport {
   const accepted = new Set<GraphqlWsContext>();
   const graphqlWs = useServer<Record<string, unknown>, ConnectionExtra>(
     countedOptions(
-      loggedOptions(graphqlWsOptions(options.yoga, options.authenticator), wsServer, options.logger),
+      loggedOptions(
+        graphqlWsOptions(options.yoga, options.authenticator, options.sessionAuthorization),
+        wsServer,
+        options.logger,
+      ),
       accepted,
     ),
     wsServer,
@@ -261,16 +293,27 @@ function loggedOptions(base: GraphqlWsOptions, wsServer: WebSocketServer, logger
  * The graphql-ws server: the viewer authenticated at connection_init, every operation through Yoga's envelop.
  * Transport-free (graphql-ws `makeServer` takes it too), so the server's side can be measured without sockets.
  */
-export function graphqlWsOptions(yoga: WebSocketOptions['yoga'], authenticator: Authenticator): GraphqlWsOptions {
+export function graphqlWsOptions(
+  yoga: WebSocketOptions['yoga'],
+  authenticator: Authenticator,
+  sessionAuthorization?: WebSocketOptions['sessionAuthorization'],
+): GraphqlWsOptions {
   return {
     onConnect: async (ctx) => {
-      const result = await authenticateConnection(authenticator, ctx.connectionParams);
+      // connectionParams first; without an authorization there, the inbox's session cookie of the upgrade, if any.
+      const fromSession =
+        ctx.connectionParams?.authorization === undefined && sessionAuthorization
+          ? await sessionAuthorization(ctx.extra.request)
+          : null;
+      const params = fromSession ? { authorization: fromSession } : ctx.connectionParams;
+      const result = await authenticateConnection(authenticator, params);
       if (!result.ok) {
         // Closing first makes this code win over the 4403 that graphql-ws sends for `false`.
         ctx.extra.socket.close(result.code, result.reason);
         return false;
       }
       ctx.extra.viewer = result.viewer;
+      closeAtExpiry(ctx.extra.socket, result.viewer.expiresAt);
       return true;
     },
     execute: (args) => (args.rootValue as EnvelopedRoot).execute(args) as never,

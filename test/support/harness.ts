@@ -36,14 +36,16 @@ export function tempDir(): { dir: string; cleanup(): void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export async function startHarness(options: Partial<ServerOptions> & { database?: string } = {}): Promise<Harness> {
+export async function startHarness(
+  options: Partial<ServerOptions> & { database?: string; port?: number } = {},
+): Promise<Harness> {
   const database =
     options.database ??
     (TEST_BACKEND === 'postgres'
       ? (await migratedPostgresDatabase()).url
       : join(mkdtempSync(join(tmpdir(), 'toolgate-db-')), 'toolgate.db'));
   const server = await createServer({ sweepIntervalSeconds: 0, ...options, database });
-  const url = await server.listen(0, '127.0.0.1');
+  const url = await server.listen(options.port ?? 0, '127.0.0.1');
   return {
     server,
     url,

@@ -10,6 +10,7 @@ export const ViewerQuery = graphql(`
     viewer {
       id
       isAdmin
+      name
       roles
     }
   }
