@@ -261,13 +261,15 @@ describe('the inbox session', () => {
   });
 
   it('says so when the provider cannot be reached, and signs in once it is back', async () => {
-    const fresh = await startSignInServer(provider, testConfig());
+    const freshLog = memoryLog('info');
+    const fresh = await startSignInServer(provider, testConfig(), { harness: { logger: freshLog.logger } });
     await provider.stop();
     try {
       const down = await fetch(`${fresh.base}/auth/login`, { redirect: 'manual' });
       expect(down.status).toBe(503);
       expect(await down.text()).toContain('The identity provider cannot be reached.');
       expect(down.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(freshLog.find('identity provider unreachable')).toHaveLength(1);
     } finally {
       await provider.start();
     }

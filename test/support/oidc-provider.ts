@@ -148,8 +148,18 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
         features: {
           devInteractions: { enabled: true },
           registration: { enabled: true },
-          revocation: { enabled: true },
-          rpInitiatedLogout: { enabled: true },
+          // A client may revoke only its own tokens (the default policy says so, with a notice on every call).
+          revocation: {
+            enabled: true,
+            allowedPolicy: (_ctx: unknown, client: { clientId: string }, token: { clientId?: string }) =>
+              token.clientId === client.clientId,
+          },
+          rpInitiatedLogout: {
+            enabled: true,
+            logoutSource: (ctx: { body: string }, form: string) => {
+              ctx.body = `<!DOCTYPE html><html><head><title>Sign out</title></head><body>${form}<h1>Sign out?</h1><button autofocus type="submit" form="op.logoutForm" value="yes" name="logout">Yes, sign me out</button></body></html>`;
+            },
+          },
           resourceIndicators: {
             enabled: true,
             defaultResource: (_ctx: unknown, _client: unknown, oneOf?: string[]) => oneOf,
