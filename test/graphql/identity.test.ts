@@ -150,13 +150,14 @@ describe('the quorum when an approver loses the role', () => {
     expect((await resolve(h, 'carol', id)).elicitation.answers).toMatchObject([{ approver: 'carol', counts: true }]);
   });
 
-  it('an approval already counted stays counted after its approver leaves the group, also after a restart', async () => {
+  it('an approval already counted stays counted after its approver leaves the group, on a second instance too', async () => {
     const id = await requestOf('deploy');
     const runsBefore = tools.count('deploy');
     expect((await resolve(h, 'bob', id)).userErrors).toEqual([]);
     provider.users.bob!.groups = [];
 
-    // A fresh server on the same database: the record still holds bob's ACCEPT, with the roles he had then.
+    // A second server on the same database, the first still running (two instances, or one after a restart): the
+    // record still holds bob's ACCEPT, with the roles he had then.
     const next = await start(h.database);
     const seen = dataOf(await gql(next, 'dave', ELICITATION, { id })).elicitation;
     expect(seen).toMatchObject({
