@@ -45,7 +45,7 @@ export interface McpRouteOptions {
 export interface McpRoute {
   handles(req: IncomingMessage): boolean;
   serve(req: IncomingMessage, res: ServerResponse): Promise<void>;
-  /** Whether a path (/mcp, /mcp/<id>) leads to a gateway agent. */
+  /** Whether a path is one an MCP client connects to (/mcp, /mcp/<id>), whichever gateway agents there are. */
   serves(path: string): Promise<boolean>;
   /** Ends every session: waiting calls stop waiting, their confirmations stay pending. */
   close(): Promise<void>;
@@ -143,7 +143,11 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
 
   return {
     handles: (req) => isMcpPath(pathOf(req)),
-    serves: async (path) => isMcpPath(path) && (await gatewayOf(path)) !== null,
+    // Every gateway path, configured or not: whether an agent id exists is for signed-in clients to learn.
+    serves: (path) => {
+      const id = path.startsWith(`${MCP_PATH}/`) ? path.slice(MCP_PATH.length + 1) : null;
+      return Promise.resolve(path === MCP_PATH || (id !== null && id !== '' && !id.includes('/')));
+    },
     serve: (req, res) =>
       serve(req, res).catch((error: unknown) => {
         options.onError(error);

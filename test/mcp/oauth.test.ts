@@ -157,7 +157,13 @@ describe('an MCP client that signs in by itself', () => {
     expect(await (await fetch(`${origin}${METADATA_PATH}/mcp/notes`)).json()).toMatchObject({
       resource: `${origin}/mcp/notes`,
     });
-    expect((await fetch(`${origin}${METADATA_PATH}/mcp/nope`)).status).toBe(404);
+    // Any gateway path is described alike: a client without a token learns no agent id from it, and every path
+    // /mcp answers 401 for has the metadata its challenge names.
+    expect(await (await fetch(`${origin}${METADATA_PATH}/mcp/nope`)).json()).toMatchObject({
+      resource: `${origin}/mcp/nope`,
+    });
+    expect((await fetch(`${origin}${METADATA_PATH}/mcp/nope/deeper`)).status).toBe(404);
+    expect((await fetch(`${origin}${METADATA_PATH}/graphql`)).status).toBe(404);
     // A client in a browser reads it from another origin, after a preflight for its MCP-Protocol-Version header.
     const preflight = await fetch(`${origin}${METADATA_PATH}/mcp`, {
       method: 'OPTIONS',
