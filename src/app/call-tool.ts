@@ -219,6 +219,7 @@ export async function listGatewayTools(app: AppDeps, agentId: string): Promise<G
     ...(tool.label !== tool.name && { title: tool.label }),
     description: tool.description,
     inputSchema: tool.inputSchema,
+    ...(tool.outputSchema && { outputSchema: tool.outputSchema }),
     annotations: { ...tool.annotations },
   }));
 }

@@ -3,13 +3,15 @@
 import type { AgentRunner } from '../agent/runner.js';
 import type { Agent, TurnRecord } from '../domain/records.js';
 import type { Agents, Grants, Reads, WebhookDeliveries } from '../domain/store.js';
-import type { Tool } from '../tools/tool.js';
+import type { SourceOffers, Tool } from '../tools/tool.js';
 
 /** An agent's tools as their sources list them now. */
 export interface ToolLookup {
   toolsFor(agent: Pick<Agent, 'toolIds'>): Promise<Tool[]>;
   /** null when the agent no longer has the tool. */
   toolOf(agent: Pick<Agent, 'toolIds'>, toolId: string): Promise<Tool | null>;
+  /** What the agent's whole sources offer besides tools; absent: nothing (builtin tools only). */
+  offersFor?(agent: Pick<Agent, 'toolIds'>): SourceOffers[];
 }
 
 export interface AppLimits {

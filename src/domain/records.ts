@@ -22,6 +22,8 @@ export interface ToolDefinition {
   label: string;
   description: string;
   inputSchema: JsonObject;
+  /** The JSON Schema of the tool's structured results, when its MCP server declares one. */
+  outputSchema?: JsonObject;
   annotations: ToolAnnotations;
 }
 

@@ -135,7 +135,11 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
     });
     const session: McpSession = { server, transport, viewerId: viewer.id, path };
     sessions.add(session);
-    server.onclose = () => sessions.remove(session);
+    const endSession = server.onclose;
+    server.onclose = () => {
+      endSession?.();
+      sessions.remove(session);
+    };
     // connect() only starts the transport; it rejects when the transport was started before, which it was not.
     server.connect(transport).catch(options.onError);
     return session;

@@ -1,6 +1,7 @@
-// The MCP gateway for one client session: tools/list and tools/call of one gateway agent, and the tasks a
-// tools/call may become (tasks.ts), translated to the use cases of src/app/, which decide everything. The SDK's
-// low-level Server, not McpServer: the tools are the agent's, with JSON Schemas known only at run time.
+// The MCP gateway for one client session: tools/list and tools/call of one gateway agent, the tasks a tools/call
+// may become (tasks.ts), and what its upstream servers offer besides tools (pass-through.ts), translated to the use
+// cases of src/app/, which decide everything. The SDK's low-level Server, not McpServer: the tools are the agent's,
+// with JSON Schemas known only at run time.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -10,6 +11,7 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { listGatewayTools, type GatewayTool } from '../app/call-tool.js';
+import { PASS_THROUGH_CAPABILITIES, servePassThrough } from './pass-through.js';
 import { hidingFaults, unknownGateway } from './refusals.js';
 import { createTaskStore, startGatewayTask } from './tasks.js';
 import { callGatewayTool, type GatewaySession, type ToolCallRequest } from './tool-call.js';
@@ -21,7 +23,8 @@ export function createGatewayServer(session: GatewaySession): Server {
     { name: 'toolgate', version: '0.1.0' },
     {
       capabilities: {
-        tools: { listChanged: false },
+        tools: { listChanged: true },
+        ...PASS_THROUGH_CAPABILITIES,
         tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
       },
       // tasks/get, tasks/result, tasks/list and tasks/cancel: the SDK's handlers, on the ledger.
@@ -48,6 +51,9 @@ export function createGatewayServer(session: GatewaySession): Server {
       return request.params.task ? startGatewayTask(session, call) : callGatewayTool(session, call, extra);
     }),
   );
+  // Resources, prompts, completions and the upstream servers' announcements; ended with the session.
+  const endPassThrough = servePassThrough(server, session);
+  server.onclose = endPassThrough;
   return server;
 }
 

@@ -19,6 +19,7 @@ import type { JsonObject, ToolAnnotations, ToolResult } from '../domain/records.
 import { ConfigError, resolveSecret } from '../config/load.js';
 import { IDEMPOTENCY_META_KEY, upstreamIdempotencyKey } from '../domain/gateway.js';
 import type { ToolSourceConfig } from '../config/schema.js';
+import { McpOffers } from './mcp-offers.js';
 import { invalidArgumentsText, mcpResultValidator, mcpSchemaValidator } from './mcp-schemas.js';
 import { toolLabel, type Tool, type ToolExecutionContext, type ToolSource, type ToolSourceHealth } from './tool.js';
 
@@ -51,6 +52,8 @@ export class McpToolSource implements ToolSource {
   #stderr: string[] = [];
   #lastFailure: { at: number; message: string } | null = null;
   #closed = false;
+  /** The server's resources, prompts and completions, on the same connection as its tools. */
+  readonly offers = new McpOffers(() => this.#usableClient());
 
   /** `env` or `headers` with their `env:NAME` values read, once, at start. */
   readonly #secrets: Record<string, string>;
@@ -141,8 +144,11 @@ export class McpToolSource implements ToolSource {
       this.#lastFailure = { at: Date.now(), message: `the server closed the connection${this.#stderrTail()}` };
     };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      this.#refresh(client).catch(() => {});
+      this.#refresh(client)
+        .then(() => this.offers.announce({ method: 'notifications/tools/list_changed' }))
+        .catch(() => {});
     });
+    this.offers.attach(client);
     const transport = this.#transport();
     try {
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
@@ -160,6 +166,7 @@ export class McpToolSource implements ToolSource {
     }
     this.#client = client;
     this.#lastFailure = null;
+    this.offers.connected(client);
     return client;
   }
 
@@ -226,6 +233,7 @@ export class McpToolSource implements ToolSource {
       label: toolLabel(tool.name, tool.title, tool.annotations?.title),
       description: tool.description ?? '',
       inputSchema: tool.inputSchema as JsonObject,
+      ...(tool.outputSchema && { outputSchema: tool.outputSchema as JsonObject }),
       annotations,
       execute: (args, context) => this.#call(tool.name, args, context),
     };
@@ -270,6 +278,12 @@ export class McpToolSource implements ToolSource {
       text: resultText(result),
       callResult: { content, ...(structuredContent && { structuredContent }) } as JsonObject,
     };
+  }
+
+  /** The connected client, or the server started again (as a call would); refused once closed. */
+  #usableClient(): Promise<Client> {
+    if (this.#closed) return Promise.reject(new Error('toolgate is shutting down'));
+    return this.#client ? Promise.resolve(this.#client) : this.#reconnect();
   }
 
   #reconnect(): Promise<Client> {

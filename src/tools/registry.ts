@@ -1,5 +1,5 @@
 import type { Agent } from '../domain/records.js';
-import type { Tool, ToolCatalog, ToolSource } from './tool.js';
+import type { SourceOffers, Tool, ToolCatalog, ToolSource } from './tool.js';
 
 /** True when a tool id matches an agent's entry: an exact id, or `<source>:*` for all of a source's tools. */
 export function matchesToolPattern(pattern: string, toolId: string): boolean {
@@ -33,6 +33,21 @@ export class ToolRegistry implements ToolCatalog {
       }
     }
     return ordered;
+  }
+
+  /**
+   * What the sources the agent has whole (`<source>:*`) offer besides tools, in the agent's order: a gateway passes
+   * their resources, prompts and completions through. A source named tool by tool gives its tools only.
+   */
+  offersFor(agent: Pick<Agent, 'toolIds'>): SourceOffers[] {
+    const offered: SourceOffers[] = [];
+    for (const pattern of agent.toolIds) {
+      if (!pattern.endsWith(':*')) continue;
+      const source = this.sources.get(pattern.slice(0, -2));
+      if (source?.offers && !offered.some((o) => o.source === source.id))
+        offered.push({ source: source.id, offers: source.offers });
+    }
+    return offered;
   }
 
   /** The agent's tool with this id, as its source lists it now; null when the agent no longer has it. */

@@ -32,12 +32,23 @@ const APPLICABLE: Record<string, string> = {
   'json-schema-2020-12': "an upstream inputSchema's $schema, $defs and additionalProperties, listed unchanged",
   'server-sse-multiple-streams': 'three concurrent POSTs of one session, each answered on its own SSE stream',
   'dns-rebinding-protection': "local mode refuses another site's Host and Origin (403), accepts loopback's",
+  'logging-set-level': 'logging/setLevel answers {}',
+  'resources-list': "the upstream server's resources, each with a uri and a name",
+  'resources-read-text': 'an upstream text resource (uri, mimeType, text), passed through',
+  'resources-read-binary': 'an upstream binary resource (uri, mimeType, blob), passed through',
+  'resources-templates-read': 'a URI of an upstream resource template, read at the server that lists the template',
+  'resources-subscribe': 'resources/subscribe, forwarded to the upstream server',
+  'resources-unsubscribe': 'resources/unsubscribe, forwarded to the upstream server',
+  'prompts-list': "the upstream server's prompts, each with a name and a description",
+  'prompts-get-simple': 'an upstream prompt without arguments, passed through',
+  'prompts-get-with-args': "an upstream prompt's arguments, passed to it",
+  'prompts-get-embedded-resource': 'a prompt message with an embedded resource, passed through',
+  'prompts-get-with-image': 'a prompt message with an image, passed through',
+  'completion-complete': "completion/complete of an upstream prompt's argument, at its server",
 };
 
 /** The scenarios that cannot apply to a gateway that serves tools only, and why. */
 const SKIPPED: Record<string, string> = {
-  'logging-set-level': 'the gateway declares no logging capability: logging/setLevel is "Method not found"',
-  'completion-complete': 'no prompts or resource templates, so nothing to complete: no completions capability',
   'tools-call-with-logging':
     "needs logging/setLevel, and the upstream tool's notifications/message relayed: the gateway relays no upstream notifications",
   'tools-call-sampling':
@@ -50,17 +61,6 @@ const SKIPPED: Record<string, string> = {
     'an upstream elicitation/create with enum schemas: not relayed, as tools-call-elicitation',
   'server-sse-polling':
     "its test_reconnection tool must close the gateway's own SSE stream mid-call, which no upstream tool can ask for; the gateway keeps no event store, so its streams are not resumable",
-  'resources-list': 'the gateway serves no resources',
-  'resources-read-text': 'the gateway serves no resources',
-  'resources-read-binary': 'the gateway serves no resources',
-  'resources-templates-read': 'the gateway serves no resources',
-  'resources-subscribe': 'the gateway serves no resources',
-  'resources-unsubscribe': 'the gateway serves no resources',
-  'prompts-list': 'the gateway serves no prompts',
-  'prompts-get-simple': 'the gateway serves no prompts',
-  'prompts-get-with-args': 'the gateway serves no prompts',
-  'prompts-get-embedded-resource': 'the gateway serves no prompts',
-  'prompts-get-with-image': 'the gateway serves no prompts',
 };
 
 /** Upstream tools that run unasked (mode NEVER): the gateway passes their calls through. */

@@ -52,7 +52,7 @@ describe('/mcp with tokens', () => {
   it("initialize opens a session of the token's user; its id answers that user only", async () => {
     const { client, transport } = await connectClient(mcpUrl(h, PATH), { token: ALICE_TOKEN });
     expect(client.getServerVersion()).toEqual({ name: 'toolgate', version: '0.1.0' });
-    expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: false });
+    expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: true });
     await expect(client.ping()).resolves.toEqual({});
     const sessionId = transport.sessionId!;
     expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);

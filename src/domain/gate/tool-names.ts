@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { ToolDefinition } from '../records.js';
 
+/** What naming needs of a tool (or of anything a gateway names the same way: an upstream server's prompts). */
+type NamedTool = Pick<ToolDefinition, 'id' | 'source' | 'name'>;
+
 const VALID = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
@@ -11,10 +14,10 @@ export class ToolNames {
   readonly #toModel = new Map<string, string>();
   readonly #toTool = new Map<string, string>();
 
-  constructor(tools: ToolDefinition[]) {
+  constructor(tools: NamedTool[]) {
     const counts = new Map<string, number>();
     for (const tool of tools) counts.set(tool.name, (counts.get(tool.name) ?? 0) + 1);
-    const ownName = (tool: ToolDefinition) => counts.get(tool.name) === 1 && VALID.test(tool.name);
+    const ownName = (tool: NamedTool) => counts.get(tool.name) === 1 && VALID.test(tool.name);
     // Two passes: every tool that can keep its own name has it before any prefixed name is made, so a prefixed name
     // (`a_search` for a:search) never takes the own name of another tool (x:a_search).
     for (const tool of tools.filter(ownName)) this.#assign(tool.id, tool.name);
