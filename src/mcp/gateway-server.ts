@@ -11,10 +11,12 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { listGatewayTools, type GatewayTool } from '../app/call-tool.js';
+import { relayingCalls } from '../tools/call-relay.js';
 import { PASS_THROUGH_CAPABILITIES, servePassThrough } from './pass-through.js';
 import { hidingFaults, unknownGateway } from './refusals.js';
 import { createTaskStore, startGatewayTask } from './tasks.js';
 import { callGatewayTool, type GatewaySession, type ToolCallRequest } from './tool-call.js';
+import { upstreamRelay } from './upstream-relay.js';
 
 export type { GatewaySession } from './tool-call.js';
 
@@ -32,6 +34,9 @@ export function createGatewayServer(session: GatewaySession): Server {
     },
   );
   const guarded = <T>(run: () => Promise<T>): Promise<T> => hidingFaults(run, session.onError);
+  // Resources, prompts, completions and the upstream servers' announcements; ended with the session.
+  const passThrough = servePassThrough(server, session);
+  server.onclose = passThrough.end;
 
   server.setRequestHandler(ListToolsRequestSchema, () =>
     guarded(async () => {
@@ -48,12 +53,12 @@ export function createGatewayServer(session: GatewaySession): Server {
         canElicit: Boolean(server.getClientCapabilities()?.elicitation?.form),
       };
       // Task-augmented: the SDK then expects a CreateTaskResult, whatever the client declared for its own side.
-      return request.params.task ? startGatewayTask(session, call) : callGatewayTool(session, call, extra);
+      if (request.params.task) return startGatewayTask(session, call);
+      // What the upstream server sends and asks while the call runs comes to this request.
+      const relay = upstreamRelay(server, extra, request.params._meta?.progressToken, passThrough.logLevel);
+      return relayingCalls(relay, () => callGatewayTool(session, call, extra));
     }),
   );
-  // Resources, prompts, completions and the upstream servers' announcements; ended with the session.
-  const endPassThrough = servePassThrough(server, session);
-  server.onclose = endPassThrough;
   return server;
 }
 

@@ -54,8 +54,15 @@ export const PASS_THROUGH_CAPABILITIES = {
   logging: {},
 } satisfies ServerCapabilities;
 
-/** Serves the pass-through requests on `server`; returns what ends the session's subscriptions. */
-export function servePassThrough(server: Server, session: GatewaySession): () => void {
+export interface PassThrough {
+  /** The least level of the upstream log messages this client wants (logging/setLevel); null: all. */
+  logLevel(): LoggingLevel | null;
+  /** Ends the session's subscriptions. */
+  end(): void;
+}
+
+/** Serves the pass-through requests on `server`. */
+export function servePassThrough(server: Server, session: GatewaySession): PassThrough {
   const { app, agentId } = session;
   const guarded = <T>(run: () => Promise<T>): Promise<T> => hidingFaults(() => run().catch(asRefusal), session.onError);
   /** URI → what stops this session's subscription to it. */
@@ -102,7 +109,6 @@ export function servePassThrough(server: Server, session: GatewaySession): () =>
     logLevel = params.level;
     return {};
   });
-  void logLevel;
 
   const watching = watchGatewayOffers(app, agentId, (change) => {
     if (change.method === 'notifications/resources/updated' && !subscriptions.has(change.uri)) return;
@@ -113,10 +119,13 @@ export function servePassThrough(server: Server, session: GatewaySession): () =>
     return () => {};
   });
 
-  return () => {
-    void watching.then((stop) => stop());
-    for (const unsubscribe of subscriptions.values()) unsubscribe().catch(() => {});
-    subscriptions.clear();
+  return {
+    logLevel: () => logLevel,
+    end: () => {
+      void watching.then((stop) => stop());
+      for (const unsubscribe of subscriptions.values()) unsubscribe().catch(() => {});
+      subscriptions.clear();
+    },
   };
 }
 

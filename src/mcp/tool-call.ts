@@ -9,6 +9,7 @@ import type { AppDeps } from '../app/deps.js';
 import type { Viewer } from '../app/viewer.js';
 import { IDEMPOTENCY_META_KEY } from '../domain/gateway.js';
 import type { JsonObject } from '../domain/records.js';
+import { waitingCallRelay } from '../tools/call-relay.js';
 import { askClient, type RequestExtra } from './elicitation-relay.js';
 import { callToolError, GatewayError } from './refusals.js';
 
@@ -64,6 +65,7 @@ async function waitForResult(
   extra: RequestExtra,
 ): Promise<CallResult> {
   const { app, viewer, onError } = session;
+  waitingCallRelay(call.turn.id);
   const answered = new AbortController();
   if (request.canElicit) askClient({ app, viewer, extra, signal: answered.signal, onError }, call.waitingOn);
   try {

@@ -19,6 +19,8 @@ import type { JsonObject, ToolAnnotations, ToolResult } from '../domain/records.
 import { ConfigError, resolveSecret } from '../config/load.js';
 import { IDEMPOTENCY_META_KEY, upstreamIdempotencyKey } from '../domain/gateway.js';
 import type { ToolSourceConfig } from '../config/schema.js';
+import { callRelayOf, type CallRelay } from './call-relay.js';
+import { relayUpstreamRequests, RELAYED_CAPABILITIES } from './mcp-call-relay.js';
 import { McpOffers } from './mcp-offers.js';
 import { invalidArgumentsText, mcpResultValidator, mcpSchemaValidator } from './mcp-schemas.js';
 import { toolLabel, type Tool, type ToolExecutionContext, type ToolSource, type ToolSourceHealth } from './tool.js';
@@ -54,6 +56,8 @@ export class McpToolSource implements ToolSource {
   #closed = false;
   /** The server's resources, prompts and completions, on the same connection as its tools. */
   readonly offers = new McpOffers(() => this.#usableClient());
+  /** The calls in flight, each with its client's relay (null: no client of this process waits for it). */
+  readonly #inFlight = new Set<{ relay: CallRelay | null }>();
 
   /** `env` or `headers` with their `env:NAME` values read, once, at start. */
   readonly #secrets: Record<string, string>;
@@ -137,7 +141,10 @@ export class McpToolSource implements ToolSource {
   }
 
   async #open(): Promise<Client> {
-    const client = new Client({ name: 'toolgate', version: '0.1.0' }, { jsonSchemaValidator: mcpResultValidator() });
+    const client = new Client(
+      { name: 'toolgate', version: '0.1.0' },
+      { jsonSchemaValidator: mcpResultValidator(), capabilities: RELAYED_CAPABILITIES },
+    );
     client.onclose = () => {
       if (this.#client !== client) return;
       this.#client = null;
@@ -149,6 +156,10 @@ export class McpToolSource implements ToolSource {
         .catch(() => {});
     });
     this.offers.attach(client);
+    relayUpstreamRequests(client, () => {
+      const [only, ...others] = this.#inFlight;
+      return only && others.length === 0 ? only.relay : null;
+    });
     const transport = this.#transport();
     try {
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
@@ -253,12 +264,16 @@ export class McpToolSource implements ToolSource {
       };
     }
     let result: CallToolResult;
+    const inFlight = { relay: callRelayOf(context.turnId) };
+    const progress = inFlight.relay?.progress;
+    this.#inFlight.add(inFlight);
     try {
       // A key stable for this call, whichever process runs it: an upstream server may use it to tell a call it saw.
       const _meta = { [IDEMPOTENCY_META_KEY]: upstreamIdempotencyKey(context.turnId, context.toolCallId) };
       result = (await client.callTool({ name, arguments: args, _meta }, undefined, {
         signal: context.signal,
         timeout: this.config.timeoutMs,
+        ...(progress && { onprogress: (update) => progress(update) }),
       })) as CallToolResult;
     } catch (error) {
       if (isConnectionLost(error)) {
@@ -271,6 +286,8 @@ export class McpToolSource implements ToolSource {
         };
       }
       return { isError: true, text: this.#reason(error) };
+    } finally {
+      this.#inFlight.delete(inFlight);
     }
     const { content, structuredContent } = result;
     return {

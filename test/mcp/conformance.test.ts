@@ -45,20 +45,15 @@ const APPLICABLE: Record<string, string> = {
   'prompts-get-embedded-resource': 'a prompt message with an embedded resource, passed through',
   'prompts-get-with-image': 'a prompt message with an image, passed through',
   'completion-complete': "completion/complete of an upstream prompt's argument, at its server",
+  'tools-call-with-logging': "an upstream tool's log messages while it runs, passed to the client at its level",
+  'tools-call-sampling': "an upstream tool's sampling/createMessage, passed to the client and its answer back",
+  'tools-call-elicitation': "an upstream tool's elicitation/create, passed to the client and its answer back",
+  'elicitation-sep1034-defaults': "an upstream elicitation/create's defaults, passed to the client unchanged",
+  'elicitation-sep1330-enums': "an upstream elicitation/create's enum schemas, passed to the client unchanged",
 };
 
 /** The scenarios that cannot apply to a gateway that serves tools only, and why. */
 const SKIPPED: Record<string, string> = {
-  'tools-call-with-logging':
-    "needs logging/setLevel, and the upstream tool's notifications/message relayed: the gateway relays no upstream notifications",
-  'tools-call-sampling':
-    'the upstream tool asks the client for sampling/createMessage: the gateway relays no upstream requests (its upstream client declares no sampling)',
-  'tools-call-elicitation':
-    "the upstream tool asks the client for elicitation/create: not relayed (the gateway's own elicitation/create is its confirmation question)",
-  'elicitation-sep1034-defaults':
-    'an upstream elicitation/create with defaults: not relayed, as tools-call-elicitation',
-  'elicitation-sep1330-enums':
-    'an upstream elicitation/create with enum schemas: not relayed, as tools-call-elicitation',
   'server-sse-polling':
     "its test_reconnection tool must close the gateway's own SSE stream mid-call, which no upstream tool can ask for; the gateway keeps no event store, so its streams are not resumable",
 };
@@ -72,6 +67,11 @@ const UNASKED_TOOLS = [
   'test_multiple_content_types',
   'test_error_handling',
   'json_schema_2020_12_tool',
+  'test_tool_with_logging',
+  'test_sampling',
+  'test_elicitation',
+  'test_elicitation_sep1034_defaults',
+  'test_elicitation_sep1330_enums',
 ];
 /** The one tool that waits for a person (mode ALWAYS): tools-call-with-progress checks the progress of that wait. */
 const GATED_TOOL = 'test_tool_with_progress';
