@@ -65,7 +65,7 @@ async function waitForResult(
   extra: RequestExtra,
 ): Promise<CallResult> {
   const { app, viewer, onError } = session;
-  waitingCallRelay(call.turn.id);
+  waitingCallRelay(call.turn.id, { paused: call.waitingOn.length > 0 });
   const answered = new AbortController();
   if (request.canElicit) askClient({ app, viewer, extra, signal: answered.signal, onError }, call.waitingOn);
   try {

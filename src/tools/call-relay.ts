@@ -33,10 +33,13 @@ export function relayingCalls<T>(relay: CallRelay, run: () => Promise<T>): Promi
   });
 }
 
-/** Binds the current request's relay to its call's turn, once (a request makes one call), and says it waits. */
-export function waitingCallRelay(turnId: string): void {
+/**
+ * Binds the current request's relay to its call's turn, once (a request makes one call), when the request waits for
+ * the call's result; `paused`: it waits for a person first, reporting its own progress meanwhile.
+ */
+export function waitingCallRelay(turnId: string, { paused }: { paused: boolean }): void {
   const pending = bind(turnId);
-  if (pending) pending.waited = true;
+  if (pending && paused) pending.waited = true;
 }
 
 function bind(turnId: string): PendingCall | null {
