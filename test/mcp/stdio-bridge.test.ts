@@ -90,8 +90,12 @@ describe('the stdio bridge', () => {
       result: {
         protocolVersion: INITIALIZE.params.protocolVersion,
         capabilities: {
-          tools: { listChanged: false },
+          tools: { listChanged: true },
           tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+          resources: { subscribe: true, listChanged: true },
+          prompts: { listChanged: true },
+          completions: {},
+          logging: {},
         },
         serverInfo: { name: 'toolgate', version: '0.1.0' },
       },
