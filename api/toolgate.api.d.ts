@@ -275,6 +275,8 @@ export interface ToolDefinition {
     label: string;
     description: string;
     inputSchema: JsonObject;
+    /** The JSON Schema of the tool's structured results, when its MCP server declares one. */
+    outputSchema?: JsonObject;
     annotations: ToolAnnotations;
 }
 
@@ -395,7 +397,48 @@ export interface ToolSource {
     listTools(): Promise<Tool[]>;
     /** Readiness (/readyz): can the source serve calls now? Absent: always ready (builtin code). */
     health?(): Promise<ToolSourceHealth>;
+    /** What the source offers besides tools (an MCP server's resources, prompts, completions); absent: nothing. */
+    readonly offers?: UpstreamOffers;
     close(): Promise<void>;
+}
+
+/** What an MCP server declared it offers besides tools. */
+export interface OfferedCapabilities {
+    resources: boolean;
+    subscribe: boolean;
+    prompts: boolean;
+    completions: boolean;
+}
+
+/** A change an MCP server announced, as a gateway's clients are told it. */
+export type UpstreamChange = {
+    method: 'notifications/resources/updated';
+    uri: string;
+} | {
+    method: 'notifications/resources/list_changed' | 'notifications/prompts/list_changed';
+} | {
+    method: 'notifications/tools/list_changed';
+};
+
+/**
+ * An MCP server's resources, prompts and completions, as it gives them (MCP's objects: Resource, ReadResourceResult,
+ * Prompt, GetPromptResult, CompleteResult). A refusal of the server's is thrown as its JSON-RPC error.
+ */
+export interface UpstreamOffers {
+    /** Connects first when the server is down; nothing declared while it cannot be reached. */
+    capabilities(): Promise<OfferedCapabilities>;
+    listResources(): Promise<JsonObject[]>;
+    listResourceTemplates(): Promise<JsonObject[]>;
+    readResource(uri: string): Promise<JsonObject>;
+    /** Counted: the server is asked to stop only when the last subscriber of the URI stops. */
+    subscribe(uri: string): Promise<void>;
+    unsubscribe(uri: string): Promise<void>;
+    listPrompts(): Promise<JsonObject[]>;
+    getPrompt(name: string, args: Record<string, string> | undefined): Promise<JsonObject>;
+    /** completion/complete's params as the server takes them (its own prompt name in `ref`). */
+    complete(params: JsonObject): Promise<JsonObject>;
+    /** Calls `listener` with each change the server announces; returns what stops it. */
+    onChange(listener: (change: UpstreamChange) => void): () => void;
 }
 
 /** A source's readiness; `reason` is shown on /readyz, so it names a state, never a secret or a server's output. */
