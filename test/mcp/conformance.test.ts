@@ -1,9 +1,9 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance, its server scenarios) against /mcp over real
-// HTTP: a gateway agent whose tools come from an upstream MCP server over stdio (test/fixtures/conformance-upstream.mjs,
-// the tools the tool scenarios call), in local mode (the suite sends no credentials). The package is a CLI bundle
-// without a programmatic API, and its CLI runs one scenario or a whole suite: it runs the whole suite once (about
-// 2 s; one process per scenario would take ten times that). Each scenario of APPLICABLE must pass with no check failed
-// or warned; those of SKIPPED cannot apply to a tools-only gateway and are not judged; a scenario in neither list (a
+// HTTP: a gateway agent over an upstream MCP server on stdio (test/fixtures/conformance-upstream.mjs: the tools,
+// resources, prompts and completions the scenarios call), in local mode (the suite sends no credentials). The package
+// is a CLI bundle without a programmatic API, and its CLI runs one scenario or a whole suite: it runs the whole suite
+// once (about 5 s; one process per scenario would take ten times that). Each scenario of APPLICABLE must pass with no
+// check failed or warned; those of SKIPPED no gateway can serve, and are not judged; a scenario in neither list (a
 // later suite version's) fails the test until someone decides. docs/mcp-gateway.md "Conformance" explains the lists.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -52,10 +52,10 @@ const APPLICABLE: Record<string, string> = {
   'elicitation-sep1330-enums': "an upstream elicitation/create's enum schemas, passed to the client unchanged",
 };
 
-/** The scenarios that cannot apply to a gateway that serves tools only, and why. */
+/** The scenarios that no gateway can serve, and why: what they need is the gateway's own, not an upstream's. */
 const SKIPPED: Record<string, string> = {
   'server-sse-polling':
-    "its test_reconnection tool must close the gateway's own SSE stream mid-call, which no upstream tool can ask for; the gateway keeps no event store, so its streams are not resumable",
+    "its test_reconnection tool must close the gateway's own SSE stream mid-call, which no upstream tool can ask for (the stream is the gateway's, not the upstream's); the gateway keeps no event store, so its streams are not resumable",
 };
 
 /** Upstream tools that run unasked (mode NEVER): the gateway passes their calls through. */
