@@ -55,7 +55,7 @@ const APPLICABLE: Record<string, string> = {
 /** The scenarios that no gateway can serve, and why: what they need is the gateway's own, not an upstream's. */
 const SKIPPED: Record<string, string> = {
   'server-sse-polling':
-    "its test_reconnection tool must close the gateway's own SSE stream mid-call, which no upstream tool can ask for (the stream is the gateway's, not the upstream's); the gateway keeps no event store, so its streams are not resumable",
+    "resumable SSE (SEP-1699) is the gateway's own transport's, not an upstream's: its tools/call must get a priming event (id, retry) and a stream closed mid-call, resumed with Last-Event-ID. toolgate keeps no event store; and the suite sends that call with MCP-Protocol-Version 2025-03-26, for which the SDK's transport sends no priming event even with one",
 };
 
 /** Upstream tools that run unasked (mode NEVER): the gateway passes their calls through. */
