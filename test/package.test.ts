@@ -452,7 +452,10 @@ describe('the package, embedded', { timeout: 120_000 }, () => {
       });
       const base = http.url.origin;
       expect(await (await fetch(`${base}/api/status`)).json()).toEqual({ app: 'ok' });
-      expect((await gql(new URL('/graphql', base), '{ agents { id } }')).agents).toEqual([{ id: 'demo' }]);
+      expect((await gql(new URL('/graphql', base), '{ agents { id } }')).agents).toEqual([
+        { id: 'demo' },
+        { id: 'gateway' },
+      ]);
       http.child.kill('SIGTERM');
       expect(await http.exited).toBe(0);
 
