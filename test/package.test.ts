@@ -238,6 +238,7 @@ describe('the packed package, installed into an empty folder', { timeout: 60_000
     expect(server.output()).toContain(`serving ${join(APP, 'toolgate.jsonc')}`);
     expect((await gql(server.url, '{ agents { id requireToolConfirmation } }')).agents).toEqual([
       { id: 'demo', requireToolConfirmation: true },
+      { id: 'gateway', requireToolConfirmation: true },
     ]);
     await stop(server);
   });
