@@ -136,9 +136,14 @@ export function runStdioBridge(options: BridgeOptions): Promise<number> {
         initialize = message;
         // A client that initializes again starts a new session: the old session's id would be sent with it.
         if (remote.sessionId !== undefined) {
-          void remote.terminateSession().catch(() => {});
-          replaceRemote(openRemote());
+          // The old session ends (when the server still knows it) before its transport closes.
+          const old = remote;
+          remote = openRemote();
           void remote.start();
+          void old
+            .terminateSession()
+            .catch(() => {})
+            .finally(() => old.close().catch(() => {}));
         }
       }
       forward(message).catch((error: unknown) => {
