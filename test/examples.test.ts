@@ -2,6 +2,8 @@
 // server it starts: the node:http app with toolgate mounted in it, and the gateway of a TypeScript-function tool next
 // to an MCP server's tools. Each ends cleanly on SIGTERM. And the client examples (examples/client-*.ts), each run as
 // its own program against the demo served by createServer: the round trip through `toolgate/client`'s documents.
+// And the MCP examples (examples/mcp-*.ts), each an agent framework's MCP client with a scripted model calling a gated
+// tool through the demo's /mcp: the call waits until a reviewer accepts it (here through the API), then runs once.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -193,6 +195,35 @@ describe('examples/client-*.ts: a frontend’s round trip through toolgate/clien
         const turnId = /turn (trn_\w+)/.exec(output)![1];
         const read = await gql(new URL(url), `{ turn(id: "${turnId}") { status } pendingElicitations { totalCount } }`);
         expect(read).toEqual({ turn: { status: 'COMPLETED' }, pendingElicitations: { totalCount: 0 } });
+      } finally {
+        await toolgate.close();
+      }
+    });
+  }
+});
+
+describe('examples/mcp-*.ts: agents calling a gated tool through the demo’s /mcp', { timeout: 60_000 }, () => {
+  for (const name of ['mcp-ai-sdk.ts', 'mcp-openai-agents.ts', 'mcp-langgraph.ts']) {
+    it(`${name}: lists the tools, its call waits for a reviewer, and prints the result once accepted`, async () => {
+      // The demo, as `npx toolgate` serves it: createServer without a config, its gateway at /mcp.
+      const toolgate = await createServer({ database: join(temp.dir, `${name}.db`) });
+      try {
+        const url = new URL(await toolgate.listen(0, '127.0.0.1'));
+        const example = runToEnd(name, { TOOLGATE_MCP_URL: new URL('/mcp', url).href });
+        const pending = await waitForPending(url);
+        expect(pending.toolCall).toEqual({ toolId: 'demo:delete_entities', arguments: { ids: [2] } });
+        await gql(url, RESOLVE, { input: { elicitationId: pending.id, action: 'ACCEPT' } });
+        const { code, output } = await example;
+        expect(code, output).toBe(0);
+        expect(output).toBe(
+          [
+            'tools: create_entity, delete_entities, list_entities',
+            `calling delete_entities {"ids":[2]}: it waits for a person's answer`,
+            'result: Deleted 1 entity (2).',
+            'model: Done: I asked to delete entity 2, and toolgate answered.',
+            '',
+          ].join('\n'),
+        );
       } finally {
         await toolgate.close();
       }

@@ -238,6 +238,7 @@ describe('the packed package, installed into an empty folder', { timeout: 60_000
     expect(server.output()).toContain(`serving ${join(APP, 'toolgate.jsonc')}`);
     expect((await gql(server.url, '{ agents { id requireToolConfirmation } }')).agents).toEqual([
       { id: 'demo', requireToolConfirmation: true },
+      { id: 'gateway', requireToolConfirmation: true },
     ]);
     await stop(server);
   });
@@ -452,7 +453,10 @@ describe('the package, embedded', { timeout: 120_000 }, () => {
       });
       const base = http.url.origin;
       expect(await (await fetch(`${base}/api/status`)).json()).toEqual({ app: 'ok' });
-      expect((await gql(new URL('/graphql', base), '{ agents { id } }')).agents).toEqual([{ id: 'demo' }]);
+      expect((await gql(new URL('/graphql', base), '{ agents { id } }')).agents).toEqual([
+        { id: 'demo' },
+        { id: 'gateway' },
+      ]);
       http.child.kill('SIGTERM');
       expect(await http.exited).toBe(0);
 

@@ -1,9 +1,12 @@
 // `toolgate` with no command: reads the environment, starts the server, stops it cleanly on SIGINT/SIGTERM.
 import { listenFailure } from '../config/connection-errors.js';
+import { demoConfig } from '../config/demo.js';
 import { ConfigError, loadConfigFile } from '../config/load.js';
+import type { ToolgateConfig } from '../config/schema.js';
 import { openStorage, storageTarget } from '../storage.js';
 import { openPubSub } from '../events/index.js';
 import { isLoopbackHost } from '../http/auth.js';
+import { MCP_PATH } from '../http/mcp-route.js';
 import { reservePort } from '../http/reserved-port.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createServer } from '../server.js';
@@ -93,12 +96,20 @@ async function main(): Promise<void> {
   // handler yet ends the process without its shutdown.
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
-  // The inbox is served beside the API (src/http/inbox.ts): the line names both, so a new user finds the page.
+  // The inbox is served beside the API (src/http/inbox.ts), and /mcp when an agent is a gateway (src/http/mcp-route.ts):
+  // the line names each, so a new user finds the page and the endpoint to point an MCP client at.
   const inbox = new URL('/inbox', url).href;
+  const mcp = servesGateway(loaded?.config ?? demoConfig) ? new URL(MCP_PATH, url).href : null;
   log.info(
-    { url, inbox, database: shown, config: loaded?.file ?? null },
-    `serving ${loaded ? loaded.file : 'the built-in demo'} at ${url}, the approval inbox at ${inbox} (database ${shown})`,
+    { url, inbox, mcp, database: shown, config: loaded?.file ?? null },
+    `serving ${loaded ? loaded.file : 'the built-in demo'} at ${url}, the approval inbox at ${inbox}` +
+      `${mcp ? `, the MCP gateway at ${mcp}` : ''} (database ${shown})`,
   );
+}
+
+/** Whether the config has a gateway (an agent without a model), which /mcp serves. */
+function servesGateway(config: ToolgateConfig): boolean {
+  return config.agents.some((agent) => agent.model === undefined);
 }
 
 /** Starts the server; a config error is one line on stderr, without a stack, anything else a fatal log line. */

@@ -1,7 +1,8 @@
 // What `toolgate init` writes: the built-in demo as a config file (test/cli/init.test.ts checks that it parses to
 // exactly the demo), with the other sections explained and commented out. JSON with comments: src/config/jsonc.ts.
 export const STARTER_CONFIG = `// toolgate config. Start the server on it:   TOOLGATE_CONFIG=toolgate.jsonc npx toolgate
-// As written this is the built-in demo: an offline scripted model and three demo tools, with confirmation on.
+// As written this is the built-in demo: an offline scripted model and three demo tools, with confirmation on, and a
+// gateway on the same tools for MCP clients.
 // Every field: docs/reference/config.md in the package (node_modules/toolgate/), whose README.md#documentation lists
 // all its docs. Editors complete and check the fields with the JSON Schema below.
 // Comments and trailing commas are allowed. A value "env:NAME" is read from the environment variable NAME at start.
@@ -41,8 +42,18 @@ export const STARTER_CONFIG = `// toolgate config. Start the server on it:   TOO
       "maxIterations": 10,
     },
     // An agent without "model" is an MCP gateway: MCP clients (Claude Code, Cursor, …) call its tools at /mcp,
-    // and every call passes the same confirmation:
-    // { "id": "gateway", "name": "MCP gateway", "tools": ["memory:*"], "requireToolConfirmation": true },
+    // and every call passes the same confirmation.
+    {
+      "id": "gateway",
+      "name": "Demo gateway",
+      "description": "Serves the demo tools to MCP clients at /mcp; asks before a call changes anything.",
+      "systemPrompt": "",
+      "tools": ["demo:*"],
+      "requireToolConfirmation": true,
+      "toolConfirmation": {},
+      "pauseTtlSeconds": 3600,
+      "maxIterations": 10,
+    },
   ],
 
   // Without "auth" there is one admin user, "local", and the server listens on loopback only (HOST=127.0.0.1).

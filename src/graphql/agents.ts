@@ -9,6 +9,7 @@ import {
   type GateDecision,
 } from '../app/agent-reads.js';
 import { updateAgentGating } from '../app/update-agent-gating.js';
+import { isGateway } from '../domain/gateway.js';
 import type { Agent, ArgumentRule } from '../domain/records.js';
 import { builder } from './builder.js';
 import { NodeRef } from './node.js';
@@ -166,6 +167,11 @@ AgentRef.implement({
       description: 'How long a paused turn and its elicitations stay answerable.',
     }),
     maxIterations: t.exposeInt('maxIterations', { description: 'Model calls a turn may make before it stops FAILED.' }),
+    isGateway: t.boolean({
+      description:
+        'Whether this agent is a gateway: it has no model, and MCP clients at /mcp choose its calls, each a turn of a thread of its own.',
+      resolve: (agent) => isGateway(agent),
+    }),
     allowEdit: t.exposeBoolean('allowEdit', {
       description:
         "Whether a user may edit a call's arguments when accepting it; a tool's own setting wins (AgentTool.allowEdit).",

@@ -35,6 +35,11 @@ export function unknownGateway(agentId: string): GatewayError {
   return new GatewayError(ErrorCode.InvalidRequest, `No gateway agent "${agentId}"`);
 }
 
+/** A `_meta` idempotency key that is a number, boolean, object or array: a key is a name. */
+export function idempotencyKeyNotText(): GatewayError {
+  return new GatewayError(ErrorCode.InvalidParams, `_meta "${IDEMPOTENCY_META_KEY}" is not a string`);
+}
+
 export function callToolError(refusal: CallToolRefusal, call: { name: string; agentId: string }): GatewayError {
   switch (refusal.code) {
     case 'NOT_FOUND':

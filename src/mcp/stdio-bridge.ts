@@ -1,13 +1,18 @@
 // `toolgate mcp`: an MCP server on stdio for local clients that forwards every JSON-RPC message, unchanged, to a
 // running toolgate's /mcp and back. Nothing is interpreted on the way: elicitation/create, progress and
-// cancellations pass as they are; the bridge only tells the HTTP side the protocol version the session agreed on.
+// cancellations pass as they are; the bridge only tells the HTTP side the protocol version the session agreed on,
+// and when the server no longer knows the session (toolgate restarted), starts a new one by itself, so that the
+// client, which cannot tell, needs no restart.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   ErrorCode,
+  isJSONRPCErrorResponse,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
   type JSONRPCMessage,
+  type JSONRPCRequest,
+  type JSONRPCResultResponse,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { firstLine, socketFailure } from '../config/connection-errors.js';
@@ -28,14 +33,93 @@ export interface BridgeOptions {
 export function runStdioBridge(options: BridgeOptions): Promise<number> {
   const { url, log } = options;
   const local = new StdioServerTransport();
-  const remote = new StreamableHTTPClientTransport(url, {
-    requestInit: options.token ? { headers: { authorization: `Bearer ${options.token}` } } : undefined,
-  });
   return new Promise((exit) => {
-    let initializeId: RequestId | undefined;
+    /** The client's initialize, sent again under an id of the bridge's own when a new session must start. */
+    let initialize: JSONRPCRequest | undefined;
+    /** Answers to the bridge's own requests, which the client never sees. */
+    const ownRequests = new Map<RequestId, (answer: JSONRPCMessage) => void>();
+    let ownRequestCount = 0;
     /** Errors a send handles itself; the transport reports them to onerror too. */
     const handled = new WeakSet<object>();
     let ending = false;
+
+    const openRemote = (): StreamableHTTPClientTransport => {
+      const transport = new StreamableHTTPClientTransport(url, {
+        requestInit: options.token ? { headers: { authorization: `Bearer ${options.token}` } } : undefined,
+      });
+      transport.onmessage = (message: JSONRPCMessage) => {
+        if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
+          const answered = message.id === undefined ? undefined : ownRequests.get(message.id);
+          if (answered) return answered(message);
+          if (initialize && isJSONRPCResultResponse(message) && message.id === initialize.id) {
+            agreeOnVersion(transport, message);
+          }
+        }
+        local.send(message).catch((error: unknown) => log(`toolgate mcp: ${firstLine(error)}`));
+      };
+      transport.onerror = (error) => {
+        // After the send's own catch has run: only what no send handles is logged here (the GET stream's failures).
+        setImmediate(() => {
+          if (!handled.has(error) && !ending && transport === remote) log(`toolgate mcp: ${firstLine(error)}`);
+        });
+      };
+      return transport;
+    };
+    let remote = openRemote();
+    const replaceRemote = (transport: StreamableHTTPClientTransport) => {
+      const old = remote;
+      remote = transport;
+      void old.close().catch(() => {});
+    };
+
+    /**
+     * A new session in place of one the server no longer knows (it restarted, or ended the session when it was
+     * idle): the client's initialize again, then notifications/initialized, on a new transport; the client, which
+     * keeps its own session state, never sees them.
+     */
+    const renewSession = async (client: JSONRPCRequest): Promise<void> => {
+      const transport = openRemote();
+      await transport.start();
+      const id = `toolgate-mcp-initialize-${++ownRequestCount}`;
+      const answer = new Promise<JSONRPCMessage>((answered) => ownRequests.set(id, answered));
+      try {
+        await transport.send({ ...client, id });
+        const response = await answer;
+        if (!isJSONRPCResultResponse(response)) {
+          throw new Error(`a new session was refused: ${JSON.stringify((response as { error?: unknown }).error)}`);
+        }
+        agreeOnVersion(transport, response);
+      } catch (error) {
+        void transport.close().catch(() => {});
+        throw error;
+      } finally {
+        ownRequests.delete(id);
+      }
+      replaceRemote(transport);
+      await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      log(
+        'toolgate mcp: toolgate no longer knew the session (it restarted, or the session was idle); started a new one',
+      );
+    };
+    let renewing: Promise<void> | undefined;
+
+    /** Sends to the server; a message the server refused for an unknown session goes again in a new session. */
+    const forward = async (message: JSONRPCMessage): Promise<void> => {
+      const used = remote;
+      try {
+        await used.send(message);
+      } catch (error) {
+        if (!initialize || !sessionGone(error) || isInitialize(message)) throw error;
+        if (typeof error === 'object' && error !== null) handled.add(error);
+        if (remote === used) {
+          const client = initialize;
+          renewing ??= renewSession(client).finally(() => (renewing = undefined));
+        }
+        await renewing;
+        await remote.send(message);
+      }
+    };
+
     const end = (code: number, line?: string) => {
       if (ending) return;
       ending = true;
@@ -48,8 +132,21 @@ export function runStdioBridge(options: BridgeOptions): Promise<number> {
     };
 
     local.onmessage = (message: JSONRPCMessage) => {
-      if (isJSONRPCRequest(message) && message.method === 'initialize') initializeId = message.id;
-      remote.send(message).catch((error: unknown) => {
+      if (isInitialize(message)) {
+        initialize = message;
+        // A client that initializes again starts a new session: the old session's id would be sent with it.
+        if (remote.sessionId !== undefined) {
+          // The old session ends (when the server still knows it) before its transport closes.
+          const old = remote;
+          remote = openRemote();
+          void remote.start();
+          void old
+            .terminateSession()
+            .catch(() => {})
+            .finally(() => old.close().catch(() => {}));
+        }
+      }
+      forward(message).catch((error: unknown) => {
         if (typeof error === 'object' && error !== null) handled.add(error);
         const fatal = fatalProblem(error, url);
         if (fatal) return end(1, fatal);
@@ -63,25 +160,27 @@ export function runStdioBridge(options: BridgeOptions): Promise<number> {
         } else log(`toolgate mcp: ${firstLine(error)}`);
       });
     };
-    remote.onmessage = (message: JSONRPCMessage) => {
-      if (initializeId !== undefined && isJSONRPCResultResponse(message) && message.id === initializeId) {
-        const version = message.result.protocolVersion;
-        if (typeof version === 'string') remote.setProtocolVersion(version);
-      }
-      local.send(message).catch((error: unknown) => log(`toolgate mcp: ${firstLine(error)}`));
-    };
-    remote.onerror = (error) => {
-      // After the send's own catch has run: only what no send handles is logged here (the GET stream's failures).
-      setImmediate(() => {
-        if (!handled.has(error) && !ending) log(`toolgate mcp: ${firstLine(error)}`);
-      });
-    };
     local.onerror = (error) => log(`toolgate mcp: ${firstLine(error)}`);
     // The client closed our stdin: it is done with the session.
     process.stdin.once('end', () => end(0));
 
     void remote.start().then(() => local.start());
   });
+}
+
+function isInitialize(message: JSONRPCMessage): message is JSONRPCRequest {
+  return isJSONRPCRequest(message) && message.method === 'initialize';
+}
+
+/** The HTTP side sends the protocol version the session agreed on with each request after initialize. */
+function agreeOnVersion(transport: StreamableHTTPClientTransport, initialized: JSONRPCResultResponse): void {
+  const version = initialized.result.protocolVersion;
+  if (typeof version === 'string') transport.setProtocolVersion(version);
+}
+
+/** The server answered 404 to a request with a session id: it does not know the session (any more). */
+function sessionGone(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && error.code === 404;
 }
 
 /** Why the bridge cannot go on: the server cannot be reached, or refuses the token; null for a failed message. */

@@ -11,7 +11,7 @@ import { IDEMPOTENCY_META_KEY } from '../domain/gateway.js';
 import type { JsonObject } from '../domain/records.js';
 import { waitingCallRelay } from '../tools/call-relay.js';
 import { askClient, type RequestExtra } from './elicitation-relay.js';
-import { callToolError, GatewayError } from './refusals.js';
+import { callToolError, GatewayError, idempotencyKeyNotText } from './refusals.js';
 
 export interface GatewaySession {
   app: AppDeps;
@@ -48,14 +48,25 @@ export async function callGatewayTool(
 /** The use case's input for a tools/call request: its tool, arguments, idempotency key and client. */
 export function callToolInput(session: GatewaySession, request: ToolCallRequest): CallToolInput {
   const { name, arguments: args, _meta } = request.params;
-  const key = _meta?.[IDEMPOTENCY_META_KEY];
+  const key = idempotencyKeyOf(_meta);
   return {
     agentId: session.agentId,
     name,
     arguments: (args ?? {}) as JsonObject,
-    ...(typeof key === 'string' && { idempotencyKey: key }),
+    ...(key !== undefined && { idempotencyKey: key }),
     clientName: request.clientName,
   };
+}
+
+/**
+ * The call's idempotency key, or undefined when it has none (absent or null). A key that is not a string is refused
+ * as an empty one is: ignored, a retry with it would start a second call, and each would run.
+ */
+function idempotencyKeyOf(meta: CallToolRequest['params']['_meta']): string | undefined {
+  const key: unknown = meta?.[IDEMPOTENCY_META_KEY];
+  if (key === undefined || key === null) return undefined;
+  if (typeof key !== 'string') throw idempotencyKeyNotText();
+  return key;
 }
 
 async function waitForResult(

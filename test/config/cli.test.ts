@@ -5,6 +5,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { tempDir } from '../support/harness.js';
 import { nodeArgsFor } from '../support/entries.js';
@@ -258,6 +260,8 @@ describe('toolgate CLI with a good config', () => {
     const inbox = url.replace(/\/graphql$/, '/inbox');
     expect(startLine).toMatchObject({ inbox, msg: expect.stringContaining(`the approval inbox at ${inbox}`) });
     expect((await fetch(inbox)).headers.get('content-type')).toMatch(/^text\/html/);
+    // No agent is a gateway: the line names no MCP endpoint.
+    expect(startLine).toMatchObject({ mcp: null, msg: expect.not.stringContaining('MCP') });
     const answer = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -281,5 +285,31 @@ describe('toolgate CLI with a good config', () => {
     );
     expect(lines).toContainEqual(expect.objectContaining({ msg: 'SIGTERM, shutting down', signal: 'SIGTERM' }));
     expect(run.stdout).not.toContain('requiresConfirmation');
+  });
+});
+
+describe('toolgate CLI with no config', () => {
+  it('serves the built-in demo, and its start line names the MCP gateway at /mcp, which lists the demo tools', async () => {
+    const { child, out, done } = startCli('', {}, 'node');
+    await until(
+      () => logLines(out.stdout).some((line) => line.msg.startsWith('serving ')) || child.exitCode !== null,
+      'the server to listen',
+      60_000,
+      () => JSON.stringify(out),
+    );
+    const startLine = logLines(out.stdout).find((line) => line.msg.startsWith('serving '))!;
+    const mcp = (startLine.url as string).replace(/\/graphql$/, '/mcp');
+    expect(startLine).toMatchObject({
+      config: null,
+      mcp,
+      msg: expect.stringMatching(new RegExp(`^serving the built-in demo at .*, the MCP gateway at ${mcp} `)),
+    });
+    const client = new Client({ name: 'cli-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(mcp)));
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['create_entity', 'delete_entities', 'list_entities']);
+    await client.close();
+    child.kill('SIGTERM');
+    expect((await done).code).toBe(0);
   });
 });

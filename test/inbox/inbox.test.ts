@@ -1,5 +1,7 @@
 // The approval inbox in headless Chromium against a real toolgate on 127.0.0.1 (scripted model, counting tools):
 // what a person at the other end of the gate sees and does. One browser for the file; a fresh context per user.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInbox } from '../../scripts/inbox-build.js';
@@ -422,6 +424,61 @@ describe('the inbox in local mode (no login)', () => {
     } finally {
       await cancelPending(ids);
     }
+  });
+});
+
+describe('a gateway’s call in the inbox: worded as its MCP client’s', () => {
+  let h: Harness;
+  let tools: CountingToolSource;
+  let base: string;
+
+  beforeAll(async () => {
+    tools = new CountingToolSource(SOURCE_ID, [removeTool]);
+    const gateway = { ...testAgent({ id: 'gw', name: 'Test gateway', systemPrompt: '' }), model: undefined };
+    h = await startHarness({
+      config: { models: {}, toolSources: {}, agents: [gateway], plugins: [] },
+      toolSources: [tools],
+    });
+    base = h.url.replace(/\/graphql$/, '');
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('the client’s arguments, a decline hint for the tool, Cancel call; no model, no agent that finishes', async () => {
+    screenshotOnFailure('gateway-call', () => pages.slice(-1));
+    const client = new Client({ name: 'probe-client', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', base)));
+    const call = client.callTool({ name: 'remove', arguments: { id: 3 } });
+    const page = await open(`${base}/inbox`);
+    const shown = card(page).first();
+    await shown.getByRole('button', { name: 'Cancel call' }).waitFor();
+    expect(await shown.getByRole('button', { name: 'Cancel turn' }).count()).toBe(0);
+    expect(await shown.innerText()).toMatch(/Gateway\s+Test gateway/);
+    expect(await shown.innerText()).toContain('probe-client called remove.');
+
+    await shown.getByRole('button', { name: 'Decline…' }).click();
+    const reason = shown.getByLabel('Why, for the client (optional)');
+    expect(await reason.getAttribute('placeholder')).toBe('e.g. why "Remove a record" must not run now');
+    await reason.fill('record 3 is still in use');
+    await shown.getByRole('button', { name: 'Decline', exact: true }).click();
+    await shown.getByText('DECLINED', { exact: true }).waitFor();
+    await shown.getByText('The call is done; its client has the result.').waitFor();
+    const text = await shown.innerText();
+    expect(text).toContain('The client’s arguments (not run)');
+    for (const word of ['model', 'The agent finished', 'Cancel turn']) expect(text).not.toContain(word);
+
+    const result = (await call) as { isError: boolean; content: { text: string }[] };
+    expect(result.isError).toBe(true);
+    expect(result.content.map((block) => block.text).join('')).toContain('record 3 is still in use');
+    expect(tools.count('remove')).toBe(0);
+    await client.close();
+
+    // Its thread is the one call: the client's words, and no box to message a gateway.
+    await shown.getByRole('link', { name: 'probe-client called remove.' }).click();
+    await page.getByRole('heading', { name: 'A client’s call through Test gateway' }).waitFor();
+    expect(await page.getByRole('textbox').count()).toBe(0);
+    expect(await page.locator('.messages').innerText()).not.toContain('You');
   });
 });
 

@@ -173,6 +173,28 @@ describe('the MCP gateway', () => {
     await client.close();
   });
 
+  it('a key that is empty or not a string: InvalidParams naming the _meta key, and nothing waits or runs', async () => {
+    const { client } = await connectClient(gateway(), { token: ALICE_TOKEN });
+    const before = tools.count('drop');
+    for (const [key, problem] of [
+      ['', 'is empty'],
+      [42, 'is not a string'],
+      [true, 'is not a string'],
+      [{ id: 'drop-10' }, 'is not a string'],
+      [['drop-10'], 'is not a string'],
+    ] as const) {
+      const error = await client
+        .callTool({ name: 'drop', arguments: { ids: [10] }, _meta: { [KEY_META]: key } })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(McpError);
+      expect((error as McpError).code).toBe(-32602);
+      expect((error as McpError).message).toBe(`MCP error -32602: _meta "${KEY_META}" ${problem}`);
+    }
+    expect(await pendingElicitations(h, ALICE_TOKEN, 0)).toEqual([]);
+    expect(tools.count('drop')).toBe(before);
+    await client.close();
+  });
+
   it('a key used before for another call: InvalidParams naming the _meta key', async () => {
     const { client } = await connectClient(gateway(), { token: ALICE_TOKEN });
     await client.callTool({ name: 'look', arguments: {}, _meta: { [KEY_META]: 'used-once' } });

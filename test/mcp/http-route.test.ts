@@ -157,7 +157,8 @@ describe('/mcp with tokens', () => {
 
 describe('/mcp without a gateway agent', () => {
   it('initialize at /mcp: 404 No gateway agent is configured', async () => {
-    const h = await startHarness({ config: demoConfig });
+    const chatOnly = { ...demoConfig, agents: demoConfig.agents.filter((agent) => agent.model !== undefined) };
+    const h = await startHarness({ config: chatOnly });
     try {
       const response = await send(mcpUrl(h), { headers: MCP_HEADERS, body: INITIALIZE });
       expect(response.status).toBe(404);

@@ -1,5 +1,6 @@
 // `npm run mcp` (src/cli.ts mcp) in its own process: JSON-RPC lines on its stdin and stdout, forwarded to a real
-// server's /mcp unchanged; a server it cannot use is one line on stderr and exit code 1.
+// server's /mcp unchanged; a server it cannot use is one line on stderr and exit code 1; a server that restarted
+// (and so no longer knows the session) gets a new session from the bridge, and the client goes on.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
@@ -7,9 +8,18 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Harness } from '../support/harness.js';
+import { startHarness, type Harness } from '../support/harness.js';
 import type { CountingToolSource } from '../support/tools.js';
-import { ALICE_TOKEN, GATEWAY_ID, INITIALIZE, mcpUrl, PING, startGateway } from './support.js';
+import {
+  ALICE_TOKEN,
+  countingTools,
+  GATEWAY_ID,
+  gatewayConfig,
+  INITIALIZE,
+  mcpUrl,
+  PING,
+  startGateway,
+} from './support.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const BRIDGE = ['--import', 'tsx', 'src/cli.ts', 'mcp'];
@@ -165,5 +175,69 @@ describe('the stdio bridge', () => {
     expect(asked).toHaveLength(1);
     expect(asked[0]).toMatchObject({ mode: 'form', message: expect.stringContaining('Drop') });
     await client.close();
+  });
+});
+
+describe('the stdio bridge when toolgate restarts', () => {
+  /** The same server again, on the same port and database, as a restart of `toolgate` would have it. */
+  async function restart(h: Harness, options: { local?: boolean } = {}): Promise<Harness> {
+    await h.close();
+    const port = Number(new URL(h.url).port);
+    const config = gatewayConfig(options);
+    return startHarness({ config, toolSources: [countingTools()], database: h.database, port });
+  }
+
+  it("starts a new session by itself: the client's next calls go on, and the client is not restarted", async () => {
+    let h = await startHarness({ config: gatewayConfig(), toolSources: [countingTools()] });
+    const client = new Client({ name: 'stdio-client', version: '1.0.0' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: BRIDGE,
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        TOOLGATE_URL: mcpUrl(h, `/mcp/${GATEWAY_ID}`).href,
+        TOOLGATE_TOKEN: ALICE_TOKEN,
+      } as Record<string, string>,
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr!.on('data', (chunk) => (stderr += chunk));
+    try {
+      await client.connect(transport);
+      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['drop', 'look']);
+      h = await restart(h);
+      const result = await client.callTool({ name: 'look', arguments: {} });
+      expect(result).toMatchObject({ content: [{ type: 'text', text: 'look ran with {}' }], isError: false });
+      expect((await client.listTools()).tools).toHaveLength(2);
+      expect(stderr).toContain('toolgate mcp: toolgate no longer knew the session');
+    } finally {
+      await client.close();
+      await h.close();
+    }
+  });
+
+  it('a client that sends initialize again after the restart gets a new session, not "Session not found"', async () => {
+    let h = await startHarness({ config: gatewayConfig({ local: true }), toolSources: [countingTools()] });
+    const bridge = startBridge({ TOOLGATE_URL: mcpUrl(h).href });
+    try {
+      bridge.write(INITIALIZE);
+      expect((await bridge.next()).result.serverInfo.name).toBe('toolgate');
+      bridge.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      // Answered once the notification before it was delivered: the restart comes after both.
+      bridge.write(PING);
+      expect(await bridge.next()).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+      h = await restart(h, { local: true });
+      bridge.write({ ...INITIALIZE, id: 3 });
+      expect(await bridge.next()).toMatchObject({ id: 3, result: { serverInfo: { name: 'toolgate' } } });
+      bridge.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      bridge.write({ ...PING, id: 4 });
+      expect(await bridge.next()).toEqual({ jsonrpc: '2.0', id: 4, result: {} });
+      bridge.child.stdin!.end();
+      expect(await bridge.exited).toBe(0);
+    } finally {
+      bridge.child.kill();
+      await h.close();
+    }
   });
 });

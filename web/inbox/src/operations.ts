@@ -97,6 +97,7 @@ export const ElicitationCardFragment = graphql(`
         agent {
           id
           name
+          isGateway
           tools {
             toolId
             label
@@ -360,6 +361,7 @@ export const ThreadQuery = graphql(`
       agent {
         id
         name
+        isGateway
       }
       messages {
         id

@@ -3,6 +3,7 @@
 // a countdown; Accept (optionally edited, optionally remembered), Decline with instructions,
 // Cancel; then the turn's progress, live. Under an approvers policy, who approved so far (live, as the turn changes);
 // under four eyes the requester only cancels. Keys (when the card has focus): A accept, D decline, E edit, Escape back.
+// A gateway's call (an MCP client's, no model) is worded as the client's: its arguments, its call to cancel.
 import { useMutation } from '@urql/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ElicitationCardFragment, ResolveElicitationInput } from '../gql/graphql';
@@ -44,6 +45,14 @@ export function callLabel(
 ): string {
   const tool = tools?.find((t) => t.toolId === toolCall.toolId);
   return tool?.label ?? toolCall.annotations.title ?? toolCall.name;
+}
+
+/**
+ * What the decline box suggests, for this tool: what an agent's model should do instead, or why not, for a client
+ * (whose model reads the answer as the call's result).
+ */
+export function declineHint(label: string, gateway: boolean): string {
+  return gateway ? `e.g. why "${label}" must not run now` : `e.g. what to do instead of "${label}"`;
 }
 
 /** The user's message that started the request's turn, shortened for a card. */
@@ -97,6 +106,8 @@ export function ElicitationCard({
   const decidable = answerable && !fourEyes;
   const label = toolLabel(elicitation);
   const agent = elicitation.turn.thread.agent;
+  const gateway = agent.isGateway;
+  const what = gateway ? 'call' : 'turn';
   const ids = { title: `title-${elicitation.id}`, question: `question-${elicitation.id}` };
   const request = requestText(elicitation);
   const settled = pending && !expired ? null : expired ? 'EXPIRED' : status;
@@ -213,7 +224,7 @@ export function ElicitationCard({
           </div>
         )}
         <div>
-          <dt>Agent</dt>
+          <dt>{gateway ? 'Gateway' : 'Agent'}</dt>
           <dd>{agent.name}</dd>
         </div>
         <div>
@@ -239,6 +250,7 @@ export function ElicitationCard({
         status={expired ? 'EXPIRED' : status}
         editedArguments={response?.arguments}
         editedDisplay={displayOf(response)}
+        from={gateway ? 'client' : 'model'}
       />
 
       {pending && !expired && (
@@ -248,7 +260,8 @@ export function ElicitationCard({
       )}
       {expired && (
         <p class="countdown expired" role="status">
-          <strong>Expired.</strong> The agent stopped waiting; this request can no longer be answered and nothing ran.
+          <strong>Expired.</strong> The {gateway ? 'call' : 'agent'} stopped waiting; this request can no longer be
+          answered and nothing ran.
         </p>
       )}
       {!pending && !expired && (
@@ -264,7 +277,7 @@ export function ElicitationCard({
       {fourEyes && pending && !expired && (
         <p class="four-eyes">
           Four eyes: {elicitation.approval!.required} approver{elicitation.approval!.required === 1 ? '' : 's'} of{' '}
-          {elicitation.approval!.roles.join(', ')} decide this request, not you. You may cancel the turn.
+          {elicitation.approval!.roles.join(', ')} decide this request, not you. You may cancel the {what}.
         </p>
       )}
 
@@ -320,12 +333,12 @@ export function ElicitationCard({
       {decidable && mode === 'decline' && (
         <form class="decline" onSubmit={decline}>
           <label>
-            Instructions for the agent (optional)
+            {gateway ? 'Why, for the client (optional)' : 'Instructions for the agent (optional)'}
             <input
               data-autofocus="decline"
               type="text"
               value={instructions}
-              placeholder="e.g. only delete entity 3"
+              placeholder={declineHint(label, gateway)}
               onInput={(e) => setInstructions(e.currentTarget.value)}
             />
           </label>
@@ -378,9 +391,13 @@ export function ElicitationCard({
             type="button"
             class="quiet"
             onClick={() => void submit({ action: 'CANCEL' })}
-            title="Stops the whole turn: no more tools run and the model is not called again."
+            title={
+              gateway
+                ? 'Cancels the call: the tool does not run, and the client is told so.'
+                : 'Stops the whole turn: no more tools run and the model is not called again.'
+            }
           >
-            Cancel turn
+            Cancel {what}
           </button>
         </div>
       )}
@@ -391,7 +408,7 @@ export function ElicitationCard({
         </p>
       )}
 
-      {!pending && !expired && <TurnProgressOf live={live} />}
+      {!pending && !expired && <TurnProgressOf live={live} gateway={gateway} />}
       {(!pending || expired) && onDismiss && (
         <div class="actions">
           <button type="button" class="quiet" onClick={onDismiss}>
@@ -403,10 +420,10 @@ export function ElicitationCard({
   );
 }
 
-function TurnProgressOf({ live }: { live: ReturnType<typeof useLiveTurn> }) {
+function TurnProgressOf({ live, gateway }: { live: ReturnType<typeof useLiveTurn>; gateway: boolean }) {
   return (
     <div role="status" aria-live="polite">
-      <TurnProgress live={live} />
+      <TurnProgress live={live} gateway={gateway} />
     </div>
   );
 }

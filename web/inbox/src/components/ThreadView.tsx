@@ -1,5 +1,6 @@
 // One conversation: its messages, the running turn live (status, streamed text), its pauses inline as cards, and a
-// box to send the next message.
+// box to send the next message. A gateway's thread is one MCP client's call: the client's words, no box (a gateway
+// takes calls from its clients, not messages).
 import { useQuery } from '@urql/preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { ThreadQuery as ThreadData } from '../gql/graphql';
@@ -47,9 +48,12 @@ export function ThreadView({ threadId }: { threadId: string }) {
 
   const turnStatus = lastTurn?.id === live.turn?.id ? (live.turn?.status ?? lastTurn?.status) : lastTurn?.status;
   const pauses = lastTurn?.status === 'PAUSED' ? lastTurn.pendingElicitations : [];
+  const gateway = thread.agent.isGateway;
   return (
     <section aria-labelledby="thread-heading" class="thread">
-      <h1 id="thread-heading">Conversation with {thread.agent.name}</h1>
+      <h1 id="thread-heading">
+        {gateway ? 'A client’s call through' : 'Conversation with'} {thread.agent.name}
+      </h1>
       <p class="hint">
         Thread <code>{thread.id}</code>
       </p>
@@ -57,7 +61,7 @@ export function ThreadView({ threadId }: { threadId: string }) {
         {thread.messages
           .filter((m) => m.role !== 'SYSTEM')
           .map((m) => (
-            <MessageItem key={m.id} message={m} />
+            <MessageItem key={m.id} message={m} gateway={gateway} />
           ))}
         {live.streamed && live.turn?.status === 'RUNNING' && (
           <li class="message message-assistant streaming" aria-busy="true">
@@ -70,7 +74,7 @@ export function ThreadView({ threadId }: { threadId: string }) {
       </ol>
       {turnStatus && (
         <p role="status" aria-live="polite" class="turn-status">
-          Turn: <StatusBadge status={turnStatus} />
+          {gateway ? 'Call' : 'Turn'}: <StatusBadge status={turnStatus} />
           {lastTurn?.status === 'FAILED' && lastTurn.error && <span class="error"> {lastTurn.error}</span>}
         </p>
       )}
@@ -81,16 +85,23 @@ export function ThreadView({ threadId }: { threadId: string }) {
           ))}
         </div>
       )}
-      <Composer threadId={thread.id} agentId={thread.agent.id} agentName={thread.agent.name} onStarted={setFollowing} />
+      {!gateway && (
+        <Composer
+          threadId={thread.id}
+          agentId={thread.agent.id}
+          agentName={thread.agent.name}
+          onStarted={setFollowing}
+        />
+      )}
     </section>
   );
 }
 
-function MessageItem({ message }: { message: Message }) {
+function MessageItem({ message, gateway }: { message: Message; gateway: boolean }) {
   if (message.role === 'USER')
     return (
       <li class="message message-user">
-        <span class="who">You</span>
+        <span class="who">{gateway ? 'Client' : 'You'}</span>
         <p>{message.textDisplay && <VisibleText display={message.textDisplay} />}</p>
       </li>
     );
@@ -103,7 +114,7 @@ function MessageItem({ message }: { message: Message }) {
     );
   return (
     <li class="message message-assistant">
-      <span class="who">Agent</span>
+      <span class="who">{gateway ? 'Client' : 'Agent'}</span>
       {message.textDisplay && (
         <p>
           <VisibleText display={message.textDisplay} />
@@ -111,7 +122,7 @@ function MessageItem({ message }: { message: Message }) {
       )}
       {message.toolCalls.map((call) => (
         <div key={call.id} class="tool-call">
-          Asks to run{' '}
+          {gateway ? 'Calls' : 'Asks to run'}{' '}
           <code>
             <VisibleString text={call.toolId} />
           </code>
