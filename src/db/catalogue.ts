@@ -297,6 +297,8 @@ export interface Catalogue {
     by: string;
     /** Who answered as they were then (AnswerIdentity as JSON); null when not known. */
     byIdentity: string | null;
+    /** CallerWithdrawal: a CANCEL on behalf of a gateway caller that stopped waiting; null for any other answer. */
+    withdrawn: string | null;
     now: string;
   }): ElicitationRow[];
   /** PAUSED to RUNNING under a new lease: the claim only one answer wins. */

@@ -8,6 +8,7 @@ import type {
   Agent,
   ApprovalGrantRecord,
   AnswerIdentity,
+  CallerWithdrawal,
   ApproverAnswer,
   ElicitationApproval,
   ArgumentRule,
@@ -100,6 +101,7 @@ export interface ElicitationRow {
   resolved_by: string | null;
   resolved_by_identity: Json | null;
   resolved_at: string | null;
+  withdrawn: CallerWithdrawal | null;
   created_at: string;
   expires_at: string;
   /** JSON: ElicitationApproval; null: the requester alone. */
@@ -266,6 +268,7 @@ export function elicitationRecord(row: ElicitationRow): ElicitationRecord {
     resolvedBy: row.resolved_by,
     resolvedByIdentity: parse(row.resolved_by_identity) as AnswerIdentity | null,
     resolvedAt: row.resolved_at,
+    withdrawn: row.withdrawn ?? null,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     approval: parse(row.approval) as ElicitationApproval | null,

@@ -473,6 +473,7 @@ function* recordAnswer(
     remember: columns.remember === null ? null : c.json(columns.remember),
     by,
     byIdentity: byIdentity === null ? null : c.json(byIdentity),
+    withdrawn: input.withdrawn ?? null,
     now,
   });
   const elicitation = elicitationRecord(answered!);

@@ -272,6 +272,12 @@ export interface ElicitationToolCall {
   grantable?: boolean;
 }
 
+/**
+ * Why a gateway call's caller stopped waiting: it cancelled its request (`notifications/cancelled`), or it went away
+ * (its response closed, or its session ended) while nothing could bring it back to the call.
+ */
+export type CallerWithdrawal = 'CANCELLED' | 'DISCONNECTED';
+
 export interface ElicitationRecord {
   id: string;
   turnId: string;
@@ -289,6 +295,8 @@ export interface ElicitationRecord {
   /** Who resolved it as they were then (AnswerIdentity); null while pending, by expiry, or recorded before. */
   resolvedByIdentity: AnswerIdentity | null;
   resolvedAt: string | null;
+  /** Set when the MCP client that made the call stopped waiting and the call was withdrawn (answered CANCEL). */
+  withdrawn: CallerWithdrawal | null;
   createdAt: string;
   expiresAt: string;
   /** Who may answer besides the requester, as decided at the pause; null: the requester alone. */

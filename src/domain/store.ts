@@ -4,6 +4,7 @@
 import type {
   Agent,
   AnswerIdentity,
+  CallerWithdrawal,
   ApprovalGrantRecord,
   ApproverAnswer,
   ArgumentRule,
@@ -165,6 +166,8 @@ export interface AnswerInput {
   /** Who answers as they are now (name, issuer, subject, roles), kept with the answer. */
   answeredAs?: AnswerIdentity;
   answer: ElicitationAnswer;
+  /** A CANCEL on behalf of a caller that stopped waiting: why, kept with the request. */
+  withdrawn?: CallerWithdrawal;
   now: string;
   /** The process that will continue the turn when this answer resumes it (taken in the same transaction). */
   lease?: TurnLease;

@@ -111,6 +111,7 @@ export function pausedElicitations(
     resolvedBy: null,
     resolvedByIdentity: null,
     resolvedAt: null,
+    withdrawn: null,
     createdAt: now,
     expiresAt,
     approval: draft.approval ?? null,

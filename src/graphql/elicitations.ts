@@ -47,6 +47,16 @@ const ElicitationResolutionEnum = builder.enumType('ElicitationResolution', {
   } as const,
 });
 
+const CallerWithdrawalEnum = builder.enumType('CallerWithdrawal', {
+  description:
+    'Why an MCP gateway call was withdrawn: its client stopped waiting, and nothing could bring it back to the call ' +
+    '(no idempotency key, not a task), so the call was answered CANCEL on its behalf and nothing ran (docs/mcp-gateway.md).',
+  values: {
+    CANCELLED: { description: 'The client cancelled its tools/call (notifications/cancelled), e.g. on its timeout.' },
+    DISCONNECTED: { description: 'The client went away: its response stream closed, or it ended its session.' },
+  } as const,
+});
+
 const PendingElicitationScopeEnum = builder.enumType('PendingElicitationScope', {
   description: 'Whose pending confirmation requests (docs/approvers.md).',
   values: {
@@ -290,6 +300,14 @@ ElicitationRef.implement({
       description: 'Audit: how it stopped waiting; null while PENDING.',
       resolve: (e, _args, ctx) =>
         elicitationResolution(e, ctx.services.clock().toISOString(), () => ctx.loaders.turnElicitations(e.turnId)),
+    }),
+    withdrawn: t.field({
+      type: CallerWithdrawalEnum,
+      nullable: true,
+      description:
+        "Set when the gateway call's client stopped waiting and the call was withdrawn: answered CANCEL by its " +
+        'requester (resolvedBy, resolvedAt) on its behalf; null for any other request.',
+      resolve: (e) => e.withdrawn,
     }),
     createdAt: t.field({ type: 'DateTime', resolve: (e) => e.createdAt }),
     expiresAt: t.field({ type: 'DateTime', resolve: (e) => e.expiresAt }),

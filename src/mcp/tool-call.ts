@@ -1,7 +1,8 @@
 // tools/call through the gateway: the call starts (or is found by its idempotency key) in callTool, and when it
 // waits for a person the request stays open until the result is known, however it is answered: by this client's
-// elicitation handler, the inbox or the API. A client that cancels or goes away stops waiting only: the
-// confirmation stays pending, and the same idempotency key gets the call back later.
+// elicitation handler, the inbox or the API. A client that cancels or goes away with an idempotency key stops waiting
+// only: the confirmation stays pending, and the same key gets the call back later; without one, the call is withdrawn
+// (withdrawal.ts).
 import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { awaitCallResult, callTool, type CallResult, type CallToolInput, type GatewayCall } from '../app/call-tool.js';
@@ -11,6 +12,7 @@ import { IDEMPOTENCY_META_KEY } from '../domain/gateway.js';
 import type { JsonObject } from '../domain/records.js';
 import { askClient, type RequestExtra } from './elicitation-relay.js';
 import { callToolError, GatewayError } from './refusals.js';
+import { withdrawalOf, withdrawCall } from './withdrawal.js';
 
 export interface GatewaySession {
   app: AppDeps;
@@ -23,6 +25,8 @@ export interface GatewaySession {
   progressIntervalMs?: number;
   /** Milliseconds a task's client is asked to wait between polls (tasks.ts); default DEFAULT_TASK_POLL_INTERVAL_MS. */
   taskPollIntervalMs?: number;
+  /** Whether the server is closing: a call whose request it ends is not withdrawn (withdrawal.ts). */
+  serverClosing?: () => boolean;
 }
 
 export interface ToolCallRequest {
@@ -73,11 +77,25 @@ async function waitForResult(
       onWait: progressReporter(request.params._meta?.progressToken, extra),
     });
     if (done?.result) return done.result;
+    await withdrawIfGone(session, request, call, extra.signal);
     // Aborted (the SDK then sends no response), or the call vanished while it waited.
     throw new GatewayError(ErrorCode.InternalError, 'The call stopped waiting without a result');
   } finally {
     answered.abort();
   }
+}
+
+/** A caller that stopped waiting and cannot come back (no idempotency key): its call is withdrawn. */
+async function withdrawIfGone(
+  session: GatewaySession,
+  request: ToolCallRequest,
+  call: GatewayCall,
+  signal: AbortSignal,
+): Promise<void> {
+  const reason = withdrawalOf(signal, session.serverClosing?.() ?? false);
+  if (reason === null || callToolInput(session, request).idempotencyKey !== undefined) return;
+  const { app, viewer, agentId } = session;
+  await withdrawCall({ app, viewer, agentId, turnId: call.turn.id }, reason);
 }
 
 /** notifications/progress while the call waits, when the client asked for them: they keep its request alive. */

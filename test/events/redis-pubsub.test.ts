@@ -71,6 +71,7 @@ const elicitation = (id: string, ownerId: string): ElicitationRecord => ({
   grantId: null,
   resolvedBy: null,
   resolvedByIdentity: null,
+  withdrawn: null,
   resolvedAt: null,
   approval: null,
   escalatedAt: null,

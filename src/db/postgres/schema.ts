@@ -161,6 +161,8 @@ export const elicitations = pgTable(
     /** Who resolved it as they were then: {name, issuer, subject, roles} (AnswerIdentity); null before identities were kept. */
     resolvedByIdentity: jsonb('resolved_by_identity'),
     resolvedAt: time('resolved_at'),
+    /** CANCEL on behalf of a gateway caller that stopped waiting: CANCELLED or DISCONNECTED (CallerWithdrawal). */
+    withdrawn: text('withdrawn', { enum: ['CANCELLED', 'DISCONNECTED'] }),
     createdAt: time('created_at').notNull(),
     expiresAt: time('expires_at').notNull(),
     /** Who may answer besides the requester, decided at the pause (ElicitationApproval); null: the requester alone. */

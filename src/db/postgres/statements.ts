@@ -455,7 +455,7 @@ export const postgresStatements: PgCatalogue = {
     'answer',
     `UPDATE elicitations SET status = @status, response_action = @action, response_content = @content,
        response_arguments = @arguments, response_remember = @remember, resolved_by = @by, resolved_at = @now,
-       resolved_by_identity = @byIdentity::jsonb
+       resolved_by_identity = @byIdentity::jsonb, withdrawn = @withdrawn
      WHERE id = @id AND status = 'PENDING' RETURNING *`,
   ),
   resumeTurn: statement(

@@ -126,6 +126,8 @@ export const elicitations = sqliteTable(
     /** Who resolved it as they were then: {name, issuer, subject, roles} (AnswerIdentity); null before identities were kept. */
     resolvedByIdentity: text('resolved_by_identity', { mode: 'json' }),
     resolvedAt: text('resolved_at'),
+    /** CANCEL on behalf of a gateway caller that stopped waiting: CANCELLED or DISCONNECTED (CallerWithdrawal). */
+    withdrawn: text('withdrawn', { enum: ['CANCELLED', 'DISCONNECTED'] }),
     createdAt: text('created_at').notNull(),
     expiresAt: text('expires_at').notNull(),
     /** Who may answer besides the requester, decided at the pause (ElicitationApproval); null: the requester alone. */

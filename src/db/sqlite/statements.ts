@@ -361,7 +361,7 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
         created_at = excluded.created_at, approver_identity = excluded.approver_identity`),
     answer: prepared(`UPDATE elicitations SET status = @status, response_action = @action, response_content = @content,
         response_arguments = @arguments, response_remember = @remember, resolved_by = @by, resolved_at = @now,
-        resolved_by_identity = @byIdentity
+        resolved_by_identity = @byIdentity, withdrawn = @withdrawn
       WHERE id = @id AND status = 'PENDING' RETURNING *`),
     resumeTurn: prepared(`UPDATE turns SET status = 'RUNNING', text = NULL, expires_at = NULL, updated_at = @now,
         lease_owner = @leaseOwner, lease_expires_at = @leaseUntil

@@ -363,6 +363,7 @@ export function registerTurnLogSpec({ it }: StoreSpec): void {
           resolvedBy: null,
           resolvedByIdentity: null,
           resolvedAt: null,
+          withdrawn: null,
           createdAt: at(1),
           expiresAt: at(61),
           approval: null,

@@ -1,0 +1,1 @@
+ALTER TABLE `elicitations` ADD `withdrawn` text;
