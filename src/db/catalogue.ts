@@ -358,6 +358,8 @@ export interface Catalogue {
   insertGrant(p: ApprovalGrantRecord): number;
   lastGrantUse(p: { id: string }): { started_at: string | null }[];
   revokeGrant(p: { id: string; revokedAt: string }): number;
+  /** The pending requests of a gateway call: until when its caller waits (null: it stopped). */
+  markCallerWaiting(p: { turnId: string; ownerId: string; until: string | null }): number;
   grantUses(p: Ids): GrantUseRow[];
 
   // ---- webhooks (docs/webhooks.md): nothing of these runs on a change's path unless an endpoint subscribes to it

@@ -109,6 +109,7 @@ export interface ElicitationRow {
   /** approval.escalation.at, for the sweeper; null without an escalation. */
   escalation_due_at: string | null;
   escalated_at: string | null;
+  caller_waiting_until: string | null;
 }
 
 /** One approver's answer to a request under a policy. */
@@ -273,6 +274,7 @@ export function elicitationRecord(row: ElicitationRow): ElicitationRecord {
     expiresAt: row.expires_at,
     approval: parse(row.approval) as ElicitationApproval | null,
     escalatedAt: row.escalated_at,
+    callerWaitingUntil: row.caller_waiting_until ?? null,
   };
 }
 

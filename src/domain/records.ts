@@ -306,6 +306,11 @@ export interface ElicitationRecord {
    * an escalation. Who may answer goes by `approval.escalation.at`, not by this.
    */
   escalatedAt: string | null;
+  /**
+   * A gateway call's request: until when the MCP client that made the call is known to wait for it, on any instance
+   * (refreshed while it waits, cleared when it stops); null when no client waits.
+   */
+  callerWaitingUntil: string | null;
 }
 
 export interface ElicitationDraft {

@@ -440,6 +440,15 @@ export interface Grants {
   listGrantUses(grantIds: readonly string[]): Promise<GrantUseRecord[]>;
 }
 
+/** The MCP clients waiting for their gateway calls, as every instance sees them. */
+export interface GatewayCallers {
+  /**
+   * Until when the call's caller (`ownerId`) waits for it, on the call's pending requests; null: it stopped waiting.
+   * A request no longer pending is left as it is.
+   */
+  markCallerWaiting(turnId: string, ownerId: string, until: string | null): Promise<void>;
+}
+
 /** Webhooks (docs/webhooks.md). */
 export interface WebhookDeliveries {
   // The outbox rows are written by the changes above, in their transactions, for the
@@ -485,4 +494,14 @@ export interface Lifecycle {
 
 /** Every role: what a backend implements and the server wires. */
 export interface Store
-  extends Agents, Reads, TurnLog, UnleasedWrites, TurnMaintenance, Retention, Grants, WebhookDeliveries, Lifecycle {}
+  extends
+    Agents,
+    Reads,
+    TurnLog,
+    UnleasedWrites,
+    TurnMaintenance,
+    Retention,
+    Grants,
+    GatewayCallers,
+    WebhookDeliveries,
+    Lifecycle {}

@@ -116,5 +116,6 @@ export function pausedElicitations(
     expiresAt,
     approval: draft.approval ?? null,
     escalatedAt: null,
+    callerWaitingUntil: null,
   }));
 }

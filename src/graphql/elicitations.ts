@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { answerElicitation } from '../app/answer-elicitation.js';
+import { callerConnected } from '../app/caller-presence.js';
 import {
   allPendingElicitations,
   elicitationAnswers,
@@ -14,6 +15,7 @@ import {
 import { mayEdit, mayRemember } from '../domain/approvers.js';
 import { MAX_GRANT_TTL_SECONDS } from '../domain/grants.js';
 import { elicitationStatusAt } from '../domain/expiry.js';
+import { isGateway } from '../domain/gateway.js';
 import type {
   ElicitationAnswer,
   ElicitationApproval,
@@ -308,6 +310,19 @@ ElicitationRef.implement({
         "Set when the gateway call's client stopped waiting and the call was withdrawn: answered CANCEL by its " +
         'requester (resolvedBy, resolvedAt) on its behalf; null for any other request.',
       resolve: (e) => e.withdrawn,
+    }),
+    callerConnected: t.boolean({
+      nullable: true,
+      description:
+        "A gateway call's PENDING request: whether the MCP client that made the call waits for it now, on any " +
+        "instance (false: it went away, and can come back with the call's idempotency key or task id). null for " +
+        'any other request, and once it stopped waiting (docs/mcp-gateway.md).',
+      resolve: async (e, _args, ctx) => {
+        const now = ctx.services.clock();
+        const pending = elicitationStatusAt(e, now.toISOString()) === 'PENDING';
+        const agent = pending ? await ctx.loaders.agent(e.agentId) : null;
+        return callerConnected(e, agent ? isGateway(agent) : false, now);
+      },
     }),
     createdAt: t.field({ type: 'DateTime', resolve: (e) => e.createdAt }),
     expiresAt: t.field({ type: 'DateTime', resolve: (e) => e.expiresAt }),

@@ -5,6 +5,7 @@
 // (withdrawal.ts).
 import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { markCallerWaiting } from '../app/caller-presence.js';
 import { awaitCallResult, callTool, type CallResult, type CallToolInput, type GatewayCall } from '../app/call-tool.js';
 import type { AppDeps } from '../app/deps.js';
 import type { Viewer } from '../app/viewer.js';
@@ -27,6 +28,8 @@ export interface GatewaySession {
   taskPollIntervalMs?: number;
   /** Whether the server is closing: a call whose request it ends is not withdrawn (withdrawal.ts). */
   serverClosing?: () => boolean;
+  /** Milliseconds a mark "its caller waits" holds (src/app/caller-presence.ts); default CALLER_WAITING_LEASE_MS. */
+  callerLeaseMs?: number;
 }
 
 export interface ToolCallRequest {
@@ -69,6 +72,7 @@ async function waitForResult(
 ): Promise<CallResult> {
   const { app, viewer, onError } = session;
   const answered = new AbortController();
+  const presence = markCallerWaiting(app, viewer, call.turn.id, { onError, leaseMs: session.callerLeaseMs });
   if (request.canElicit) askClient({ app, viewer, extra, signal: answered.signal, onError }, call.waitingOn);
   try {
     const done = await awaitCallResult(app, viewer, call.turn.id, {
@@ -82,6 +86,7 @@ async function waitForResult(
     throw new GatewayError(ErrorCode.InternalError, 'The call stopped waiting without a result');
   } finally {
     answered.abort();
+    await presence.stop({ clear: !session.serverClosing?.() });
   }
 }
 

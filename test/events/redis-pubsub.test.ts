@@ -72,6 +72,7 @@ const elicitation = (id: string, ownerId: string): ElicitationRecord => ({
   resolvedBy: null,
   resolvedByIdentity: null,
   withdrawn: null,
+  callerWaitingUntil: null,
   resolvedAt: null,
   approval: null,
   escalatedAt: null,

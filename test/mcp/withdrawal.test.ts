@@ -1,7 +1,7 @@
 // A gateway caller that stops waiting, with the SDK's client over real HTTP: one that cancels its request (an
 // AbortSignal: notifications/cancelled), one that goes away (its connection closes) and one that ends its session
 // (DELETE). Without an idempotency key the call is withdrawn: an ACCEPT afterwards runs nothing, and the request says
-// why. With a key it stays pending, and a retry with the key finds it.
+// why. With a key it stays pending, shown as its caller not connected, and a retry with the key finds it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataOf, RESOLVE, type Harness } from '../support/harness.js';
 import type { CountingToolSource } from '../support/tools.js';
@@ -10,7 +10,9 @@ import { ALICE_TOKEN, bearer, connectClient, GATEWAY_ID, mcpUrl, onlyPending, st
 const KEY_META = 'dev.toolgate/idempotency-key';
 
 const REQUEST = `query E($id: ID!) {
-  node(id: $id) { ... on Elicitation { id status withdrawn resolvedBy resolution response { action } } }
+  node(id: $id) {
+    ... on Elicitation { id status withdrawn callerConnected resolvedBy resolution response { action } }
+  }
 }`;
 
 describe('a gateway caller that stops waiting', () => {
@@ -36,6 +38,15 @@ describe('a gateway caller that stops waiting', () => {
     }
   }
 
+  /** The request's callerConnected, waited for until it reads `expected` (it is written as the wait starts or ends). */
+  async function connected(id: string, expected: boolean): Promise<boolean | null> {
+    for (let tries = 0; ; tries++) {
+      const { callerConnected } = await request(id);
+      if (callerConnected === expected || tries > 200) return callerConnected;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
   /** After the withdrawal: an ACCEPT is refused, and the tool never ran. */
   async function acceptRunsNothing(id: string, before: number): Promise<void> {
     const answered = await accept(id);
@@ -57,6 +68,7 @@ describe('a gateway caller that stops waiting', () => {
       id: pending.id,
       status: 'CANCELLED',
       withdrawn: 'CANCELLED',
+      callerConnected: null,
       resolvedBy: 'alice',
       resolution: 'ANSWERED',
       response: { action: 'CANCEL' },
@@ -97,13 +109,15 @@ describe('a gateway caller that stops waiting', () => {
     const gone = await connectClient(gateway(), { token: ALICE_TOKEN });
     gone.client.callTool(params).catch(() => {});
     const pending = await onlyPending(h);
+    expect(await connected(pending.id, true)).toBe(true);
     await gone.client.close();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await connected(pending.id, false)).toBe(false);
     expect(await request(pending.id)).toMatchObject({ status: 'PENDING', withdrawn: null });
 
     const { client } = await connectClient(gateway(), { token: ALICE_TOKEN });
     const again = client.callTool(params);
     expect((await onlyPending(h)).id).toBe(pending.id);
+    expect(await connected(pending.id, true)).toBe(true);
     expect((await accept(pending.id)).userErrors).toEqual([]);
     expect(await again).toMatchObject({ content: [{ type: 'text', text: 'dropped [4]' }], isError: false });
     expect(tools.count('drop')).toBe(before + 1);

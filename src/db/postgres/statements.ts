@@ -582,6 +582,11 @@ export const postgresStatements: PgCatalogue = {
     'SELECT max(started_at) AS started_at FROM tool_executions WHERE grant_id = @id',
   ),
   revokeGrant: statement('revoke_grant', 'UPDATE approval_grants SET revoked_at = @revokedAt WHERE id = @id'),
+  markCallerWaiting: statement(
+    'mark_caller_waiting',
+    `UPDATE elicitations SET caller_waiting_until = @until
+     WHERE turn_id = @turnId AND owner_id = @ownerId AND status = 'PENDING'`,
+  ),
   grantUses: statement(
     'grant_uses',
     `SELECT grant_id, turn_id, tool_call_id, started_at FROM tool_executions WHERE grant_id = ANY(@ids::text[])

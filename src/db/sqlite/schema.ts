@@ -136,6 +136,8 @@ export const elicitations = sqliteTable(
     escalationDueAt: text('escalation_due_at'),
     /** When the sweeper marked it escalated (docs/approvers.md "Escalation"), once; null before. */
     escalatedAt: text('escalated_at'),
+    /** A gateway call's request: until when the MCP client that made the call is known to wait for it; null: it is not. */
+    callerWaitingUntil: text('caller_waiting_until'),
   },
   (t) => [
     // A viewer's requests of one status in seq order (the pending list); expires_at last, so that counting by status as

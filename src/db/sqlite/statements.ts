@@ -430,6 +430,8 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
         @expiresAt, @revokedAt, @approvers)`),
     lastGrantUse: prepared('SELECT max(started_at) AS started_at FROM tool_executions WHERE grant_id = @id'),
     revokeGrant: prepared('UPDATE approval_grants SET revoked_at = @revokedAt WHERE id = @id'),
+    markCallerWaiting: prepared(`UPDATE elicitations SET caller_waiting_until = @until
+      WHERE turn_id = @turnId AND owner_id = @ownerId AND status = 'PENDING'`),
     grantUses: byIds(`SELECT grant_id, turn_id, tool_call_id, started_at FROM tool_executions
       WHERE grant_id IN ${IDS} ORDER BY started_at`),
 

@@ -368,6 +368,7 @@ export function registerTurnLogSpec({ it }: StoreSpec): void {
           expiresAt: at(61),
           approval: null,
           escalatedAt: null,
+          callerWaitingUntil: null,
         },
       ]);
       expect(await store.loadTurn(turn.id)).toEqual(paused.turn);

@@ -5,7 +5,7 @@
 // under four eyes the requester only cancels. Keys (when the card has focus): A accept, D decline, E edit, Escape back.
 import { useMutation } from '@urql/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { ElicitationCardFragment, ResolveElicitationInput } from '../gql/graphql';
+import type { CallerWithdrawal, ElicitationCardFragment, ResolveElicitationInput } from '../gql/graphql';
 import { describeRequestError, describeUserError } from '../errors';
 import { useLiveTurn } from '../live-turn';
 import { AnswerMutation } from '../operations';
@@ -53,6 +53,12 @@ export function requestText(elicitation: ElicitationCardFragment): string | null
   return text.length > 160 ? `${text.slice(0, 159)}…` : text;
 }
 
+/** Why a gateway call was withdrawn, as the card says it. */
+const WITHDRAWN: Record<CallerWithdrawal, string> = {
+  CANCELLED: 'the caller stopped waiting (its client cancelled the call, e.g. on its timeout).',
+  DISCONNECTED: 'the caller stopped waiting (its client disconnected).',
+};
+
 export function ElicitationCard({
   elicitation,
   onDismiss,
@@ -87,6 +93,7 @@ export function ElicitationCard({
   const response = answeredWith ?? liveElicitation?.response ?? elicitation.response;
   const answers = liveElicitation?.answers ?? elicitation.answers;
   const resolvedBy = liveElicitation?.resolvedBy ?? elicitation.resolvedBy;
+  const withdrawn = liveElicitation?.withdrawn ?? elicitation.withdrawn;
   const pending = status === 'PENDING';
   const now = useNow(pending);
   const remaining = new Date(elicitation.expiresAt).getTime() - now;
@@ -251,7 +258,18 @@ export function ElicitationCard({
           <strong>Expired.</strong> The agent stopped waiting; this request can no longer be answered and nothing ran.
         </p>
       )}
-      {!pending && !expired && (
+      {pending && !expired && elicitation.callerConnected === false && (
+        <p class="caller-gone" role="note">
+          <strong>The caller is not connected.</strong> Its client stopped waiting, and can come back for this call
+          (with its idempotency key or task). An accepted call runs, and its result is kept for when it does.
+        </p>
+      )}
+      {withdrawn && (
+        <p class="answered" role="status">
+          <strong>Withdrawn:</strong> {WITHDRAWN[withdrawn]} Nothing ran.
+        </p>
+      )}
+      {!pending && !expired && !withdrawn && (
         <p class="answered" role="status">
           Answer: <StatusBadge status={status} />
           {resolvedBy && ` by ${resolvedBy}`}

@@ -1,1 +1,0 @@
-ALTER TABLE `elicitations` ADD `withdrawn` text;
