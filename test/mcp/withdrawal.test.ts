@@ -77,6 +77,40 @@ describe('a gateway caller that stops waiting', () => {
     await client.close();
   });
 
+  it('a client whose request times out (the SDK cancels it): withdrawn; a retry without a key makes one card', async () => {
+    const { client } = await connectClient(gateway(), { token: ALICE_TOKEN });
+    const before = tools.count('drop');
+    const params = { name: 'drop', arguments: { ids: [5] } };
+    const call = client.callTool(params, undefined, { timeout: 400 });
+    const pending = await onlyPending(h);
+    await expect(call).rejects.toThrow(/timed out/i);
+    expect(await settled(pending.id)).toMatchObject({ status: 'CANCELLED', withdrawn: 'CANCELLED' });
+
+    // The retry is the one card left to answer, and the call runs once.
+    const retry = client.callTool(params);
+    const second = await onlyPending(h);
+    expect(second.id).not.toBe(pending.id);
+    expect((await accept(second.id)).userErrors).toEqual([]);
+    expect(await retry).toMatchObject({ content: [{ type: 'text', text: 'dropped [5]' }], isError: false });
+    expect(tools.count('drop')).toBe(before + 1);
+    await client.close();
+  });
+
+  it("progress keeps a call alive past the client's timeout when the client resets it on progress", async () => {
+    const { client } = await connectClient(gateway(), { token: ALICE_TOKEN });
+    const call = client.callTool({ name: 'drop', arguments: { ids: [6] } }, undefined, {
+      timeout: 400,
+      resetTimeoutOnProgress: true,
+      onprogress: () => {},
+    });
+    const pending = await onlyPending(h);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await request(pending.id)).toMatchObject({ status: 'PENDING', callerConnected: true });
+    expect((await accept(pending.id)).userErrors).toEqual([]);
+    expect(await call).toMatchObject({ content: [{ type: 'text', text: 'dropped [6]' }], isError: false });
+    await client.close();
+  });
+
   it('a client that goes away without a key: the call is withdrawn as DISCONNECTED', async () => {
     const { client } = await connectClient(gateway(), { token: ALICE_TOKEN });
     const before = tools.count('drop');
