@@ -1,6 +1,8 @@
 // Whether the MCP client that made a gateway call still waits for it, kept on the call's pending requests so that
 // every instance reads the same: a waiting request marks them "waited for until now + lease" and renews that while it
-// waits, and clears it when it stops. An instance killed mid-wait clears nothing, and its mark lapses with the lease.
+// waits, and marks them "until now" when it stops. An instance killed mid-wait marks nothing more, and its mark lapses
+// with the lease. A request never marked reads as unknown: its call was just made (the mark follows the pause), or it
+// is a task's, whose client polls.
 import type { AppDeps } from './deps.js';
 import type { Viewer } from './viewer.js';
 
@@ -9,7 +11,7 @@ export const CALLER_WAITING_LEASE_MS = 30_000;
 
 export interface CallerPresence {
   /**
-   * The caller stopped waiting: the mark is cleared (a request answered meanwhile is left as it is). `clear: false`
+   * The caller stopped waiting: the mark ends now (a request answered meanwhile is left as it is). `clear: false`
    * (the server is closing, its store with it): renewals stop, and the mark lapses.
    */
   stop(options?: { clear?: boolean }): Promise<void>;
@@ -23,7 +25,7 @@ export function markCallerWaiting(
   options: { onError: (error: unknown) => void; leaseMs?: number },
 ): CallerPresence {
   const leaseMs = options.leaseMs ?? CALLER_WAITING_LEASE_MS;
-  const mark = (until: string | null) => app.store.markCallerWaiting(turnId, viewer.id, until);
+  const mark = (until: string) => app.store.markCallerWaiting(turnId, viewer.id, until);
   const renew = () => mark(new Date(app.clock().getTime() + leaseMs).toISOString()).catch(options.onError);
   let renewed = renew();
   const timer = setInterval(() => (renewed = renew()), leaseMs / 2);
@@ -33,16 +35,16 @@ export function markCallerWaiting(
     async stop({ clear = true } = {}) {
       clearInterval(timer);
       if (!clear) return;
-      // After the last renewal, so that it cannot mark the call again once cleared.
+      // After the last renewal, so that it cannot mark the call again once ended.
       await renewed;
-      await mark(null).catch(options.onError);
+      await mark(app.clock().toISOString()).catch(options.onError);
     },
   };
 }
 
 /**
- * Whether a pending request's caller waits for it at `now`: null for a request that is not a gateway call's, or no
- * longer pending.
+ * Whether a pending request's caller waits for it at `now`: null for a request that is not a gateway call's, no longer
+ * pending, or never marked.
  */
 export function callerConnected(
   elicitation: { callerWaitingUntil: string | null },
@@ -51,5 +53,5 @@ export function callerConnected(
 ): boolean | null {
   if (!pendingGatewayCall) return null;
   const until = elicitation.callerWaitingUntil;
-  return until !== null && Date.parse(until) > now.getTime();
+  return until === null ? null : Date.parse(until) > now.getTime();
 }

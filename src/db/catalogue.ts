@@ -358,7 +358,7 @@ export interface Catalogue {
   insertGrant(p: ApprovalGrantRecord): number;
   lastGrantUse(p: { id: string }): { started_at: string | null }[];
   revokeGrant(p: { id: string; revokedAt: string }): number;
-  /** The pending requests of a gateway call: until when its caller waits (null: it stopped). */
+  /** The pending requests of a gateway call: until when its caller waits (null: unknown). */
   markCallerWaiting(p: { turnId: string; ownerId: string; until: string | null }): number;
   grantUses(p: Ids): GrantUseRow[];
 

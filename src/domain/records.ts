@@ -308,7 +308,7 @@ export interface ElicitationRecord {
   escalatedAt: string | null;
   /**
    * A gateway call's request: until when the MCP client that made the call is known to wait for it, on any instance
-   * (refreshed while it waits, cleared when it stops); null when no client waits.
+   * (renewed while it waits, set to the time it stopped when it stops); null while no client has waited for it.
    */
   callerWaitingUntil: string | null;
 }

@@ -443,8 +443,8 @@ export interface Grants {
 /** The MCP clients waiting for their gateway calls, as every instance sees them. */
 export interface GatewayCallers {
   /**
-   * Until when the call's caller (`ownerId`) waits for it, on the call's pending requests; null: it stopped waiting.
-   * A request no longer pending is left as it is.
+   * Until when the call's caller (`ownerId`) waits for it, on the call's pending requests (a time past: it stopped
+   * waiting then; null: unknown). A request no longer pending is left as it is.
    */
   markCallerWaiting(turnId: string, ownerId: string, until: string | null): Promise<void>;
 }

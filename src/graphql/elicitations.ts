@@ -315,8 +315,9 @@ ElicitationRef.implement({
       nullable: true,
       description:
         "A gateway call's PENDING request: whether the MCP client that made the call waits for it now, on any " +
-        "instance (false: it went away, and can come back with the call's idempotency key or task id). null for " +
-        'any other request, and once it stopped waiting (docs/mcp-gateway.md).',
+        "instance (false: it went away, and can come back with the call's idempotency key). null while no client " +
+        "has waited for it (a call just made, or a task's, whose client polls), for any other request, and once it " +
+        'stopped waiting (docs/mcp-gateway.md).',
       resolve: async (e, _args, ctx) => {
         const now = ctx.services.clock();
         const pending = elicitationStatusAt(e, now.toISOString()) === 'PENDING';

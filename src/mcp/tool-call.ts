@@ -28,8 +28,6 @@ export interface GatewaySession {
   taskPollIntervalMs?: number;
   /** Whether the server is closing: a call whose request it ends is not withdrawn (withdrawal.ts). */
   serverClosing?: () => boolean;
-  /** Milliseconds a mark "its caller waits" holds (src/app/caller-presence.ts); default CALLER_WAITING_LEASE_MS. */
-  callerLeaseMs?: number;
 }
 
 export interface ToolCallRequest {
@@ -72,7 +70,7 @@ async function waitForResult(
 ): Promise<CallResult> {
   const { app, viewer, onError } = session;
   const answered = new AbortController();
-  const presence = markCallerWaiting(app, viewer, call.turn.id, { onError, leaseMs: session.callerLeaseMs });
+  const presence = markCallerWaiting(app, viewer, call.turn.id, { onError });
   if (request.canElicit) askClient({ app, viewer, extra, signal: answered.signal, onError }, call.waitingOn);
   try {
     const done = await awaitCallResult(app, viewer, call.turn.id, {
@@ -86,7 +84,8 @@ async function waitForResult(
     throw new GatewayError(ErrorCode.InternalError, 'The call stopped waiting without a result');
   } finally {
     answered.abort();
-    await presence.stop({ clear: !session.serverClosing?.() });
+    // Not awaited: the result goes out without waiting for the mark to clear.
+    void presence.stop({ clear: !session.serverClosing?.() });
   }
 }
 

@@ -81,7 +81,8 @@ describe('a gateway caller that stops waiting', () => {
     const { client } = await connectClient(gateway(), { token: ALICE_TOKEN });
     const before = tools.count('drop');
     const params = { name: 'drop', arguments: { ids: [5] } };
-    const call = client.callTool(params, undefined, { timeout: 400 });
+    // Long enough for the call to pause first on a busy machine.
+    const call = client.callTool(params, undefined, { timeout: 2_000 });
     const pending = await onlyPending(h);
     await expect(call).rejects.toThrow(/timed out/i);
     expect(await settled(pending.id)).toMatchObject({ status: 'CANCELLED', withdrawn: 'CANCELLED' });
@@ -99,12 +100,13 @@ describe('a gateway caller that stops waiting', () => {
   it("progress keeps a call alive past the client's timeout when the client resets it on progress", async () => {
     const { client } = await connectClient(gateway(), { token: ALICE_TOKEN });
     const call = client.callTool({ name: 'drop', arguments: { ids: [6] } }, undefined, {
-      timeout: 400,
+      timeout: 800,
       resetTimeoutOnProgress: true,
       onprogress: () => {},
     });
     const pending = await onlyPending(h);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Well past the client's timeout: progress (every 50 ms here) reset it.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect(await request(pending.id)).toMatchObject({ status: 'PENDING', callerConnected: true });
     expect((await accept(pending.id)).userErrors).toEqual([]);
     expect(await call).toMatchObject({ content: [{ type: 'text', text: 'dropped [6]' }], isError: false });

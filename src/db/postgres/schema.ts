@@ -171,7 +171,7 @@ export const elicitations = pgTable(
     escalationDueAt: time('escalation_due_at'),
     /** When the sweeper marked it escalated (docs/approvers.md "Escalation"), once; null before. */
     escalatedAt: time('escalated_at'),
-    /** A gateway call's request: until when the MCP client that made the call is known to wait for it; null: it is not. */
+    /** A gateway call's request: until when the MCP client that made the call waits for it; null: no client has yet. */
     callerWaitingUntil: time('caller_waiting_until'),
   },
   (t) => [
