@@ -4,6 +4,7 @@
 import { newId } from '../domain/ids.js';
 import type {
   AnswerIdentity,
+  CallerWithdrawal,
   ElicitationAnswer,
   ElicitationRecord,
   ThreadRecord,
@@ -183,6 +184,7 @@ export class AgentRunner {
     answeredBy: string;
     answeredAs?: AnswerIdentity;
     answer: ElicitationAnswer;
+    withdrawn?: CallerWithdrawal;
   }): Promise<ResolveOutcome> {
     const result = await this.#store.resolveElicitation({
       ...input,

@@ -11,6 +11,7 @@ import { editAllowed } from '../domain/gate/gating.js';
 import { MAX_GRANT_TTL_SECONDS } from '../domain/grants.js';
 import type { AnswerRefusal, NotFound } from '../domain/refusals.js';
 import type {
+  CallerWithdrawal,
   ElicitationAction,
   ElicitationAnswer,
   ElicitationRecord,
@@ -31,6 +32,8 @@ export interface AnswerElicitationInput {
   arguments?: unknown;
   /** With ACCEPT: remember the approval for later calls of the tool. */
   remember?: RememberChoice | null;
+  /** With CANCEL, from src/app/cancel-call.ts: the call's caller stopped waiting, and why (kept with the request). */
+  withdrawn?: CallerWithdrawal;
 }
 
 export type AnswerElicitationRefusal =
@@ -121,6 +124,7 @@ export async function answerElicitation(
     answeredBy: viewer.id,
     answeredAs: answerIdentityOf(viewer),
     answer,
+    ...(input.withdrawn !== undefined && answer.action === 'CANCEL' && { withdrawn: input.withdrawn }),
   });
   if (result.ok) return requester ? result : { ...result, turn: null, pausedWith: null };
   return { ...result, field: 'elicitationId' };

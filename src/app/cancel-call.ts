@@ -1,8 +1,9 @@
 // Cancel a gateway call that waits for confirmation: its pending confirmations are answered CANCEL, through the same
 // use case as any answer (whoever answers first wins), so the tool does not run and the call's turn ends CANCELLED.
 // Only a waiting call can be cancelled: one let through runs its tool (or is about to), which nothing stops halfway,
-// and one that stopped has its result.
-import type { TurnStatus } from '../domain/records.js';
+// and one that stopped has its result. A call withdrawn because its caller stopped waiting is cancelled the same way,
+// and the request keeps why.
+import type { CallerWithdrawal, TurnStatus } from '../domain/records.js';
 import type { NotFound } from '../domain/refusals.js';
 import { answerElicitation } from './answer-elicitation.js';
 import { gatewayCall, type GatewayCall } from './call-tool.js';
@@ -15,6 +16,8 @@ export interface CancelCallInput {
   agentId: string;
   /** The call's turn. */
   turnId: string;
+  /** The caller stopped waiting: the call is withdrawn on its behalf, and the request says why. */
+  withdrawn?: CallerWithdrawal;
 }
 
 export type CancelCallRefusal =
@@ -33,7 +36,11 @@ export async function cancelGatewayCall(
   const call = await gatewayCall(app, viewer, input.turnId, input.agentId);
   if (!call) return { ok: false, code: 'NOT_FOUND', of: 'turn', field: 'turnId' };
   for (const elicitation of call.waitingOn) {
-    const answered = await answerElicitation(app, viewer, { elicitationId: elicitation.id, action: 'CANCEL' });
+    const answered = await answerElicitation(app, viewer, {
+      elicitationId: elicitation.id,
+      action: 'CANCEL',
+      ...(input.withdrawn !== undefined && { withdrawn: input.withdrawn }),
+    });
     // One CANCEL closes the turn with every request of its step. A refusal (answered first elsewhere, expired) means
     // the call moved on: read below where it stands.
     if (answered.ok) break;

@@ -2,7 +2,7 @@
 // (src/services.ts extends this); a test can build them from a real store without any API in front.
 import type { AgentRunner } from '../agent/runner.js';
 import type { Agent, TurnRecord } from '../domain/records.js';
-import type { Agents, Grants, Reads, WebhookDeliveries } from '../domain/store.js';
+import type { Agents, GatewayCallers, Grants, Reads, WebhookDeliveries } from '../domain/store.js';
 import type { SourceOffers, Tool } from '../tools/tool.js';
 
 /** An agent's tools as their sources list them now. */
@@ -26,7 +26,7 @@ export interface AppLimits {
 }
 
 /** The store as the use cases see it: reads, agents, grants and the webhook list; writes to turns go through the runner. */
-export type AppStore = Agents & Reads & Grants & WebhookDeliveries;
+export type AppStore = Agents & Reads & Grants & GatewayCallers & WebhookDeliveries;
 
 export interface AppDeps {
   store: AppStore;

@@ -297,6 +297,8 @@ export interface Catalogue {
     by: string;
     /** Who answered as they were then (AnswerIdentity as JSON); null when not known. */
     byIdentity: string | null;
+    /** CallerWithdrawal: a CANCEL on behalf of a gateway caller that stopped waiting; null for any other answer. */
+    withdrawn: string | null;
     now: string;
   }): ElicitationRow[];
   /** PAUSED to RUNNING under a new lease: the claim only one answer wins. */
@@ -356,6 +358,8 @@ export interface Catalogue {
   insertGrant(p: ApprovalGrantRecord): number;
   lastGrantUse(p: { id: string }): { started_at: string | null }[];
   revokeGrant(p: { id: string; revokedAt: string }): number;
+  /** The pending requests of a gateway call: until when its caller waits (null: unknown). */
+  markCallerWaiting(p: { turnId: string; ownerId: string; until: string | null }): number;
   grantUses(p: Ids): GrantUseRow[];
 
   // ---- webhooks (docs/webhooks.md): nothing of these runs on a change's path unless an endpoint subscribes to it

@@ -8,6 +8,7 @@ import type {
   Agent,
   ApprovalGrantRecord,
   AnswerIdentity,
+  CallerWithdrawal,
   ApproverAnswer,
   ElicitationApproval,
   ArgumentRule,
@@ -100,6 +101,7 @@ export interface ElicitationRow {
   resolved_by: string | null;
   resolved_by_identity: Json | null;
   resolved_at: string | null;
+  withdrawn: CallerWithdrawal | null;
   created_at: string;
   expires_at: string;
   /** JSON: ElicitationApproval; null: the requester alone. */
@@ -107,6 +109,7 @@ export interface ElicitationRow {
   /** approval.escalation.at, for the sweeper; null without an escalation. */
   escalation_due_at: string | null;
   escalated_at: string | null;
+  caller_waiting_until: string | null;
 }
 
 /** One approver's answer to a request under a policy. */
@@ -266,10 +269,12 @@ export function elicitationRecord(row: ElicitationRow): ElicitationRecord {
     resolvedBy: row.resolved_by,
     resolvedByIdentity: parse(row.resolved_by_identity) as AnswerIdentity | null,
     resolvedAt: row.resolved_at,
+    withdrawn: row.withdrawn ?? null,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     approval: parse(row.approval) as ElicitationApproval | null,
     escalatedAt: row.escalated_at,
+    callerWaitingUntil: row.caller_waiting_until ?? null,
   };
 }
 

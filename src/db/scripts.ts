@@ -473,6 +473,7 @@ function* recordAnswer(
     remember: columns.remember === null ? null : c.json(columns.remember),
     by,
     byIdentity: byIdentity === null ? null : c.json(byIdentity),
+    withdrawn: input.withdrawn ?? null,
     now,
   });
   const elicitation = elicitationRecord(answered!);
@@ -545,6 +546,15 @@ function* writeWebhookEvents(c: ScriptContext, events: WebhookEvent[], now: stri
 // ---- remembered approvals -----------------------------------------------------------------------------------------
 
 /** Revokes the owner's grant (the first revoke's time stands); null when the owner has no such grant. */
+export function* markCallerWaiting(
+  c: ScriptContext,
+  turnId: string,
+  ownerId: string,
+  until: string | null,
+): Script<void> {
+  yield c.q.markCallerWaiting({ turnId, ownerId, until });
+}
+
 export function* revokeApprovalGrant(
   c: ScriptContext,
   id: string,

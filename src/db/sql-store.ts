@@ -560,6 +560,10 @@ export class SqlStore implements Store {
     return buildPage(rows, first, grantRecord);
   }
 
+  async markCallerWaiting(turnId: string, ownerId: string, until: string | null): Promise<void> {
+    await this.#d.autocommit(() => scripts.markCallerWaiting(this.#c, turnId, ownerId, until));
+  }
+
   async revokeApprovalGrant(id: string, ownerId: string, now: string): Promise<ApprovalGrantRecord | null> {
     return this.#d.transaction(() => scripts.revokeApprovalGrant(this.#c, id, ownerId, now));
   }

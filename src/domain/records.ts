@@ -274,6 +274,12 @@ export interface ElicitationToolCall {
   grantable?: boolean;
 }
 
+/**
+ * Why a gateway call's caller stopped waiting: it cancelled its request (`notifications/cancelled`), or it went away
+ * (its response closed, or its session ended) while nothing could bring it back to the call.
+ */
+export type CallerWithdrawal = 'CANCELLED' | 'DISCONNECTED';
+
 export interface ElicitationRecord {
   id: string;
   turnId: string;
@@ -291,6 +297,8 @@ export interface ElicitationRecord {
   /** Who resolved it as they were then (AnswerIdentity); null while pending, by expiry, or recorded before. */
   resolvedByIdentity: AnswerIdentity | null;
   resolvedAt: string | null;
+  /** Set when the MCP client that made the call stopped waiting and the call was withdrawn (answered CANCEL). */
+  withdrawn: CallerWithdrawal | null;
   createdAt: string;
   expiresAt: string;
   /** Who may answer besides the requester, as decided at the pause; null: the requester alone. */
@@ -300,6 +308,11 @@ export interface ElicitationRecord {
    * an escalation. Who may answer goes by `approval.escalation.at`, not by this.
    */
   escalatedAt: string | null;
+  /**
+   * A gateway call's request: until when the MCP client that made the call is known to wait for it, on any instance
+   * (renewed while it waits, set to the time it stopped when it stops); null while no client has waited for it.
+   */
+  callerWaitingUntil: string | null;
 }
 
 export interface ElicitationDraft {

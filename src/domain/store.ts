@@ -4,6 +4,7 @@
 import type {
   Agent,
   AnswerIdentity,
+  CallerWithdrawal,
   ApprovalGrantRecord,
   ApproverAnswer,
   ArgumentRule,
@@ -165,6 +166,8 @@ export interface AnswerInput {
   /** Who answers as they are now (name, issuer, subject, roles), kept with the answer. */
   answeredAs?: AnswerIdentity;
   answer: ElicitationAnswer;
+  /** A CANCEL on behalf of a caller that stopped waiting: why, kept with the request. */
+  withdrawn?: CallerWithdrawal;
   now: string;
   /** The process that will continue the turn when this answer resumes it (taken in the same transaction). */
   lease?: TurnLease;
@@ -437,6 +440,15 @@ export interface Grants {
   listGrantUses(grantIds: readonly string[]): Promise<GrantUseRecord[]>;
 }
 
+/** The MCP clients waiting for their gateway calls, as every instance sees them. */
+export interface GatewayCallers {
+  /**
+   * Until when the call's caller (`ownerId`) waits for it, on the call's pending requests (a time past: it stopped
+   * waiting then; null: unknown). A request no longer pending is left as it is.
+   */
+  markCallerWaiting(turnId: string, ownerId: string, until: string | null): Promise<void>;
+}
+
 /** Webhooks (docs/webhooks.md). */
 export interface WebhookDeliveries {
   // The outbox rows are written by the changes above, in their transactions, for the
@@ -482,4 +494,14 @@ export interface Lifecycle {
 
 /** Every role: what a backend implements and the server wires. */
 export interface Store
-  extends Agents, Reads, TurnLog, UnleasedWrites, TurnMaintenance, Retention, Grants, WebhookDeliveries, Lifecycle {}
+  extends
+    Agents,
+    Reads,
+    TurnLog,
+    UnleasedWrites,
+    TurnMaintenance,
+    Retention,
+    Grants,
+    GatewayCallers,
+    WebhookDeliveries,
+    Lifecycle {}

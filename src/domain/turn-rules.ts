@@ -111,9 +111,11 @@ export function pausedElicitations(
     resolvedBy: null,
     resolvedByIdentity: null,
     resolvedAt: null,
+    withdrawn: null,
     createdAt: now,
     expiresAt,
     approval: draft.approval ?? null,
     escalatedAt: null,
+    callerWaitingUntil: null,
   }));
 }

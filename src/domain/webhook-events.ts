@@ -71,6 +71,8 @@ function elicitationData(e: ElicitationRecord, resolution: ElicitationClosing | 
         }
       : null,
     answeredBy: e.resolvedBy,
+    // A CANCEL on behalf of a gateway caller that stopped waiting: CANCELLED or DISCONNECTED; else null.
+    withdrawn: e.withdrawn,
     // The policy as stored at the pause (null: the requester alone); field by field, so the payload stays what
     // docs/webhooks.md says whatever the record gains.
     approval: e.approval

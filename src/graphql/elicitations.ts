@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { answerElicitation } from '../app/answer-elicitation.js';
+import { callerConnected } from '../app/caller-presence.js';
 import {
   allPendingElicitations,
   elicitationAnswers,
@@ -14,6 +15,7 @@ import {
 import { mayEdit, mayRemember } from '../domain/approvers.js';
 import { MAX_GRANT_TTL_SECONDS } from '../domain/grants.js';
 import { elicitationStatusAt } from '../domain/expiry.js';
+import { isGateway } from '../domain/gateway.js';
 import type {
   ElicitationAnswer,
   ElicitationApproval,
@@ -44,6 +46,16 @@ const ElicitationResolutionEnum = builder.enumType('ElicitationResolution', {
     TURN_CANCELLED: {
       description: 'Another elicitation of the same step was answered CANCEL, which cancelled the turn; nothing ran.',
     },
+  } as const,
+});
+
+const CallerWithdrawalEnum = builder.enumType('CallerWithdrawal', {
+  description:
+    'Why an MCP gateway call was withdrawn: its client stopped waiting, and nothing could bring it back to the call ' +
+    '(no idempotency key, not a task), so the call was answered CANCEL on its behalf and nothing ran (docs/mcp-gateway.md).',
+  values: {
+    CANCELLED: { description: 'The client cancelled its tools/call (notifications/cancelled), e.g. on its timeout.' },
+    DISCONNECTED: { description: 'The client went away: its response stream closed, or it ended its session.' },
   } as const,
 });
 
@@ -290,6 +302,28 @@ ElicitationRef.implement({
       description: 'Audit: how it stopped waiting; null while PENDING.',
       resolve: (e, _args, ctx) =>
         elicitationResolution(e, ctx.services.clock().toISOString(), () => ctx.loaders.turnElicitations(e.turnId)),
+    }),
+    withdrawn: t.field({
+      type: CallerWithdrawalEnum,
+      nullable: true,
+      description:
+        "Set when the gateway call's client stopped waiting and the call was withdrawn: answered CANCEL by its " +
+        'requester (resolvedBy, resolvedAt) on its behalf; null for any other request.',
+      resolve: (e) => e.withdrawn,
+    }),
+    callerConnected: t.boolean({
+      nullable: true,
+      description:
+        "A gateway call's PENDING request: whether the MCP client that made the call waits for it now, on any " +
+        "instance (false: it went away, and can come back with the call's idempotency key). null while no client " +
+        "has waited for it (a call just made, or a task's, whose client polls), for any other request, and once it " +
+        'stopped waiting (docs/mcp-gateway.md).',
+      resolve: async (e, _args, ctx) => {
+        const now = ctx.services.clock();
+        const pending = elicitationStatusAt(e, now.toISOString()) === 'PENDING';
+        const agent = pending ? await ctx.loaders.agent(e.agentId) : null;
+        return callerConnected(e, agent ? isGateway(agent) : false, now);
+      },
     }),
     createdAt: t.field({ type: 'DateTime', resolve: (e) => e.createdAt }),
     expiresAt: t.field({ type: 'DateTime', resolve: (e) => e.expiresAt }),

@@ -12,6 +12,7 @@ import { gatewayAgentIds } from '../app/call-tool.js';
 import type { AppDeps } from '../app/deps.js';
 import type { Viewer } from '../app/viewer.js';
 import { createGatewayServer } from '../mcp/gateway-server.js';
+import { CLIENT_CLOSED_CONNECTION } from '../mcp/withdrawal.js';
 import type { Logger } from '../observability/logger.js';
 import { mcpRequestLog } from '../observability/request-log.js';
 import { bearerChallenge, NO_VALID_TOKEN, refusalMessage, type Authenticator } from './auth.js';
@@ -47,7 +48,7 @@ export interface McpRoute {
   serve(req: IncomingMessage, res: ServerResponse): Promise<void>;
   /** Whether a path is one an MCP client connects to (/mcp, /mcp/<id>), whichever gateway agents there are. */
   serves(path: string): Promise<boolean>;
-  /** Ends every session: waiting calls stop waiting, their confirmations stay pending. */
+  /** Ends every session: waiting calls stop waiting, and their confirmations stay pending (the caller did not leave). */
   close(): Promise<void>;
 }
 
@@ -128,7 +129,15 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
 
   function openSession(viewer: Viewer, agentId: string, path: string): McpSession {
     const { app, onError, progressIntervalMs, taskPollIntervalMs } = options;
-    const server = createGatewayServer({ app, viewer, agentId, onError, progressIntervalMs, taskPollIntervalMs });
+    const server = createGatewayServer({
+      app,
+      viewer,
+      agentId,
+      onError,
+      progressIntervalMs,
+      taskPollIntervalMs,
+      serverClosing: () => closed,
+    });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => sessions.named(session, id),
@@ -191,7 +200,7 @@ async function handle(
         transport.onmessage?.({
           jsonrpc: '2.0',
           method: 'notifications/cancelled',
-          params: { requestId, reason: 'The client closed the connection' },
+          params: { requestId, reason: CLIENT_CLOSED_CONNECTION },
         });
       }
     });

@@ -1,9 +1,11 @@
 // tools/call through the gateway: the call starts (or is found by its idempotency key) in callTool, and when it
 // waits for a person the request stays open until the result is known, however it is answered: by this client's
-// elicitation handler, the inbox or the API. A client that cancels or goes away stops waiting only: the
-// confirmation stays pending, and the same idempotency key gets the call back later.
+// elicitation handler, the inbox or the API. A client that cancels or goes away with an idempotency key stops waiting
+// only: the confirmation stays pending, and the same key gets the call back later; without one, the call is withdrawn
+// (withdrawal.ts).
 import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { markCallerWaiting } from '../app/caller-presence.js';
 import { awaitCallResult, callTool, type CallResult, type CallToolInput, type GatewayCall } from '../app/call-tool.js';
 import type { AppDeps } from '../app/deps.js';
 import type { Viewer } from '../app/viewer.js';
@@ -12,6 +14,7 @@ import type { JsonObject } from '../domain/records.js';
 import { waitingCallRelay } from '../tools/call-relay.js';
 import { askClient, type RequestExtra } from './elicitation-relay.js';
 import { callToolError, GatewayError, idempotencyKeyNotText } from './refusals.js';
+import { withdrawalOf, withdrawCall } from './withdrawal.js';
 
 export interface GatewaySession {
   app: AppDeps;
@@ -24,6 +27,8 @@ export interface GatewaySession {
   progressIntervalMs?: number;
   /** Milliseconds a task's client is asked to wait between polls (tasks.ts); default DEFAULT_TASK_POLL_INTERVAL_MS. */
   taskPollIntervalMs?: number;
+  /** Whether the server is closing: a call whose request it ends is not withdrawn (withdrawal.ts). */
+  serverClosing?: () => boolean;
 }
 
 export interface ToolCallRequest {
@@ -78,6 +83,7 @@ async function waitForResult(
   const { app, viewer, onError } = session;
   waitingCallRelay(call.turn.id, { paused: call.waitingOn.length > 0 });
   const answered = new AbortController();
+  const presence = markCallerWaiting(app, viewer, call.turn.id, { onError });
   if (request.canElicit) askClient({ app, viewer, extra, signal: answered.signal, onError }, call.waitingOn);
   try {
     const done = await awaitCallResult(app, viewer, call.turn.id, {
@@ -86,11 +92,27 @@ async function waitForResult(
       onWait: progressReporter(request.params._meta?.progressToken, extra),
     });
     if (done?.result) return done.result;
+    await withdrawIfGone(session, request, call, extra.signal);
     // Aborted (the SDK then sends no response), or the call vanished while it waited.
     throw new GatewayError(ErrorCode.InternalError, 'The call stopped waiting without a result');
   } finally {
     answered.abort();
+    // Not awaited: the result goes out without waiting for the mark to clear.
+    void presence.stop({ clear: !session.serverClosing?.() });
   }
+}
+
+/** A caller that stopped waiting and cannot come back (no idempotency key): its call is withdrawn. */
+async function withdrawIfGone(
+  session: GatewaySession,
+  request: ToolCallRequest,
+  call: GatewayCall,
+  signal: AbortSignal,
+): Promise<void> {
+  const reason = withdrawalOf(signal, session.serverClosing?.() ?? false);
+  if (reason === null || callToolInput(session, request).idempotencyKey !== undefined) return;
+  const { app, viewer, agentId } = session;
+  await withdrawCall({ app, viewer, agentId, turnId: call.turn.id }, reason);
 }
 
 /** notifications/progress while the call waits, when the client asked for them: they keep its request alive. */

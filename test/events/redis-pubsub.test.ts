@@ -71,6 +71,8 @@ const elicitation = (id: string, ownerId: string): ElicitationRecord => ({
   grantId: null,
   resolvedBy: null,
   resolvedByIdentity: null,
+  withdrawn: null,
+  callerWaitingUntil: null,
   resolvedAt: null,
   approval: null,
   escalatedAt: null,

@@ -161,6 +161,8 @@ export const elicitations = pgTable(
     /** Who resolved it as they were then: {name, issuer, subject, roles} (AnswerIdentity); null before identities were kept. */
     resolvedByIdentity: jsonb('resolved_by_identity'),
     resolvedAt: time('resolved_at'),
+    /** CANCEL on behalf of a gateway caller that stopped waiting: CANCELLED or DISCONNECTED (CallerWithdrawal). */
+    withdrawn: text('withdrawn', { enum: ['CANCELLED', 'DISCONNECTED'] }),
     createdAt: time('created_at').notNull(),
     expiresAt: time('expires_at').notNull(),
     /** Who may answer besides the requester, decided at the pause (ElicitationApproval); null: the requester alone. */
@@ -169,6 +171,8 @@ export const elicitations = pgTable(
     escalationDueAt: time('escalation_due_at'),
     /** When the sweeper marked it escalated (docs/approvers.md "Escalation"), once; null before. */
     escalatedAt: time('escalated_at'),
+    /** A gateway call's request: until when the MCP client that made the call waits for it; null: no client has yet. */
+    callerWaitingUntil: time('caller_waiting_until'),
   },
   (t) => [
     // A viewer's requests of one status in seq order (the pending list and its count).

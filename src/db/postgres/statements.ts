@@ -455,7 +455,7 @@ export const postgresStatements: PgCatalogue = {
     'answer',
     `UPDATE elicitations SET status = @status, response_action = @action, response_content = @content,
        response_arguments = @arguments, response_remember = @remember, resolved_by = @by, resolved_at = @now,
-       resolved_by_identity = @byIdentity::jsonb
+       resolved_by_identity = @byIdentity::jsonb, withdrawn = @withdrawn
      WHERE id = @id AND status = 'PENDING' RETURNING *`,
   ),
   resumeTurn: statement(
@@ -582,6 +582,11 @@ export const postgresStatements: PgCatalogue = {
     'SELECT max(started_at) AS started_at FROM tool_executions WHERE grant_id = @id',
   ),
   revokeGrant: statement('revoke_grant', 'UPDATE approval_grants SET revoked_at = @revokedAt WHERE id = @id'),
+  markCallerWaiting: statement(
+    'mark_caller_waiting',
+    `UPDATE elicitations SET caller_waiting_until = @until
+     WHERE turn_id = @turnId AND owner_id = @ownerId AND status = 'PENDING'`,
+  ),
   grantUses: statement(
     'grant_uses',
     `SELECT grant_id, turn_id, tool_call_id, started_at FROM tool_executions WHERE grant_id = ANY(@ids::text[])

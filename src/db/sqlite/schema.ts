@@ -126,6 +126,8 @@ export const elicitations = sqliteTable(
     /** Who resolved it as they were then: {name, issuer, subject, roles} (AnswerIdentity); null before identities were kept. */
     resolvedByIdentity: text('resolved_by_identity', { mode: 'json' }),
     resolvedAt: text('resolved_at'),
+    /** CANCEL on behalf of a gateway caller that stopped waiting: CANCELLED or DISCONNECTED (CallerWithdrawal). */
+    withdrawn: text('withdrawn', { enum: ['CANCELLED', 'DISCONNECTED'] }),
     createdAt: text('created_at').notNull(),
     expiresAt: text('expires_at').notNull(),
     /** Who may answer besides the requester, decided at the pause (ElicitationApproval); null: the requester alone. */
@@ -134,6 +136,8 @@ export const elicitations = sqliteTable(
     escalationDueAt: text('escalation_due_at'),
     /** When the sweeper marked it escalated (docs/approvers.md "Escalation"), once; null before. */
     escalatedAt: text('escalated_at'),
+    /** A gateway call's request: until when the MCP client that made the call waits for it; null: no client has yet. */
+    callerWaitingUntil: text('caller_waiting_until'),
   },
   (t) => [
     // A viewer's requests of one status in seq order (the pending list); expires_at last, so that counting by status as

@@ -361,7 +361,7 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
         created_at = excluded.created_at, approver_identity = excluded.approver_identity`),
     answer: prepared(`UPDATE elicitations SET status = @status, response_action = @action, response_content = @content,
         response_arguments = @arguments, response_remember = @remember, resolved_by = @by, resolved_at = @now,
-        resolved_by_identity = @byIdentity
+        resolved_by_identity = @byIdentity, withdrawn = @withdrawn
       WHERE id = @id AND status = 'PENDING' RETURNING *`),
     resumeTurn: prepared(`UPDATE turns SET status = 'RUNNING', text = NULL, expires_at = NULL, updated_at = @now,
         lease_owner = @leaseOwner, lease_expires_at = @leaseUntil
@@ -430,6 +430,8 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
         @expiresAt, @revokedAt, @approvers)`),
     lastGrantUse: prepared('SELECT max(started_at) AS started_at FROM tool_executions WHERE grant_id = @id'),
     revokeGrant: prepared('UPDATE approval_grants SET revoked_at = @revokedAt WHERE id = @id'),
+    markCallerWaiting: prepared(`UPDATE elicitations SET caller_waiting_until = @until
+      WHERE turn_id = @turnId AND owner_id = @ownerId AND status = 'PENDING'`),
     grantUses: byIds(`SELECT grant_id, turn_id, tool_call_id, started_at FROM tool_executions
       WHERE grant_id IN ${IDS} ORDER BY started_at`),
 

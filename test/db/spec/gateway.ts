@@ -3,7 +3,18 @@
 // idempotency key naming the call by its tool and arguments.
 import { describe, expect } from 'vitest';
 import { GATEWAY_MODEL_ID } from '../../../src/domain/gateway.js';
-import { ANN, BOB, agentConfig, at, lease, startInput, toolCall, type TurnOptions } from './fixtures.js';
+import {
+  ANN,
+  BOB,
+  agentConfig,
+  answer,
+  at,
+  lease,
+  pausedTurn,
+  startInput,
+  toolCall,
+  type TurnOptions,
+} from './fixtures.js';
 import type { StoreSpec } from './harness.js';
 
 const GATEWAY = 'agent-gateway';
@@ -101,6 +112,41 @@ export function registerGatewaySpec(spec: StoreSpec): void {
       const bobs = await store.startTurn({ ...callInput({ idempotencyKey: 'k', ownerId: BOB }), call });
       expect(bobs).toMatchObject({ ok: true });
       expect((bobs as { replayed?: boolean }).replayed).toBeUndefined();
+    });
+
+    it('markCallerWaiting marks the owner’s pending requests of the call, and clears them; others are left', async ({
+      store,
+    }) => {
+      const paused = await pausedTurn(store, { elicitations: 2 });
+      const [first, second] = paused.elicitations.map((e) => e.id);
+      await answer(store, first!, { action: 'DECLINE', content: null });
+      await store.markCallerWaiting(paused.turn.id, BOB, at(30));
+      expect((await store.getElicitation(second!, ANN))?.callerWaitingUntil).toBeNull();
+      await store.markCallerWaiting(paused.turn.id, ANN, at(30));
+      expect((await store.getElicitation(first!, ANN))?.callerWaitingUntil).toBeNull();
+      expect(Date.parse((await store.getElicitation(second!, ANN))!.callerWaitingUntil!)).toBe(Date.parse(at(30)));
+      await store.markCallerWaiting(paused.turn.id, ANN, null);
+      expect((await store.getElicitation(second!, ANN))?.callerWaitingUntil).toBeNull();
+    });
+
+    it('a CANCEL on behalf of a caller that stopped waiting keeps why; any other answer keeps none', async ({
+      store,
+    }) => {
+      const paused = await pausedTurn(store);
+      const id = paused.elicitations[0]!.id;
+      const result = await store.resolveElicitation({
+        elicitationId: id,
+        ownerId: ANN,
+        answeredBy: ANN,
+        answer: { action: 'CANCEL', content: null },
+        withdrawn: 'DISCONNECTED',
+        now: at(10),
+      });
+      expect(result).toMatchObject({ ok: true, kind: 'cancelled' });
+      expect(await store.getElicitation(id, ANN)).toMatchObject({ status: 'CANCELLED', withdrawn: 'DISCONNECTED' });
+      const other = await pausedTurn(store);
+      await answer(store, other.elicitations[0]!.id, { action: 'CANCEL', content: null });
+      expect((await store.getElicitation(other.elicitations[0]!.id, ANN))?.withdrawn).toBeNull();
     });
   });
 }

@@ -363,10 +363,12 @@ export function registerTurnLogSpec({ it }: StoreSpec): void {
           resolvedBy: null,
           resolvedByIdentity: null,
           resolvedAt: null,
+          withdrawn: null,
           createdAt: at(1),
           expiresAt: at(61),
           approval: null,
           escalatedAt: null,
+          callerWaitingUntil: null,
         },
       ]);
       expect(await store.loadTurn(turn.id)).toEqual(paused.turn);

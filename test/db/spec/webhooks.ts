@@ -157,6 +157,7 @@ export function registerWebhooksSpec({ it }: StoreSpec): void {
           },
           answer: null,
           answeredBy: null,
+          withdrawn: null,
           approval: null,
           escalatedAt: null,
           createdAt: at(0),

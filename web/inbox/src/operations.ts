@@ -21,6 +21,8 @@ export const ElicitationCardFragment = graphql(`
     id
     status
     resolution
+    withdrawn
+    callerConnected
     message
     requestedSchema
     createdAt
@@ -159,6 +161,7 @@ export const TurnViewFragment = graphql(`
       id
       status
       resolvedBy
+      withdrawn
       response {
         action
         arguments

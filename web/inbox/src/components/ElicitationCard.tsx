@@ -6,7 +6,7 @@
 // A gateway's call (an MCP client's, no model) is worded as the client's: its arguments, its call to cancel.
 import { useMutation } from '@urql/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { ElicitationCardFragment, ResolveElicitationInput } from '../gql/graphql';
+import type { CallerWithdrawal, ElicitationCardFragment, ResolveElicitationInput } from '../gql/graphql';
 import { describeRequestError, describeUserError } from '../errors';
 import { useLiveTurn } from '../live-turn';
 import { AnswerMutation } from '../operations';
@@ -62,6 +62,12 @@ export function requestText(elicitation: ElicitationCardFragment): string | null
   return text.length > 160 ? `${text.slice(0, 159)}…` : text;
 }
 
+/** Why a gateway call was withdrawn, as the card says it. */
+const WITHDRAWN: Record<CallerWithdrawal, string> = {
+  CANCELLED: 'the caller stopped waiting (its client cancelled the call, e.g. on its timeout).',
+  DISCONNECTED: 'the caller stopped waiting (its client disconnected).',
+};
+
 export function ElicitationCard({
   elicitation,
   onDismiss,
@@ -96,6 +102,7 @@ export function ElicitationCard({
   const response = answeredWith ?? liveElicitation?.response ?? elicitation.response;
   const answers = liveElicitation?.answers ?? elicitation.answers;
   const resolvedBy = liveElicitation?.resolvedBy ?? elicitation.resolvedBy;
+  const withdrawn = liveElicitation?.withdrawn ?? elicitation.withdrawn;
   const pending = status === 'PENDING';
   const now = useNow(pending);
   const remaining = new Date(elicitation.expiresAt).getTime() - now;
@@ -264,7 +271,18 @@ export function ElicitationCard({
           answered and nothing ran.
         </p>
       )}
-      {!pending && !expired && (
+      {pending && !expired && elicitation.callerConnected === false && (
+        <p class="caller-gone" role="note">
+          <strong>The caller is not connected.</strong> Its client stopped waiting, and can come back for this call
+          (with its idempotency key or task). An accepted call runs, and its result is kept for when it does.
+        </p>
+      )}
+      {withdrawn && (
+        <p class="answered" role="status">
+          <strong>Withdrawn:</strong> {WITHDRAWN[withdrawn]} Nothing ran.
+        </p>
+      )}
+      {!pending && !expired && !withdrawn && (
         <p class="answered" role="status">
           Answer: <StatusBadge status={status} />
           {resolvedBy && ` by ${resolvedBy}`}
