@@ -7,14 +7,14 @@ export const MODERN = '2026-07-28';
 export interface ModernClientOptions {
   token?: string;
   /** Declares elicitation (form) and answers each confirmation with this; without, the client cannot elicit. */
-  elicit?: (request: {
-    params: Record<string, unknown>;
-  }) => Promise<{
+  elicit?: (request: { params: Record<string, unknown> }) => Promise<{
     action: 'accept' | 'decline' | 'cancel';
     content?: Record<string, string | number | boolean | string[]>;
   }>;
   /** Rounds of input_required the client fulfils in one call (the SDK's default 8). */
   maxRounds?: number;
+  /** Declares elicitation (form) without a handler: with autoFulfill false, the test answers. */
+  canElicit?: boolean;
   /** Manual mode: an input_required result is the caller's to handle. */
   autoFulfill?: boolean;
 }
@@ -23,7 +23,7 @@ export async function connectModernClient(url: URL, options: ModernClientOptions
   const client = new Client(
     { name: 'modern-test-client', version: '1.0.0' },
     {
-      capabilities: options.elicit ? { elicitation: { form: {} } } : {},
+      capabilities: options.elicit || options.canElicit ? { elicitation: { form: {} } } : {},
       versionNegotiation: { mode: { pin: MODERN } },
       inputRequired: {
         ...(options.maxRounds !== undefined && { maxRounds: options.maxRounds }),
