@@ -132,12 +132,13 @@ async function respond(
   let asked = call.canElicit ? askable(options, now.waitingOn) : [];
   if (asked.length === 0) {
     // Waiting on others, or running: held for a while, answered as soon as the result is known.
-    const signal = AbortSignal.any([ctx.mcpReq.signal, AbortSignal.timeout(options.waitMs)]);
-    const done = await awaitCallResult(app, viewer, call.turnId, {
-      signal,
-      tickMs: options.progressIntervalMs,
-      onWait: progressReporter(progressToken, ctx),
-    });
+    const done = await withDeadline(ctx.mcpReq.signal, options.waitMs, (signal) =>
+      awaitCallResult(app, viewer, call.turnId, {
+        signal,
+        tickMs: options.progressIntervalMs,
+        onWait: progressReporter(progressToken, ctx),
+      }),
+    );
     if (done?.result) return done.result as CallToolResult;
     const later = await gatewayCall(app, viewer, call.turnId, agentId);
     if (later?.result) return later.result as CallToolResult;
@@ -156,6 +157,21 @@ async function respond(
     ...(asked.length > 0 && { inputRequests }),
     requestState,
   } as InputRequiredResult;
+}
+
+/** Runs `work` with a signal aborted when `outer` is, or after `ms`. (Node 20's AbortSignal.any may be collected.) */
+async function withDeadline<T>(outer: AbortSignal, ms: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const deadline = new AbortController();
+  const abort = () => deadline.abort();
+  const timer = setTimeout(abort, ms);
+  outer.addEventListener('abort', abort, { once: true });
+  if (outer.aborted) abort();
+  try {
+    return await work(deadline.signal);
+  } finally {
+    clearTimeout(timer);
+    outer.removeEventListener('abort', abort);
+  }
 }
 
 /** The pending confirmations the caller may answer themselves (not those for approvers only, four eyes). */

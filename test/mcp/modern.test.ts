@@ -1,17 +1,36 @@
 // The gateway to an MCP 2026-07-28 client (the SDK's v2 Client, pinned to the revision) on the same /mcp as 2025
 // clients: tools/list, a read-only call, a gated call answered by the client through input_required, and one answered
 // in GraphQL while the client cannot elicit.
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Harness } from '../support/harness.js';
+import { startHarness, type Harness } from '../support/harness.js';
 import type { CountingToolSource } from '../support/tools.js';
-import { ALICE_TOKEN, connectClient, mcpUrl, startGateway } from './support.js';
+import {
+  ALICE_TOKEN,
+  answerAsAlice,
+  BOB_TOKEN,
+  connectClient,
+  countingTools,
+  elicitation,
+  gatewayConfig,
+  mcpUrl,
+  onlyPending,
+  pendingElicitations,
+} from './support.js';
 import { connectModernClient } from './modern-support.js';
+
+const KEY_META = 'dev.toolgate/idempotency-key';
+/** How long one request waits on someone else's answer here: a client that cannot elicit comes back in rounds. */
+const WAIT_SECONDS = 0.4;
 
 let h: Harness;
 let tools: CountingToolSource;
 
 beforeAll(async () => {
-  ({ h, tools } = await startGateway());
+  tools = countingTools();
+  const config = gatewayConfig();
+  config.server = { mcpRequestState: { waitSeconds: WAIT_SECONDS } };
+  h = await startHarness({ config, toolSources: [tools], mcpProgressIntervalMs: 100 });
 });
 afterAll(async () => {
   await h?.close();
@@ -53,6 +72,113 @@ describe('a 2026-07-28 client at /mcp', { timeout: 60_000 }, () => {
     await client.close();
   });
 
+  it('a client that cannot elicit: the call answered in GraphQL while it waits; its rounds of requestState get the result', async () => {
+    const client = await connectModernClient(mcpUrl(h), { token: ALICE_TOKEN });
+    const before = tools.count('drop');
+    const call = client.callTool({ name: 'drop', arguments: { ids: [8] } });
+    const pending = await onlyPending(h);
+    // Longer than one request's wait: the client is answered input_required with a state only, and comes back.
+    await new Promise((resolve) => setTimeout(resolve, WAIT_SECONDS * 2500));
+    expect(await elicitation(h, ALICE_TOKEN, pending.id)).toMatchObject({ status: 'PENDING' });
+    expect(tools.count('drop')).toBe(before);
+    expect((await answerAsAlice(h, pending.id, 'ACCEPT')).userErrors).toEqual([]);
+    expect(await call).toMatchObject({ content: [{ type: 'text', text: 'dropped [8]' }], isError: false });
+    expect(tools.count('drop')).toBe(before + 1);
+    await client.close();
+  });
+
+  it('what such a client gets while it waits: input_required with a requestState only, the result once decided', async () => {
+    const client = await connectModernClient(mcpUrl(h), { token: ALICE_TOKEN, autoFulfill: false });
+    const before = tools.count('drop');
+    const params = { name: 'drop', arguments: { ids: [12] } };
+    const waited = (await client.callTool(params, { allowInputRequired: true })) as unknown as InputRequired;
+    expect(waited).toMatchObject({ resultType: 'input_required', requestState: expect.any(String) });
+    // Nothing it could answer: the confirmation is the inbox's (the SDK reads no inputRequests as none).
+    expect(Object.keys(waited.inputRequests ?? {})).toEqual([]);
+    const pending = await onlyPending(h);
+    // Coming back with the state before anyone answered: the same, a state to come back with.
+    const retry = { ...params, requestState: waited.requestState };
+    expect(await client.callTool(retry as never, { allowInputRequired: true })).toMatchObject({
+      resultType: 'input_required',
+    });
+    expect((await answerAsAlice(h, pending.id, 'ACCEPT')).userErrors).toEqual([]);
+    expect(await client.callTool(retry as never, { allowInputRequired: true })).toMatchObject({
+      content: [{ type: 'text', text: 'dropped [12]' }],
+      isError: false,
+    });
+    expect(tools.count('drop')).toBe(before + 1);
+    await client.close();
+  });
+
+  it("answered in GraphQL first: the client's later answer is refused by the ledger, and the client gets the result", async () => {
+    let answered: Promise<unknown> | null = null;
+    const client = await connectModernClient(mcpUrl(h), {
+      token: ALICE_TOKEN,
+      elicit: async () => {
+        const [pending] = await pendingElicitations(h, ALICE_TOKEN);
+        answered = answerAsAlice(h, pending.id, 'ACCEPT');
+        await answered;
+        return { action: 'decline' };
+      },
+    });
+    const before = tools.count('drop');
+    const result = await client.callTool({ name: 'drop', arguments: { ids: [9] } });
+    expect(answered).not.toBeNull();
+    expect(result).toMatchObject({ content: [{ type: 'text', text: 'dropped [9]' }], isError: false });
+    expect(tools.count('drop')).toBe(before + 1);
+    await client.close();
+  });
+
+  it("another user's requestState is refused, and runs nothing", async () => {
+    const alice = await manualClient(ALICE_TOKEN);
+    const bob = await manualClient(BOB_TOKEN);
+    const before = tools.count('drop');
+    const asked = await firstRound(alice, [10]);
+    const [elicitationId] = Object.keys(asked.inputRequests ?? {});
+    const retry = {
+      name: 'drop',
+      arguments: { ids: [10] },
+      inputResponses: { [elicitationId!]: { action: 'accept' } },
+      requestState: asked.requestState,
+    };
+    await expect(bob.callTool(retry as never, { allowInputRequired: true })).rejects.toThrow(
+      /Invalid or expired requestState/,
+    );
+    expect(tools.count('drop')).toBe(before);
+    expect(await elicitation(h, ALICE_TOKEN, elicitationId!)).toMatchObject({ status: 'PENDING' });
+    // A state for another tool: refused as well.
+    await expect(alice.callTool({ ...retry, name: 'look' } as never, { allowInputRequired: true })).rejects.toThrow(
+      /Invalid or expired requestState/,
+    );
+    expect(await alice.callTool(retry as never, { allowInputRequired: true })).toMatchObject({ isError: false });
+    expect(tools.count('drop')).toBe(before + 1);
+    await Promise.all([alice.close(), bob.close()]);
+  });
+
+  it('a retry with the idempotency key instead of the state finds the same call; it runs once', async () => {
+    const client = await manualClient(ALICE_TOKEN);
+    const before = tools.count('drop');
+    const params = { name: 'drop', arguments: { ids: [11] }, _meta: { [KEY_META]: 'modern-key-1' } };
+    const first = await firstRound(client, [11], params);
+    const again = await firstRound(client, [11], params);
+    expect(Object.keys(again.inputRequests ?? {})).toEqual(Object.keys(first.inputRequests ?? {}));
+    const [elicitationId] = Object.keys(again.inputRequests ?? {});
+    const retry = {
+      ...params,
+      inputResponses: { [elicitationId!]: { action: 'accept' } },
+      requestState: again.requestState,
+    };
+    const result = await client.callTool(retry as never, { allowInputRequired: true });
+    expect(result).toMatchObject({ content: [{ type: 'text', text: 'dropped [11]' }] });
+    // Later, by the key alone: the kept result.
+    expect(await client.callTool(params, { allowInputRequired: true })).toEqual(result);
+    // And by the first round's state, answered since: the same result, nothing runs.
+    const late = { ...retry, requestState: first.requestState };
+    expect(await client.callTool(late as never, { allowInputRequired: true })).toEqual(result);
+    expect(tools.count('drop')).toBe(before + 1);
+    await client.close();
+  });
+
   it('a 2025 client still gets its session on the same endpoint', async () => {
     const { client } = await connectClient(mcpUrl(h), { token: ALICE_TOKEN });
     const result = await client.callTool({ name: 'look', arguments: {} });
@@ -60,3 +186,25 @@ describe('a 2026-07-28 client at /mcp', { timeout: 60_000 }, () => {
     await client.close();
   });
 });
+
+interface InputRequired {
+  resultType: 'input_required';
+  inputRequests?: Record<string, { method: string; params: Record<string, unknown> }>;
+  requestState?: string;
+}
+
+/** A client that declares elicitation and hands input_required back to the test. */
+const manualClient = (token: string) => connectModernClient(mcpUrl(h), { token, canElicit: true, autoFulfill: false });
+
+async function firstRound(
+  client: Client,
+  ids: number[],
+  params: Parameters<Client['callTool']>[0] = { name: 'drop', arguments: { ids } },
+): Promise<InputRequired> {
+  const answer = (await client.callTool(params, { allowInputRequired: true })) as unknown as InputRequired;
+  expect(answer).toMatchObject({ resultType: 'input_required', requestState: expect.any(String) });
+  expect(Object.values(answer.inputRequests ?? {})).toMatchObject([
+    { method: 'elicitation/create', params: { mode: 'form' } },
+  ]);
+  return answer;
+}
