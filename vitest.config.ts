@@ -26,6 +26,7 @@ const SQLITE_ONLY = [
   'test/durability/store.test.ts',
   'test/durability/instances.test.ts',
   'test/mcp/instances.test.ts',
+  'test/mcp/modern-instances.test.ts',
 ];
 
 export default defineConfig({
