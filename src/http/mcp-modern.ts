@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { createMcpHandler, isLegacyRequest, type McpRequestContext } from '@modelcontextprotocol/server';
 import type { AppDeps } from '../app/deps.js';
 import type { Viewer } from '../app/viewer.js';
+import type { Logger } from '../observability/logger.js';
 import type { RequestStateSigner } from '../mcp/request-state.js';
 import { createStatelessGatewayServer } from '../mcp/stateless-gateway.js';
 
@@ -17,6 +18,8 @@ export interface ModernMcpOptions {
   waitMs: number;
   progressIntervalMs?: number;
   maxRequestBytes: number;
+  /** A refused requestState is logged with its reason (the client is told only that it is invalid or expired). */
+  logger?: Logger;
   onError: (error: unknown) => void;
 }
 
@@ -50,6 +53,11 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
       progressIntervalMs: options.progressIntervalMs,
       requestState: options.requestState,
       waitMs: options.waitMs,
+      onRefusedState: (reason) =>
+        options.logger?.warn(
+          { viewerId: caller.viewer.id, agentId: caller.agentId, reason },
+          'MCP requestState refused',
+        ),
     });
   };
   const handler = createMcpHandler(factory, {

@@ -69,6 +69,7 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
     waitMs: options.modern.waitMs,
     progressIntervalMs: options.progressIntervalMs,
     maxRequestBytes: options.maxRequestBytes,
+    logger: options.logger,
     onError: options.onError,
   });
   let closed = false;
