@@ -75,7 +75,11 @@ describe('a 2026-07-28 client at /mcp', { timeout: 60_000 }, () => {
   it('a client that cannot elicit: the call answered in GraphQL while it waits; its rounds of requestState get the result', async () => {
     const client = await connectModernClient(mcpUrl(h), { token: ALICE_TOKEN });
     const before = tools.count('drop');
-    const call = client.callTool({ name: 'drop', arguments: { ids: [8] } });
+    const progress: unknown[] = [];
+    const call = client.callTool(
+      { name: 'drop', arguments: { ids: [8] } },
+      { onprogress: (update) => progress.push(update) },
+    );
     const pending = await onlyPending(h);
     // Longer than one request's wait: the client is answered input_required with a state only, and comes back.
     await new Promise((resolve) => setTimeout(resolve, WAIT_SECONDS * 2500));
@@ -84,6 +88,9 @@ describe('a 2026-07-28 client at /mcp', { timeout: 60_000 }, () => {
     expect((await answerAsAlice(h, pending.id, 'ACCEPT')).userErrors).toEqual([]);
     expect(await call).toMatchObject({ content: [{ type: 'text', text: 'dropped [8]' }], isError: false });
     expect(tools.count('drop')).toBe(before + 1);
+    // While it waited, progress on each round's stream.
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress[0]).toMatchObject({ message: expect.stringMatching(/^Waiting for confirmation/) });
     await client.close();
   });
 
@@ -208,3 +215,38 @@ async function firstRound(
   ]);
   return answer;
 }
+
+describe('a requestState past its time', { timeout: 60_000 }, () => {
+  it('is refused and runs nothing; the idempotency key finds the call, with a new state', async () => {
+    const expiring = countingTools();
+    const config = gatewayConfig();
+    config.server = { mcpRequestState: { ttlSeconds: 1 } };
+    const server = await startHarness({ config, toolSources: [expiring] });
+    try {
+      const client = await connectModernClient(mcpUrl(server), {
+        token: ALICE_TOKEN,
+        canElicit: true,
+        autoFulfill: false,
+      });
+      const params = { name: 'drop', arguments: { ids: [31] }, _meta: { [KEY_META]: 'modern-expiring' } };
+      const asked = (await client.callTool(params, { allowInputRequired: true })) as unknown as InputRequired;
+      const inputResponses = Object.fromEntries(
+        Object.keys(asked.inputRequests ?? {}).map((id) => [id, { action: 'accept' }]),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      const late = { ...params, inputResponses, requestState: asked.requestState } as never;
+      await expect(client.callTool(late, { allowInputRequired: true })).rejects.toThrow(
+        /Invalid or expired requestState/,
+      );
+      expect(expiring.count('drop')).toBe(0);
+      const again = (await client.callTool(params, { allowInputRequired: true })) as unknown as InputRequired;
+      expect(Object.keys(again.inputRequests ?? {})).toEqual(Object.keys(inputResponses));
+      const retry = { ...params, inputResponses, requestState: again.requestState } as never;
+      expect(await client.callTool(retry, { allowInputRequired: true })).toMatchObject({ isError: false });
+      expect(expiring.count('drop')).toBe(1);
+      await client.close();
+    } finally {
+      await server.close();
+    }
+  });
+});
