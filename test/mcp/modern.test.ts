@@ -8,14 +8,19 @@ import type { CountingToolSource } from '../support/tools.js';
 import {
   ALICE_TOKEN,
   answerAsAlice,
+  bearer,
   BOB_TOKEN,
   connectClient,
   countingTools,
   elicitation,
   gatewayConfig,
+  INITIALIZE,
+  MCP_HEADERS,
   mcpUrl,
+  messagesOf,
   onlyPending,
   pendingElicitations,
+  send,
 } from './support.js';
 import { connectModernClient } from './modern-support.js';
 
@@ -184,6 +189,22 @@ describe('a 2026-07-28 client at /mcp', { timeout: 60_000 }, () => {
     expect(await client.callTool(late as never, { allowInputRequired: true })).toEqual(result);
     expect(tools.count('drop')).toBe(before + 1);
     await client.close();
+  });
+
+  it('a 2025-06-18 initialize still opens a session, at that revision', async () => {
+    const initialize = { ...INITIALIZE, params: { ...INITIALIZE.params, protocolVersion: '2025-06-18' } };
+    const response = await send(mcpUrl(h), {
+      headers: { ...MCP_HEADERS, ...bearer(ALICE_TOKEN) },
+      body: initialize,
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers['mcp-session-id']).toEqual(expect.any(String));
+    expect(messagesOf(response)[0].result.protocolVersion).toBe('2025-06-18');
+    const ended = await send(mcpUrl(h), {
+      method: 'DELETE',
+      headers: { ...bearer(ALICE_TOKEN), 'mcp-session-id': String(response.headers['mcp-session-id']) },
+    });
+    expect(ended.status).toBe(200);
   });
 
   it('a 2025 client still gets its session on the same endpoint', async () => {
