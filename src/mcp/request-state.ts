@@ -54,7 +54,7 @@ export function createRequestStateSigner(options: {
   const byId = new Map(keys.map((key) => [key.id, Buffer.from(key.secret, 'utf8')]));
   const signing = keys[0]!;
   const mac = (secret: Buffer, signed: string) => createHmac('sha256', secret).update(signed).digest();
-  const seconds = () => Math.floor(options.now().getTime() / 1000);
+  const nowMs = () => options.now().getTime();
 
   return {
     sign(state) {
@@ -64,7 +64,8 @@ export function createRequestStateSigner(options: {
         u: state.viewerId,
         a: state.agentId,
         n: state.toolName,
-        x: seconds() + options.ttlSeconds,
+        // Rounded up: a state holds at least ttlSeconds, whatever the second it was issued in.
+        x: Math.ceil(nowMs() / 1000) + options.ttlSeconds,
       };
       const signed = `${PREFIX}.${signing.id}.${Buffer.from(JSON.stringify(body)).toString('base64url')}`;
       return `${signed}.${mac(byId.get(signing.id)!, signed).toString('base64url')}`;
@@ -80,7 +81,7 @@ export function createRequestStateSigner(options: {
       if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) return { ok: false, reason: 'signature' };
       const body = parseBody(payload);
       if (!body) return { ok: false, reason: 'malformed' };
-      if (body.x <= seconds()) return { ok: false, reason: 'expired' };
+      if (body.x * 1000 <= nowMs()) return { ok: false, reason: 'expired' };
       if (body.u !== expected.viewerId) return { ok: false, reason: 'another user' };
       if (body.a !== expected.agentId || body.n !== expected.toolName) return { ok: false, reason: 'another call' };
       return {

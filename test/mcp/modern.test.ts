@@ -241,7 +241,7 @@ describe('a requestState past its time', { timeout: 60_000 }, () => {
   it('is refused and runs nothing; the idempotency key finds the call, with a new state', async () => {
     const expiring = countingTools();
     const config = gatewayConfig();
-    config.server = { mcpRequestState: { ttlSeconds: 1 } };
+    config.server = { mcpRequestState: { ttlSeconds: 2 } };
     const server = await startHarness({ config, toolSources: [expiring] });
     try {
       const client = await connectModernClient(mcpUrl(server), {
@@ -254,7 +254,7 @@ describe('a requestState past its time', { timeout: 60_000 }, () => {
       const inputResponses = Object.fromEntries(
         Object.keys(asked.inputRequests ?? {}).map((id) => [id, { action: 'accept' }]),
       );
-      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      await new Promise((resolve) => setTimeout(resolve, 3_100));
       const late = { ...params, inputResponses, requestState: asked.requestState } as never;
       await expect(client.callTool(late, { allowInputRequired: true })).rejects.toThrow(
         /Invalid or expired requestState/,

@@ -71,3 +71,13 @@ describe('the requestState signer', () => {
     expect(second.open(first.sign(STATE), FOR_ALICE)).toEqual({ ok: false, reason: 'signature' });
   });
 });
+
+describe('the requestState signer, between seconds', () => {
+  it('a state holds at least ttlSeconds, whatever the millisecond it was issued at', () => {
+    const clock = { now: 1_000_000_000_999 };
+    const s = createRequestStateSigner({ keys: [OLD], ttlSeconds: 1, now: () => new Date(clock.now) });
+    const wire = s.sign(STATE);
+    clock.now += 999;
+    expect(s.open(wire, FOR_ALICE).ok).toBe(true);
+  });
+});
