@@ -27,6 +27,7 @@ const SQLITE_ONLY = [
   'test/durability/instances.test.ts',
   'test/mcp/instances.test.ts',
   'test/mcp/withdrawal-instances.test.ts',
+  'test/mcp/modern-instances.test.ts',
 ];
 
 export default defineConfig({

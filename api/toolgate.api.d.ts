@@ -210,6 +210,14 @@ export declare const configSchema: z.ZodObject<{
         maxSubscriptionsPerUser: z.ZodOptional<z.ZodNumber>;
         mcpSessionIdleSeconds: z.ZodOptional<z.ZodNumber>;
         maxMcpSessionsPerUser: z.ZodOptional<z.ZodNumber>;
+        mcpRequestState: z.ZodOptional<z.ZodObject<{
+            keys: z.ZodOptional<z.ZodArray<z.ZodObject<{
+                id: z.ZodString;
+                secret: z.ZodString;
+            }, z.core.$strict>>>;
+            ttlSeconds: z.ZodOptional<z.ZodNumber>;
+            waitSeconds: z.ZodOptional<z.ZodNumber>;
+        }, z.core.$strict>>;
         metrics: z.ZodOptional<z.ZodEnum<{
             admin: "admin";
             public: "public";

@@ -78,6 +78,7 @@ export default defineConfig({
           { text: 'Identity: sign-in through your provider', link: '/identity' },
           { text: 'Models and MCP tools', link: '/models-and-tools' },
           { text: 'The MCP gateway', link: '/mcp-gateway' },
+          { text: 'MCP revisions', link: '/mcp-revisions' },
           { text: 'Webhooks', link: '/webhooks' },
           { text: 'Live: subscriptions', link: '/live' },
           { text: 'The approval inbox', link: '/inbox' },

@@ -36,6 +36,8 @@ import { createProtectedResource, type ProtectedResource } from '../http/protect
 import { setDefaultSecurityHeaders } from '../http/security-headers.js';
 import { createInboxSignIn, type InboxSignIn } from '../http/inbox-sign-in.js';
 import { inboxSignInSettings, type InboxSignInSettings } from '../config/inbox-sign-in-settings.js';
+import { mcpRequestStateSettings, type McpRequestStateSettings } from '../config/mcp-request-state-settings.js';
+import { createRequestStateSigner } from '../mcp/request-state.js';
 import type { Core } from './core.js';
 
 export interface RouterOptions {
@@ -60,6 +62,8 @@ export interface Access {
   localMode: boolean;
   /** The inbox signs people in through an identity provider (auth.inbox), or null. */
   inboxSignIn: InboxSignInSettings | null;
+  /** The keys and timing of MCP 2026-07-28's requestState (server.mcpRequestState). */
+  mcpRequestState: McpRequestStateSettings;
 }
 
 export interface Router {
@@ -86,6 +90,7 @@ export function accessOf(config: ToolgateConfig, where: string, authenticator?: 
     identity,
     localMode: !authenticator && !config.auth,
     inboxSignIn: inboxSignInSettings(config, where),
+    mcpRequestState: mcpRequestStateSettings(config, where),
   };
 }
 
@@ -187,6 +192,14 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
     protectedResource: protectedResource ?? undefined,
     onRefused: () => metrics?.refusedCredentials(),
     onError,
+    modern: {
+      requestState: createRequestStateSigner({
+        keys: options.access.mcpRequestState.keys,
+        ttlSeconds: options.access.mcpRequestState.ttlSeconds,
+        now: services.clock,
+      }),
+      waitMs: options.access.mcpRequestState.waitSeconds * 1000,
+    },
   });
   // The inbox's sign-in through the identity provider (/auth/*), and its session cookie as the credentials of the
   // inbox's own requests: the cookie's access token goes to the same authenticator as a bearer token.

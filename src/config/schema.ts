@@ -5,6 +5,7 @@ import { WEBHOOK_EVENT_TYPES } from '../domain/webhook-events.js';
 import { BEARER_TOKEN_CHARS, BEARER_TOKEN_FORMAT } from './bearer-token.js';
 import { isWebhookSecret, WEBHOOK_SECRET_FORMAT } from './webhook-secret.js';
 import { inboxSignInConfig } from './inbox-sign-in.js';
+import { mcpRequestStateConfig } from './mcp-request-state.js';
 
 /** A literal, or `env:NAME` read from the environment at start. */
 const secret = z
@@ -472,6 +473,11 @@ export const serverConfig = z
       .optional()
       .describe(
         'MCP sessions one user may hold open at once on this instance; one more initialize gets HTTP 429 (default 100)',
+      ),
+    mcpRequestState: mcpRequestStateConfig
+      .optional()
+      .describe(
+        'MCP revision 2026-07-28: the keys that sign the requestState of a call answered input_required, and its timing (docs/mcp-revisions.md)',
       ),
     metrics: z
       .enum(['admin', 'public', 'off'])

@@ -1,4 +1,6 @@
-// MCP over Streamable HTTP at /mcp (the first gateway agent) and /mcp/<agentId>: the SDK's transport in stateful
+// MCP over Streamable HTTP at /mcp (the first gateway agent) and /mcp/<agentId>, in two revisions on one endpoint
+// (docs/mcp-revisions.md): a 2026-07-28 request (its revision in its _meta, no session) is served per request by
+// mcp-modern.ts; a 2025 client (initialize, then Mcp-Session-Id) by the v1 SDK's transport in stateful
 // mode, one gateway Server and transport per session, kept until the client ends it (DELETE), it is idle for
 // `sessionIdleMs`, or the server closes (src/http/mcp-sessions.ts). Every request is authenticated as /graphql's
 // are, and a session belongs to the user who opened it: another user's session id reads as unknown. Bodies are read
@@ -16,8 +18,10 @@ import { CLIENT_CLOSED_CONNECTION } from '../mcp/withdrawal.js';
 import type { Logger } from '../observability/logger.js';
 import { mcpRequestLog } from '../observability/request-log.js';
 import { bearerChallenge, NO_VALID_TOKEN, refusalMessage, type Authenticator } from './auth.js';
+import { createModernMcp } from './mcp-modern.js';
 import { McpSessions, type McpSession } from './mcp-sessions.js';
 import type { ProtectedResource } from './protected-resource.js';
+import type { RequestStateSigner } from '../mcp/request-state.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -40,6 +44,8 @@ export interface McpRouteOptions {
   protectedResource?: ProtectedResource;
   /** Counts a request refused for its credentials. */
   onRefused?: () => void;
+  /** Revision 2026-07-28 (per request, no session): its requestState's signer, and how long a call is held. */
+  modern: { requestState: RequestStateSigner; waitMs: number };
   onError: (error: unknown) => void;
 }
 
@@ -56,6 +62,15 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
   const sessions = new McpSessions({
     idleMs: options.sessionIdleMs,
     maxPerUser: options.maxSessionsPerUser,
+    onError: options.onError,
+  });
+  const modern = createModernMcp({
+    app: options.app,
+    requestState: options.modern.requestState,
+    waitMs: options.modern.waitMs,
+    progressIntervalMs: options.progressIntervalMs,
+    maxRequestBytes: options.maxRequestBytes,
+    logger: options.logger,
     onError: options.onError,
   });
   let closed = false;
@@ -90,6 +105,12 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
       body = read.body;
     }
     const sessionId = req.headers['mcp-session-id'];
+    // A 2026-07-28 request carries its revision in every request's _meta, and has no session.
+    if (sessionId === undefined && (await modern.isModern(req, body))) {
+      const agentId = await gatewayOf(path);
+      if (agentId === null) return noGateway(res, path);
+      return modern.serve(req, res, body, { viewer, agentId });
+    }
     if (typeof sessionId === 'string') {
       const session = sessions.get(sessionId);
       if (!session || session.viewerId !== viewer.id || session.path !== path) {
@@ -102,11 +123,7 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
       return reply(res, 400, SERVER_ERROR, 'Bad Request: Mcp-Session-Id header is required');
     }
     const agentId = await gatewayOf(path);
-    if (agentId === null) {
-      const message =
-        path === MCP_PATH ? 'No gateway agent is configured' : `No gateway agent "${path.slice(MCP_PATH.length + 1)}"`;
-      return reply(res, 404, ErrorCode.InvalidRequest, message);
-    }
+    if (agentId === null) return noGateway(res, path);
     if (!sessions.hasRoomFor(viewer.id)) {
       const message =
         `Too many open MCP sessions for this user (server.maxMcpSessionsPerUser is ${options.maxSessionsPerUser}): ` +
@@ -169,7 +186,7 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
       }),
     async close() {
       closed = true;
-      await sessions.closeAll();
+      await Promise.all([sessions.closeAll(), modern.close()]);
     },
   };
 }
@@ -206,6 +223,12 @@ async function handle(
     });
   }
   await transport.handleRequest(req, res, body);
+}
+
+function noGateway(res: ServerResponse, path: string): void {
+  const message =
+    path === MCP_PATH ? 'No gateway agent is configured' : `No gateway agent "${path.slice(MCP_PATH.length + 1)}"`;
+  reply(res, 404, ErrorCode.InvalidRequest, message);
 }
 
 const isMcpPath = (path: string) => path === MCP_PATH || path.startsWith(`${MCP_PATH}/`);

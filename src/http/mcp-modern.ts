@@ -1,0 +1,110 @@
+// MCP revision 2026-07-28 at /mcp: the SDK's v2 handler, strict (2025 clients are mcp-route.ts's sessions), one
+// gateway server per request (src/mcp/stateless-gateway.ts). The route has authenticated the request and read its
+// body already; the handler gets both, and its web Response is written back to Node's response as it streams.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createMcpHandler, isLegacyRequest, type McpRequestContext } from '@modelcontextprotocol/server';
+import type { AppDeps } from '../app/deps.js';
+import type { Viewer } from '../app/viewer.js';
+import type { Logger } from '../observability/logger.js';
+import type { RequestStateSigner } from '../mcp/request-state.js';
+import { createStatelessGatewayServer } from '../mcp/stateless-gateway.js';
+
+export interface ModernMcpOptions {
+  app: AppDeps;
+  requestState: RequestStateSigner;
+  /** Milliseconds a tools/call waits on others' answers before it is answered with a requestState only. */
+  waitMs: number;
+  progressIntervalMs?: number;
+  maxRequestBytes: number;
+  /** A refused requestState is logged with its reason (the client is told only that it is invalid or expired). */
+  logger?: Logger;
+  onError: (error: unknown) => void;
+}
+
+export interface ModernMcp {
+  /** Whether a request (its body read already) is one of revision 2026-07-28 or later: the SDK's own verdict. */
+  isModern(req: IncomingMessage, body: unknown): Promise<boolean>;
+  serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    caller: { viewer: Viewer; agentId: string },
+  ): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Who a request is for, passed to the server factory through the handler's authInfo. */
+interface Caller {
+  viewer: Viewer;
+  agentId: string;
+}
+
+export function createModernMcp(options: ModernMcpOptions): ModernMcp {
+  const factory = (ctx: McpRequestContext) => {
+    const caller = ctx.authInfo?.extra?.caller as Caller | undefined;
+    if (!caller) throw new Error('an MCP request reached the gateway without its caller');
+    return createStatelessGatewayServer({
+      app: options.app,
+      viewer: caller.viewer,
+      agentId: caller.agentId,
+      onError: options.onError,
+      progressIntervalMs: options.progressIntervalMs,
+      requestState: options.requestState,
+      waitMs: options.waitMs,
+      onRefusedState: (reason) =>
+        options.logger?.warn(
+          { viewerId: caller.viewer.id, agentId: caller.agentId, reason },
+          'MCP requestState refused',
+        ),
+    });
+  };
+  const handler = createMcpHandler(factory, {
+    legacy: 'reject',
+    maxRequestBodySize: options.maxRequestBytes,
+    onerror: (error) => {
+      // Refused requests are the client's to read; faults of ours are reported by the gateway server itself.
+      void error;
+    },
+  });
+
+  return {
+    isModern: async (req, body) =>
+      req.method === 'POST' &&
+      !(await isLegacyRequest(webRequest(req), body, { maxRequestBodySize: options.maxRequestBytes })),
+    async serve(req, res, body, caller) {
+      const gone = new AbortController();
+      res.once('close', () => {
+        if (!res.writableFinished) gone.abort();
+      });
+      const response = await handler.fetch(webRequest(req, gone.signal), {
+        parsedBody: body,
+        authInfo: { token: '', clientId: caller.viewer.id, scopes: [], extra: { caller } },
+      });
+      res.writeHead(response.status, Object.fromEntries(response.headers));
+      if (!response.body) return void res.end();
+      await pipeline(Readable.fromWeb(response.body as Parameters<typeof Readable.fromWeb>[0]), res).catch(() => {
+        // The client went away while the response streamed: nothing to answer.
+      });
+    },
+    close: () => handler.close(),
+  };
+}
+
+/** The request as the SDK reads it: method, URL and headers (the body is passed parsed). */
+function webRequest(req: IncomingMessage, signal?: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  // The body was read by the route; a body-less Request must not claim one.
+  headers.delete('content-length');
+  headers.delete('transfer-encoding');
+  return new Request(`http://${req.headers.host ?? '127.0.0.1'}${req.url ?? '/'}`, {
+    method: req.method,
+    headers,
+    ...(signal && { signal }),
+  });
+}

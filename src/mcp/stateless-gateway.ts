@@ -1,0 +1,220 @@
+// The MCP gateway for a 2026-07-28 client: one server per request, no session, the same use cases as the 2025
+// session's (gateway-server.ts). A call that waits on a confirmation the caller may give is answered `input_required`
+// with the confirmation's form and a signed requestState that names the call (request-state.ts); the client's retry
+// brings the answer, which goes through answerElicitation like the inbox's, so the ledger accepts it at most once on
+// any instance, before or after a restart, and a replayed retry finds the result and runs nothing. A call that waits on
+// someone else (approvers, the inbox) is held for up to `waitMs`, then answered `input_required` with a state only:
+// the client comes back with it, and gets the result once the call is decided.
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  Server,
+  type CallToolRequest,
+  type CallToolResult,
+  type ClientCapabilities,
+  type Implementation,
+  type InputRequests,
+  type InputRequiredResult,
+  type ServerContext,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/server';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { answerElicitation } from '../app/answer-elicitation.js';
+import { awaitCallResult, callTool, gatewayCall, listGatewayTools, type GatewayTool } from '../app/call-tool.js';
+import { mayAnswer } from '../domain/approvers.js';
+import type { ElicitationAction, ElicitationRecord } from '../domain/records.js';
+import { callToolError, GatewayError, hidingFaults, unknownGateway } from './refusals.js';
+import type { CallState, RequestStateSigner } from './request-state.js';
+import { callToolInput, type GatewaySession } from './tool-call.js';
+
+export interface StatelessGatewayOptions extends GatewaySession {
+  requestState: RequestStateSigner;
+  /** Milliseconds one request waits on others' answers before it is answered `input_required` with a state only. */
+  waitMs: number;
+  /** A refused requestState, with the reason the client is not told. */
+  onRefusedState?: (reason: string) => void;
+}
+
+/** What a client is told of any refused state: whatever the reason, the same words (the SDK's own). */
+export const INVALID_STATE = 'Invalid or expired requestState';
+
+const ACTIONS: Record<string, ElicitationAction> = { accept: 'ACCEPT', decline: 'DECLINE', cancel: 'CANCEL' };
+
+export function createStatelessGatewayServer(options: StatelessGatewayOptions): Server {
+  const server = new Server(
+    { name: 'toolgate', version: '0.1.0' },
+    { capabilities: { tools: { listChanged: false } } },
+  );
+  const guarded = <T>(run: () => Promise<T>): Promise<T> => hidingFaults(run, options.onError);
+  server.setRequestHandler('tools/list', () =>
+    guarded(async () => {
+      const tools = await listGatewayTools(options.app, options.agentId);
+      if (!tools) throw unknownGateway(options.agentId);
+      return { tools: tools.map(mcpTool) };
+    }),
+  );
+  server.setRequestHandler('tools/call', (request, ctx) => guarded(() => call(options, request, ctx)));
+  return server;
+}
+
+async function call(
+  options: StatelessGatewayOptions,
+  request: CallToolRequest,
+  ctx: ServerContext,
+): Promise<CallToolResult | InputRequiredResult> {
+  const { app, viewer, agentId } = options;
+  const { params } = request;
+  const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
+  const clientInfo = envelope[CLIENT_INFO_META_KEY] as Implementation | undefined;
+  const capabilities = envelope[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+  // An empty elicitation capability means form mode (the spec's backwards compatibility).
+  const elicitation = capabilities?.elicitation as { form?: object; url?: object } | undefined;
+  const canElicit = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+  const wire = ctx.mcpReq.requestState<unknown>();
+  let turnId: string;
+  if (wire === undefined) {
+    const input = callToolInput(options, {
+      params: params as Parameters<typeof callToolInput>[1]['params'],
+      clientName: clientInfo?.name ?? null,
+      canElicit,
+    });
+    const outcome = await callTool(app, viewer, input);
+    if (!outcome.ok) throw callToolError(outcome, { name: params.name, agentId });
+    if (outcome.call.result) return outcome.call.result as CallToolResult;
+    turnId = outcome.call.turn.id;
+  } else {
+    const opened =
+      typeof wire === 'string'
+        ? options.requestState.open(wire, { viewerId: viewer.id, agentId, toolName: params.name })
+        : ({ ok: false, reason: 'malformed' } as const);
+    if (!opened.ok) {
+      options.onRefusedState?.(opened.reason);
+      throw new GatewayError(ErrorCode.InvalidParams, INVALID_STATE);
+    }
+    await answerAsked(options, opened.state, ctx.mcpReq.inputResponses ?? {});
+    turnId = opened.state.turnId;
+  }
+  return respond(options, { turnId, toolName: params.name, canElicit }, ctx, params._meta?.progressToken);
+}
+
+/**
+ * The client's answers to the confirmations the state says it was asked, each through answerElicitation: the ledger
+ * accepts each at most once, whoever answers. An answer it refuses (given before, elsewhere first, expired, not as
+ * asked) changes nothing: the call is read as it stands next.
+ */
+async function answerAsked(
+  options: StatelessGatewayOptions,
+  state: CallState,
+  responses: Record<string, unknown>,
+): Promise<void> {
+  for (const elicitationId of state.elicitationIds) {
+    const response = responses[elicitationId];
+    if (typeof response !== 'object' || response === null) continue;
+    const { action, content } = response as { action?: unknown; content?: unknown };
+    const answer = typeof action === 'string' ? ACTIONS[action] : undefined;
+    if (!answer) continue;
+    await answerElicitation(options.app, options.viewer, { elicitationId, action: answer, content });
+  }
+}
+
+/** The call's result when it is known (or becomes known within `waitMs`); else `input_required` with a new state. */
+async function respond(
+  options: StatelessGatewayOptions,
+  call: { turnId: string; toolName: string; canElicit: boolean },
+  ctx: ServerContext,
+  progressToken: string | number | undefined,
+): Promise<CallToolResult | InputRequiredResult> {
+  const { app, viewer, agentId } = options;
+  const now = await gatewayCall(app, viewer, call.turnId, agentId);
+  // Its turn is gone (deleted after retention): nothing to come back to.
+  if (!now) throw new GatewayError(ErrorCode.InvalidParams, INVALID_STATE);
+  if (now.result) return now.result as CallToolResult;
+  let asked = call.canElicit ? askable(options, now.waitingOn) : [];
+  if (asked.length === 0) {
+    // Waiting on others, or running: held for a while, answered as soon as the result is known.
+    const done = await withDeadline(ctx.mcpReq.signal, options.waitMs, (signal) =>
+      awaitCallResult(app, viewer, call.turnId, {
+        signal,
+        tickMs: options.progressIntervalMs,
+        onWait: progressReporter(progressToken, ctx),
+      }),
+    );
+    if (done?.result) return done.result as CallToolResult;
+    const later = await gatewayCall(app, viewer, call.turnId, agentId);
+    if (later?.result) return later.result as CallToolResult;
+    asked = later && call.canElicit ? askable(options, later.waitingOn) : [];
+  }
+  const requestState = options.requestState.sign({
+    turnId: call.turnId,
+    elicitationIds: asked.map((elicitation) => elicitation.id),
+    viewerId: viewer.id,
+    agentId,
+    toolName: call.toolName,
+  });
+  const inputRequests: InputRequests = Object.fromEntries(asked.map((e) => [e.id, elicitRequest(e)]));
+  return {
+    resultType: 'input_required',
+    ...(asked.length > 0 && { inputRequests }),
+    requestState,
+  } as InputRequiredResult;
+}
+
+/** Runs `work` with a signal aborted when `outer` is, or after `ms`. (Node 20's AbortSignal.any may be collected.) */
+async function withDeadline<T>(outer: AbortSignal, ms: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const deadline = new AbortController();
+  const abort = () => deadline.abort();
+  const timer = setTimeout(abort, ms);
+  outer.addEventListener('abort', abort, { once: true });
+  if (outer.aborted) abort();
+  try {
+    return await work(deadline.signal);
+  } finally {
+    clearTimeout(timer);
+    outer.removeEventListener('abort', abort);
+  }
+}
+
+/** The pending confirmations the caller may answer themselves (not those for approvers only, four eyes). */
+function askable(options: StatelessGatewayOptions, waitingOn: readonly ElicitationRecord[]): ElicitationRecord[] {
+  const now = options.app.clock().toISOString();
+  return waitingOn.filter(
+    (e) =>
+      e.status === 'PENDING' && e.expiresAt > now && mayAnswer(e, options.viewer, 'ACCEPT', now).kind === 'allowed',
+  );
+}
+
+/** The trusted confirmation form, as the 2025 session asks it with elicitation/create (elicitation-relay.ts). */
+function elicitRequest(elicitation: ElicitationRecord): InputRequests[string] {
+  const { message, requestedSchema, _meta } = elicitation.request;
+  return {
+    method: 'elicitation/create',
+    params: { mode: 'form', message, requestedSchema, ...(_meta && { _meta }) },
+  } as InputRequests[string];
+}
+
+/** notifications/progress while the call waits, when the client asked for them (on the request's own stream). */
+function progressReporter(
+  progressToken: string | number | undefined,
+  ctx: ServerContext,
+): ((waitedMs: number) => void) | undefined {
+  if (progressToken === undefined) return undefined;
+  let progress = 0;
+  return (waitedMs) => {
+    progress = Math.max(waitedMs, progress + 1);
+    const message = `Waiting for confirmation (${Math.round(waitedMs / 1000)} s)`;
+    ctx.mcpReq
+      .notify({ method: 'notifications/progress', params: { progressToken, progress, message } })
+      .catch(() => {});
+  };
+}
+
+function mcpTool(tool: GatewayTool): McpTool {
+  return {
+    name: tool.name,
+    ...(tool.title !== undefined && { title: tool.title }),
+    description: tool.description,
+    inputSchema: tool.inputSchema as McpTool['inputSchema'],
+    ...(tool.outputSchema && { outputSchema: tool.outputSchema as McpTool['outputSchema'] }),
+    annotations: tool.annotations as McpTool['annotations'],
+  };
+}
