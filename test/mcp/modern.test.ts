@@ -4,6 +4,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../support/harness.js';
+import { memoryLog } from '../support/log.js';
 import type { CountingToolSource } from '../support/tools.js';
 import {
   ALICE_TOKEN,
@@ -30,12 +31,14 @@ const WAIT_SECONDS = 0.4;
 
 let h: Harness;
 let tools: CountingToolSource;
+/** The server's log: a refused state is one warn line with its reason, never the state. */
+const log = memoryLog('info');
 
 beforeAll(async () => {
   tools = countingTools();
   const config = gatewayConfig();
   config.server = { mcpRequestState: { waitSeconds: WAIT_SECONDS } };
-  h = await startHarness({ config, toolSources: [tools], mcpProgressIntervalMs: 100 });
+  h = await startHarness({ config, toolSources: [tools], mcpProgressIntervalMs: 100, logger: log.logger });
 });
 afterAll(async () => {
   await h?.close();
@@ -162,6 +165,8 @@ describe('a 2026-07-28 client at /mcp', { timeout: 60_000 }, () => {
     await expect(alice.callTool({ ...retry, name: 'look' } as never, { allowInputRequired: true })).rejects.toThrow(
       /Invalid or expired requestState/,
     );
+    expect(log.find('MCP requestState refused').map((line) => line.reason)).toEqual(['another user', 'another call']);
+    expect(log.text()).not.toContain(asked.requestState);
     expect(await alice.callTool(retry as never, { allowInputRequired: true })).toMatchObject({ isError: false });
     expect(tools.count('drop')).toBe(before + 1);
     await Promise.all([alice.close(), bob.close()]);
@@ -242,7 +247,8 @@ describe('a requestState past its time', { timeout: 60_000 }, () => {
     const expiring = countingTools();
     const config = gatewayConfig();
     config.server = { mcpRequestState: { ttlSeconds: 2 } };
-    const server = await startHarness({ config, toolSources: [expiring] });
+    const expiringLog = memoryLog('info');
+    const server = await startHarness({ config, toolSources: [expiring], logger: expiringLog.logger });
     try {
       const client = await connectModernClient(mcpUrl(server), {
         token: ALICE_TOKEN,
@@ -260,6 +266,7 @@ describe('a requestState past its time', { timeout: 60_000 }, () => {
         /Invalid or expired requestState/,
       );
       expect(expiring.count('drop')).toBe(0);
+      expect(expiringLog.find('MCP requestState refused').map((line) => line.reason)).toEqual(['expired']);
       const again = (await client.callTool(params, { allowInputRequired: true })) as unknown as InputRequired;
       expect(Object.keys(again.inputRequests ?? {})).toEqual(Object.keys(inputResponses));
       const retry = { ...params, inputResponses, requestState: again.requestState } as never;
