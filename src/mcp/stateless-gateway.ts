@@ -12,9 +12,16 @@ import {
   type CallToolRequest,
   type CallToolResult,
   type ClientCapabilities,
+  type CompleteResult,
+  type GetPromptResult,
   type Implementation,
   type InputRequests,
   type InputRequiredResult,
+  type ListPromptsResult,
+  type ListResourcesResult,
+  type ListResourceTemplatesResult,
+  type ReadResourceResult,
+  type ServerCapabilities,
   type ServerContext,
   type Tool as McpTool,
 } from '@modelcontextprotocol/server';
@@ -22,7 +29,8 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { answerElicitation } from '../app/answer-elicitation.js';
 import { awaitCallResult, callTool, gatewayCall, listGatewayTools, type GatewayTool } from '../app/call-tool.js';
 import { mayAnswer } from '../domain/approvers.js';
-import type { ElicitationAction, ElicitationRecord } from '../domain/records.js';
+import type { ElicitationAction, ElicitationRecord, JsonObject } from '../domain/records.js';
+import { offerHandlers, type OfferCaller } from './offer-handlers.js';
 import { callToolError, GatewayError, hidingFaults, unknownGateway } from './refusals.js';
 import type { CallState, RequestStateSigner } from './request-state.js';
 import { callToolInput, type GatewaySession } from './tool-call.js';
@@ -38,13 +46,45 @@ export interface StatelessGatewayOptions extends GatewaySession {
 /** What a client is told of any refused state: whatever the reason, the same words (the SDK's own). */
 export const INVALID_STATE = 'Invalid or expired requestState';
 
+/**
+ * What a per-request server can serve: no list-changed announcements and no resource subscriptions (the revision
+ * delivers both on a `subscriptions/listen` stream, which the SDK's handler serves from one event bus for all callers;
+ * see docs/mcp-revisions.md). Declared whatever the upstream servers offer: with none, the lists are empty.
+ */
+const STATELESS_CAPABILITIES = {
+  tools: { listChanged: false },
+  resources: { subscribe: false, listChanged: false },
+  prompts: { listChanged: false },
+  completions: {},
+} satisfies ServerCapabilities;
+
+/** Resources, templates, prompts and completions, with the 2025 session's handler bodies (offer-handlers.ts). */
+function serveOffers(server: Server, caller: OfferCaller): void {
+  const offers = offerHandlers(caller);
+  server.setRequestHandler('resources/list', async () => (await offers.listResources()) as ListResourcesResult);
+  server.setRequestHandler(
+    'resources/templates/list',
+    async () => (await offers.listResourceTemplates()) as ListResourceTemplatesResult,
+  );
+  server.setRequestHandler(
+    'resources/read',
+    async ({ params }) => (await offers.readResource(params.uri)) as ReadResourceResult,
+  );
+  server.setRequestHandler('prompts/list', async () => (await offers.listPrompts()) as ListPromptsResult);
+  server.setRequestHandler(
+    'prompts/get',
+    async ({ params }) => (await offers.getPrompt(params.name, params.arguments)) as GetPromptResult,
+  );
+  server.setRequestHandler(
+    'completion/complete',
+    async ({ params }) => (await offers.complete(params as JsonObject)) as CompleteResult,
+  );
+}
+
 const ACTIONS: Record<string, ElicitationAction> = { accept: 'ACCEPT', decline: 'DECLINE', cancel: 'CANCEL' };
 
 export function createStatelessGatewayServer(options: StatelessGatewayOptions): Server {
-  const server = new Server(
-    { name: 'toolgate', version: '0.1.0' },
-    { capabilities: { tools: { listChanged: false } } },
-  );
+  const server = new Server({ name: 'toolgate', version: '0.1.0' }, { capabilities: STATELESS_CAPABILITIES });
   const guarded = <T>(run: () => Promise<T>): Promise<T> => hidingFaults(run, options.onError);
   server.setRequestHandler('tools/list', () =>
     guarded(async () => {
@@ -54,6 +94,7 @@ export function createStatelessGatewayServer(options: StatelessGatewayOptions): 
     }),
   );
   server.setRequestHandler('tools/call', (request, ctx) => guarded(() => call(options, request, ctx)));
+  serveOffers(server, options);
   return server;
 }
 
