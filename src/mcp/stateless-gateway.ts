@@ -15,6 +15,8 @@ import {
   type CompleteResult,
   type GetPromptResult,
   type Implementation,
+  LOG_LEVEL_META_KEY,
+  type LoggingLevel,
   type InputRequests,
   type InputRequiredResult,
   type ListPromptsResult,
@@ -31,9 +33,11 @@ import { awaitCallResult, callTool, gatewayCall, listGatewayTools, type GatewayT
 import { mayAnswer } from '../domain/approvers.js';
 import type { ElicitationAction, ElicitationRecord, JsonObject } from '../domain/records.js';
 import { offerHandlers, type OfferCaller } from './offer-handlers.js';
+import { relayingCalls, waitingCallRelay, type CallRelay } from '../tools/call-relay.js';
 import { callToolError, GatewayError, hidingFaults, unknownGateway } from './refusals.js';
 import type { CallState, RequestStateSigner } from './request-state.js';
 import { callToolInput, type GatewaySession } from './tool-call.js';
+import { upstreamNotifications, type NotifyClient } from './upstream-relay.js';
 
 export interface StatelessGatewayOptions extends GatewaySession {
   requestState: RequestStateSigner;
@@ -56,6 +60,7 @@ const STATELESS_CAPABILITIES = {
   resources: { subscribe: false, listChanged: false },
   prompts: { listChanged: false },
   completions: {},
+  logging: {},
 } satisfies ServerCapabilities;
 
 /** Resources, templates, prompts and completions, with the 2025 session's handler bodies (offer-handlers.ts). */
@@ -93,7 +98,10 @@ export function createStatelessGatewayServer(options: StatelessGatewayOptions): 
       return { tools: tools.map(mcpTool) };
     }),
   );
-  server.setRequestHandler('tools/call', (request, ctx) => guarded(() => call(options, request, ctx)));
+  server.setRequestHandler('tools/call', (request, ctx) =>
+    // What the upstream server sends while the call runs in this process comes to this request.
+    guarded(() => relayingCalls(relayOf(request, ctx), () => call(options, request, ctx))),
+  );
   serveOffers(server, options);
   return server;
 }
@@ -158,6 +166,19 @@ async function answerAsked(
   }
 }
 
+/**
+ * The upstream's progress and log messages during the call, on the request's stream. Its questions
+ * (elicitation/create, sampling/createMessage) are not asked: the revision has no request from server to client
+ * (docs/mcp-revisions.md). Log messages only at or above the level the request names in its `_meta`, none without.
+ */
+function relayOf(request: CallToolRequest, ctx: ServerContext): CallRelay {
+  const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
+  const least = (envelope[LOG_LEVEL_META_KEY] as LoggingLevel | undefined) ?? null;
+  const notify: NotifyClient = (notification) =>
+    void ctx.mcpReq.notify(notification as Parameters<ServerContext['mcpReq']['notify']>[0]).catch(() => {});
+  return upstreamNotifications(notify, request.params._meta?.progressToken, () => least);
+}
+
 /** The call's result when it is known (or becomes known within `waitMs`); else `input_required` with a new state. */
 async function respond(
   options: StatelessGatewayOptions,
@@ -172,7 +193,9 @@ async function respond(
   if (now.result) return now.result as CallToolResult;
   let asked = call.canElicit ? askable(options, now.waitingOn) : [];
   if (asked.length === 0) {
-    // Waiting on others, or running: held for a while, answered as soon as the result is known.
+    // Waiting on others, or running: held for a while, answered as soon as the result is known. A decision made in
+    // this process meanwhile runs the tool with this request's relay (its own progress reported instead).
+    waitingCallRelay(call.turnId, { paused: true });
     const done = await withDeadline(ctx.mcpReq.signal, options.waitMs, (signal) =>
       awaitCallResult(app, viewer, call.turnId, {
         signal,

@@ -2,7 +2,7 @@
 // the revision), with the upstream MCP server as a process (test/fixtures/conformance-upstream.mjs, twice): the same
 // answers a 2025 session gets (pass-through.test.ts), named the same way, under the same access rule.
 import { fileURLToPath } from 'node:url';
-import { ResourceNotFoundError, type Client } from '@modelcontextprotocol/client';
+import { LOG_LEVEL_META_KEY, ResourceNotFoundError, type Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentConfig, ToolgateConfig } from '../../src/config/schema.js';
 import { startHarness, type Harness } from '../support/harness.js';
@@ -139,6 +139,38 @@ describe('what the gateway passes through to a 2026-07-28 client', { timeout: 60
       argument: { name: 'id', value: '12' },
     });
     expect(template.completion.values).toEqual(['123', '124']);
+  });
+
+  it("relays an upstream tool's progress to a client that sent a progress token", async () => {
+    const client = await connect('one');
+    const progress: unknown[] = [];
+    const result = await client.callTool(
+      { name: 'test_tool_with_progress', arguments: {} },
+      { onprogress: (update) => void progress.push(update) },
+    );
+    expect(result).toMatchObject({ content: [{ type: 'text', text: 'Progress test completed' }] });
+    expect(progress).toEqual([
+      { progress: 0, total: 100 },
+      { progress: 50, total: 100 },
+      { progress: 100, total: 100 },
+    ]);
+  });
+
+  it("relays an upstream tool's log messages at or above the level the request names, none without", async () => {
+    const client = await connect('one');
+    const messages: unknown[] = [];
+    client.setNotificationHandler('notifications/message', ({ params }) => void messages.push(params.data));
+    await client.callTool({ name: 'test_tool_with_logging', arguments: {} });
+    expect(messages).toEqual([]);
+
+    await client.callTool({ name: 'test_tool_with_logging', arguments: {}, _meta: { [LOG_LEVEL_META_KEY]: 'info' } });
+    expect(messages).toEqual(['Tool execution started', 'Tool processing data', 'Tool execution completed']);
+    await client.callTool({
+      name: 'test_tool_with_logging',
+      arguments: {},
+      _meta: { [LOG_LEVEL_META_KEY]: 'warning' },
+    });
+    expect(messages).toHaveLength(3);
   });
 
   it('a gateway that names some tools of a server gets its tools only: no resources, no prompts', async () => {
