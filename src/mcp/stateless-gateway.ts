@@ -100,7 +100,13 @@ export function createStatelessGatewayServer(options: StatelessGatewayOptions): 
   );
   server.setRequestHandler('tools/call', (request, ctx) =>
     // What the upstream server sends while the call runs in this process comes to this request.
-    guarded(() => relayingCalls(relayOf(request, ctx), () => call(options, request, ctx))),
+    guarded(async () => {
+      const { relay, sent } = relayOf(request, ctx);
+      const result = await relayingCalls(relay, () => call(options, request, ctx));
+      // The stream ends with the result: what the upstream sent before it goes out first.
+      await sent();
+      return result;
+    }),
   );
   serveOffers(server, options);
   return server;
@@ -171,12 +177,21 @@ async function answerAsked(
  * (elicitation/create, sampling/createMessage) are not asked: the revision has no request from server to client
  * (docs/mcp-revisions.md). Log messages only at or above the level the request names in its `_meta`, none without.
  */
-function relayOf(request: CallToolRequest, ctx: ServerContext): CallRelay {
+function relayOf(request: CallToolRequest, ctx: ServerContext): { relay: CallRelay; sent(): Promise<void> } {
   const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
   const least = (envelope[LOG_LEVEL_META_KEY] as LoggingLevel | undefined) ?? null;
-  const notify: NotifyClient = (notification) =>
-    void ctx.mcpReq.notify(notification as Parameters<ServerContext['mcpReq']['notify']>[0]).catch(() => {});
-  return upstreamNotifications(notify, request.params._meta?.progressToken, () => least);
+  const sending = new Set<Promise<void>>();
+  const notify: NotifyClient = (notification) => {
+    const send = ctx.mcpReq
+      .notify(notification as Parameters<ServerContext['mcpReq']['notify']>[0])
+      .catch(() => {})
+      .finally(() => sending.delete(send));
+    sending.add(send);
+  };
+  return {
+    relay: upstreamNotifications(notify, request.params._meta?.progressToken, () => least),
+    sent: async () => void (await Promise.all(sending)),
+  };
 }
 
 /** The call's result when it is known (or becomes known within `waitMs`); else `input_required` with a new state. */

