@@ -51,14 +51,14 @@ export interface StatelessGatewayOptions extends GatewaySession {
 export const INVALID_STATE = 'Invalid or expired requestState';
 
 /**
- * What a per-request server can serve: no list-changed announcements and no resource subscriptions (the revision
- * delivers both on a `subscriptions/listen` stream, which the SDK's handler serves from one event bus for all callers;
- * see docs/mcp-revisions.md). Declared whatever the upstream servers offer: with none, the lists are empty.
+ * Declared whatever the upstream servers offer: with none, the lists are empty. List changes and resource updates go
+ * out on `subscriptions/listen` streams, which the SDK's handler serves, each with its gateway's announcements
+ * (listen-bus.ts); the stream's filter is narrowed to what is declared here.
  */
 const STATELESS_CAPABILITIES = {
-  tools: { listChanged: false },
-  resources: { subscribe: false, listChanged: false },
-  prompts: { listChanged: false },
+  tools: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  prompts: { listChanged: true },
   completions: {},
   logging: {},
 } satisfies ServerCapabilities;

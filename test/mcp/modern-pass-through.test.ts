@@ -174,16 +174,44 @@ describe('what the gateway passes through to a 2026-07-28 client', { timeout: 60
     expect(messages).toHaveLength(3);
   });
 
-  it('acknowledges subscriptions/listen with nothing honored, and closes it', async () => {
-    const client = await connect('one');
-    const subscription = await client.listen({
+  it("a subscriptions/listen stream gets its resource's updates, from its own gateway only, until closed", async () => {
+    const watcher = await connect('one');
+    const outsider = await connect('picked');
+    const other = await connect('one');
+    const updates: string[] = [];
+    const outsiderUpdates: string[] = [];
+    watcher.setNotificationHandler('notifications/resources/updated', ({ params }) => void updates.push(params.uri));
+    outsider.setNotificationHandler(
+      'notifications/resources/updated',
+      ({ params }) => void outsiderUpdates.push(params.uri),
+    );
+    const filter = {
       toolsListChanged: true,
       resourcesListChanged: true,
       resourceSubscriptions: ['test://watched-resource'],
-    });
-    expect(subscription.honoredFilter).toEqual({});
-    // The server ends the stream at once: there is nothing it would send.
-    expect(await subscription.closed).toBe('graceful');
+    };
+    const subscription = await watcher.listen(filter);
+    expect(subscription.honoredFilter).toEqual(filter);
+    const outsiderSubscription = await outsider.listen(filter);
+
+    // The upstream subscription is made once the stream is open: poke until its update arrives.
+    await expect
+      .poll(async () => {
+        await other.callTool({ name: 'test_resource_update', arguments: {} });
+        return updates.length;
+      })
+      .toBeGreaterThan(0);
+    expect(new Set(updates)).toEqual(new Set(['test://watched-resource']));
+    expect(outsiderUpdates).toEqual([]);
+
+    subscription.close();
+    expect(await subscription.closed).toBe('local');
+    const seen = updates.length;
+    await other.callTool({ name: 'test_resource_update', arguments: {} });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(updates).toHaveLength(seen);
+    expect(outsiderUpdates).toEqual([]);
+    outsiderSubscription.close();
   });
 
   it('a gateway that names some tools of a server gets its tools only: no resources, no prompts', async () => {
