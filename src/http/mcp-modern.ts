@@ -1,6 +1,7 @@
 // MCP revision 2026-07-28 at /mcp: the SDK's v2 handler, strict (2025 clients are mcp-route.ts's sessions), one
 // gateway server per request (src/mcp/stateless-gateway.ts). The route has authenticated the request and read its
-// body already; the handler gets both, and its web Response is written back to Node's response as it streams.
+// body already; the handler gets both, and its web Response is written back to Node's response as it streams. A
+// subscriptions/listen stream is the handler's own, fed by toolgate's bus with its caller's announcements.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';

@@ -4,7 +4,9 @@
 // brings the answer, which goes through answerElicitation like the inbox's, so the ledger accepts it at most once on
 // any instance, before or after a restart, and a replayed retry finds the result and runs nothing. A call that waits on
 // someone else (approvers, the inbox) is held for up to `waitMs`, then answered `input_required` with a state only:
-// the client comes back with it, and gets the result once the call is decided.
+// the client comes back with it, and gets the result once the call is decided. Resources, prompts and completions
+// are the 2025 session's handler bodies (offer-handlers.ts); an upstream tool's progress and log messages reach the
+// call's own stream.
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -32,8 +34,8 @@ import { answerElicitation } from '../app/answer-elicitation.js';
 import { awaitCallResult, callTool, gatewayCall, listGatewayTools, type GatewayTool } from '../app/call-tool.js';
 import { mayAnswer } from '../domain/approvers.js';
 import type { ElicitationAction, ElicitationRecord, JsonObject } from '../domain/records.js';
-import { offerHandlers, type OfferCaller } from './offer-handlers.js';
 import { relayingCalls, waitingCallRelay, type CallRelay } from '../tools/call-relay.js';
+import { offerHandlers, type OfferCaller } from './offer-handlers.js';
 import { callToolError, GatewayError, hidingFaults, unknownGateway } from './refusals.js';
 import type { CallState, RequestStateSigner } from './request-state.js';
 import { callToolInput, type GatewaySession } from './tool-call.js';

@@ -214,6 +214,45 @@ describe('what the gateway passes through to a 2026-07-28 client', { timeout: 60
     outsiderSubscription.close();
   });
 
+  it("a subscriptions/listen stream gets its gateway's list changes", async () => {
+    const watcher = await connect('one');
+    const other = await connect('one');
+    const changes: string[] = [];
+    for (const method of [
+      'notifications/tools/list_changed',
+      'notifications/resources/list_changed',
+      'notifications/prompts/list_changed',
+    ] as const) {
+      watcher.setNotificationHandler(method, () => void changes.push(method));
+    }
+    const subscription = await watcher.listen({
+      toolsListChanged: true,
+      resourcesListChanged: true,
+      promptsListChanged: true,
+    });
+    await expect
+      .poll(async () => {
+        await other.callTool({ name: 'test_list_changes', arguments: {} });
+        return new Set(changes).size;
+      })
+      .toBe(3);
+    subscription.close();
+  });
+
+  it("an upstream tool's elicitation/create is refused to the upstream, even for a client that can elicit", async () => {
+    const asked: unknown[] = [];
+    const client = await connectModernClient(mcpUrl(h, '/mcp/one'), {
+      elicit: async (request) => {
+        asked.push(request.params);
+        return { action: 'accept', content: { username: 'x', email: 'x@example.com' } };
+      },
+    });
+    clients.push(client);
+    const result = await client.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } });
+    expect(JSON.stringify(result.content)).toContain('toolgate cannot pass elicitation/create on');
+    expect(asked).toEqual([]);
+  });
+
   it('a gateway that names some tools of a server gets its tools only: no resources, no prompts', async () => {
     const client = await connect('picked');
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['test_simple_text']);
