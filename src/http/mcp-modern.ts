@@ -1,6 +1,7 @@
 // MCP revision 2026-07-28 at /mcp: the SDK's v2 handler, strict (2025 clients are mcp-route.ts's sessions), one
 // gateway server per request (src/mcp/stateless-gateway.ts). The route has authenticated the request and read its
-// body already; the handler gets both, and its web Response is written back to Node's response as it streams.
+// body already; the handler gets both, and its web Response is written back to Node's response as it streams. A
+// subscriptions/listen stream is the handler's own, fed by toolgate's bus with its caller's announcements.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -9,6 +10,7 @@ import type { AppDeps } from '../app/deps.js';
 import type { Viewer } from '../app/viewer.js';
 import type { Logger } from '../observability/logger.js';
 import type { RequestStateSigner } from '../mcp/request-state.js';
+import { gatewayEventBus, listeningAs } from '../mcp/listen-bus.js';
 import { createStatelessGatewayServer } from '../mcp/stateless-gateway.js';
 
 export interface ModernMcpOptions {
@@ -62,6 +64,8 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
   };
   const handler = createMcpHandler(factory, {
     legacy: 'reject',
+    // subscriptions/listen: each stream gets its own gateway's announcements (listen-bus.ts).
+    bus: gatewayEventBus(),
     maxRequestBodySize: options.maxRequestBytes,
     onerror: (error) => {
       // Refused requests are the client's to read; faults of ours are reported by the gateway server itself.
@@ -78,10 +82,15 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
       res.once('close', () => {
         if (!res.writableFinished) gone.abort();
       });
-      const response = await handler.fetch(webRequest(req, gone.signal), {
-        parsedBody: body,
-        authInfo: { token: '', clientId: caller.viewer.id, scopes: [], extra: { caller } },
-      });
+      const fetch = () =>
+        handler.fetch(webRequest(req, gone.signal), {
+          parsedBody: body,
+          authInfo: { token: '', clientId: caller.viewer.id, scopes: [], extra: { caller } },
+        });
+      const listen = listenRequestOf(body);
+      const response = await (listen
+        ? listeningAs({ app: options.app, agentId: caller.agentId, onError: options.onError, ...listen }, fetch)
+        : fetch());
       res.writeHead(response.status, Object.fromEntries(response.headers));
       if (!response.body) return void res.end();
       await pipeline(Readable.fromWeb(response.body as Parameters<typeof Readable.fromWeb>[0]), res).catch(() => {
@@ -90,6 +99,14 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
     },
     close: () => handler.close(),
   };
+}
+
+/** A `subscriptions/listen` request's resources to watch; null for any other request. */
+function listenRequestOf(body: unknown): { resourceUris: string[] } | null {
+  const message = body as { method?: unknown; params?: { notifications?: { resourceSubscriptions?: unknown } } };
+  if (typeof body !== 'object' || body === null || message.method !== 'subscriptions/listen') return null;
+  const uris = message.params?.notifications?.resourceSubscriptions;
+  return { resourceUris: Array.isArray(uris) ? uris.filter((uri): uri is string => typeof uri === 'string') : [] };
 }
 
 /** The request as the SDK reads it: method, URL and headers (the body is passed parsed). */

@@ -1,47 +1,30 @@
-// A gateway session's resources, prompts, completions and logging level, and the upstream servers' announcements
-// (list changes, resource updates) passed on to its client: MCP's words for the use cases of src/app/gateway-offers.ts.
-// An upstream server's refusal reaches the client as that server's JSON-RPC error.
+// A 2025 gateway session's resources, prompts, completions and logging level (the bodies shared with 2026-07-28
+// clients are offer-handlers.ts's), and what only a session has: subscriptions, and the upstream servers'
+// announcements (list changes, resource updates) passed on to its client.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CompleteRequestSchema,
-  ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
   type CompleteResult,
   type GetPromptResult,
+  type ListPromptsResult,
+  type ListResourcesResult,
+  type ListResourceTemplatesResult,
   type LoggingLevel,
-  type Prompt,
   type ReadResourceResult,
-  type Resource,
-  type ResourceTemplate,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
-import {
-  completeGatewayArgument,
-  getGatewayPrompt,
-  listGatewayPrompts,
-  listGatewayResources,
-  listGatewayResourceTemplates,
-  readGatewayResource,
-  ResourceNotFound,
-  subscribeGatewayResource,
-  UnknownGateway,
-  UnknownPrompt,
-  watchGatewayOffers,
-} from '../app/gateway-offers.js';
+import { subscribeGatewayResource, UnknownGateway, watchGatewayOffers } from '../app/gateway-offers.js';
 import type { JsonObject } from '../domain/records.js';
-import { GatewayError, hidingFaults, unknownGateway } from './refusals.js';
+import { guardedOffer, offerHandlers } from './offer-handlers.js';
 import type { GatewaySession } from './tool-call.js';
-
-/** MCP's code for a resource no server has. */
-const RESOURCE_NOT_FOUND = -32002;
 
 /**
  * Declared whatever the upstream servers offer (a session's capabilities are fixed at initialize, the servers may
@@ -64,21 +47,23 @@ export interface PassThrough {
 /** Serves the pass-through requests on `server`. */
 export function servePassThrough(server: Server, session: GatewaySession): PassThrough {
   const { app, agentId } = session;
-  const guarded = <T>(run: () => Promise<T>): Promise<T> => hidingFaults(() => run().catch(asRefusal), session.onError);
+  const offers = offerHandlers(session);
+  const guarded = guardedOffer(session);
   /** URI → what stops this session's subscription to it. */
   const subscriptions = new Map<string, () => Promise<void>>();
   let logLevel: LoggingLevel | null = null;
 
-  server.setRequestHandler(ListResourcesRequestSchema, () =>
-    guarded(async () => ({ resources: (await listGatewayResources(app, agentId)) as Resource[] })),
+  server.setRequestHandler(
+    ListResourcesRequestSchema,
+    async () => (await offers.listResources()) as ListResourcesResult,
   );
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () =>
-    guarded(async () => ({
-      resourceTemplates: (await listGatewayResourceTemplates(app, agentId)) as ResourceTemplate[],
-    })),
+  server.setRequestHandler(
+    ListResourceTemplatesRequestSchema,
+    async () => (await offers.listResourceTemplates()) as ListResourceTemplatesResult,
   );
-  server.setRequestHandler(ReadResourceRequestSchema, ({ params }) =>
-    guarded(async () => (await readGatewayResource(app, agentId, params.uri)) as ReadResourceResult),
+  server.setRequestHandler(
+    ReadResourceRequestSchema,
+    async ({ params }) => (await offers.readResource(params.uri)) as ReadResourceResult,
   );
   server.setRequestHandler(SubscribeRequestSchema, ({ params }) =>
     guarded(async () => {
@@ -96,14 +81,14 @@ export function servePassThrough(server: Server, session: GatewaySession): PassT
       return {};
     }),
   );
-  server.setRequestHandler(ListPromptsRequestSchema, () =>
-    guarded(async () => ({ prompts: (await listGatewayPrompts(app, agentId)) as Prompt[] })),
+  server.setRequestHandler(ListPromptsRequestSchema, async () => (await offers.listPrompts()) as ListPromptsResult);
+  server.setRequestHandler(
+    GetPromptRequestSchema,
+    async ({ params }) => (await offers.getPrompt(params.name, params.arguments)) as GetPromptResult,
   );
-  server.setRequestHandler(GetPromptRequestSchema, ({ params }) =>
-    guarded(async () => (await getGatewayPrompt(app, agentId, params.name, params.arguments)) as GetPromptResult),
-  );
-  server.setRequestHandler(CompleteRequestSchema, ({ params }) =>
-    guarded(async () => (await completeGatewayArgument(app, agentId, params as JsonObject)) as CompleteResult),
+  server.setRequestHandler(
+    CompleteRequestSchema,
+    async ({ params }) => (await offers.complete(params as JsonObject)) as CompleteResult,
   );
   server.setRequestHandler(SetLevelRequestSchema, ({ params }) => {
     logLevel = params.level;
@@ -127,14 +112,4 @@ export function servePassThrough(server: Server, session: GatewaySession): PassT
       subscriptions.clear();
     },
   };
-}
-
-/** The use cases' refusals, and an upstream server's, in the client's words. */
-function asRefusal(error: unknown): never {
-  if (error instanceof UnknownGateway) throw unknownGateway(error.agentId);
-  if (error instanceof UnknownPrompt) throw new GatewayError(ErrorCode.InvalidParams, error.message);
-  if (error instanceof ResourceNotFound) throw new GatewayError(RESOURCE_NOT_FOUND, error.message);
-  // The SDK's McpError words its message "MCP error <code>: …", on the upstream server's side and again on ours.
-  if (error instanceof McpError) throw new GatewayError(error.code, error.message.replace(/^(MCP error -?\d+: )+/, ''));
-  throw error;
 }

@@ -13,6 +13,8 @@ export class GatewayError extends Error {
   constructor(
     readonly code: number,
     message: string,
+    /** The error's `data`, sent with it when given. */
+    readonly data?: unknown,
   ) {
     super(message);
     this.name = 'GatewayError';

@@ -4,7 +4,9 @@
 // brings the answer, which goes through answerElicitation like the inbox's, so the ledger accepts it at most once on
 // any instance, before or after a restart, and a replayed retry finds the result and runs nothing. A call that waits on
 // someone else (approvers, the inbox) is held for up to `waitMs`, then answered `input_required` with a state only:
-// the client comes back with it, and gets the result once the call is decided.
+// the client comes back with it, and gets the result once the call is decided. Resources, prompts and completions
+// are the 2025 session's handler bodies (offer-handlers.ts); an upstream tool's progress and log messages reach the
+// call's own stream.
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -12,9 +14,18 @@ import {
   type CallToolRequest,
   type CallToolResult,
   type ClientCapabilities,
+  type CompleteResult,
+  type GetPromptResult,
   type Implementation,
+  LOG_LEVEL_META_KEY,
+  type LoggingLevel,
   type InputRequests,
   type InputRequiredResult,
+  type ListPromptsResult,
+  type ListResourcesResult,
+  type ListResourceTemplatesResult,
+  type ReadResourceResult,
+  type ServerCapabilities,
   type ServerContext,
   type Tool as McpTool,
 } from '@modelcontextprotocol/server';
@@ -22,10 +33,13 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { answerElicitation } from '../app/answer-elicitation.js';
 import { awaitCallResult, callTool, gatewayCall, listGatewayTools, type GatewayTool } from '../app/call-tool.js';
 import { mayAnswer } from '../domain/approvers.js';
-import type { ElicitationAction, ElicitationRecord } from '../domain/records.js';
+import type { ElicitationAction, ElicitationRecord, JsonObject } from '../domain/records.js';
+import { relayingCalls, waitingCallRelay, type CallRelay } from '../tools/call-relay.js';
+import { offerHandlers, type OfferCaller } from './offer-handlers.js';
 import { callToolError, GatewayError, hidingFaults, unknownGateway } from './refusals.js';
 import type { CallState, RequestStateSigner } from './request-state.js';
 import { callToolInput, type GatewaySession } from './tool-call.js';
+import { upstreamNotifications, type NotifyClient } from './upstream-relay.js';
 
 export interface StatelessGatewayOptions extends GatewaySession {
   requestState: RequestStateSigner;
@@ -38,13 +52,46 @@ export interface StatelessGatewayOptions extends GatewaySession {
 /** What a client is told of any refused state: whatever the reason, the same words (the SDK's own). */
 export const INVALID_STATE = 'Invalid or expired requestState';
 
+/**
+ * Declared whatever the upstream servers offer: with none, the lists are empty. List changes and resource updates go
+ * out on `subscriptions/listen` streams, which the SDK's handler serves, each with its gateway's announcements
+ * (listen-bus.ts); the stream's filter is narrowed to what is declared here.
+ */
+const STATELESS_CAPABILITIES = {
+  tools: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  prompts: { listChanged: true },
+  completions: {},
+  logging: {},
+} satisfies ServerCapabilities;
+
+/** Resources, templates, prompts and completions, with the 2025 session's handler bodies (offer-handlers.ts). */
+function serveOffers(server: Server, caller: OfferCaller): void {
+  const offers = offerHandlers(caller);
+  server.setRequestHandler('resources/list', async () => (await offers.listResources()) as ListResourcesResult);
+  server.setRequestHandler(
+    'resources/templates/list',
+    async () => (await offers.listResourceTemplates()) as ListResourceTemplatesResult,
+  );
+  server.setRequestHandler(
+    'resources/read',
+    async ({ params }) => (await offers.readResource(params.uri)) as ReadResourceResult,
+  );
+  server.setRequestHandler('prompts/list', async () => (await offers.listPrompts()) as ListPromptsResult);
+  server.setRequestHandler(
+    'prompts/get',
+    async ({ params }) => (await offers.getPrompt(params.name, params.arguments)) as GetPromptResult,
+  );
+  server.setRequestHandler(
+    'completion/complete',
+    async ({ params }) => (await offers.complete(params as JsonObject)) as CompleteResult,
+  );
+}
+
 const ACTIONS: Record<string, ElicitationAction> = { accept: 'ACCEPT', decline: 'DECLINE', cancel: 'CANCEL' };
 
 export function createStatelessGatewayServer(options: StatelessGatewayOptions): Server {
-  const server = new Server(
-    { name: 'toolgate', version: '0.1.0' },
-    { capabilities: { tools: { listChanged: false } } },
-  );
+  const server = new Server({ name: 'toolgate', version: '0.1.0' }, { capabilities: STATELESS_CAPABILITIES });
   const guarded = <T>(run: () => Promise<T>): Promise<T> => hidingFaults(run, options.onError);
   server.setRequestHandler('tools/list', () =>
     guarded(async () => {
@@ -53,7 +100,17 @@ export function createStatelessGatewayServer(options: StatelessGatewayOptions): 
       return { tools: tools.map(mcpTool) };
     }),
   );
-  server.setRequestHandler('tools/call', (request, ctx) => guarded(() => call(options, request, ctx)));
+  server.setRequestHandler('tools/call', (request, ctx) =>
+    // What the upstream server sends while the call runs in this process comes to this request.
+    guarded(async () => {
+      const { relay, sent } = relayOf(request, ctx);
+      const result = await relayingCalls(relay, () => call(options, request, ctx));
+      // The stream ends with the result: what the upstream sent before it goes out first.
+      await sent();
+      return result;
+    }),
+  );
+  serveOffers(server, options);
   return server;
 }
 
@@ -117,6 +174,28 @@ async function answerAsked(
   }
 }
 
+/**
+ * The upstream's progress and log messages during the call, on the request's stream. Its questions
+ * (elicitation/create, sampling/createMessage) are not asked: the revision has no request from server to client
+ * (docs/mcp-revisions.md). Log messages only at or above the level the request names in its `_meta`, none without.
+ */
+function relayOf(request: CallToolRequest, ctx: ServerContext): { relay: CallRelay; sent(): Promise<void> } {
+  const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
+  const least = (envelope[LOG_LEVEL_META_KEY] as LoggingLevel | undefined) ?? null;
+  const sending = new Set<Promise<void>>();
+  const notify: NotifyClient = (notification) => {
+    const send = ctx.mcpReq
+      .notify(notification as Parameters<ServerContext['mcpReq']['notify']>[0])
+      .catch(() => {})
+      .finally(() => sending.delete(send));
+    sending.add(send);
+  };
+  return {
+    relay: upstreamNotifications(notify, request.params._meta?.progressToken, () => least),
+    sent: async () => void (await Promise.all(sending)),
+  };
+}
+
 /** The call's result when it is known (or becomes known within `waitMs`); else `input_required` with a new state. */
 async function respond(
   options: StatelessGatewayOptions,
@@ -131,7 +210,9 @@ async function respond(
   if (now.result) return now.result as CallToolResult;
   let asked = call.canElicit ? askable(options, now.waitingOn) : [];
   if (asked.length === 0) {
-    // Waiting on others, or running: held for a while, answered as soon as the result is known.
+    // Waiting on others, or running: held for a while, answered as soon as the result is known. A decision made in
+    // this process meanwhile runs the tool with this request's relay (its own progress reported instead).
+    waitingCallRelay(call.turnId, { paused: true });
     const done = await withDeadline(ctx.mcpReq.signal, options.waitMs, (signal) =>
       awaitCallResult(app, viewer, call.turnId, {
         signal,
