@@ -63,14 +63,6 @@ export function createGatewayServer(session: GatewaySession): Server {
 }
 
 function mcpTool(tool: GatewayTool): McpTool {
-  return {
-    name: tool.name,
-    ...(tool.title !== undefined && { title: tool.title }),
-    description: tool.description,
-    inputSchema: tool.inputSchema as McpTool['inputSchema'],
-    ...(tool.outputSchema && { outputSchema: tool.outputSchema as McpTool['outputSchema'] }),
-    annotations: tool.annotations as McpTool['annotations'],
-    // Any call may be a task: it is a turn, which outlives the request, the session and the process.
-    execution: { taskSupport: 'optional' },
-  };
+  // Any call may be a task: it is a turn, which outlives the request, the session and the process.
+  return { ...tool, execution: { taskSupport: 'optional' } } as McpTool;
 }

@@ -40,6 +40,7 @@ import { callToolError, GatewayError, hidingFaults, unknownGateway } from './ref
 import type { CallState, RequestStateSigner } from './request-state.js';
 import { callToolInput, type GatewaySession } from './tool-call.js';
 import { upstreamNotifications, type NotifyClient } from './upstream-relay.js';
+import { waitingProgress } from './waiting-progress.js';
 
 export interface StatelessGatewayOptions extends GatewaySession {
   requestState: RequestStateSigner;
@@ -217,7 +218,9 @@ async function respond(
       awaitCallResult(app, viewer, call.turnId, {
         signal,
         tickMs: options.progressIntervalMs,
-        onWait: progressReporter(progressToken, ctx),
+        onWait: waitingProgress(progressToken, (params) =>
+          ctx.mcpReq.notify({ method: 'notifications/progress', params }),
+        ),
       }),
     );
     if (done?.result) return done.result as CallToolResult;
@@ -273,29 +276,7 @@ function elicitRequest(elicitation: ElicitationRecord): InputRequests[string] {
   } as InputRequests[string];
 }
 
-/** notifications/progress while the call waits, when the client asked for them (on the request's own stream). */
-function progressReporter(
-  progressToken: string | number | undefined,
-  ctx: ServerContext,
-): ((waitedMs: number) => void) | undefined {
-  if (progressToken === undefined) return undefined;
-  let progress = 0;
-  return (waitedMs) => {
-    progress = Math.max(waitedMs, progress + 1);
-    const message = `Waiting for confirmation (${Math.round(waitedMs / 1000)} s)`;
-    ctx.mcpReq
-      .notify({ method: 'notifications/progress', params: { progressToken, progress, message } })
-      .catch(() => {});
-  };
-}
-
+/** A gateway's tool as listed (the same fields the 2025 side lists, less its task support). */
 function mcpTool(tool: GatewayTool): McpTool {
-  return {
-    name: tool.name,
-    ...(tool.title !== undefined && { title: tool.title }),
-    description: tool.description,
-    inputSchema: tool.inputSchema as McpTool['inputSchema'],
-    ...(tool.outputSchema && { outputSchema: tool.outputSchema as McpTool['outputSchema'] }),
-    annotations: tool.annotations as McpTool['annotations'],
-  };
+  return { ...tool } as McpTool;
 }

@@ -14,6 +14,7 @@ import type { JsonObject } from '../domain/records.js';
 import { waitingCallRelay } from '../tools/call-relay.js';
 import { askClient, type RequestExtra } from './elicitation-relay.js';
 import { callToolError, GatewayError, idempotencyKeyNotText } from './refusals.js';
+import { waitingProgress } from './waiting-progress.js';
 import { withdrawalOf, withdrawCall } from './withdrawal.js';
 
 export interface GatewaySession {
@@ -89,7 +90,9 @@ async function waitForResult(
     const done = await awaitCallResult(app, viewer, call.turn.id, {
       signal: extra.signal,
       tickMs: session.progressIntervalMs,
-      onWait: progressReporter(request.params._meta?.progressToken, extra),
+      onWait: waitingProgress(request.params._meta?.progressToken, (params) =>
+        extra.sendNotification({ method: 'notifications/progress', params }),
+      ),
     });
     if (done?.result) return done.result;
     await withdrawIfGone(session, request, call, extra.signal);
@@ -113,21 +116,4 @@ async function withdrawIfGone(
   if (reason === null || callToolInput(session, request).idempotencyKey !== undefined) return;
   const { app, viewer, agentId } = session;
   await withdrawCall({ app, viewer, agentId, turnId: call.turn.id }, reason);
-}
-
-/** notifications/progress while the call waits, when the client asked for them: they keep its request alive. */
-function progressReporter(
-  progressToken: string | number | undefined,
-  extra: RequestExtra,
-): ((waitedMs: number) => void) | undefined {
-  if (progressToken === undefined) return undefined;
-  let progress = 0;
-  return (waitedMs) => {
-    // Progress must increase with each notification.
-    progress = Math.max(waitedMs, progress + 1);
-    const message = `Waiting for confirmation (${Math.round(waitedMs / 1000)} s)`;
-    extra
-      .sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } })
-      .catch(() => {});
-  };
 }
