@@ -8,6 +8,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisPubSub } from '../../src/events/redis-pubsub.js';
 import { startHarness, type Harness } from '../support/harness.js';
+import { memoryLog, type MemoryLog } from '../support/log.js';
 import { freshPostgresDatabase, type TestDatabase } from '../support/postgres.js';
 import { REDIS_URL } from '../support/redis.js';
 import type { CountingToolSource } from '../support/tools.js';
@@ -22,6 +23,7 @@ const OTHER = { id: 'shared', secret: 'another-key-of-at-least-32-characters-77'
 interface Instance {
   h: Harness;
   tools: CountingToolSource;
+  log: MemoryLog;
 }
 
 async function startInstance(database: string, key: typeof SHARED): Promise<Instance> {
@@ -29,8 +31,9 @@ async function startInstance(database: string, key: typeof SHARED): Promise<Inst
   const config = gatewayConfig();
   config.server = { mcpRequestState: { keys: [key] } };
   const pubsub = await createRedisPubSub({ url: REDIS_URL, prefix: PREFIX });
-  const h = await startHarness({ config, toolSources: [tools], database, pubsub });
-  return { h, tools };
+  const log = memoryLog('info');
+  const h = await startHarness({ config, toolSources: [tools], database, pubsub, logger: log.logger });
+  return { h, tools, log };
 }
 
 interface InputRequired {
@@ -75,6 +78,7 @@ describe('MCP 2026-07-28 on two instances, one PostgreSQL database, one Redis', 
     const retry = { ...params, inputResponses, requestState: asked.requestState } as never;
 
     await expect(onC.callTool(retry, { allowInputRequired: true })).rejects.toThrow(/Invalid or expired requestState/);
+    expect(c.log.find('MCP requestState refused').map((line) => line.reason)).toEqual(['signature']);
     const result = await onB.callTool(retry, { allowInputRequired: true });
     expect(result).toMatchObject({ content: [{ type: 'text', text: 'dropped [21]' }], isError: false });
     expect(await onA.callTool(retry, { allowInputRequired: true })).toEqual(result);
