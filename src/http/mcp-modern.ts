@@ -73,13 +73,18 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
     },
   });
 
+  // The requests being answered: closing the server stops their waiting, as it ends the 2025 sessions' (a client
+  // comes back with its requestState or key to another instance, or to this one once it is back).
+  const inFlight = new Set<AbortController>();
   return {
     isModern: async (req, body) =>
       req.method === 'POST' &&
       !(await isLegacyRequest(webRequest(req), body, { maxRequestBodySize: options.maxRequestBytes })),
     async serve(req, res, body, caller) {
       const gone = new AbortController();
+      inFlight.add(gone);
       res.once('close', () => {
+        inFlight.delete(gone);
         if (!res.writableFinished) gone.abort();
       });
       const fetch = () =>
@@ -97,7 +102,11 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
         // The client went away while the response streamed: nothing to answer.
       });
     },
-    close: () => handler.close(),
+    close: () => {
+      for (const request of inFlight) request.abort();
+      inFlight.clear();
+      return handler.close();
+    },
   };
 }
 

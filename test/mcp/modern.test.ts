@@ -278,3 +278,31 @@ describe('a requestState past its time', { timeout: 60_000 }, () => {
     }
   });
 });
+
+describe('a server that closes while a 2026-07-28 client waits', { timeout: 60_000 }, () => {
+  it('stops the waiting request, reads nothing from the closed store, and the call stays pending for the retry', async () => {
+    const closingTools = countingTools();
+    const config = gatewayConfig();
+    config.server = { mcpRequestState: { waitSeconds: 20 } };
+    const closingLog = memoryLog('info');
+    const server = await startHarness({ config, toolSources: [closingTools], logger: closingLog.logger });
+    const client = await connectModernClient(mcpUrl(server), { token: ALICE_TOKEN });
+    const call = client.callTool({ name: 'drop', arguments: { ids: [41] } }, { onprogress: () => {} });
+    call.catch(() => {});
+    const pending = await onlyPending(server);
+    const database = server.database;
+    await server.close();
+    await expect(call).rejects.toThrow();
+    // Past the wait's next tick: a request still waiting would read the closed store and log a fault.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(closingLog.find('unexpected fault')).toEqual([]);
+    expect(closingTools.count('drop')).toBe(0);
+    const again = await startHarness({ config, toolSources: [closingTools], database });
+    try {
+      expect(await elicitation(again, ALICE_TOKEN, pending.id)).toMatchObject({ status: 'PENDING' });
+    } finally {
+      await client.close().catch(() => {});
+      await again.close();
+    }
+  });
+});
