@@ -52,6 +52,7 @@ export interface StatelessGatewayOptions extends GatewaySession {
 
 /** What a client is told of any refused state: whatever the reason, the same words (the SDK's own). */
 export const INVALID_STATE = 'Invalid or expired requestState';
+const REQUEST_ENDED = 'The request ended while the call waited; come back with its requestState or idempotency key';
 
 /**
  * Declared whatever the upstream servers offer: with none, the lists are empty. List changes and resource updates go
@@ -224,6 +225,8 @@ async function respond(
       }),
     );
     if (done?.result) return done.result as CallToolResult;
+    // The client went away or the server is closing: nobody reads an answer, and the store may be closed already.
+    if (ctx.mcpReq.signal.aborted) throw new GatewayError(ErrorCode.ConnectionClosed, REQUEST_ENDED);
     const later = await gatewayCall(app, viewer, call.turnId, agentId);
     if (later?.result) return later.result as CallToolResult;
     asked = later && call.canElicit ? askable(options, later.waitingOn) : [];
