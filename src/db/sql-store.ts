@@ -53,6 +53,7 @@ import {
   webhookDeliveryRecord,
   type ElicitationRow,
 } from './rows.js';
+import type { DecisionRecord } from '../domain/decision-records.js';
 import * as scripts from './scripts.js';
 import type { Script, ScriptContext, StartTurnInput } from './scripts.js';
 
@@ -92,10 +93,10 @@ export class SqlStore implements Store {
   /** What the scripts run with. */
   readonly #c: ScriptContext;
 
-  constructor(dialect: Dialect, webhooks: ScriptContext['webhooks']) {
+  constructor(dialect: Dialect, webhooks: ScriptContext['webhooks'], receipts: ScriptContext['receipts'] = null) {
     this.#d = dialect.driver;
     this.#q = dialect.statements;
-    this.#c = { q: dialect.statements, json: dialect.json, stored: dialect.stored, webhooks };
+    this.#c = { q: dialect.statements, json: dialect.json, stored: dialect.stored, webhooks, receipts };
   }
 
   /** A read of one statement. */
@@ -119,6 +120,11 @@ export class SqlStore implements Store {
   /** PostgreSQL: a loop write that is one statement without webhooks, and a transaction with their outbox rows. */
   #withWebhooks<T>(script: () => Script<T>): Promise<T> {
     return this.#c.webhooks ? this.#d.transaction(script) : this.#d.autocommit(script);
+  }
+
+  /** The decision records whose time is within [from, to] (either null: open), in chain order, as exported. */
+  async decisionRecords(from: string | null, to: string | null): Promise<DecisionRecord[]> {
+    return (await this.#read('decisionRecords', { from, to })).map((row) => JSON.parse(row.record) as DecisionRecord);
   }
 
   flush(options?: { soon?: boolean }): Promise<void> {
@@ -379,7 +385,8 @@ export class SqlStore implements Store {
     grantId?: string,
   ): Promise<boolean> {
     const script = () => scripts.markToolStarted(this.#c, turnId, toolCallId, now, leaseOwner, grantId);
-    const started = await (grantId === undefined ? this.#d.autocommit(script) : this.#d.transaction(script));
+    const once = grantId === undefined && !this.#c.receipts;
+    const started = await (once ? this.#d.autocommit(script) : this.#d.transaction(script));
     // The started row must be on disk before the tool's effect happens; the same sync makes every earlier commit
     // durable too (the answer that allowed the call).
     await this.#d.syncToolStart();
@@ -427,7 +434,9 @@ export class SqlStore implements Store {
       iterations: answer ? answer.iterations : null,
       answer: answer ? answer.message : null,
     };
-    return this.#withWebhooks(() => scripts.pauseTurn(this.#c, params));
+    // With decision records, one transaction with the records of its requests.
+    const script = () => scripts.pauseTurn(this.#c, params);
+    return this.#c.receipts ? this.#d.transaction(script) : this.#withWebhooks(script);
   }
 
   async #finishTurn(

@@ -18,8 +18,12 @@ interface Backend {
   undo(store: Store): Promise<void>;
 }
 
-/** The escalation migration and the ones after it (who answered, as they were; a withdrawn call), newest first. */
+/**
+ * The escalation migration and the ones after it (who answered, as they were; a withdrawn call; decision records),
+ * newest first.
+ */
 const UNDO = [
+  'DROP TABLE decision_records',
   'ALTER TABLE elicitations DROP COLUMN caller_waiting_until',
   'ALTER TABLE elicitations DROP COLUMN withdrawn',
   'ALTER TABLE elicitation_answers DROP COLUMN approver_identity',
@@ -44,9 +48,9 @@ const backends: Backend[] = [
     async undo(store) {
       const { sqlite } = store as SqliteStore;
       for (const statement of UNDO) sqlite.exec(statement);
-      const escalation = 'SELECT created_at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 2';
+      const escalation = 'SELECT created_at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 3';
       expect(sqlite.prepare(`DELETE FROM __drizzle_migrations WHERE created_at >= (${escalation})`).run().changes).toBe(
-        3,
+        4,
       );
     },
   },
@@ -64,11 +68,11 @@ const backends: Backend[] = [
       const { pool } = store as PostgresStore;
       for (const statement of UNDO) await pool.query(statement);
       const escalation =
-        'SELECT created_at FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 2';
+        'SELECT created_at FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 3';
       const forgotten = await pool.query(
         `DELETE FROM drizzle.__drizzle_migrations WHERE created_at >= (${escalation})`,
       );
-      expect(forgotten.rowCount).toBe(3);
+      expect(forgotten.rowCount).toBe(4);
     },
   },
 ];

@@ -318,3 +318,23 @@ export const idempotencyKeys = pgTable(
   },
   (t) => [primaryKey({ columns: [t.ownerId, t.key] }), index('idempotency_keys_created').on(t.createdAt)],
 );
+
+/**
+ * The decision records (src/domain/decision-records.ts, docs/receipts.md): one chain per deployment, appended in the
+ * transaction of the change each describes, under a transaction-level advisory lock. `seq` is assigned by the
+ * appender (the head's plus one), so two appends that read the same head cannot both commit. `record` is the signed
+ * record as exported, kept as text (jsonb would not keep it byte for byte).
+ */
+export const decisionRecords = pgTable(
+  'decision_records',
+  {
+    seq: bigint('seq', { mode: 'number' }).primaryKey(),
+    hash: text('hash').notNull(),
+    kind: text('kind').notNull(),
+    turnId: text('turn_id').notNull(),
+    toolCallId: text('tool_call_id').notNull(),
+    at: text('at').notNull(),
+    record: text('record').notNull(),
+  },
+  (t) => [index('decision_records_call').on(t.turnId, t.toolCallId), index('decision_records_at').on(t.at)],
+);

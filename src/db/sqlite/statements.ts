@@ -435,6 +435,13 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
     grantUses: byIds(`SELECT grant_id, turn_id, tool_call_id, started_at FROM tool_executions
       WHERE grant_id IN ${IDS} ORDER BY started_at`),
 
+    lockDecisionChain: () => NONE,
+    decisionChainHead: prepared('SELECT seq, hash FROM decision_records ORDER BY seq DESC LIMIT 1'),
+    insertDecisionRecord: prepared(`INSERT INTO decision_records (seq, hash, kind, turn_id, tool_call_id, at, record)
+      VALUES (@seq, @hash, @kind, @turnId, @toolCallId, @at, @record)`),
+    decisionRecords: prepared(`SELECT record FROM decision_records
+      WHERE (@from IS NULL OR at >= @from) AND (@to IS NULL OR at <= @to) ORDER BY seq`),
+
     insertWebhookDeliveries: ({ deliveries, now }) => {
       for (const d of deliveries) {
         insertDelivery.run({
