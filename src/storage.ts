@@ -4,6 +4,7 @@
 import { firstLine, socketFailure } from './config/connection-errors.js';
 import { ConfigError } from './config/load.js';
 import type { DatabaseConfig } from './config/schema.js';
+import type { DecisionRecord, ReceiptSigner } from './domain/decision-records.js';
 import type { DemoEntities } from './domain/demo-entities.js';
 import type { Store } from './domain/store.js';
 import type { WebhookOutbox, WebhookSubscription } from './domain/webhook-events.js';
@@ -28,6 +29,8 @@ export interface Storage {
   clock: () => Date;
   /** The webhook endpoints the store writes events for (none: it writes none), and who hears when it wrote some. */
   webhooks: WebhookOutboxSignal;
+  /** The decision records whose time is within [from, to] (either null: open), in chain order (docs/receipts.md). */
+  decisionRecords(from: string | null, to: string | null): Promise<DecisionRecord[]>;
   close(): Promise<void>;
 }
 
@@ -48,6 +51,8 @@ export interface StorageSelection {
   sqlite?: SqliteStoreOptions;
   /** The config's webhook endpoints: which events the store writes to the outbox, and for which URL. */
   webhooks?: readonly WebhookSubscription[];
+  /** The deployment's key for decision records; none: no records are written. */
+  receipts?: ReceiptSigner;
 }
 
 export function isPostgresUrl(target: string): boolean {
@@ -76,7 +81,7 @@ export async function openStorage(target: string, where: string, selection: Stor
     let store: SqliteStore;
     try {
       sqlite = openDatabase({ path: target });
-      store = new SqliteStore(sqlite, { ...selection.sqlite, webhooks: outbox });
+      store = new SqliteStore(sqlite, { ...selection.sqlite, webhooks: outbox, receipts: selection.receipts });
     } catch (error) {
       sqlite?.close();
       throw new ConfigError(`${where}: the SQLite database ${target} cannot be opened (${firstLine(error)})`);
@@ -87,11 +92,12 @@ export async function openStorage(target: string, where: string, selection: Stor
       shown: target,
       clock: () => new Date(),
       webhooks,
+      decisionRecords: (from, to) => store.decisionRecords(from, to),
       close: () => store.close(),
     };
   }
   const shown = showPostgres(target, where);
-  const options = { poolSize: selection.config?.poolSize, webhooks: outbox };
+  const options = { poolSize: selection.config?.poolSize, webhooks: outbox, receipts: selection.receipts };
   const store = await PostgresStore.open(target, options).catch((error: unknown) => {
     throw new ConfigError(`${where}: PostgreSQL at ${shown} cannot be reached (${describe(error)})`);
   });
@@ -111,6 +117,7 @@ export async function openStorage(target: string, where: string, selection: Stor
       shown,
       clock: () => new Date(Date.now() + offsetMs),
       webhooks,
+      decisionRecords: (from, to) => store.decisionRecords(from, to),
       close: async () => {
         clearInterval(timer);
         await store.close();
