@@ -4,12 +4,13 @@
 import { firstLine, socketFailure } from './config/connection-errors.js';
 import { ConfigError } from './config/load.js';
 import type { DatabaseConfig } from './config/schema.js';
-import type { DecisionRecord, ReceiptSigner } from './domain/decision-records.js';
+import { publicJwk, type DecisionRecord, type PublicJwk, type ReceiptSigner } from './domain/decision-records.js';
 import type { DemoEntities } from './domain/demo-entities.js';
 import type { Store } from './domain/store.js';
 import type { WebhookOutbox, WebhookSubscription } from './domain/webhook-events.js';
 import { postgresDemoEntities } from './db/postgres/demo-entities.js';
 import { PostgresStore } from './db/postgres/postgres-store.js';
+import type { SqlStore } from './db/sql-store.js';
 import { sqliteDemoEntities } from './db/sqlite/demo-entities.js';
 import { openDatabase, SqliteStore, type SqliteStoreOptions } from './db/sqlite/sqlite-store.js';
 
@@ -31,6 +32,8 @@ export interface Storage {
   webhooks: WebhookOutboxSignal;
   /** The decision records whose time is within [from, to] (either null: open), in chain order (docs/receipts.md). */
   decisionRecords(from: string | null, to: string | null): Promise<DecisionRecord[]>;
+  /** The public keys of the decision records (a JWKS's keys): the configured ones, or the generated one. */
+  receiptKeys: PublicJwk[];
   close(): Promise<void>;
 }
 
@@ -51,8 +54,8 @@ export interface StorageSelection {
   sqlite?: SqliteStoreOptions;
   /** The config's webhook endpoints: which events the store writes to the outbox, and for which URL. */
   webhooks?: readonly WebhookSubscription[];
-  /** The deployment's key for decision records; none: no records are written. */
-  receipts?: ReceiptSigner;
+  /** The configured signing keys of the decision records, the first signs; none: one generated in the database. */
+  receiptKeys?: readonly ReceiptSigner[];
 }
 
 export function isPostgresUrl(target: string): boolean {
@@ -81,13 +84,15 @@ export async function openStorage(target: string, where: string, selection: Stor
     let store: SqliteStore;
     try {
       sqlite = openDatabase({ path: target });
-      store = new SqliteStore(sqlite, { ...selection.sqlite, webhooks: outbox, receipts: selection.receipts });
+      store = new SqliteStore(sqlite, { ...selection.sqlite, webhooks: outbox });
     } catch (error) {
       sqlite?.close();
       throw new ConfigError(`${where}: the SQLite database ${target} cannot be opened (${firstLine(error)})`);
     }
+    const receiptKeys = await signDecisions(store, selection);
     return {
       store,
+      receiptKeys,
       demoEntities: sqliteDemoEntities(sqlite, (work) => store.transaction(work)),
       shown: target,
       clock: () => new Date(),
@@ -97,12 +102,13 @@ export async function openStorage(target: string, where: string, selection: Stor
     };
   }
   const shown = showPostgres(target, where);
-  const options = { poolSize: selection.config?.poolSize, webhooks: outbox, receipts: selection.receipts };
+  const options = { poolSize: selection.config?.poolSize, webhooks: outbox };
   const store = await PostgresStore.open(target, options).catch((error: unknown) => {
     throw new ConfigError(`${where}: PostgreSQL at ${shown} cannot be reached (${describe(error)})`);
   });
   try {
     const demoEntities = await postgresDemoEntities(store.pool);
+    const receiptKeys = await signDecisions(store, selection);
     let offsetMs = await store.clockOffsetMs();
     // Re-measured now and then (clocks drift); a failed measurement keeps the last one.
     const timer = setInterval(() => {
@@ -114,6 +120,7 @@ export async function openStorage(target: string, where: string, selection: Stor
     return {
       store,
       demoEntities,
+      receiptKeys,
       shown,
       clock: () => new Date(Date.now() + offsetMs),
       webhooks,
@@ -127,6 +134,14 @@ export async function openStorage(target: string, where: string, selection: Stor
     await store.close();
     throw error;
   }
+}
+
+/** Makes the store sign its decision records with the first configured key, or the generated one; the public keys. */
+async function signDecisions(store: SqlStore, selection: StorageSelection): Promise<PublicJwk[]> {
+  const configured = selection.receiptKeys ?? [];
+  const signer = configured[0] ?? (await store.generatedReceiptKey(new Date().toISOString()));
+  store.recordDecisions(signer);
+  return (configured.length ? configured : [signer]).map(publicJwk);
 }
 
 /** The store's side of the webhook endpoints, and the server's: told after each commit that wrote deliveries. */

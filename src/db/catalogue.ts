@@ -378,6 +378,10 @@ export interface Catalogue {
   /** The records from `from` to `to` (inclusive, either null: open), in chain order. */
   decisionRecords(p: { from: string | null; to: string | null }): { record: string }[];
 
+  /** The generated signing key: inserted once (a second insert, from another instance, changes nothing), then read. */
+  insertReceiptKey(p: { id: string; privateKey: string; now: string }): number;
+  receiptKey(p: { id: string }): { private_key: string }[];
+
   // ---- webhooks (docs/webhooks.md): nothing of these runs on a change's path unless an endpoint subscribes to it
   /** The outbox rows of a change, in its transaction. */
   insertWebhookDeliveries(p: { deliveries: readonly WebhookDeliveryDraft[]; now: string }): number;

@@ -53,7 +53,13 @@ import {
   webhookDeliveryRecord,
   type ElicitationRow,
 } from './rows.js';
-import type { DecisionRecord } from '../domain/decision-records.js';
+import { generateKeyPairSync } from 'node:crypto';
+import {
+  GENERATED_RECEIPT_KEY_ID,
+  signerFrom,
+  type DecisionRecord,
+  type ReceiptSigner,
+} from '../domain/decision-records.js';
 import * as scripts from './scripts.js';
 import type { Script, ScriptContext, StartTurnInput } from './scripts.js';
 
@@ -91,7 +97,7 @@ export class SqlStore implements Store {
   readonly #d: Driver;
   readonly #q: Queries;
   /** What the scripts run with. */
-  readonly #c: ScriptContext;
+  #c: ScriptContext;
 
   constructor(dialect: Dialect, webhooks: ScriptContext['webhooks'], receipts: ScriptContext['receipts'] = null) {
     this.#d = dialect.driver;
@@ -120,6 +126,23 @@ export class SqlStore implements Store {
   /** PostgreSQL: a loop write that is one statement without webhooks, and a transaction with their outbox rows. */
   #withWebhooks<T>(script: () => Script<T>): Promise<T> {
     return this.#c.webhooks ? this.#d.transaction(script) : this.#d.autocommit(script);
+  }
+
+  /**
+   * The deployment's generated signing key (docs/receipts.md), made by the first instance that asks and kept in the
+   * database; every instance reads the same one.
+   */
+  async generatedReceiptKey(now: string): Promise<ReceiptSigner> {
+    const id = GENERATED_RECEIPT_KEY_ID;
+    const candidate = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    await this.#d.write(() => this.#q.insertReceiptKey({ id, privateKey: candidate, now }));
+    const [row] = await this.#read('receiptKey', { id });
+    return signerFrom(id, row!.private_key);
+  }
+
+  /** From now on, the scripts write decision records signed with `signer`. */
+  recordDecisions(signer: ReceiptSigner): void {
+    this.#c = { ...this.#c, receipts: signer };
   }
 
   /** The decision records whose time is within [from, to] (either null: open), in chain order, as exported. */

@@ -107,6 +107,9 @@ export function sealRecord(
   };
 }
 
+/** The id of the key a deployment without a configured one generates and keeps in its database. */
+export const GENERATED_RECEIPT_KEY_ID = 'toolgate-generated-1';
+
 /** A signer from a PKCS8 PEM or an OKP JWK (its text). */
 export function signerFrom(keyId: string, secret: string): ReceiptSigner {
   const text = secret.trim();

@@ -19,10 +19,11 @@ interface Backend {
 }
 
 /**
- * The escalation migration and the ones after it (who answered, as they were; a withdrawn call; decision records),
+ * The escalation migration and the ones after it (who answered, as they were; a withdrawn call; decision records and their key),
  * newest first.
  */
 const UNDO = [
+  'DROP TABLE receipt_keys',
   'DROP TABLE decision_records',
   'ALTER TABLE elicitations DROP COLUMN caller_waiting_until',
   'ALTER TABLE elicitations DROP COLUMN withdrawn',
@@ -48,9 +49,9 @@ const backends: Backend[] = [
     async undo(store) {
       const { sqlite } = store as SqliteStore;
       for (const statement of UNDO) sqlite.exec(statement);
-      const escalation = 'SELECT created_at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 3';
+      const escalation = 'SELECT created_at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 4';
       expect(sqlite.prepare(`DELETE FROM __drizzle_migrations WHERE created_at >= (${escalation})`).run().changes).toBe(
-        4,
+        5,
       );
     },
   },
@@ -68,11 +69,11 @@ const backends: Backend[] = [
       const { pool } = store as PostgresStore;
       for (const statement of UNDO) await pool.query(statement);
       const escalation =
-        'SELECT created_at FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 3';
+        'SELECT created_at FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 4';
       const forgotten = await pool.query(
         `DELETE FROM drizzle.__drizzle_migrations WHERE created_at >= (${escalation})`,
       );
-      expect(forgotten.rowCount).toBe(4);
+      expect(forgotten.rowCount).toBe(5);
     },
   },
 ];

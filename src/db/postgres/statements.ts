@@ -613,6 +613,13 @@ export const postgresStatements: PgCatalogue = {
      WHERE (@from::text IS NULL OR at >= @from) AND (@to::text IS NULL OR at <= @to) ORDER BY seq`,
   ),
 
+  insertReceiptKey: statement(
+    'insert_receipt_key',
+    `INSERT INTO receipt_keys (id, private_key, created_at) VALUES (@id, @privateKey, @now)
+     ON CONFLICT (id) DO NOTHING`,
+  ),
+  receiptKey: statement('receipt_key', 'SELECT private_key FROM receipt_keys WHERE id = @id'),
+
   insertWebhookDeliveries: (params) => ({ ...insertDeliveries(params), outbox: true }),
   // SKIP LOCKED: rows another instance is claiming right now are left to it; a claim that lapsed is taken over.
   claimWebhookDeliveries: statement(

@@ -309,3 +309,14 @@ export const decisionRecords = sqliteTable(
   },
   (t) => [index('decision_records_call').on(t.turnId, t.toolCallId), index('decision_records_at').on(t.at)],
 );
+
+/**
+ * The signing key of the decision records generated for a deployment without a configured one (docs/receipts.md):
+ * one row, written by the first instance that starts; the others read it.
+ */
+export const receiptKeys = sqliteTable('receipt_keys', {
+  id: text('id').primaryKey(),
+  /** PKCS8 PEM. */
+  privateKey: text('private_key').notNull(),
+  createdAt: text('created_at').notNull(),
+});
