@@ -239,6 +239,12 @@ export class SqlStore implements Store {
     return (await this.#read('answersOfElicitations', { ids: elicitationIds })).map(approverAnswerRecord);
   }
 
+  async listAcceptedDecisions(turnIds: readonly string[]): Promise<DecisionRecord[]> {
+    if (turnIds.length === 0) return [];
+    const rows = await this.#read('acceptedDecisionsOfTurns', { ids: turnIds });
+    return rows.map((row) => JSON.parse(row.record) as DecisionRecord);
+  }
+
   async listTurnElicitations(turnId: string): Promise<ElicitationRecord[]> {
     return (await this.#read('turnElicitations', { turnId })).map(elicitationRecord);
   }

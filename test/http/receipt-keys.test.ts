@@ -2,10 +2,15 @@
 // configured key generates one, keeps it in its database (a restart publishes the same) and signs with it; an export
 // of a server's records verifies against what it publishes.
 import { afterEach, describe, expect, it } from 'vitest';
-import { verifyRecords, type PublicJwk } from '../../src/domain/decision-records.js';
+import {
+  argumentsDigest,
+  verifyRecords,
+  type DecisionRecord,
+  type PublicJwk,
+} from '../../src/domain/decision-records.js';
 import type { SqlStore } from '../../src/db/sql-store.js';
-import { ACCEPT, AGENT, agentConfig, answer, at, pausedTurn } from '../db/spec/fixtures.js';
-import { startHarness, type Harness } from '../support/harness.js';
+import { ACCEPT, AGENT, agentConfig, answer, at, DECLINE, pausedTurn } from '../db/spec/fixtures.js';
+import { dataOf, startHarness, type Harness } from '../support/harness.js';
 
 let harnesses: Harness[] = [];
 afterEach(async () => {
@@ -37,5 +42,26 @@ describe('the receipt keys', () => {
     harnesses.push(again);
     expect(await publishedKeys(again)).toEqual(keys);
     expect(verifyRecords(records, keys)).toBeNull();
+  });
+
+  it('Elicitation.receipt is the signed record of the ACCEPT, which verifies against the published keys', async () => {
+    const h = await startHarness();
+    harnesses.push(h);
+    const store = h.server.services.store as SqlStore;
+    await store.syncAgent(agentConfig(AGENT), at(0));
+    const [accepted, declined] = (await pausedTurn(store, { ownerId: 'local', elicitations: 2 })).elicitations;
+    await answer(store, accepted!.id, { ...ACCEPT, arguments: { note: 'edited' } }, { ownerId: 'local' });
+    await answer(store, declined!.id, DECLINE, { ownerId: 'local' });
+    const query = 'query ($id: ID!) { elicitation(id: $id) { receipt } }';
+    const receiptOf = async (id: string) =>
+      dataOf<{ elicitation: { receipt: DecisionRecord | null } }>(await h.gql(query, { id })).elicitation.receipt;
+    const receipt = await receiptOf(accepted!.id);
+    expect(receipt).toMatchObject({
+      kind: 'ACCEPTED',
+      elicitationId: accepted!.id,
+      argsDigest: argumentsDigest({ note: 'edited' }),
+    });
+    expect(verifyRecords([receipt!], await publishedKeys(h), { startsChain: false })).toBeNull();
+    expect(await receiptOf(declined!.id)).toBeNull();
   });
 });

@@ -613,6 +613,10 @@ export const postgresStatements: PgCatalogue = {
      WHERE (@from::text IS NULL OR at >= @from) AND (@to::text IS NULL OR at <= @to) ORDER BY seq`,
   ),
 
+  acceptedDecisionsOfTurns: statement(
+    'accepted_decisions_of_turns',
+    "SELECT record FROM decision_records WHERE turn_id = ANY(@ids::text[]) AND kind = 'ACCEPTED' ORDER BY seq",
+  ),
   insertReceiptKey: statement(
     'insert_receipt_key',
     `INSERT INTO receipt_keys (id, private_key, created_at) VALUES (@id, @privateKey, @now)

@@ -442,6 +442,9 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
     decisionRecords: prepared(`SELECT record FROM decision_records
       WHERE (@from IS NULL OR at >= @from) AND (@to IS NULL OR at <= @to) ORDER BY seq`),
 
+    acceptedDecisionsOfTurns: byIds(
+      `SELECT record FROM decision_records WHERE turn_id IN ${IDS} AND kind = 'ACCEPTED' ORDER BY seq`,
+    ),
     insertReceiptKey: prepared(`INSERT INTO receipt_keys (id, private_key, created_at) VALUES (@id, @privateKey, @now)
       ON CONFLICT (id) DO NOTHING`),
     receiptKey: prepared('SELECT private_key FROM receipt_keys WHERE id = @id'),
