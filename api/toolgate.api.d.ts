@@ -255,6 +255,12 @@ export declare const configSchema: z.ZodObject<{
         initialBackoffSeconds: z.ZodOptional<z.ZodNumber>;
         maxBackoffSeconds: z.ZodOptional<z.ZodNumber>;
     }, z.core.$strict>>>;
+    receipts: z.ZodOptional<z.ZodObject<{
+        keys: z.ZodArray<z.ZodObject<{
+            id: z.ZodString;
+            privateKey: z.ZodString;
+        }, z.core.$strict>>;
+    }, z.core.$strict>>;
 }, z.core.$strict>;
 
 export type ToolgateConfig = z.infer<typeof configSchema>;

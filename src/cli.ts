@@ -15,6 +15,9 @@ switch (command) {
   case 'init':
     process.exitCode = (await import('./cli/init.js')).init(args);
     break;
+  case 'audit':
+    process.exitCode = await (await import('./cli/audit.js')).audit(args);
+    break;
   case 'help':
   case '--help':
   case '-h':

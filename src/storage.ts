@@ -4,11 +4,13 @@
 import { firstLine, socketFailure } from './config/connection-errors.js';
 import { ConfigError } from './config/load.js';
 import type { DatabaseConfig } from './config/schema.js';
+import { publicJwk, type DecisionRecord, type PublicJwk, type ReceiptSigner } from './domain/decision-records.js';
 import type { DemoEntities } from './domain/demo-entities.js';
 import type { Store } from './domain/store.js';
 import type { WebhookOutbox, WebhookSubscription } from './domain/webhook-events.js';
 import { postgresDemoEntities } from './db/postgres/demo-entities.js';
 import { PostgresStore } from './db/postgres/postgres-store.js';
+import type { SqlStore } from './db/sql-store.js';
 import { sqliteDemoEntities } from './db/sqlite/demo-entities.js';
 import { openDatabase, SqliteStore, type SqliteStoreOptions } from './db/sqlite/sqlite-store.js';
 
@@ -28,6 +30,10 @@ export interface Storage {
   clock: () => Date;
   /** The webhook endpoints the store writes events for (none: it writes none), and who hears when it wrote some. */
   webhooks: WebhookOutboxSignal;
+  /** The decision records whose time is within [from, to] (either null: open), in chain order (docs/receipts.md). */
+  decisionRecords(from: string | null, to: string | null): Promise<DecisionRecord[]>;
+  /** The public keys of the decision records (a JWKS's keys): the configured ones, or the generated one. */
+  receiptKeys: PublicJwk[];
   close(): Promise<void>;
 }
 
@@ -48,6 +54,8 @@ export interface StorageSelection {
   sqlite?: SqliteStoreOptions;
   /** The config's webhook endpoints: which events the store writes to the outbox, and for which URL. */
   webhooks?: readonly WebhookSubscription[];
+  /** The configured signing keys of the decision records, the first signs; none: one generated in the database. */
+  receiptKeys?: readonly ReceiptSigner[];
 }
 
 export function isPostgresUrl(target: string): boolean {
@@ -81,12 +89,15 @@ export async function openStorage(target: string, where: string, selection: Stor
       sqlite?.close();
       throw new ConfigError(`${where}: the SQLite database ${target} cannot be opened (${firstLine(error)})`);
     }
+    const receiptKeys = await signDecisions(store, selection);
     return {
       store,
+      receiptKeys,
       demoEntities: sqliteDemoEntities(sqlite, (work) => store.transaction(work)),
       shown: target,
       clock: () => new Date(),
       webhooks,
+      decisionRecords: (from, to) => store.decisionRecords(from, to),
       close: () => store.close(),
     };
   }
@@ -97,6 +108,7 @@ export async function openStorage(target: string, where: string, selection: Stor
   });
   try {
     const demoEntities = await postgresDemoEntities(store.pool);
+    const receiptKeys = await signDecisions(store, selection);
     let offsetMs = await store.clockOffsetMs();
     // Re-measured now and then (clocks drift); a failed measurement keeps the last one.
     const timer = setInterval(() => {
@@ -108,9 +120,11 @@ export async function openStorage(target: string, where: string, selection: Stor
     return {
       store,
       demoEntities,
+      receiptKeys,
       shown,
       clock: () => new Date(Date.now() + offsetMs),
       webhooks,
+      decisionRecords: (from, to) => store.decisionRecords(from, to),
       close: async () => {
         clearInterval(timer);
         await store.close();
@@ -120,6 +134,14 @@ export async function openStorage(target: string, where: string, selection: Stor
     await store.close();
     throw error;
   }
+}
+
+/** Makes the store sign its decision records with the first configured key, or the generated one; the public keys. */
+async function signDecisions(store: SqlStore, selection: StorageSelection): Promise<PublicJwk[]> {
+  const configured = selection.receiptKeys ?? [];
+  const signer = configured[0] ?? (await store.generatedReceiptKey(new Date().toISOString()));
+  store.recordDecisions(signer);
+  return (configured.length ? configured : [signer]).map(publicJwk);
 }
 
 /** The store's side of the webhook endpoints, and the server's: told after each commit that wrote deliveries. */

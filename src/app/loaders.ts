@@ -12,6 +12,7 @@ import type {
   ThreadRecord,
   TurnRecord,
 } from '../domain/records.js';
+import type { DecisionRecord } from '../domain/decision-records.js';
 import type { Agents, Reads } from '../domain/store.js';
 
 export interface Loaders {
@@ -24,6 +25,8 @@ export interface Loaders {
   turnElicitations(turnId: string): Promise<ElicitationRecord[]>;
   /** The approvers' answers to a request under a policy, in the order given. */
   approverAnswers(elicitationId: string): Promise<ApproverAnswer[]>;
+  /** The signed ACCEPTED decision record of a request, if its accept was recorded with one. */
+  receipt(elicitation: { id: string; turnId: string }): Promise<DecisionRecord | null>;
   threadMessages(threadId: string): Promise<MessageRecord[]>;
   threadTurns(threadId: string): Promise<TurnRecord[]>;
 }
@@ -65,6 +68,10 @@ export function createLoaders(store: Pick<Agents, 'getAgent'> & Reads): Loaders 
     (ids) => store.listApproverAnswers(ids),
     (a) => a.elicitationId,
   );
+  const acceptedDecisions = byParent(
+    (ids) => store.listAcceptedDecisions(ids),
+    (d) => d.turnId,
+  );
   const threadMessages = byParent(
     (ids) => store.listMessagesOfThreads(ids),
     (m) => m.threadId,
@@ -82,6 +89,8 @@ export function createLoaders(store: Pick<Agents, 'getAgent'> & Reads): Loaders 
     turnMessages: (turnId) => turnMessages.load(turnId),
     turnElicitations: (turnId) => turnElicitations.load(turnId),
     approverAnswers: (elicitationId) => approverAnswers.load(elicitationId),
+    receipt: async ({ id, turnId }) =>
+      (await acceptedDecisions.load(turnId)).find((d) => d.elicitationId === id) ?? null,
     threadMessages: (threadId) => threadMessages.load(threadId),
     threadTurns: (threadId) => threadTurns.load(threadId),
   };

@@ -16,6 +16,10 @@ Usage:
                           GraphQL at /graphql, the approval inbox at /inbox, MCP clients at /mcp
   toolgate init [file]    write a commented starter config (default ${DEFAULT_CONFIG_FILE}); never overwrites a file
   toolgate mcp            bridge an MCP client on stdio to a running toolgate's /mcp
+  toolgate audit export [--from <time>] [--to <time>]
+                          the decision records of TOOLGATE_DB (or the config's database) as JSON Lines
+  toolgate audit verify <file> --keys <jwks>
+                          check exported records offline: chain, signatures, each run bound to one accept
   toolgate --help         this text
   toolgate --version      the version
 

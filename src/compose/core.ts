@@ -9,6 +9,7 @@ import type { Agent } from '../domain/records.js';
 import type { WebhookSubscription } from '../domain/webhook-events.js';
 import { demoConfig } from '../config/demo.js';
 import { loadPlugins } from '../config/plugins.js';
+import { receiptSigners } from '../config/receipt-keys.js';
 import type { ToolgateConfig } from '../config/schema.js';
 import { openStorage, type Storage } from '../storage.js';
 import type { DemoEntities } from '../domain/demo-entities.js';
@@ -130,6 +131,8 @@ export async function createCore(options: CoreOptions, opened: (close: () => Pro
   const config = options.config ?? demoConfig;
   const configFile = options.configFile ?? null;
   const where = configFile ?? '<config>';
+  // Read first: a missing or bad signing key stops the start before anything is opened.
+  const receiptKeys = receiptSigners(config, where);
   const logger = options.logger ?? defaultServerLogger();
   const onError = options.onError ?? ((error: unknown) => logger.error({ err: error }, 'unexpected fault'));
 
@@ -183,6 +186,7 @@ export async function createCore(options: CoreOptions, opened: (close: () => Pro
         : await openStorage(options.database ?? ':memory:', 'database', {
             sqlite: { synchronous: options.synchronous, syncFile: options.syncFile },
             webhooks: webhookSubscriptions(webhookEndpoints),
+            receiptKeys,
           });
     opened(() => own.close());
     storage = own;

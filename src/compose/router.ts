@@ -40,6 +40,9 @@ import { mcpRequestStateSettings, type McpRequestStateSettings } from '../config
 import { createRequestStateSigner } from '../mcp/request-state.js';
 import type { Core } from './core.js';
 
+/** Where the public keys of the decision records are published (a JWKS). */
+export const RECEIPT_KEYS_PATH = '/.well-known/toolgate-receipt-keys.json';
+
 export interface RouterOptions {
   /** Who is asking, over HTTP and WebSocket (tests: users of their own). */
   authenticator?: Authenticator;
@@ -247,6 +250,12 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
     }
     if (mcp.handles(req)) {
       void mcp.serve(req, res);
+      return;
+    }
+    if (req.url === RECEIPT_KEYS_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
+      // Public: an auditor checks exported records against these without signing in (docs/receipts.md).
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'public, max-age=300' });
+      res.end(req.method === 'GET' ? JSON.stringify({ keys: core.storage.receiptKeys }) : undefined);
       return;
     }
     if (protectedResource?.handles(req)) {

@@ -609,6 +609,25 @@ export const webhookConfig = z
   })
   .strict();
 
+export const receiptsConfig = z
+  .object({
+    keys: z
+      .array(
+        z
+          .object({
+            id: z.string().min(1).max(100).describe('The key id (kid) records name and the JWKS publishes'),
+            privateKey: z
+              .string()
+              .min(1)
+              .describe('The Ed25519 private key as a PKCS8 PEM or a JWK; "env:NAME" reads it from the environment'),
+          })
+          .strict(),
+      )
+      .min(1)
+      .describe('Signing keys of the decision records: the first signs, all are published (rotation)'),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     $schema: z.string().optional(),
@@ -622,6 +641,9 @@ export const configSchema = z
     pubsub: pubsubConfig.optional(),
     database: databaseConfig.optional(),
     webhooks: z.array(webhookConfig).optional().describe('Endpoints that get events over HTTP (docs/webhooks.md)'),
+    receipts: receiptsConfig
+      .optional()
+      .describe('Decision records (docs/receipts.md); without keys, one is generated and kept in the database'),
   })
   .strict();
 

@@ -362,6 +362,28 @@ export interface Catalogue {
   markCallerWaiting(p: { turnId: string; ownerId: string; until: string | null }): number;
   grantUses(p: Ids): GrantUseRow[];
 
+  // ---- decision records (docs/receipts.md)
+  /** Holds the deployment's chain until the transaction ends (PostgreSQL); SQLite's write transaction already does. */
+  lockDecisionChain(): unknown[];
+  decisionChainHead(): { seq: number; hash: string }[];
+  insertDecisionRecord(p: {
+    seq: number;
+    hash: string;
+    kind: string;
+    turnId: string;
+    toolCallId: string;
+    at: string;
+    record: string;
+  }): number;
+  /** The records from `from` to `to` (inclusive, either null: open), in chain order. */
+  decisionRecords(p: { from: string | null; to: string | null }): { record: string }[];
+  /** The ACCEPTED records of these turns' calls, in chain order. */
+  acceptedDecisionsOfTurns(p: Ids): { record: string }[];
+
+  /** The generated signing key: inserted once (a second insert, from another instance, changes nothing), then read. */
+  insertReceiptKey(p: { id: string; privateKey: string; now: string }): number;
+  receiptKey(p: { id: string }): { private_key: string }[];
+
   // ---- webhooks (docs/webhooks.md): nothing of these runs on a change's path unless an endpoint subscribes to it
   /** The outbox rows of a change, in its transaction. */
   insertWebhookDeliveries(p: { deliveries: readonly WebhookDeliveryDraft[]; now: string }): number;

@@ -6,6 +6,14 @@
 import { agentApproversColumn, overrideChanges, overrideRows } from '../domain/agent-overrides.js';
 import { decideAnswer, resumesTurn, type AnswerDecision } from '../domain/answer-rules.js';
 import { canonicalJson } from '../domain/canonical-json.js';
+import {
+  argumentsDigest,
+  policyDigest,
+  sealRecord,
+  type DecisionDraft,
+  type DecisionKind,
+  type ReceiptSigner,
+} from '../domain/decision-records.js';
 import { grantStateAt, revokedAtFor } from '../domain/grants.js';
 import { isGateway } from '../domain/gateway.js';
 import { startTurnFingerprint } from '../domain/idempotency.js';
@@ -76,6 +84,8 @@ export interface ScriptContext {
   readonly stored: (<T>(value: T) => T) | null;
   /** The endpoints subscribed to events; null without any: no outbox row is written. */
   readonly webhooks: readonly WebhookSubscription[] | null;
+  /** The deployment's signing key for decision records; null: no records are written. */
+  readonly receipts: ReceiptSigner | null;
 }
 
 /** A script: yields statements, gets their results back (typed at each yield by the catalogue's Result). */
@@ -299,7 +309,69 @@ export function* markToolStarted(
     grantId: grantId ?? null,
   });
   if (!row) throw loopWriteRefused(turnId, leaseOwner);
+  if (row.started === 1 && c.receipts) yield* appendRanDecision(c, turnId, toolCallId, now);
   return row.started === 1;
+}
+
+/** The RAN record of a call: the arguments that run are the accepted ones (edited or not), or the model's. */
+function* appendRanDecision(c: ScriptContext, turnId: string, toolCallId: string, now: string): Script<void> {
+  const [turnRow]: TurnRow[] = yield c.q.turn({ id: turnId });
+  const turn = turnRecord(turnRow!);
+  const asked = ((yield c.q.turnElicitations({ turnId })) as ElicitationRow[])
+    .map(elicitationRecord)
+    .find((e) => e.toolCallId === toolCallId && e.status === 'ACCEPTED');
+  const call = turn.step?.calls.find((s) => s.toolCall.id === toolCallId)?.toolCall;
+  const toolId = asked?.toolCall.toolId ?? call?.toolId;
+  const args = asked ? (asked.response?.arguments ?? asked.toolCall.arguments) : call?.arguments;
+  if (toolId === undefined || args === undefined) return;
+  yield* appendDecision(c, {
+    kind: 'RAN',
+    turnId,
+    toolCallId,
+    elicitationId: asked?.id ?? null,
+    agentId: turn.agentId,
+    toolId,
+    argsDigest: argumentsDigest(args),
+    policyDigest: asked ? policyDigest(asked.approval) : null,
+    actor: null,
+    at: now,
+  });
+}
+
+/** What a request's record says of it, before its outcome. */
+function askedDraft(e: ElicitationRecord, kind: DecisionKind, at: string): DecisionDraft {
+  return {
+    kind,
+    turnId: e.turnId,
+    toolCallId: e.toolCallId,
+    elicitationId: e.id,
+    agentId: e.agentId,
+    toolId: e.toolCall.toolId,
+    argsDigest: argumentsDigest(e.toolCall.arguments),
+    policyDigest: policyDigest(e.approval),
+    actor: null,
+    at,
+  };
+}
+
+/**
+ * Appends a decision record to the deployment's one chain, in the transaction of the change it describes: the chain's
+ * lock (PostgreSQL; SQLite writes one transaction at a time), its head, the next record.
+ */
+function* appendDecision(c: ScriptContext, draft: DecisionDraft): Script<void> {
+  if (!c.receipts) return;
+  yield c.q.lockDecisionChain();
+  const [head]: { seq: number; hash: string }[] = yield c.q.decisionChainHead();
+  const record = sealRecord(draft, head ? { seq: Number(head.seq), hash: head.hash } : null, c.receipts);
+  yield c.q.insertDecisionRecord({
+    seq: record.seq,
+    hash: record.hash,
+    kind: record.kind,
+    turnId: record.turnId,
+    toolCallId: record.toolCallId,
+    at: record.at,
+    record: JSON.stringify(record),
+  });
 }
 
 /** The step, its elicitations and the answer that asked, turn PAUSED; the elicitations' outbox rows. */
@@ -316,6 +388,7 @@ export function* pauseTurn(
     ? params.drafts.map((d) => ({ ...d, request: asStored(d.request), toolCall: asStored(d.toolCall) }))
     : params.drafts;
   const created = pausedElicitations(turn, stored, params.now, params.expiresAt);
+  for (const e of created) yield* appendDecision(c, { ...askedDraft(e, 'ASKED', params.now), actor: actorOf(turn) });
   if (c.webhooks) yield* writeWebhookEvents(c, elicitationsRequested(created, params.now), params.now);
   return { turn, elicitations: created };
 }
@@ -477,6 +550,11 @@ function* recordAnswer(
     now,
   });
   const elicitation = elicitationRecord(answered!);
+  yield* appendDecision(c, {
+    ...askedDraft(found, ANSWERED[answer.action], now),
+    ...(answer.action === 'ACCEPT' && { argsDigest: argumentsDigest(answer.arguments ?? found.toolCall.arguments) }),
+    actor: { id: by, identity: byIdentity },
+  });
   // Decided: no longer offered to its approvers.
   if (found.approval) yield c.q.deleteApproverRoles({ ids: [found.id] });
   if (c.webhooks) yield* writeWebhookEvents(c, elicitationsClosed([elicitation], 'ANSWERED', now), now);
@@ -498,6 +576,11 @@ function* recordAnswer(
   if (!resumed) return { ok: true, kind: 'recorded', elicitation, turn: yield* turnNow(a) };
   return { ok: true, kind: 'resume', elicitation, turn: turnRecord(resumed), elicitations };
 }
+
+const ANSWERED = { ACCEPT: 'ACCEPTED', DECLINE: 'DECLINED', CANCEL: 'CANCELLED' } as const;
+
+/** The user a turn runs for, as the record of its requests names them. */
+const actorOf = (turn: TurnRecord) => ({ id: turn.ownerId, identity: null });
 
 /** Expire PAUSED turns whose expiresAt has passed (at most `limit`); where writers run at once, skipping held ones. */
 export function* expireDueTurns(c: ScriptContext, now: string, limit: number): Script<TurnRecord[]> {
@@ -525,6 +608,9 @@ function* closePausedTurn(c: ScriptContext, turn: TurnRecord, reason: CloseReaso
   const close = closing(turn, stored, reason);
   if (close.closeElicitations.length) {
     yield c.q.closeElicitations({ ids: close.closeElicitations, status: close.status, now });
+    for (const e of stored.filter((s) => close.closeElicitations.includes(s.id))) {
+      yield* appendDecision(c, askedDraft(e, close.status, now));
+    }
     // Those under a policy are no longer offered to their approvers.
     const offered = stored.filter((e) => e.approval && close.closeElicitations.includes(e.id)).map((e) => e.id);
     if (offered.length) yield c.q.deleteApproverRoles({ ids: offered });

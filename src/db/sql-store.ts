@@ -53,6 +53,13 @@ import {
   webhookDeliveryRecord,
   type ElicitationRow,
 } from './rows.js';
+import { generateKeyPairSync } from 'node:crypto';
+import {
+  GENERATED_RECEIPT_KEY_ID,
+  signerFrom,
+  type DecisionRecord,
+  type ReceiptSigner,
+} from '../domain/decision-records.js';
 import * as scripts from './scripts.js';
 import type { Script, ScriptContext, StartTurnInput } from './scripts.js';
 
@@ -90,12 +97,12 @@ export class SqlStore implements Store {
   readonly #d: Driver;
   readonly #q: Queries;
   /** What the scripts run with. */
-  readonly #c: ScriptContext;
+  #c: ScriptContext;
 
-  constructor(dialect: Dialect, webhooks: ScriptContext['webhooks']) {
+  constructor(dialect: Dialect, webhooks: ScriptContext['webhooks'], receipts: ScriptContext['receipts'] = null) {
     this.#d = dialect.driver;
     this.#q = dialect.statements;
-    this.#c = { q: dialect.statements, json: dialect.json, stored: dialect.stored, webhooks };
+    this.#c = { q: dialect.statements, json: dialect.json, stored: dialect.stored, webhooks, receipts };
   }
 
   /** A read of one statement. */
@@ -119,6 +126,28 @@ export class SqlStore implements Store {
   /** PostgreSQL: a loop write that is one statement without webhooks, and a transaction with their outbox rows. */
   #withWebhooks<T>(script: () => Script<T>): Promise<T> {
     return this.#c.webhooks ? this.#d.transaction(script) : this.#d.autocommit(script);
+  }
+
+  /**
+   * The deployment's generated signing key (docs/receipts.md), made by the first instance that asks and kept in the
+   * database; every instance reads the same one.
+   */
+  async generatedReceiptKey(now: string): Promise<ReceiptSigner> {
+    const id = GENERATED_RECEIPT_KEY_ID;
+    const candidate = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    await this.#d.write(() => this.#q.insertReceiptKey({ id, privateKey: candidate, now }));
+    const [row] = await this.#read('receiptKey', { id });
+    return signerFrom(id, row!.private_key);
+  }
+
+  /** From now on, the scripts write decision records signed with `signer`. */
+  recordDecisions(signer: ReceiptSigner): void {
+    this.#c = { ...this.#c, receipts: signer };
+  }
+
+  /** The decision records whose time is within [from, to] (either null: open), in chain order, as exported. */
+  async decisionRecords(from: string | null, to: string | null): Promise<DecisionRecord[]> {
+    return (await this.#read('decisionRecords', { from, to })).map((row) => JSON.parse(row.record) as DecisionRecord);
   }
 
   flush(options?: { soon?: boolean }): Promise<void> {
@@ -208,6 +237,12 @@ export class SqlStore implements Store {
   async listApproverAnswers(elicitationIds: readonly string[]): Promise<ApproverAnswer[]> {
     if (elicitationIds.length === 0) return [];
     return (await this.#read('answersOfElicitations', { ids: elicitationIds })).map(approverAnswerRecord);
+  }
+
+  async listAcceptedDecisions(turnIds: readonly string[]): Promise<DecisionRecord[]> {
+    if (turnIds.length === 0) return [];
+    const rows = await this.#read('acceptedDecisionsOfTurns', { ids: turnIds });
+    return rows.map((row) => JSON.parse(row.record) as DecisionRecord);
   }
 
   async listTurnElicitations(turnId: string): Promise<ElicitationRecord[]> {
@@ -379,7 +414,8 @@ export class SqlStore implements Store {
     grantId?: string,
   ): Promise<boolean> {
     const script = () => scripts.markToolStarted(this.#c, turnId, toolCallId, now, leaseOwner, grantId);
-    const started = await (grantId === undefined ? this.#d.autocommit(script) : this.#d.transaction(script));
+    const once = grantId === undefined && !this.#c.receipts;
+    const started = await (once ? this.#d.autocommit(script) : this.#d.transaction(script));
     // The started row must be on disk before the tool's effect happens; the same sync makes every earlier commit
     // durable too (the answer that allowed the call).
     await this.#d.syncToolStart();
@@ -427,7 +463,9 @@ export class SqlStore implements Store {
       iterations: answer ? answer.iterations : null,
       answer: answer ? answer.message : null,
     };
-    return this.#withWebhooks(() => scripts.pauseTurn(this.#c, params));
+    // With decision records, one transaction with the records of its requests.
+    const script = () => scripts.pauseTurn(this.#c, params);
+    return this.#c.receipts ? this.#d.transaction(script) : this.#withWebhooks(script);
   }
 
   async #finishTurn(

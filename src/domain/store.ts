@@ -24,6 +24,7 @@ import type {
   ToolMessageDraft,
   TurnRecord,
 } from './records.js';
+import type { DecisionRecord } from './decision-records.js';
 import type { AnswerRefusal, StartRefusal } from './refusals.js';
 import type { WebhookAttemptOutcome, WebhookDeliveryRecord, WebhookDeliveryStatus } from './webhook-events.js';
 
@@ -282,6 +283,8 @@ export interface Reads {
   loadElicitation(id: string): Promise<ElicitationRecord | null>;
   /** The approvers' answers to these requests (under a policy), each request's in the order given. */
   listApproverAnswers(elicitationIds: readonly string[]): Promise<ApproverAnswer[]>;
+  /** The signed ACCEPTED decision records of these turns' calls (docs/receipts.md), in chain order. */
+  listAcceptedDecisions(turnIds: readonly string[]): Promise<DecisionRecord[]>;
   /** A gateway call's result as finishTool kept it; null when none was kept (it did not run, or not to its end). */
   getToolResult(turnId: string, toolCallId: string): Promise<JsonObject | null>;
 

@@ -249,6 +249,13 @@ ElicitationRef.implement({
         'Who answered, in the order they did: each approver under an approvers policy, else the requester once answered.',
       resolve: (e, _args, ctx) => elicitationAnswers(e, (id) => ctx.loaders.approverAnswers(id)),
     }),
+    receipt: t.field({
+      type: 'JSON',
+      nullable: true,
+      description:
+        'The signed decision record of the ACCEPT that let this call run (docs/receipts.md): verifiable offline with the keys at /.well-known/toolgate-receipt-keys.json; null until accepted.',
+      resolve: (e, _args, ctx) => (e.status === 'ACCEPTED' ? ctx.loaders.receipt(e) : null),
+    }),
     status: t.field({
       type: ElicitationStatusEnum,
       resolve: (e, _args, ctx) => elicitationStatusAt(e, ctx.services.clock().toISOString()),

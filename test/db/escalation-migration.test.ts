@@ -18,8 +18,13 @@ interface Backend {
   undo(store: Store): Promise<void>;
 }
 
-/** The escalation migration and the ones after it (who answered, as they were; a withdrawn call), newest first. */
+/**
+ * The escalation migration and the ones after it (who answered, as they were; a withdrawn call; decision records and their key),
+ * newest first.
+ */
 const UNDO = [
+  'DROP TABLE receipt_keys',
+  'DROP TABLE decision_records',
   'ALTER TABLE elicitations DROP COLUMN caller_waiting_until',
   'ALTER TABLE elicitations DROP COLUMN withdrawn',
   'ALTER TABLE elicitation_answers DROP COLUMN approver_identity',
@@ -44,9 +49,9 @@ const backends: Backend[] = [
     async undo(store) {
       const { sqlite } = store as SqliteStore;
       for (const statement of UNDO) sqlite.exec(statement);
-      const escalation = 'SELECT created_at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 2';
+      const escalation = 'SELECT created_at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 4';
       expect(sqlite.prepare(`DELETE FROM __drizzle_migrations WHERE created_at >= (${escalation})`).run().changes).toBe(
-        3,
+        5,
       );
     },
   },
@@ -64,11 +69,11 @@ const backends: Backend[] = [
       const { pool } = store as PostgresStore;
       for (const statement of UNDO) await pool.query(statement);
       const escalation =
-        'SELECT created_at FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 2';
+        'SELECT created_at FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 4';
       const forgotten = await pool.query(
         `DELETE FROM drizzle.__drizzle_migrations WHERE created_at >= (${escalation})`,
       );
-      expect(forgotten.rowCount).toBe(3);
+      expect(forgotten.rowCount).toBe(5);
     },
   },
 ];

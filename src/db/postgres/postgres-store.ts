@@ -7,6 +7,7 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import pg from 'pg';
 import { toStorableJson } from '../../domain/text.js';
+import type { ReceiptSigner } from '../../domain/decision-records.js';
 import type { WebhookOutbox } from '../../domain/webhook-events.js';
 import { migrationsFolder } from '../migrations-folder.js';
 import type { Script } from '../scripts.js';
@@ -21,6 +22,8 @@ export interface PostgresStoreOptions {
   poolSize?: number;
   /** The webhook endpoints whose events the changes write to the outbox; none: nothing is written or read for them. */
   webhooks?: WebhookOutbox;
+  /** The deployment's key for signed decision records (docs/receipts.md); none: no records are written. */
+  receipts?: ReceiptSigner;
 }
 
 /** SQLSTATEs after which a transaction is tried again from the start: nothing of it was committed. */
@@ -63,7 +66,7 @@ function sqlState(error: unknown): string {
 export class PostgresStore extends SqlStore {
   readonly pool: pg.Pool;
 
-  private constructor(pool: pg.Pool, webhooks: WebhookOutbox | null) {
+  private constructor(pool: pg.Pool, webhooks: WebhookOutbox | null, receipts: ReceiptSigner | null) {
     const newest = Math.max(0, ...readMigrationFiles({ migrationsFolder: MIGRATIONS }).map((m) => m.folderMillis));
     /** Runs a script's statements on `client`; `wroteOutbox` is told when one writes outbox rows. */
     const drive = async <T>(client: pg.Pool | pg.PoolClient, script: Script<T>, wroteOutbox?: () => void) => {
@@ -122,7 +125,11 @@ export class PostgresStore extends SqlStore {
       /** Ends the pool once; later calls wait for the same end. */
       close: () => (closing ??= pool.end()),
     };
-    super({ driver, statements: postgresStatements, json, stored: toStorableJson }, webhooks?.subscriptions ?? null);
+    super(
+      { driver, statements: postgresStatements, json, stored: toStorableJson },
+      webhooks?.subscriptions ?? null,
+      receipts,
+    );
     this.pool = pool;
   }
 
@@ -140,7 +147,11 @@ export class PostgresStore extends SqlStore {
     // A connection dropped while idle (a database restart) is an event on the pool, not a crash: the next query
     // opens a new one.
     pool.on('error', () => {});
-    const store = new PostgresStore(pool, options.webhooks?.subscriptions.length ? options.webhooks : null);
+    const store = new PostgresStore(
+      pool,
+      options.webhooks?.subscriptions.length ? options.webhooks : null,
+      options.receipts ?? null,
+    );
     try {
       const client = await pool.connect();
       try {

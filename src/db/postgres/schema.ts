@@ -318,3 +318,34 @@ export const idempotencyKeys = pgTable(
   },
   (t) => [primaryKey({ columns: [t.ownerId, t.key] }), index('idempotency_keys_created').on(t.createdAt)],
 );
+
+/**
+ * The decision records (src/domain/decision-records.ts, docs/receipts.md): one chain per deployment, appended in the
+ * transaction of the change each describes, under a transaction-level advisory lock. `seq` is assigned by the
+ * appender (the head's plus one), so two appends that read the same head cannot both commit. `record` is the signed
+ * record as exported, kept as text (jsonb would not keep it byte for byte).
+ */
+export const decisionRecords = pgTable(
+  'decision_records',
+  {
+    seq: bigint('seq', { mode: 'number' }).primaryKey(),
+    hash: text('hash').notNull(),
+    kind: text('kind').notNull(),
+    turnId: text('turn_id').notNull(),
+    toolCallId: text('tool_call_id').notNull(),
+    at: text('at').notNull(),
+    record: text('record').notNull(),
+  },
+  (t) => [index('decision_records_call').on(t.turnId, t.toolCallId), index('decision_records_at').on(t.at)],
+);
+
+/**
+ * The signing key of the decision records generated for a deployment without a configured one (docs/receipts.md):
+ * one row, written by the first instance that starts; the others read it.
+ */
+export const receiptKeys = pgTable('receipt_keys', {
+  id: text('id').primaryKey(),
+  /** PKCS8 PEM. */
+  privateKey: text('private_key').notNull(),
+  createdAt: time('created_at').notNull(),
+});

@@ -593,6 +593,37 @@ export const postgresStatements: PgCatalogue = {
      ORDER BY started_at`,
   ),
 
+  // One key for the deployment's chain: every append, from any instance, waits for the one before to commit.
+  lockDecisionChain: statement(
+    'lock_decision_chain',
+    "SELECT pg_advisory_xact_lock(hashtext('toolgate.decision_records'))",
+  ),
+  decisionChainHead: statement(
+    'decision_chain_head',
+    'SELECT seq::integer AS seq, hash FROM decision_records ORDER BY seq DESC LIMIT 1',
+  ),
+  insertDecisionRecord: statement(
+    'insert_decision_record',
+    `INSERT INTO decision_records (seq, hash, kind, turn_id, tool_call_id, at, record)
+     VALUES (@seq, @hash, @kind, @turnId, @toolCallId, @at, @record)`,
+  ),
+  decisionRecords: statement(
+    'decision_records',
+    `SELECT record FROM decision_records
+     WHERE (@from::text IS NULL OR at >= @from) AND (@to::text IS NULL OR at <= @to) ORDER BY seq`,
+  ),
+
+  acceptedDecisionsOfTurns: statement(
+    'accepted_decisions_of_turns',
+    "SELECT record FROM decision_records WHERE turn_id = ANY(@ids::text[]) AND kind = 'ACCEPTED' ORDER BY seq",
+  ),
+  insertReceiptKey: statement(
+    'insert_receipt_key',
+    `INSERT INTO receipt_keys (id, private_key, created_at) VALUES (@id, @privateKey, @now)
+     ON CONFLICT (id) DO NOTHING`,
+  ),
+  receiptKey: statement('receipt_key', 'SELECT private_key FROM receipt_keys WHERE id = @id'),
+
   insertWebhookDeliveries: (params) => ({ ...insertDeliveries(params), outbox: true }),
   // SKIP LOCKED: rows another instance is claiming right now are left to it; a claim that lapsed is taken over.
   claimWebhookDeliveries: statement(

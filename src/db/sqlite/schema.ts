@@ -290,3 +290,33 @@ export const idempotencyKeys = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.ownerId, t.key] }), index('idempotency_keys_created').on(t.createdAt)],
 );
+
+/**
+ * The decision records (src/domain/decision-records.ts, docs/receipts.md): one chain per deployment, appended in the
+ * transaction of the change each describes. `seq` is assigned by the appender (the head's plus one), so two appends
+ * that read the same head cannot both commit. `record` is the signed record as exported.
+ */
+export const decisionRecords = sqliteTable(
+  'decision_records',
+  {
+    seq: integer('seq').primaryKey(),
+    hash: text('hash').notNull(),
+    kind: text('kind').notNull(),
+    turnId: text('turn_id').notNull(),
+    toolCallId: text('tool_call_id').notNull(),
+    at: text('at').notNull(),
+    record: text('record').notNull(),
+  },
+  (t) => [index('decision_records_call').on(t.turnId, t.toolCallId), index('decision_records_at').on(t.at)],
+);
+
+/**
+ * The signing key of the decision records generated for a deployment without a configured one (docs/receipts.md):
+ * one row, written by the first instance that starts; the others read it.
+ */
+export const receiptKeys = sqliteTable('receipt_keys', {
+  id: text('id').primaryKey(),
+  /** PKCS8 PEM. */
+  privateKey: text('private_key').notNull(),
+  createdAt: text('created_at').notNull(),
+});

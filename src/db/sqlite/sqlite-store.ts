@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
+import type { ReceiptSigner } from '../../domain/decision-records.js';
 import type { WebhookOutbox } from '../../domain/webhook-events.js';
 import { migrationsFolder } from '../migrations-folder.js';
 import type { Script } from '../scripts.js';
@@ -34,6 +35,8 @@ export interface SqliteStoreOptions {
   syncFile?: SyncFile;
   /** The webhook endpoints whose events the changes write to the outbox; none: nothing is written or read for them. */
   webhooks?: WebhookOutbox;
+  /** The deployment's key for signed decision records (docs/receipts.md); none: no records are written. */
+  receipts?: ReceiptSigner;
 }
 
 export function openDatabase(options: DatabaseOptions): Database.Database {
@@ -117,7 +120,11 @@ export class SqliteStore extends SqlStore {
       },
     };
     const statements = sqliteStatements(sqlite, () => (outboxWritten = true));
-    super({ driver, statements, json: JSON.stringify, stored: null }, webhooks?.subscriptions ?? null);
+    super(
+      { driver, statements, json: JSON.stringify, stored: null },
+      webhooks?.subscriptions ?? null,
+      options.receipts ?? null,
+    );
     this.#wal = wal;
     this.#writes = writes;
   }

@@ -435,6 +435,20 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
     grantUses: byIds(`SELECT grant_id, turn_id, tool_call_id, started_at FROM tool_executions
       WHERE grant_id IN ${IDS} ORDER BY started_at`),
 
+    lockDecisionChain: () => NONE,
+    decisionChainHead: prepared('SELECT seq, hash FROM decision_records ORDER BY seq DESC LIMIT 1'),
+    insertDecisionRecord: prepared(`INSERT INTO decision_records (seq, hash, kind, turn_id, tool_call_id, at, record)
+      VALUES (@seq, @hash, @kind, @turnId, @toolCallId, @at, @record)`),
+    decisionRecords: prepared(`SELECT record FROM decision_records
+      WHERE (@from IS NULL OR at >= @from) AND (@to IS NULL OR at <= @to) ORDER BY seq`),
+
+    acceptedDecisionsOfTurns: byIds(
+      `SELECT record FROM decision_records WHERE turn_id IN ${IDS} AND kind = 'ACCEPTED' ORDER BY seq`,
+    ),
+    insertReceiptKey: prepared(`INSERT INTO receipt_keys (id, private_key, created_at) VALUES (@id, @privateKey, @now)
+      ON CONFLICT (id) DO NOTHING`),
+    receiptKey: prepared('SELECT private_key FROM receipt_keys WHERE id = @id'),
+
     insertWebhookDeliveries: ({ deliveries, now }) => {
       for (const d of deliveries) {
         insertDelivery.run({

@@ -1,0 +1,123 @@
+// `toolgate audit export` and `toolgate audit verify` in a process of their own, from the sources, on an SQLite
+// database whose store recorded a run: the export verifies with the published key, each tampering is named with a
+// non-zero exit, and an unknown key or a bad file is one line.
+import { execFile } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publicJwk, type DecisionRecord } from '../../src/domain/decision-records.js';
+import { openDatabase, SqliteStore } from '../../src/db/sqlite/sqlite-store.js';
+import { ACCEPT, AGENT, agentConfig, answer, at, pausedTurn } from '../db/spec/fixtures.js';
+import { tempDir } from '../support/harness.js';
+
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
+const temp = tempDir();
+afterAll(() => temp.cleanup());
+const database = join(temp.dir, 'toolgate.db');
+const signer = { keyId: 'deployment-1', privateKey: generateKeyPairSync('ed25519').privateKey };
+const jwks = join(temp.dir, 'keys.json');
+
+async function toolgate(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ['--import', import.meta.resolve('tsx'), CLI, ...args],
+      { cwd: temp.dir, encoding: 'utf8', env: { ...process.env, TOOLGATE_DB: database, TOOLGATE_CONFIG: '' } },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+/** Writes `records` as an export file named `name`; its path. */
+function exportFile(name: string, records: readonly DecisionRecord[]): string {
+  const path = join(temp.dir, name);
+  writeFileSync(path, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+  return path;
+}
+
+let exported: DecisionRecord[] = [];
+beforeAll(async () => {
+  const store = new SqliteStore(openDatabase({ path: database }), { receipts: signer });
+  await store.syncAgent(agentConfig(AGENT), at(0));
+  const paused = await pausedTurn(store, { elicitations: 2 });
+  await answer(store, paused.elicitations[0]!.id, { ...ACCEPT, arguments: { note: 'edited' } });
+  await answer(store, paused.elicitations[1]!.id, ACCEPT);
+  await store.unleasedTurnWriter(paused.turn.id).markToolStarted({
+    toolCallId: paused.elicitations[0]!.toolCallId,
+    now: at(11),
+  });
+  await store.close();
+  writeFileSync(jwks, JSON.stringify({ keys: [publicJwk(signer)] }));
+});
+
+describe('toolgate audit', () => {
+  it('exports the records as JSON Lines, which verify against the published keys', async () => {
+    const result = await toolgate(['audit', 'export']);
+    expect(result.code).toBe(0);
+    exported = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as DecisionRecord);
+    expect(exported.map((r) => r.kind)).toEqual(['ASKED', 'ASKED', 'ACCEPTED', 'ACCEPTED', 'RAN']);
+    const file = exportFile('all.jsonl', exported);
+    expect(await toolgate(['audit', 'verify', file, '--keys', jwks])).toMatchObject({
+      code: 0,
+      stdout: `${file}: 5 records verify\n`,
+    });
+  });
+
+  it('exports a range (--from, --to), which verifies as a range', async () => {
+    const result = await toolgate(['audit', 'export', '--from', at(10), '--to', at(11)]);
+    expect(result.stdout.trim().split('\n')).toHaveLength(3);
+    const file = join(temp.dir, 'range.jsonl');
+    writeFileSync(file, result.stdout);
+    const verified = await toolgate(['audit', 'verify', file, '--keys', jwks]);
+    expect(verified).toMatchObject({ code: 0, stdout: expect.stringContaining('a range from record 3') });
+  });
+
+  it.each([
+    [
+      'a changed argument digest',
+      (r: DecisionRecord[]) => r.map((x) => (x.seq === 5 ? { ...x, argsDigest: 'f'.repeat(64) } : x)),
+      'record 5: hash does not match its contents',
+    ],
+    ['a deleted record', (r: DecisionRecord[]) => r.filter((x) => x.seq !== 3), 'record 4: seq 4 follows 2'],
+    [
+      'two records reordered',
+      (r: DecisionRecord[]) => [r[0]!, r[2]!, r[1]!, ...r.slice(3)],
+      'record 3: seq 3 follows 1',
+    ],
+    [
+      'a record whose key id was changed',
+      (r: DecisionRecord[]) => r.map((x) => (x.seq === 2 ? { ...x, keyId: 'stranger' } : x)),
+      'record 2: hash does not match',
+    ],
+  ])('names the first bad record: %s', async (_, tamper, named) => {
+    const file = exportFile('tampered.jsonl', tamper(exported));
+    const result = await toolgate(['audit', 'verify', file, '--keys', jwks]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(named);
+  });
+
+  it('refuses records signed with a key the JWKS does not hold', async () => {
+    const other = { keyId: 'other', privateKey: generateKeyPairSync('ed25519').privateKey };
+    const otherKeys = join(temp.dir, 'other-keys.json');
+    writeFileSync(otherKeys, JSON.stringify({ keys: [publicJwk(other)] }));
+    const result = await toolgate(['audit', 'verify', exportFile('good.jsonl', exported), '--keys', otherKeys]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('record 1: signed with an unknown key "deployment-1"');
+  });
+
+  it('a missing --keys or an unreadable file is one line and exit 2', async () => {
+    expect(await toolgate(['audit', 'verify', 'x.jsonl'])).toMatchObject({ code: 2 });
+    const missing = await toolgate(['audit', 'verify', 'nothing.jsonl', '--keys', jwks]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
