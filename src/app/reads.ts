@@ -166,6 +166,21 @@ export async function mayAnswerNow(
   return awaitsAnswerOf(await answers(), viewer.id);
 }
 
+/**
+ * The confirmations of a waiting call that its caller may answer themselves now (still waiting, and mayAnswer allows
+ * them): those for approvers only (four eyes, a quorum of others) are left to them.
+ */
+export function answerableByCaller(
+  app: Pick<AppDeps, 'clock'>,
+  viewer: Viewer,
+  waitingOn: readonly ElicitationRecord[],
+): ElicitationRecord[] {
+  const now = app.clock().toISOString();
+  return waitingOn.filter(
+    (e) => elicitationStatusAt(e, now) === 'PENDING' && mayAnswer(e, viewer, 'ACCEPT', now).kind === 'allowed',
+  );
+}
+
 /** How a closed elicitation was closed: answered by its user, or closed by the server without an answer. */
 export type ElicitationResolution = 'ANSWERED' | 'EXPIRED' | 'SUPERSEDED' | 'TURN_CANCELLED';
 

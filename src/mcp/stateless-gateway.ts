@@ -31,8 +31,8 @@ import {
 } from '@modelcontextprotocol/server';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { answerElicitation } from '../app/answer-elicitation.js';
+import { answerableByCaller } from '../app/reads.js';
 import { awaitCallResult, callTool, gatewayCall, listGatewayTools, type GatewayTool } from '../app/call-tool.js';
-import { mayAnswer } from '../domain/approvers.js';
 import type { ElicitationAction, ElicitationRecord, JsonObject } from '../domain/records.js';
 import { relayingCalls, waitingCallRelay, type CallRelay } from '../tools/call-relay.js';
 import { offerHandlers, type OfferCaller } from './offer-handlers.js';
@@ -210,7 +210,7 @@ async function respond(
   // Its turn is gone (deleted after retention): nothing to come back to.
   if (!now) throw new GatewayError(ErrorCode.InvalidParams, INVALID_STATE);
   if (now.result) return now.result as CallToolResult;
-  let asked = call.canElicit ? askable(options, now.waitingOn) : [];
+  let asked = call.canElicit ? answerableByCaller(app, viewer, now.waitingOn) : [];
   if (asked.length === 0) {
     // Waiting on others, or running: held for a while, answered as soon as the result is known. A decision made in
     // this process meanwhile runs the tool with this request's relay (its own progress reported instead).
@@ -229,7 +229,7 @@ async function respond(
     if (ctx.mcpReq.signal.aborted) throw new GatewayError(ErrorCode.ConnectionClosed, REQUEST_ENDED);
     const later = await gatewayCall(app, viewer, call.turnId, agentId);
     if (later?.result) return later.result as CallToolResult;
-    asked = later && call.canElicit ? askable(options, later.waitingOn) : [];
+    asked = later && call.canElicit ? answerableByCaller(app, viewer, later.waitingOn) : [];
   }
   const requestState = options.requestState.sign({
     turnId: call.turnId,
@@ -259,15 +259,6 @@ async function withDeadline<T>(outer: AbortSignal, ms: number, work: (signal: Ab
     clearTimeout(timer);
     outer.removeEventListener('abort', abort);
   }
-}
-
-/** The pending confirmations the caller may answer themselves (not those for approvers only, four eyes). */
-function askable(options: StatelessGatewayOptions, waitingOn: readonly ElicitationRecord[]): ElicitationRecord[] {
-  const now = options.app.clock().toISOString();
-  return waitingOn.filter(
-    (e) =>
-      e.status === 'PENDING' && e.expiresAt > now && mayAnswer(e, options.viewer, 'ACCEPT', now).kind === 'allowed',
-  );
 }
 
 /** The trusted confirmation form, as the 2025 session asks it with elicitation/create (elicitation-relay.ts). */
