@@ -14,6 +14,8 @@ import { CountingToolSource } from '../support/tools.js';
 
 const TOKENS = { alice: 'alice-approver-token-1', bob: 'bob-approver-token-2', carol: 'carol-approver-token-3' };
 type User = keyof typeof TOKENS;
+/** A reviewer whose user id holds a hidden character, as an identity provider's claim may. */
+const DAVE = { token: 'dave-approver-token-4', user: 'dave\u200Bops' };
 /** The arguments the model proposes: a zero-width space hides inside the service name. */
 const ARGUMENTS = { service: 'web\u200Bapp', replicas: 3 };
 
@@ -41,6 +43,7 @@ beforeAll(async () => {
           { token: TOKENS.alice, user: 'alice', admin: false },
           { token: TOKENS.bob, user: 'bob', admin: false, roles: ['reviewer'] },
           { token: TOKENS.carol, user: 'carol', admin: false, roles: ['reviewer'] },
+          { token: DAVE.token, user: DAVE.user, admin: false, roles: ['reviewer'] },
         ],
       },
     },
@@ -154,5 +157,37 @@ describe('the approver queue', () => {
     // Nothing the pages did afterwards ran it again.
     await alice.waitForTimeout(300);
     expect(tools.count('deploy')).toBe(1);
+  });
+
+  it("shows an approver's user id with its hidden characters marked: signed in as, and among the approvals", async () => {
+    screenshotOnFailure('approver-queue-hidden-id', () => pages.slice(-2));
+    const alice = await signIn('alice');
+    const dave = await browser.newPage();
+    pages.push(dave);
+    await dave.goto(`${base}/inbox`);
+    const field = dave.getByLabel('Access token');
+    await field.fill(DAVE.token);
+    await field.press('Enter');
+    const zeroWidth = 'Hidden character U+200B';
+    expect(await dave.getByTestId('viewer').locator('mark.hidden-char').getAttribute('title')).toBe(zeroWidth);
+
+    const started = dataOf(
+      await h.gql(
+        START_TURN,
+        { input: { agentId: AGENT_ID, message: 't_deploy' } },
+        { authorization: `Bearer ${TOKENS.alice}` },
+      ),
+    ).startTurn;
+    const request = started.turn.pendingElicitations[0];
+    const cardOf = (page: Page) => page.locator(`article[data-elicitation-id="${request.id}"]`);
+    await dave.getByRole('link', { name: 'To answer' }).click();
+    await cardOf(dave).getByRole('button', { name: 'Accept', exact: true }).click();
+    await cardOf(dave).getByText('You answered. Waiting for 1 more approval.').waitFor();
+
+    const approvals = cardOf(alice).locator('.approvals');
+    await expect.poll(() => cardOf(alice).getByTestId('quorum').innerText()).toBe('1 of 2');
+    expect(await approvals.locator('mark.hidden-char').count()).toBe(2);
+    expect(await approvals.locator('mark.hidden-char').first().getAttribute('title')).toBe(zeroWidth);
+    expect(await approvals.innerText()).toContain('dave\\u200Bops accepted');
   });
 });

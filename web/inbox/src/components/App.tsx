@@ -214,7 +214,10 @@ function Shell({
             </span>
           )}{' '}
           <span>
-            Signed in as <strong data-testid="viewer">{viewer.data.viewer.id}</strong>
+            Signed in as{' '}
+            <strong data-testid="viewer">
+              <VisibleString text={viewer.data.viewer.id} />
+            </strong>
             {viewer.data.viewer.name && viewer.data.viewer.name !== viewer.data.viewer.id && (
               <>
                 {' '}

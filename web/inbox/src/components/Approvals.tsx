@@ -1,6 +1,9 @@
 // Who answered a request under an approvers policy (docs/approvers.md), and how far its quorum is: "Approvals: 1 of 2:
-// bob". Shown on the approver's card and on the requester's; a request without a policy has none of this.
+// bob". Shown on the approver's card and on the requester's; a request without a policy has none of this. An
+// approver's id may come from an identity provider's claim: shown with its hidden characters visible.
+import { Fragment } from 'preact';
 import { formatTime } from '../time';
+import { VisibleString } from './VisibleText';
 
 export interface AnswerShown {
   approver: string;
@@ -32,13 +35,22 @@ export function Approvals({
         <strong data-testid="quorum">
           {accepted.length} of {approval.required}
         </strong>
-        {accepted.length > 0 && `: ${accepted.map((answer) => answer.approver).join(', ')}`}
+        {accepted.length > 0 && ': '}
+        {accepted.map((answer, i) => (
+          <Fragment key={answer.approver}>
+            {i > 0 && ', '}
+            <VisibleString text={answer.approver} />
+          </Fragment>
+        ))}
       </p>
       {answers.length > 0 && (
         <ul class="answers">
           {answers.map((answer) => (
             <li key={answer.approver}>
-              <strong>{answer.approver}</strong> {DONE[answer.action] ?? answer.action.toLowerCase()}
+              <strong>
+                <VisibleString text={answer.approver} />
+              </strong>{' '}
+              {DONE[answer.action] ?? answer.action.toLowerCase()}
               {!answer.counts &&
                 answer.action === 'ACCEPT' &&
                 ' (no longer counts: the arguments were edited since)'}{' '}
