@@ -386,20 +386,25 @@ describe('auth.oidc: key rotation and several issuers', () => {
   it('fetches the keys again for unknown kids at most once per cooldown', async () => {
     const provider = await startOidcProvider();
     const audience = 'http://127.0.0.1:2';
+    // Long enough that a loaded machine finishes five refusals inside it; the tokens are signed beforehand.
+    const cooldownMs = 1500;
     const { authenticator } = createIdentity(configWith({ oidc: { issuer: provider.issuer, audience } }), 'x', {
-      keyTimings: { cooldownMs: 300 },
+      keyTimings: { cooldownMs },
     });
     const jose = await import('jose');
     const { privateKey } = await jose.generateKeyPair('RS256', { extractable: true });
     const stranger = { ...(await jose.exportJWK(privateKey)), kid: 'made-up' };
-    const unknownKid = (n: number) => craft(provider, { aud: audience }, { key: { ...stranger, kid: `made-up-${n}` } });
+    const unknownKid = await Promise.all(
+      Array.from({ length: 10 }, (_, n) =>
+        craft(provider, { aud: audience }, { key: { ...stranger, kid: `made-up-${n}` } }),
+      ),
+    );
+    const known = await provider.accessToken('alice', { resource: audience });
     try {
-      expect(
-        await authenticator.authenticate(`Bearer ${await provider.accessToken('alice', { resource: audience })}`),
-      ).toMatchObject({ ok: true });
+      expect(await authenticator.authenticate(`Bearer ${known}`)).toMatchObject({ ok: true });
       expect(provider.requests.get('/jwks')).toBe(1);
-      for (let n = 0; n < 5; n++) {
-        expect(await authenticator.authenticate(`Bearer ${await unknownKid(n)}`)).toEqual({
+      for (const token of unknownKid.slice(0, 5)) {
+        expect(await authenticator.authenticate(`Bearer ${token}`)).toEqual({
           ok: false,
           status: 401,
           reason: 'token signing key is unknown',
@@ -407,9 +412,9 @@ describe('auth.oidc: key rotation and several issuers', () => {
       }
       // Within the cooldown of the first fetch: no fetch at all.
       expect(provider.requests.get('/jwks')).toBe(1);
-      await new Promise((resolve) => setTimeout(resolve, 350));
-      for (let n = 5; n < 10; n++) {
-        expect(await authenticator.authenticate(`Bearer ${await unknownKid(n)}`)).toMatchObject({ ok: false });
+      await new Promise((resolve) => setTimeout(resolve, cooldownMs + 100));
+      for (const token of unknownKid.slice(5)) {
+        expect(await authenticator.authenticate(`Bearer ${token}`)).toMatchObject({ ok: false });
       }
       // After it: one fetch for five unknown key ids.
       expect(provider.requests.get('/jwks')).toBe(2);
