@@ -86,6 +86,8 @@ export interface ScriptContext {
   readonly webhooks: readonly WebhookSubscription[] | null;
   /** The deployment's signing key for decision records; null: no records are written. */
   readonly receipts: ReceiptSigner | null;
+  /** The decision records of the running transaction, appended at its end (`recorded`). */
+  readonly decisions?: DecisionDraft[];
 }
 
 /** A script: yields statements, gets their results back (typed at each yield by the catalogue's Result). */
@@ -324,7 +326,7 @@ function* appendRanDecision(c: ScriptContext, turnId: string, toolCallId: string
   const toolId = asked?.toolCall.toolId ?? call?.toolId;
   const args = asked ? (asked.response?.arguments ?? asked.toolCall.arguments) : call?.arguments;
   if (toolId === undefined || args === undefined) return;
-  yield* appendDecision(c, {
+  recordDecision(c, {
     kind: 'RAN',
     turnId,
     toolCallId,
@@ -354,24 +356,39 @@ function askedDraft(e: ElicitationRecord, kind: DecisionKind, at: string): Decis
   };
 }
 
-/**
- * Appends a decision record to the deployment's one chain, in the transaction of the change it describes: the chain's
- * lock (PostgreSQL; SQLite writes one transaction at a time), its head, the next record.
- */
-function* appendDecision(c: ScriptContext, draft: DecisionDraft): Script<void> {
+/** Notes a decision record of the running transaction; `recorded` appends it to the chain when the script ends. */
+function recordDecision(c: ScriptContext, draft: DecisionDraft): void {
   if (!c.receipts) return;
+  if (!c.decisions) throw new Error('a decision record outside a recorded transaction');
+  c.decisions.push(draft);
+}
+
+/**
+ * Runs a transaction's script, then appends the decision records it noted to the deployment's one chain: the chain's
+ * lock (PostgreSQL; SQLite writes one transaction at a time), its head, the records. Last, so that the chain is held
+ * only for the append and the commit, not for the script's other statements.
+ */
+export function* recorded<T>(c: ScriptContext, script: (c: ScriptContext) => Script<T>): Script<T> {
+  const decisions: DecisionDraft[] = [];
+  const result = yield* script({ ...c, decisions });
+  if (decisions.length === 0 || !c.receipts) return result;
   yield c.q.lockDecisionChain();
   const [head]: { seq: number; hash: string }[] = yield c.q.decisionChainHead();
-  const record = sealRecord(draft, head ? { seq: Number(head.seq), hash: head.hash } : null, c.receipts);
-  yield c.q.insertDecisionRecord({
-    seq: record.seq,
-    hash: record.hash,
-    kind: record.kind,
-    turnId: record.turnId,
-    toolCallId: record.toolCallId,
-    at: record.at,
-    record: JSON.stringify(record),
-  });
+  let previous = head ? { seq: Number(head.seq), hash: head.hash } : null;
+  for (const draft of decisions) {
+    const record = sealRecord(draft, previous, c.receipts);
+    yield c.q.insertDecisionRecord({
+      seq: record.seq,
+      hash: record.hash,
+      kind: record.kind,
+      turnId: record.turnId,
+      toolCallId: record.toolCallId,
+      at: record.at,
+      record: JSON.stringify(record),
+    });
+    previous = record;
+  }
+  return result;
 }
 
 /** The step, its elicitations and the answer that asked, turn PAUSED; the elicitations' outbox rows. */
@@ -388,7 +405,7 @@ export function* pauseTurn(
     ? params.drafts.map((d) => ({ ...d, request: asStored(d.request), toolCall: asStored(d.toolCall) }))
     : params.drafts;
   const created = pausedElicitations(turn, stored, params.now, params.expiresAt);
-  for (const e of created) yield* appendDecision(c, { ...askedDraft(e, 'ASKED', params.now), actor: actorOf(turn) });
+  for (const e of created) recordDecision(c, { ...askedDraft(e, 'ASKED', params.now), actor: actorOf(turn) });
   if (c.webhooks) yield* writeWebhookEvents(c, elicitationsRequested(created, params.now), params.now);
   return { turn, elicitations: created };
 }
@@ -550,7 +567,7 @@ function* recordAnswer(
     now,
   });
   const elicitation = elicitationRecord(answered!);
-  yield* appendDecision(c, {
+  recordDecision(c, {
     ...askedDraft(found, ANSWERED[answer.action], now),
     ...(answer.action === 'ACCEPT' && { argsDigest: argumentsDigest(answer.arguments ?? found.toolCall.arguments) }),
     actor: { id: by, identity: byIdentity },
@@ -609,7 +626,7 @@ function* closePausedTurn(c: ScriptContext, turn: TurnRecord, reason: CloseReaso
   if (close.closeElicitations.length) {
     yield c.q.closeElicitations({ ids: close.closeElicitations, status: close.status, now });
     for (const e of stored.filter((s) => close.closeElicitations.includes(s.id))) {
-      yield* appendDecision(c, askedDraft(e, close.status, now));
+      recordDecision(c, askedDraft(e, close.status, now));
     }
     // Those under a policy are no longer offered to their approvers.
     const offered = stored.filter((e) => e.approval && close.closeElicitations.includes(e.id)).map((e) => e.id);

@@ -123,9 +123,14 @@ export class SqlStore implements Store {
     return rows;
   }
 
+  /** A transaction: its script, then the decision records it noted (appended last, see `recorded`). */
+  #transaction<T>(script: (c: ScriptContext) => Script<T>): Promise<T> {
+    return this.#d.transaction(() => scripts.recorded(this.#c, script));
+  }
+
   /** PostgreSQL: a loop write that is one statement without webhooks, and a transaction with their outbox rows. */
-  #withWebhooks<T>(script: () => Script<T>): Promise<T> {
-    return this.#c.webhooks ? this.#d.transaction(script) : this.#d.autocommit(script);
+  #withWebhooks<T>(script: (c: ScriptContext) => Script<T>): Promise<T> {
+    return this.#c.webhooks ? this.#transaction(script) : this.#d.autocommit(() => script(this.#c));
   }
 
   /**
@@ -165,7 +170,7 @@ export class SqlStore implements Store {
   // ---- agents -------------------------------------------------------------------------------------------
 
   async syncAgent(agent: Agent, now: string): Promise<Agent> {
-    await this.#d.transaction(() => scripts.syncAgent(this.#c, agent, now));
+    await this.#transaction((c) => scripts.syncAgent(c, agent, now));
     return (await this.getAgent(agent.id))!;
   }
 
@@ -179,7 +184,7 @@ export class SqlStore implements Store {
   }
 
   async updateAgentGating(id: string, patch: AgentGatingPatch, now: string): Promise<Agent | null> {
-    const found = await this.#d.transaction(() => scripts.updateAgentGating(this.#c, id, patch, now));
+    const found = await this.#transaction((c) => scripts.updateAgentGating(c, id, patch, now));
     return found ? this.getAgent(id) : null;
   }
 
@@ -336,9 +341,11 @@ export class SqlStore implements Store {
 
   async startTurn(input: StartTurnInput): Promise<StartTurnResult> {
     // A start that writes with one statement is atomic without a transaction (on PostgreSQL, no BEGIN and COMMIT).
-    const script = () => scripts.startTurn(this.#c, input);
+    const script = (c: ScriptContext) => scripts.startTurn(c, input);
     try {
-      return await (scripts.startTurnWritesOnce(input) ? this.#d.autocommit(script) : this.#d.transaction(script));
+      return await (scripts.startTurnWritesOnce(input)
+        ? this.#d.autocommit(() => script(this.#c))
+        : this.#transaction(script));
     } catch (error) {
       if (this.#d.isThreadBusy(error)) return { ok: false, code: 'THREAD_BUSY' };
       // A refusal rolled its transaction back: a key it claimed is not kept.
@@ -413,9 +420,9 @@ export class SqlStore implements Store {
     leaseOwner?: string,
     grantId?: string,
   ): Promise<boolean> {
-    const script = () => scripts.markToolStarted(this.#c, turnId, toolCallId, now, leaseOwner, grantId);
+    const script = (c: ScriptContext) => scripts.markToolStarted(c, turnId, toolCallId, now, leaseOwner, grantId);
     const once = grantId === undefined && !this.#c.receipts;
-    const started = await (once ? this.#d.autocommit(script) : this.#d.transaction(script));
+    const started = await (once ? this.#d.autocommit(() => script(this.#c)) : this.#transaction(script));
     // The started row must be on disk before the tool's effect happens; the same sync makes every earlier commit
     // durable too (the answer that allowed the call).
     await this.#d.syncToolStart();
@@ -464,8 +471,8 @@ export class SqlStore implements Store {
       answer: answer ? answer.message : null,
     };
     // With decision records, one transaction with the records of its requests.
-    const script = () => scripts.pauseTurn(this.#c, params);
-    return this.#c.receipts ? this.#d.transaction(script) : this.#withWebhooks(script);
+    const script = (c: ScriptContext) => scripts.pauseTurn(c, params);
+    return this.#c.receipts ? this.#transaction(script) : this.#withWebhooks(script);
   }
 
   async #finishTurn(
@@ -486,7 +493,7 @@ export class SqlStore implements Store {
       iterations: answer ? answer.iterations : null,
       answer: answer ? answer.message : null,
     };
-    return this.#withWebhooks(() => scripts.finishTurn(this.#c, params));
+    return this.#withWebhooks((c) => scripts.finishTurn(c, params));
   }
 
   async #setIterations(turnId: string, iterations: number, now: string, leaseOwner?: string): Promise<void> {
@@ -494,15 +501,15 @@ export class SqlStore implements Store {
   }
 
   async resolveElicitation(input: AnswerInput): Promise<ResolveResult> {
-    return this.#d.transaction(() => scripts.resolveElicitation(this.#c, input));
+    return this.#transaction((c) => scripts.resolveElicitation(c, input));
   }
 
   async expireDueTurns(now: string, limit: number): Promise<TurnRecord[]> {
-    return this.#d.transaction(() => scripts.expireDueTurns(this.#c, now, limit));
+    return this.#transaction((c) => scripts.expireDueTurns(c, now, limit));
   }
 
   async escalateDueElicitations(now: string, limit: number): Promise<ElicitationRecord[]> {
-    return this.#withWebhooks(() => scripts.escalateDueElicitations(this.#c, now, limit));
+    return this.#withWebhooks((c) => scripts.escalateDueElicitations(c, now, limit));
   }
 
   async listRunningTurns(): Promise<TurnRecord[]> {
@@ -603,7 +610,7 @@ export class SqlStore implements Store {
   }
 
   async revokeApprovalGrant(id: string, ownerId: string, now: string): Promise<ApprovalGrantRecord | null> {
-    return this.#d.transaction(() => scripts.revokeApprovalGrant(this.#c, id, ownerId, now));
+    return this.#transaction((c) => scripts.revokeApprovalGrant(c, id, ownerId, now));
   }
 
   async listGrantUses(grantIds: readonly string[]): Promise<GrantUseRecord[]> {
