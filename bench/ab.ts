@@ -37,7 +37,13 @@ interface Server {
 function startServer(tree: string, target: { url: string; database: BenchDatabase | null }): Promise<Server> {
   const child = fork(join(tree, 'bench/server.ts'), [], {
     cwd: tree,
-    execArgv: ['--import', 'tsx', '--expose-gc'],
+    execArgv: [
+      '--import',
+      'tsx',
+      '--expose-gc',
+      // BENCH_CPU_PROF=<dir>: a V8 CPU profile of each server, written when it stops.
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+    ],
     env: { ...process.env, BENCH_DB: target.url },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
