@@ -226,7 +226,8 @@ export function withReceipt<T extends Pick<WebhookDeliveryRecord, 'payload'>>(
 ): T {
   if (!isElicitationEvent(delivery.payload)) return delivery;
   const data = (delivery.payload.data ?? {}) as JsonObject;
-  const decided = records.find((r) => r.elicitationId === data.elicitationId && r.kind === data.status);
+  // The last of its kind, should a request ever have more than one (in chain order, the one that decided it).
+  const decided = records.filter((r) => r.elicitationId === data.elicitationId && r.kind === data.status).at(-1);
   const receipt = decided ? (decided as unknown as JsonObject) : null;
   return { ...delivery, payload: { ...delivery.payload, data: { ...data, receipt } } };
 }
