@@ -13,6 +13,8 @@ const POSTGRES_SUITES = [
   'test/agent/**/*.test.ts',
   'test/durability/**/*.test.ts',
   'test/embed.test.ts',
+  // The receipts in webhook bodies, read from the chain at delivery.
+  'test/webhooks/receipts.test.ts',
   // The inbox signed in through the identity provider, two reviewers answering in Chromium.
   'test/inbox/sign-in.test.ts',
 ];

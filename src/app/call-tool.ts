@@ -5,7 +5,7 @@
 import { gatewayCallText } from '../domain/gate/messages.js';
 import { normaliseToolCalls } from '../domain/gate/tool-calls.js';
 import { ToolNames } from '../domain/gate/tool-names.js';
-import { isGateway, unranCallResult, type CallResult } from '../domain/gateway.js';
+import { isGateway, unranCallResult, withReceiptMeta, type CallResult } from '../domain/gateway.js';
 import { idempotencyKeyProblem } from '../domain/idempotency.js';
 import { isCursor } from '../domain/pagination.js';
 import type { NotFound, StartRefusal } from '../domain/refusals.js';
@@ -239,6 +239,16 @@ async function gatewayTools(
   return { agent, tools, names: new ToolNames(tools) };
 }
 
+/**
+ * A ran call's result with the signed ACCEPTED record that let it run (docs/receipts.md): read, like
+ * `Elicitation.receipt`, from the chain, where it was appended with the answer. A call that ran unasked (not gated, or
+ * under a remembered approval) has none, and gets its result as it was.
+ */
+async function withReceipt(app: AppDeps, turnId: string, callId: string, result: CallResult): Promise<CallResult> {
+  const accepted = (await app.store.listAcceptedDecisions([turnId])).filter((d) => d.toolCallId === callId).at(-1);
+  return accepted ? withReceiptMeta(result, accepted as unknown as JsonObject) : result;
+}
+
 /** A gateway's turn as its client sees it: waiting on its requests, running, or stopped with a result. */
 async function callOf(app: AppDeps, turn: TurnRecord, pausedWith: ElicitationRecord[] | null): Promise<GatewayCall> {
   if (turn.status === 'PAUSED') {
@@ -250,7 +260,8 @@ async function callOf(app: AppDeps, turn: TurnRecord, pausedWith: ElicitationRec
   const messages = await app.store.listTurnMessages(turn.id);
   const callId = messages.find((m) => m.role === 'ASSISTANT' && m.toolCalls.length > 0)?.toolCalls[0]?.id;
   const kept = callId ? await app.store.getToolResult(turn.id, callId) : null;
-  if (kept) return { turn, waitingOn: [], result: kept as unknown as CallResult };
+  if (kept)
+    return { turn, waitingOn: [], result: await withReceipt(app, turn.id, callId!, kept as unknown as CallResult) };
   // It did not run to a result of its own: the client reads what an agent's model would.
   const answer = messages.find((m) => m.role === 'TOOL' && m.toolCallId === callId)?.text;
   return { turn, waitingOn: [], result: unranCallResult(answer ?? turn.error ?? turn.text ?? turn.status) };

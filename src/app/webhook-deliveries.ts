@@ -1,6 +1,11 @@
 // The webhook outbox (docs/webhooks.md), for administrators: every delivery with its status, attempts and last error.
 import type { Page } from '../domain/records.js';
-import type { WebhookDeliveryRecord, WebhookDeliveryStatus } from '../domain/webhook-events.js';
+import {
+  receiptTurnIds,
+  withReceipt,
+  type WebhookDeliveryRecord,
+  type WebhookDeliveryStatus,
+} from '../domain/webhook-events.js';
 import type { AppDeps } from './deps.js';
 import { type Outcome } from './outcome.js';
 import { pageSize, type PageRequest } from './reads.js';
@@ -20,5 +25,7 @@ export async function listWebhookDeliveries(
     pageSize(request.first, 50, 200),
     request.after ?? null,
   );
-  return { ok: true, page };
+  // Each payload as the deliverer sends it: with the receipt of its request's outcome.
+  const records = await app.store.listDecisionsOfTurns(receiptTurnIds(page.items));
+  return { ok: true, page: { ...page, items: page.items.map((delivery) => withReceipt(delivery, records)) } };
 }

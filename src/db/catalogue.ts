@@ -379,6 +379,8 @@ export interface Catalogue {
   decisionRecords(p: { from: string | null; to: string | null }): { record: string }[];
   /** The ACCEPTED records of these turns' calls, in chain order. */
   acceptedDecisionsOfTurns(p: Ids): { record: string }[];
+  /** Every record of these turns' calls, in chain order. */
+  decisionsOfTurns(p: Ids): { record: string }[];
 
   /** The generated signing key: inserted once (a second insert, from another instance, changes nothing), then read. */
   insertReceiptKey(p: { id: string; privateKey: string; now: string }): number;

@@ -250,6 +250,12 @@ export class SqlStore implements Store {
     return rows.map((row) => JSON.parse(row.record) as DecisionRecord);
   }
 
+  async listDecisionsOfTurns(turnIds: readonly string[]): Promise<DecisionRecord[]> {
+    if (turnIds.length === 0) return [];
+    const rows = await this.#read('decisionsOfTurns', { ids: turnIds });
+    return rows.map((row) => JSON.parse(row.record) as DecisionRecord);
+  }
+
   async listTurnElicitations(turnId: string): Promise<ElicitationRecord[]> {
     return (await this.#read('turnElicitations', { turnId })).map(elicitationRecord);
   }

@@ -21,11 +21,23 @@ export function upstreamIdempotencyKey(turnId: string, toolCallId: string): stri
   return `${turnId}/${toolCallId}`;
 }
 
+/**
+ * The `_meta` key of a call's result under which its client gets the signed receipt of the decision that let it run
+ * (docs/receipts.md). Reverse-DNS, as MCP asks of `_meta` prefixes, beside IDEMPOTENCY_META_KEY.
+ */
+export const RECEIPT_META_KEY = 'dev.toolgate/receipt';
+
 /** What a gateway's client gets for its call: MCP's CallToolResult. */
 export interface CallResult {
   content: JsonObject[];
   structuredContent?: JsonObject;
   isError: boolean;
+  _meta?: JsonObject;
+}
+
+/** A call's result with the receipt of the accept that let it run, under RECEIPT_META_KEY (whatever was there). */
+export function withReceiptMeta(result: CallResult, receipt: JsonObject): CallResult {
+  return { ...result, _meta: { ...result._meta, [RECEIPT_META_KEY]: receipt } };
 }
 
 const textBlock = (text: string): JsonObject => ({ type: 'text', text });

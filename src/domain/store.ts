@@ -285,6 +285,8 @@ export interface Reads {
   listApproverAnswers(elicitationIds: readonly string[]): Promise<ApproverAnswer[]>;
   /** The signed ACCEPTED decision records of these turns' calls (docs/receipts.md), in chain order. */
   listAcceptedDecisions(turnIds: readonly string[]): Promise<DecisionRecord[]>;
+  /** Every decision record of these turns' calls (asked, decided, ran), in chain order. */
+  listDecisionsOfTurns(turnIds: readonly string[]): Promise<DecisionRecord[]>;
   /** A gateway call's result as finishTool kept it; null when none was kept (it did not run, or not to its end). */
   getToolResult(turnId: string, toolCallId: string): Promise<JsonObject | null>;
 

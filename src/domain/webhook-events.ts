@@ -1,6 +1,7 @@
 // Webhooks as the domain sees them (docs/webhooks.md): which changes are events, the JSON each one carries, and the
 // outbox rows a change writes for the endpoints subscribed to its events. Pure functions: a store calls them inside the
 // transaction of the change, so an event is recorded exactly when its change commits.
+import type { DecisionRecord } from './decision-records.js';
 import { newId } from './ids.js';
 import type { CloseReason, ElicitationRecord, JsonObject, TurnRecord } from './records.js';
 import type { PausedTurnClosing } from './turn-rules.js';
@@ -71,6 +72,15 @@ function elicitationData(e: ElicitationRecord, resolution: ElicitationClosing | 
         }
       : null,
     answeredBy: e.resolvedBy,
+    // Who that was when they answered (name, issuer, subject, roles), field by field; null before, or unanswered.
+    answeredByIdentity: e.resolvedByIdentity
+      ? {
+          name: e.resolvedByIdentity.name,
+          issuer: e.resolvedByIdentity.issuer,
+          subject: e.resolvedByIdentity.subject,
+          roles: e.resolvedByIdentity.roles,
+        }
+      : null,
     // A CANCEL on behalf of a gateway caller that stopped waiting: CANCELLED or DISCONNECTED; else null.
     withdrawn: e.withdrawn,
     // The policy as stored at the pause (null: the requester alone); field by field, so the payload stays what
@@ -188,6 +198,38 @@ export function outboxRows(
     }
   }
   return rows;
+}
+
+// ---- receipts in the body ---------------------------------------------------------------------------------------
+
+const isElicitationEvent = (payload: JsonObject): boolean =>
+  typeof payload.type === 'string' && payload.type.startsWith('elicitation.');
+
+/** The turns whose decision records these deliveries' bodies carry: those of their elicitation events. */
+export function receiptTurnIds(deliveries: readonly Pick<WebhookDeliveryRecord, 'payload'>[]): string[] {
+  const ids = deliveries
+    .filter((d) => isElicitationEvent(d.payload))
+    .map((d) => (d.payload.data as JsonObject | undefined)?.turnId)
+    .filter((id): id is string => typeof id === 'string');
+  return [...new Set(ids)];
+}
+
+/**
+ * A delivery as sent: an elicitation event's `data.receipt` is the signed decision record of the request's outcome
+ * (the record of the kind its `status` names: ACCEPTED, DECLINED, CANCELLED, EXPIRED), null while it waits or when no
+ * record was written. The record is appended in the transaction that wrote the event, so it is there, committed, when
+ * the event is; it never changes, so every attempt sends the same body. `records`: those of the deliveries' turns.
+ */
+export function withReceipt<T extends Pick<WebhookDeliveryRecord, 'payload'>>(
+  delivery: T,
+  records: readonly DecisionRecord[],
+): T {
+  if (!isElicitationEvent(delivery.payload)) return delivery;
+  const data = (delivery.payload.data ?? {}) as JsonObject;
+  // The last of its kind, should a request ever have more than one (in chain order, the one that decided it).
+  const decided = records.filter((r) => r.elicitationId === data.elicitationId && r.kind === data.status).at(-1);
+  const receipt = decided ? (decided as unknown as JsonObject) : null;
+  return { ...delivery, payload: { ...delivery.payload, data: { ...data, receipt } } };
 }
 
 // ---- deliveries -------------------------------------------------------------------------------------------------

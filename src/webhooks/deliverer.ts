@@ -1,15 +1,23 @@
-// The background webhook deliverer (docs/webhooks.md): claims due deliveries from the outbox under a lease, signs each
-// per Standard Webhooks (the `standardwebhooks` package), POSTs it with a per-attempt timeout and records the outcome:
-// 2xx delivered, anything else retried with exponential backoff until the endpoint's maxAttempts, then FAILED. It runs
-// beside the requests and never in their way: a change only writes its outbox rows; sending happens here, later.
+// The background webhook deliverer (docs/webhooks.md): claims due deliveries from the outbox under a lease, puts in each
+// elicitation event the signed decision record of its outcome (docs/receipts.md), signs each per Standard Webhooks (the
+// `standardwebhooks` package), POSTs it with a per-attempt timeout and records the outcome: 2xx delivered, anything
+// else retried with exponential backoff until the endpoint's maxAttempts, then FAILED. It runs beside the requests and
+// never in their way: a change only writes its outbox rows; sending happens here, later.
 import { Webhook } from 'standardwebhooks';
 import type { WebhookEndpoint } from '../config/webhooks.js';
-import type { Lifecycle, WebhookDeliveries } from '../domain/store.js';
-import { afterFailedAttempt, type WebhookDeliveryRecord } from '../domain/webhook-events.js';
+import type { Lifecycle, Reads, WebhookDeliveries } from '../domain/store.js';
+import {
+  afterFailedAttempt,
+  receiptTurnIds,
+  withReceipt,
+  type WebhookDeliveryRecord,
+} from '../domain/webhook-events.js';
 import type { Logger } from '../observability/logger.js';
 
 export interface WebhookDelivererOptions {
-  store: Pick<WebhookDeliveries, 'claimWebhookDeliveries' | 'recordWebhookAttempt'> & Pick<Lifecycle, 'flush'>;
+  store: Pick<WebhookDeliveries, 'claimWebhookDeliveries' | 'recordWebhookAttempt'> &
+    Pick<Lifecycle, 'flush'> &
+    Pick<Reads, 'listDecisionsOfTurns'>;
   endpoints: readonly WebhookEndpoint[];
   /** This process, as it claims deliveries ("host:pid:nonce", the runner's lease owner). */
   owner: string;
@@ -114,7 +122,9 @@ export class WebhookDeliverer {
       if (claimed.length === 0) return;
       // What a delivery reports must survive power loss before a receiver acts on it, as for a mutation's response.
       await this.#store.flush();
-      await this.#sendAll(claimed);
+      // The receipts the bodies carry: committed with the rows just claimed (one transaction wrote both).
+      const records = await this.#store.listDecisionsOfTurns(receiptTurnIds(claimed));
+      await this.#sendAll(claimed.map((delivery) => withReceipt(delivery, records)));
       if (claimed.length < this.#batchSize) return;
     }
   }

@@ -463,7 +463,17 @@ describe('an MCP gateway call under a reviewer policy', () => {
     const answered = await answerElicitation(s.app, RITA, { elicitationId: request!.id, action: 'ACCEPT' });
     expect(answered.ok && answered.elicitation).toMatchObject({ status: 'ACCEPTED', resolvedBy: 'rita' });
     const done = await waiting;
-    expect(done?.result).toEqual({ content: [{ type: 'text', text: 'dropped' }], isError: false });
+    // Its receipt names the reviewer whose answer let it run.
+    expect(done?.result).toEqual({
+      content: [{ type: 'text', text: 'dropped' }],
+      isError: false,
+      _meta: {
+        'dev.toolgate/receipt': expect.objectContaining({
+          kind: 'ACCEPTED',
+          actor: expect.objectContaining({ id: 'rita' }),
+        }),
+      },
+    });
     expect(s.tools.count('drop')).toBe(before + 1);
   });
 });

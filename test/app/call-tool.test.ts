@@ -11,6 +11,7 @@ import {
   type CallToolInput,
 } from '../../src/app/call-tool.js';
 import { startTurn } from '../../src/app/start-turn.js';
+import { argumentsDigest } from '../../src/domain/decision-records.js';
 import { ALICE, BOB, startApp, type AppScenario } from '../support/app.js';
 import { AGENT_ID, testAgent } from '../support/scenario.js';
 
@@ -89,7 +90,19 @@ describe('a gateway: an agent without a model', () => {
     const answered = await answerElicitation(s.app, ALICE, { elicitationId: waitingOn[0]!.id, action: 'ACCEPT' });
     expect(answered.ok).toBe(true);
     const done = await waiting;
-    expect(done?.result).toEqual({ content: [{ type: 'text', text: 'wiped {"ids":[1,2]}' }], isError: false });
+    // With the signed ACCEPTED record that let it run, bound to its arguments (docs/receipts.md).
+    expect(done?.result).toEqual({
+      content: [{ type: 'text', text: 'wiped {"ids":[1,2]}' }],
+      isError: false,
+      _meta: {
+        'dev.toolgate/receipt': expect.objectContaining({
+          kind: 'ACCEPTED',
+          elicitationId: waitingOn[0]!.id,
+          argsDigest: argumentsDigest({ ids: [1, 2] }),
+          actor: expect.objectContaining({ id: 'alice' }),
+        }),
+      },
+    });
     expect(s.tools.count('wipe')).toBe(before + 1);
     // Read again later (a retry, another instance): the same result, kept with the journal.
     expect((await gatewayCall(s.app, ALICE, turn.id))?.result).toEqual(done?.result);

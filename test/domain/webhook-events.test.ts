@@ -1,6 +1,13 @@
-// The pure parts of webhooks: which endpoint gets which event, and the retry schedule.
+// The pure parts of webhooks: which endpoint gets which event, the retry schedule, and the receipt a body carries.
 import { describe, expect, it } from 'vitest';
-import { afterFailedAttempt, outboxRows, type WebhookEvent } from '../../src/domain/webhook-events.js';
+import type { DecisionRecord } from '../../src/domain/decision-records.js';
+import {
+  afterFailedAttempt,
+  outboxRows,
+  receiptTurnIds,
+  withReceipt,
+  type WebhookEvent,
+} from '../../src/domain/webhook-events.js';
 
 const NOW = new Date('2026-01-01T00:00:00.000Z');
 const policy = { maxAttempts: 5, initialBackoffMs: 5000, maxBackoffMs: 30_000 };
@@ -50,5 +57,34 @@ describe('outboxRows', () => {
     ]);
     expect(rows[2]!.payload).toBe(rows[1]!.payload);
     expect(outboxRows([event('turn.failed')], [], 'now')).toEqual([]);
+  });
+});
+
+describe('withReceipt', () => {
+  const record = (kind: DecisionRecord['kind'], elicitationId: string) =>
+    ({ kind, elicitationId, turnId: 'trn_1', seq: 1 }) as DecisionRecord;
+  const records = [
+    record('ASKED', 'elc_1'),
+    record('ACCEPTED', 'elc_1'),
+    record('ASKED', 'elc_2'),
+    record('RAN', 'elc_1'),
+  ];
+  const delivery = (type: string, data: Record<string, unknown>) => ({ payload: { type, timestamp: 't', data } });
+
+  it('an elicitation event carries the record of the kind its status names, of its own request; null while it waits', () => {
+    const accepted = delivery('elicitation.resolved', { elicitationId: 'elc_1', turnId: 'trn_1', status: 'ACCEPTED' });
+    expect(withReceipt(accepted, records).payload.data).toMatchObject({ receipt: records[1] });
+    const pending = delivery('elicitation.requested', { elicitationId: 'elc_1', turnId: 'trn_1', status: 'PENDING' });
+    expect(withReceipt(pending, records).payload.data).toMatchObject({ receipt: null });
+    // Another request's record, or none of its outcome's kind: null.
+    const declined = delivery('elicitation.resolved', { elicitationId: 'elc_2', turnId: 'trn_1', status: 'DECLINED' });
+    expect(withReceipt(declined, records).payload.data).toMatchObject({ receipt: null });
+  });
+
+  it('a turn event is sent as written; only elicitation events name turns to read', () => {
+    const turn = delivery('turn.completed', { turnId: 'trn_9', status: 'COMPLETED' });
+    expect(withReceipt(turn, records)).toBe(turn);
+    const asked = delivery('elicitation.requested', { elicitationId: 'elc_1', turnId: 'trn_1', status: 'PENDING' });
+    expect(receiptTurnIds([turn, asked, asked])).toEqual(['trn_1']);
   });
 });

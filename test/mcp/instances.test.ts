@@ -65,6 +65,9 @@ const resolveOn = async (instance: Instance, elicitationId: string) =>
   dataOf(await instance.h.gql(RESOLVE, { input: { elicitationId, action: 'ACCEPT' } }, bearer(ALICE_TOKEN)))
     .resolveElicitation;
 
+/** What a gated call's result carries besides: the signed record of the accept that let it run (docs/receipts.md). */
+const RECEIPT = { 'dev.toolgate/receipt': expect.objectContaining({ kind: 'ACCEPTED' }) };
+
 describe('the MCP gateway on two instances, one PostgreSQL database, one Redis', { timeout: 90_000 }, () => {
   let database: TestDatabase;
   let a: Instance;
@@ -94,7 +97,7 @@ describe('the MCP gateway on two instances, one PostgreSQL database, one Redis',
     expect(resolved.userErrors).toEqual([]);
     expect(resolved.turn.status).toBe('COMPLETED');
     const result = (await call) as CallToolResult;
-    expect(result).toEqual({ content: [{ type: 'text', text: 'dropped [1,2]' }], isError: false });
+    expect(result).toEqual({ content: [{ type: 'text', text: 'dropped [1,2]' }], isError: false, _meta: RECEIPT });
     expect(drops()).toEqual({ A: 0, B: 1 });
     await onA.client.close();
 
@@ -133,7 +136,7 @@ describe('the MCP gateway on two instances, one PostgreSQL database, one Redis',
     const [resultOnA, resultOnB] = await Promise.all([callOnA, callOnB]);
 
     expect(asked.sort()).toEqual(['A', 'B']);
-    expect(resultOnA).toEqual({ content: [{ type: 'text', text: 'dropped [3]' }], isError: false });
+    expect(resultOnA).toEqual({ content: [{ type: 'text', text: 'dropped [3]' }], isError: false, _meta: RECEIPT });
     expect(resultOnB).toEqual(resultOnA);
     const runs = drops();
     expect(runs.A + runs.B).toBe(1);
@@ -157,7 +160,7 @@ describe('two instances whose pub/sub does not reach each other', { timeout: 90_
       const call = onA.client.callTool({ name: 'drop', arguments: { ids: [4] } });
       const [pending] = await pendingElicitations(b.h, ALICE_TOKEN);
       expect((await resolveOn(b, pending.id)).userErrors).toEqual([]);
-      expect(await call).toEqual({ content: [{ type: 'text', text: 'dropped [4]' }], isError: false });
+      expect(await call).toEqual({ content: [{ type: 'text', text: 'dropped [4]' }], isError: false, _meta: RECEIPT });
       expect(drops()).toEqual({ A: 0, B: 1 });
       await onA.client.close();
     } finally {

@@ -150,7 +150,7 @@ describe('the stdio bridge', () => {
     expect(bridge.stderr()).toBe('toolgate mcp: TOOLGATE_URL: "localhost 4000" is not a URL\n');
   });
 
-  it("passes elicitation/create through: the client's own answer runs the call", async () => {
+  it("passes elicitation/create through: the client's own answer runs the call, whose result carries its receipt", async () => {
     const client = new Client({ name: 'stdio-client', version: '1.0.0' }, { capabilities: { elicitation: {} } });
     const asked: any[] = [];
     client.setRequestHandler(ElicitRequestSchema, (request) => {
@@ -171,6 +171,8 @@ describe('the stdio bridge', () => {
     );
     const result = await client.callTool({ name: 'drop', arguments: { ids: [7] } });
     expect(result).toMatchObject({ content: [{ type: 'text', text: 'dropped [7]' }], isError: false });
+    // The result as the server gave it, its receipt too (docs/receipts.md).
+    expect(result._meta?.['dev.toolgate/receipt']).toMatchObject({ kind: 'ACCEPTED', actor: { id: 'alice' } });
     expect(tools.count('drop')).toBe(1);
     expect(asked).toHaveLength(1);
     expect(asked[0]).toMatchObject({ mode: 'form', message: expect.stringContaining('Drop') });

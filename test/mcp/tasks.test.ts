@@ -145,7 +145,11 @@ describe('MCP tasks through the gateway', () => {
     expect(await resultOf(client, created.taskId)).toEqual({
       content: [{ type: 'text', text: 'dropped [1,2]' }],
       isError: false,
-      _meta: { [RELATED_TASK_META_KEY]: { taskId: created.taskId } },
+      _meta: {
+        [RELATED_TASK_META_KEY]: { taskId: created.taskId },
+        // The signed ACCEPTED record that let it run (docs/receipts.md), beside the SDK's own key.
+        'dev.toolgate/receipt': expect.objectContaining({ kind: 'ACCEPTED', turnId: created.taskId }),
+      },
     });
     expect(await client.experimental.tasks.getTask(created.taskId)).toMatchObject({ status: 'completed' });
     // Read again: the kept result; nothing runs again.

@@ -617,6 +617,10 @@ export const postgresStatements: PgCatalogue = {
     'accepted_decisions_of_turns',
     "SELECT record FROM decision_records WHERE turn_id = ANY(@ids::text[]) AND kind = 'ACCEPTED' ORDER BY seq",
   ),
+  decisionsOfTurns: statement(
+    'decisions_of_turns',
+    'SELECT record FROM decision_records WHERE turn_id = ANY(@ids::text[]) ORDER BY seq',
+  ),
   insertReceiptKey: statement(
     'insert_receipt_key',
     `INSERT INTO receipt_keys (id, private_key, created_at) VALUES (@id, @privateKey, @now)

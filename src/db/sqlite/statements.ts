@@ -445,6 +445,7 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
     acceptedDecisionsOfTurns: byIds(
       `SELECT record FROM decision_records WHERE turn_id IN ${IDS} AND kind = 'ACCEPTED' ORDER BY seq`,
     ),
+    decisionsOfTurns: byIds(`SELECT record FROM decision_records WHERE turn_id IN ${IDS} ORDER BY seq`),
     insertReceiptKey: prepared(`INSERT INTO receipt_keys (id, private_key, created_at) VALUES (@id, @privateKey, @now)
       ON CONFLICT (id) DO NOTHING`),
     receiptKey: prepared('SELECT private_key FROM receipt_keys WHERE id = @id'),

@@ -157,6 +157,7 @@ export function registerWebhooksSpec({ it }: StoreSpec): void {
           },
           answer: null,
           answeredBy: null,
+          answeredByIdentity: null,
           withdrawn: null,
           approval: null,
           escalatedAt: null,
@@ -174,7 +175,16 @@ export function registerWebhooksSpec({ it }: StoreSpec): void {
       const s = await hooked(second);
       const paused = await pausedTurn(s, { elicitations: 2 });
       const declined: ElicitationAnswer = { action: 'DECLINE', content: { instructions: 'not that one' } };
-      await answer(s, paused.elicitations[0]!.id, declined, { now: at(10) });
+      // Answered by someone the identity provider named: the event says who, as they were then.
+      const ann = { name: 'Ann Example', issuer: 'https://idp.example', subject: 'ann-1', roles: ['ops'] };
+      await s.resolveElicitation({
+        elicitationId: paused.elicitations[0]!.id,
+        ownerId: ANN,
+        answeredBy: ANN,
+        answeredAs: ann,
+        answer: declined,
+        now: at(10),
+      });
       await answer(s, paused.elicitations[1]!.id, ACCEPT, { now: at(11), lease: lease('host:1:a') });
       await s
         .turnWriter({ turnId: paused.turn.id, lease: { owner: 'host:1:a' } })
@@ -201,6 +211,7 @@ export function registerWebhooksSpec({ it }: StoreSpec): void {
         resolution: 'ANSWERED',
         answer: declined,
         answeredBy: ANN,
+        answeredByIdentity: ann,
         resolvedAt: at(10),
       });
       expect(dataOf(written[3]!)).toMatchObject({ status: 'ACCEPTED', answer: ACCEPT, resolvedAt: at(11) });
