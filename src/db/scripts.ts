@@ -358,7 +358,7 @@ function askedDraft(e: ElicitationRecord, kind: DecisionKind, at: string): Decis
  * Appends a decision record to the deployment's one chain, in the transaction of the change it describes: the chain's
  * lock (PostgreSQL; SQLite writes one transaction at a time), its head, the next record.
  */
-function* appendDecision(c: ScriptContext, draft: DecisionDraft): Script<void> {
+export function* appendDecision(c: ScriptContext, draft: DecisionDraft): Script<void> {
   if (!c.receipts) return;
   yield c.q.lockDecisionChain();
   const [head]: { seq: number; hash: string }[] = yield c.q.decisionChainHead();
@@ -554,6 +554,8 @@ function* recordAnswer(
     ...askedDraft(found, ANSWERED[answer.action], now),
     ...(answer.action === 'ACCEPT' && { argsDigest: argumentsDigest(answer.arguments ?? found.toolCall.arguments) }),
     actor: { id: by, identity: byIdentity },
+    // Passkey step-up: the deciding approver's assertion over this decision (src/app/passkeys.ts verified it).
+    ...(answer.action === 'ACCEPT' && input.assertion && by === input.answeredBy && { assertion: input.assertion }),
   });
   // Decided: no longer offered to its approvers.
   if (found.approval) yield c.q.deleteApproverRoles({ ids: [found.id] });
