@@ -164,7 +164,13 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
     // The plugin found the viewer of an HTTP request already, so the context is made at once, without awaiting.
     context: (initial): GraphQLContext | Promise<GraphQLContext> => {
       const viewer = webSocketViewer(initial) ?? authentication.viewerOf(initial.request);
-      const contextOf = (found: Viewer): GraphQLContext => ({ viewer: found, services, loaders: createLoaders(store) });
+      const origin = initial.request?.headers.get('origin') ?? null;
+      const contextOf = (found: Viewer): GraphQLContext => ({
+        viewer: found,
+        services,
+        loaders: createLoaders(store),
+        origin,
+      });
       return viewer instanceof Promise ? viewer.then(contextOf) : contextOf(viewer);
     },
   });

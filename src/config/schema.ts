@@ -190,7 +190,7 @@ const toolGatingConfig = z
     stepUp: stepUpConfig
       .optional()
       .describe(
-        "\"passkey\": an ACCEPT counts only with the approver's WebAuthn assertion over the decision (docs/receipts.md#passkey-step-up), \"none\": not for this tool; default: the agent's",
+        '"passkey": an ACCEPT counts only with the approver\'s WebAuthn assertion over the decision (docs/receipts.md#passkey-step-up), "none": not for this tool; default: the agent\'s',
       ),
   })
   .strict();
@@ -252,7 +252,7 @@ export const agentConfig = z
     stepUp: stepUpConfig
       .optional()
       .describe(
-        '"passkey": every ACCEPT of this agent\'s calls counts only with the approver\'s WebAuthn assertion over the decision (docs/receipts.md#passkey-step-up); a tool\'s own wins',
+        "\"passkey\": every ACCEPT of this agent's calls counts only with the approver's WebAuthn assertion over the decision (docs/receipts.md#passkey-step-up); a tool's own wins",
       ),
     pauseTtlSeconds: z
       .number()

@@ -442,6 +442,12 @@ const ResolveElicitationInput = builder.inputType('ResolveElicitationInput', {
         "model's arguments (key order aside): a plain ACCEPT, not an edit.",
     }),
     remember: t.field({ type: RememberApprovalInput, description: 'With ACCEPT: remember the approval.' }),
+    passkeyAssertion: t.field({
+      type: 'JSON',
+      description:
+        "With ACCEPT of a request whose stepUp is required: the browser's startAuthentication result (a WebAuthn " +
+        "assertion) over stepUp's challenge for the arguments that will run (docs/receipts.md#passkey-step-up).",
+    }),
     elicitationId: t.id({ required: true }),
     action: t.field({ type: ElicitationActionEnum, required: true }),
     content: t.field({
@@ -488,6 +494,8 @@ builder.mutationField('resolveElicitation', (t) =>
         content: input.content,
         arguments: input.arguments,
         remember: input.remember,
+        passkeyAssertion: input.passkeyAssertion,
+        origin: ctx.origin ?? null,
       });
       if (!outcome.ok) return { elicitation: null, turn: null, userErrors: [answerElicitationError(outcome)] };
       if (outcome.pausedWith && outcome.turn) knownRead(outcome.turn, PAUSED_WITH, outcome.pausedWith);
