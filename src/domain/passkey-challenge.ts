@@ -108,7 +108,7 @@ export function assertionProblem(
   const key = createPublicKey({ key: passkey.publicKeyJwk, format: 'jwk' });
   const signature = Buffer.from(assertion.signature, 'base64url');
   const hash = passkey.algorithm === -8 ? null : 'sha256';
-  let valid = false;
+  let valid: boolean;
   try {
     valid = verify(hash, signed, key, signature);
   } catch {
