@@ -21,7 +21,12 @@ import { AGENT_ID, MODEL_ID, SOURCE_ID, testConfig } from '../support/scenario.j
 import { SoftwareAuthenticator } from '../support/software-authenticator.js';
 import { CountingToolSource } from '../support/tools.js';
 
-const TOKENS = { alice: 'alice-passkey-token-1', bob: 'bob-passkey-token-2' };
+const TOKENS = {
+  alice: 'alice-passkey-token-1',
+  bob: 'bob-passkey-token-2',
+  carol: 'carol-passkey-token-3',
+  dave: 'dave-passkey-token-4',
+};
 const ARGUMENTS = { service: 'web', replicas: 3 };
 
 let h: Harness;
@@ -61,11 +66,11 @@ async function pausedDeploy(): Promise<{ id: string; turnId: string }> {
   return { id: started.turn.pendingElicitations[0].id, turnId: started.turn.id };
 }
 
-const stepUpOf = async (id: string, args?: object) =>
-  dataOf(await h.gql(STEP_UP, { id, arguments: args ?? null }, as('alice'))).elicitation;
+const stepUpOf = async (id: string, args?: object, user: keyof typeof TOKENS = 'alice') =>
+  dataOf(await h.gql(STEP_UP, { id, arguments: args ?? null }, as(user))).elicitation;
 
-const accept = async (id: string, extra: Record<string, unknown> = {}) =>
-  (await h.gql(RESOLVE, { input: { elicitationId: id, action: 'ACCEPT', ...extra } }, as('alice'))).data!
+const accept = async (id: string, extra: Record<string, unknown> = {}, user: keyof typeof TOKENS = 'alice') =>
+  (await h.gql(RESOLVE, { input: { elicitationId: id, action: 'ACCEPT', ...extra } }, as(user))).data!
     .resolveElicitation;
 
 const records = (): Promise<DecisionRecord[]> =>
@@ -78,18 +83,32 @@ function resealed(all: DecisionRecord[], change: (r: DecisionRecord) => Decision
 }
 
 beforeAll(async () => {
-  tools = new CountingToolSource(SOURCE_ID, [{ name: 'deploy', annotations: { destructiveHint: true } }]);
+  tools = new CountingToolSource(SOURCE_ID, [
+    { name: 'deploy', annotations: { destructiveHint: true } },
+    { name: 'scale', annotations: { destructiveHint: true } },
+  ]);
   h = await startHarness({
     config: {
-      ...testConfig({ toolConfirmation: { 't:deploy': { mode: 'ALWAYS', stepUp: 'passkey' } } }),
+      ...testConfig({
+        toolConfirmation: {
+          't:deploy': { mode: 'ALWAYS', stepUp: 'passkey' },
+          't:scale': {
+            mode: 'ALWAYS',
+            stepUp: 'passkey',
+            approvers: { roles: ['reviewer'], required: 2, requester: 'EXCLUDED' },
+          },
+        },
+      }),
       auth: {
         tokens: [
           { token: TOKENS.alice, user: 'alice', admin: false },
           { token: TOKENS.bob, user: 'bob', admin: false },
+          { token: TOKENS.carol, user: 'carol', admin: false, roles: ['reviewer'] },
+          { token: TOKENS.dave, user: 'dave', admin: false, roles: ['reviewer'] },
         ],
       },
     },
-    models: { [MODEL_ID]: new ScriptedModel([callsWhatIsNamed({ deploy: ARGUMENTS })]) },
+    models: { [MODEL_ID]: new ScriptedModel([callsWhatIsNamed({ deploy: ARGUMENTS, scale: ARGUMENTS })]) },
     toolSources: [tools],
   });
   // A passkey's relying party is a host name: the browser's page would be at localhost.
@@ -246,5 +265,33 @@ describe('passkey step-up', () => {
         problem: expect.stringContaining(named),
       });
     }
+  });
+
+  it('under an approvers policy, each approver accepts with their own passkey; the deciding one is kept and verifies', async () => {
+    const started = dataOf(
+      await h.gql(START_TURN, { input: { agentId: AGENT_ID, message: 't_scale' } }, as('alice')),
+    ).startTurn;
+    const id = started.turn.pendingElicitations[0].id as string;
+    const carol = new SoftwareAuthenticator(origin);
+    const dave = new SoftwareAuthenticator(origin);
+    expect((await register('carol', carol)).userErrors).toEqual([]);
+    expect((await register('dave', dave)).userErrors).toEqual([]);
+    const { challenge } = (await stepUpOf(id, undefined, 'carol')).stepUp;
+    expect((await accept(id, {}, 'carol')).userErrors[0]).toMatchObject({ code: 'PASSKEY_REQUIRED' });
+    // Another approver's passkey does not count for carol.
+    const byDave = await accept(id, { passkeyAssertion: dave.assert(challenge) }, 'carol');
+    expect(byDave.userErrors[0]).toMatchObject({ code: 'PASSKEY_INVALID' });
+    expect((await accept(id, { passkeyAssertion: carol.assert(challenge) }, 'carol')).userErrors).toEqual([]);
+    expect(tools.count('scale')).toBe(0);
+    expect((await accept(id, { passkeyAssertion: dave.assert(challenge) }, 'dave')).userErrors).toEqual([]);
+    await expect.poll(() => tools.count('scale')).toBe(1);
+    const all = await records();
+    const decided = all.find((r) => r.kind === 'ACCEPTED' && r.elicitationId === id)!;
+    expect(decided.actor?.id).toBe('dave');
+    expect(decided.assertion?.credentialId).toBe(dave.id);
+    const { keys } = (await (await fetch(new URL('/.well-known/toolgate-receipt-keys.json', h.url))).json()) as {
+      keys: PublicJwk[];
+    };
+    expect(verifyRecords(all, keys)).toBeNull();
   });
 });
