@@ -54,7 +54,7 @@ export type AnswerElicitationRefusal =
   | { code: 'INVALID_INPUT'; field: 'arguments'; reason: 'TOOL_GONE'; toolId: string }
   | { code: 'INVALID_INPUT'; field: 'remember'; at: ['ttlSeconds']; reason: 'OUT_OF_RANGE'; max: number }
   /** The call asks every time (ALWAYS, or a listener's reason of its own), or was asked before grants existed. */
-  | { code: 'INVALID_INPUT'; field: 'remember'; reason: 'NOT_REMEMBERABLE'; toolName: string }
+  | { code: 'INVALID_INPUT'; field: 'remember'; reason: 'NOT_REMEMBERABLE'; toolName: string; stepUp?: true }
   /** The store's refusals: not found, answered before (ALREADY_RESOLVED), expired. */
   | (AnswerRefusal & { field: 'elicitationId' })
   /** Under an approvers policy, the viewer may not give this answer: see ApproverRefusalReason. */
@@ -130,7 +130,14 @@ export async function answerElicitation(
     // A remembered approval would let later calls run without a passkey.
     if (answer.remember != null) {
       const toolName = existing.toolCall.name;
-      return { ok: false, code: 'INVALID_INPUT', field: 'remember', reason: 'NOT_REMEMBERABLE', toolName };
+      return {
+        ok: false,
+        code: 'INVALID_INPUT',
+        field: 'remember',
+        reason: 'NOT_REMEMBERABLE',
+        toolName,
+        stepUp: true,
+      };
     }
     const args = answer.arguments ?? existing.toolCall.arguments;
     const verified = await verifyStepUp(app, viewer, input.origin ?? null, existing, args, input.passkeyAssertion);

@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { answerElicitation } from '../app/answer-elicitation.js';
+import { stepUpRequired } from '../app/passkeys.js';
 import { callerConnected } from '../app/caller-presence.js';
 import {
   allPendingElicitations,
@@ -294,8 +295,9 @@ ElicitationRef.implement({
     canRemember: t.boolean({
       description:
         'Whether an ACCEPT may carry remember: false for a call that asks every time (ALWAYS, or a listener asking ' +
-        'for reasons of its own).',
-      resolve: async (e, _args, ctx) => mayRemember(e, await ctx.loaders.agent(e.agentId)),
+        'for reasons of its own), and for a tool that requires passkey step-up.',
+      resolve: async (e, _args, ctx) =>
+        !stepUpRequired(ctx.services, e) && mayRemember(e, await ctx.loaders.agent(e.agentId)),
     }),
     resolvedBy: t.exposeString('resolvedBy', {
       nullable: true,

@@ -134,6 +134,13 @@ export function answerElicitationError(refusal: AnswerElicitationRefusal): UserE
             inputPath(refusal.field, refusal.at),
           );
         case 'NOT_REMEMBERABLE':
+          if (refusal.stepUp) {
+            return userError(
+              refusal.code,
+              `The approval of ${refusal.toolName} cannot be remembered: each call needs your passkey.`,
+              inputPath(refusal.field),
+            );
+          }
           return userError(
             refusal.code,
             `The approval of ${refusal.toolName} cannot be remembered: it asks every time (ALWAYS, or a policy of ` +

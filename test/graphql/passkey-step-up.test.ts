@@ -37,7 +37,7 @@ let alice: SoftwareAuthenticator;
 const as = (user: keyof typeof TOKENS) => ({ authorization: `Bearer ${TOKENS[user]}`, origin });
 
 const STEP_UP = `query StepUp($id: ID!, $arguments: JSON) {
-  elicitation(id: $id) { id status stepUp(arguments: $arguments) { required challenge options } }
+  elicitation(id: $id) { id status canRemember stepUp(arguments: $arguments) { required challenge options } }
 }`;
 
 async function register(user: keyof typeof TOKENS, authenticator: SoftwareAuthenticator) {
@@ -91,7 +91,8 @@ beforeAll(async () => {
     config: {
       ...testConfig({
         toolConfirmation: {
-          't:deploy': { mode: 'ALWAYS', stepUp: 'passkey' },
+          // Asked by its annotation (destructive), so rememberable but for its step-up.
+          't:deploy': { stepUp: 'passkey' },
           't:scale': {
             mode: 'ALWAYS',
             stepUp: 'passkey',
@@ -138,8 +139,9 @@ describe('passkey step-up', () => {
 
   it('refuses an ACCEPT without an assertion, and a remembered approval; nothing runs', async () => {
     const request = await pausedDeploy();
-    const stepUp = (await stepUpOf(request.id)).stepUp;
+    const { stepUp, canRemember } = await stepUpOf(request.id);
     expect(stepUp.required).toBe(true);
+    expect(canRemember).toBe(false);
     expect(stepUp.options).toMatchObject({
       challenge: stepUp.challenge,
       rpId: 'localhost',
@@ -154,7 +156,11 @@ describe('passkey step-up', () => {
       remember: { scope: 'AGENT', ttlSeconds: 60 },
       passkeyAssertion: alice.assert(stepUp.challenge),
     });
-    expect(remembered.userErrors[0]).toMatchObject({ code: 'INVALID_INPUT', field: ['input', 'remember'] });
+    expect(remembered.userErrors[0]).toMatchObject({
+      code: 'INVALID_INPUT',
+      field: ['input', 'remember'],
+      message: expect.stringContaining('passkey'),
+    });
     expect((await stepUpOf(request.id)).status).toBe('PENDING');
     expect(tools.count('deploy')).toBe(0);
   });
