@@ -65,6 +65,8 @@ export type ResolveElicitationInput = {
     /** With ACCEPT or DECLINE: an object matching the elicitation's requestedSchema, e.g. {instructions: "..."}. */
     content?: unknown;
     elicitationId: string | number;
+    /** With ACCEPT of a request whose stepUp is required: the browser's startAuthentication result (a WebAuthn assertion) over stepUp's challenge for the arguments that will run (docs/receipts.md#passkey-step-up). */
+    passkeyAssertion?: unknown;
     /** With ACCEPT: remember the approval. */
     remember?: RememberApprovalInput | null | undefined;
 };
@@ -82,7 +84,7 @@ export type StartTurnInput = {
 
 export type TurnStatus = 'CANCELLED' | 'COMPLETED' | 'EXPIRED' | 'FAILED' | 'PAUSED' | 'RUNNING';
 
-export type UserErrorCode = 'ALREADY_RESOLVED' | 'EXPIRED' | 'FORBIDDEN' | 'IDEMPOTENCY_KEY_REUSED' | 'INVALID_CONTENT' | 'INVALID_INPUT' | 'NOT_FOUND' | 'THREAD_BUSY';
+export type UserErrorCode = 'ALREADY_RESOLVED' | 'EXPIRED' | 'FORBIDDEN' | 'IDEMPOTENCY_KEY_REUSED' | 'INVALID_CONTENT' | 'INVALID_INPUT' | 'NOT_FOUND' | 'PASSKEY_INVALID' | 'PASSKEY_REQUIRED' | 'THREAD_BUSY';
 
 export type ElicitationFieldsFragment = {
     id: string;

@@ -113,6 +113,10 @@ export declare const configSchema: z.ZodObject<{
                     roles: z.ZodArray<z.ZodString>;
                 }, z.core.$strict>>;
             }, z.core.$strict>]>>;
+            stepUp: z.ZodOptional<z.ZodEnum<{
+                passkey: "passkey";
+                none: "none";
+            }>>;
         }, z.core.$strict>]>>>;
         allowEdit: z.ZodOptional<z.ZodBoolean>;
         approvers: z.ZodOptional<z.ZodUnion<readonly [z.ZodLiteral<"REQUESTER">, z.ZodObject<{
@@ -127,6 +131,10 @@ export declare const configSchema: z.ZodObject<{
                 roles: z.ZodArray<z.ZodString>;
             }, z.core.$strict>>;
         }, z.core.$strict>]>>;
+        stepUp: z.ZodOptional<z.ZodEnum<{
+            passkey: "passkey";
+            none: "none";
+        }>>;
         pauseTtlSeconds: z.ZodDefault<z.ZodNumber>;
         maxIterations: z.ZodDefault<z.ZodNumber>;
     }, z.core.$strict>>;

@@ -12,7 +12,7 @@ import type {
   TurnRecord,
 } from '../domain/records.js';
 import type { AnswerRefusal, StartRefusal } from '../domain/refusals.js';
-import type { TurnMaintenance } from '../domain/store.js';
+import type { AnswerInput, TurnMaintenance } from '../domain/store.js';
 import type { Model } from '../models/model.js';
 import type { ToolCatalog } from '../tools/tool.js';
 import { DEFAULT_MAX_TOOL_ARGUMENTS_BYTES, DEFAULT_MAX_TOOL_ARGUMENTS_DEPTH } from '../domain/gate/argument-size.js';
@@ -185,6 +185,7 @@ export class AgentRunner {
     answeredAs?: AnswerIdentity;
     answer: ElicitationAnswer;
     withdrawn?: CallerWithdrawal;
+    assertion?: AnswerInput['assertion'];
   }): Promise<ResolveOutcome> {
     const result = await this.#store.resolveElicitation({
       ...input,

@@ -19,7 +19,9 @@ import type {
   RememberChoice,
   TurnRecord,
 } from '../domain/records.js';
+import type { RecordedAssertion } from '../domain/passkey-challenge.js';
 import type { AppDeps } from './deps.js';
+import { stepUpRequired, verifyStepUp, type PasskeyRefusal } from './passkeys.js';
 import { type Outcome } from './outcome.js';
 import { answerIdentityOf, type Viewer } from './viewer.js';
 
@@ -34,6 +36,10 @@ export interface AnswerElicitationInput {
   remember?: RememberChoice | null;
   /** With CANCEL, from src/app/cancel-call.ts: the call's caller stopped waiting, and why (kept with the request). */
   withdrawn?: CallerWithdrawal;
+  /** With ACCEPT of a call that requires passkey step-up: the browser's startAuthentication result. */
+  passkeyAssertion?: unknown;
+  /** The request's Origin (a browser's): the relying party when server.publicUrl is not configured. */
+  origin?: string | null;
 }
 
 export type AnswerElicitationRefusal =
@@ -48,11 +54,13 @@ export type AnswerElicitationRefusal =
   | { code: 'INVALID_INPUT'; field: 'arguments'; reason: 'TOOL_GONE'; toolId: string }
   | { code: 'INVALID_INPUT'; field: 'remember'; at: ['ttlSeconds']; reason: 'OUT_OF_RANGE'; max: number }
   /** The call asks every time (ALWAYS, or a listener's reason of its own), or was asked before grants existed. */
-  | { code: 'INVALID_INPUT'; field: 'remember'; reason: 'NOT_REMEMBERABLE'; toolName: string }
+  | { code: 'INVALID_INPUT'; field: 'remember'; reason: 'NOT_REMEMBERABLE'; toolName: string; stepUp?: true }
   /** The store's refusals: not found, answered before (ALREADY_RESOLVED), expired. */
   | (AnswerRefusal & { field: 'elicitationId' })
   /** Under an approvers policy, the viewer may not give this answer: see ApproverRefusalReason. */
-  | { code: 'FORBIDDEN'; field: 'action'; reason: ApproverRefusalReason; escalatesAt?: string };
+  | { code: 'FORBIDDEN'; field: 'action'; reason: ApproverRefusalReason; escalatesAt?: string }
+  /** The tool requires passkey step-up: the assertion is missing or does not verify (src/app/passkeys.ts). */
+  | PasskeyRefusal;
 
 export type AnswerElicitationOutcome = Outcome<
   {
@@ -116,6 +124,26 @@ export async function answerElicitation(
   const answer = effectiveAnswer(given, existing.toolCall.arguments);
   const refusal = await checkEditAndRemember(app, existing, answer);
   if (refusal) return refusal;
+  // Step-up last, once everything else holds: verifying uses the assertion (its counter moves forward).
+  let assertion: RecordedAssertion | undefined;
+  if (answer.action === 'ACCEPT' && existing.status === 'PENDING' && stepUpRequired(app, existing)) {
+    // A remembered approval would let later calls run without a passkey.
+    if (answer.remember != null) {
+      const toolName = existing.toolCall.name;
+      return {
+        ok: false,
+        code: 'INVALID_INPUT',
+        field: 'remember',
+        reason: 'NOT_REMEMBERABLE',
+        toolName,
+        stepUp: true,
+      };
+    }
+    const args = answer.arguments ?? existing.toolCall.arguments;
+    const verified = await verifyStepUp(app, viewer, input.origin ?? null, existing, args, input.passkeyAssertion);
+    if (!verified.ok) return verified;
+    assertion = verified.assertion;
+  }
   const requester = existing.ownerId === viewer.id;
   const result = await app.runner.resolveElicitation({
     elicitationId: input.elicitationId,
@@ -125,6 +153,7 @@ export async function answerElicitation(
     answeredAs: answerIdentityOf(viewer),
     answer,
     ...(input.withdrawn !== undefined && answer.action === 'CANCEL' && { withdrawn: input.withdrawn }),
+    ...(assertion && { assertion }),
   });
   if (result.ok) return requester ? result : { ...result, turn: null, pausedWith: null };
   return { ...result, field: 'elicitationId' };

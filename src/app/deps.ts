@@ -2,8 +2,10 @@
 // (src/services.ts extends this); a test can build them from a real store without any API in front.
 import type { AgentRunner } from '../agent/runner.js';
 import type { Agent, TurnRecord } from '../domain/records.js';
+import type { Passkeys } from '../domain/passkeys.js';
 import type { Agents, GatewayCallers, Grants, Reads, WebhookDeliveries } from '../domain/store.js';
 import type { SourceOffers, Tool } from '../tools/tool.js';
+import type { PasskeySettings } from './passkeys.js';
 
 /** An agent's tools as their sources list them now. */
 export interface ToolLookup {
@@ -26,7 +28,7 @@ export interface AppLimits {
 }
 
 /** The store as the use cases see it: reads, agents, grants and the webhook list; writes to turns go through the runner. */
-export type AppStore = Agents & Reads & Grants & GatewayCallers & WebhookDeliveries;
+export type AppStore = Agents & Reads & Grants & GatewayCallers & WebhookDeliveries & Passkeys;
 
 export interface AppDeps {
   store: AppStore;
@@ -36,6 +38,8 @@ export interface AppDeps {
   limits: AppLimits;
   /** Every change of a turn, published by whichever instance made it: a waiting gateway call listens here. */
   pubsub: TurnChanges;
+  /** Passkey step-up (src/app/passkeys.ts); absent: no tool requires it, and the relying party is the request's. */
+  passkeys?: PasskeySettings;
 }
 
 /** The pub/sub of turn changes as a use case listens to it (src/events/pubsub.ts is one). */

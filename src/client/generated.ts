@@ -62,6 +62,8 @@ export type ResolveElicitationInput = {
   /** With ACCEPT or DECLINE: an object matching the elicitation's requestedSchema, e.g. {instructions: "..."}. */
   content?: unknown;
   elicitationId: string | number;
+  /** With ACCEPT of a request whose stepUp is required: the browser's startAuthentication result (a WebAuthn assertion) over stepUp's challenge for the arguments that will run (docs/receipts.md#passkey-step-up). */
+  passkeyAssertion?: unknown;
   /** With ACCEPT: remember the approval. */
   remember?: RememberApprovalInput | null | undefined;
 };
@@ -93,6 +95,8 @@ export type UserErrorCode =
   | 'INVALID_CONTENT'
   | 'INVALID_INPUT'
   | 'NOT_FOUND'
+  | 'PASSKEY_INVALID'
+  | 'PASSKEY_REQUIRED'
   | 'THREAD_BUSY';
 
 export type ElicitationFieldsFragment = { id: string, status: ElicitationStatus, message: string, requestedSchema: unknown, requestedBy: string, createdAt: string, expiresAt: string, canEdit: boolean, canRemember: boolean, resolution: ElicitationResolution | null, resolvedBy: string | null, resolvedAt: string | null, agent: { id: string, name: string } | null, toolCall: { toolId: string, name: string, arguments: unknown, argumentsDisplay: { text: string, hiddenCharacters: Array<{ codePoint: number, name: string, offset: number, escape: string }>, mixedScriptWords: Array<{ word: string, scripts: Array<string> }> }, annotations: { title: string | null, readOnlyHint: boolean | null, destructiveHint: boolean | null, idempotentHint: boolean | null, openWorldHint: boolean | null } }, approval: { roles: Array<string>, required: number, requester: ApprovalRequester, escalation: { at: string, escalatedAt: string | null, roles: Array<string> } | null } | null, answers: Array<{ approver: string, action: ElicitationAction, counts: boolean, answeredAt: string }>, response: { action: ElicitationAction, content: unknown, arguments: unknown, remember: { scope: ApprovalGrantScope, ttlSeconds: number } | null } | null };

@@ -10,6 +10,7 @@ import type { WebhookSubscription } from '../domain/webhook-events.js';
 import { demoConfig } from '../config/demo.js';
 import { loadPlugins } from '../config/plugins.js';
 import { receiptSigners } from '../config/receipt-keys.js';
+import { stepUpFromConfig } from '../config/step-up.js';
 import type { ToolgateConfig } from '../config/schema.js';
 import { openStorage, type Storage } from '../storage.js';
 import type { DemoEntities } from '../domain/demo-entities.js';
@@ -252,7 +253,10 @@ export async function createCore(options: CoreOptions, opened: (close: () => Pro
     // the turn's earlier events (src/events/runner-events.ts).
     events: runnerEvents,
   });
-  const services: Services = { store, runner, tools, pubsub, clock, limits, turnText: runnerEvents };
+  // Passkey step-up: the relying party is server.publicUrl when configured, else each request's Origin.
+  const publicOrigin = config.server?.publicUrl ? new URL(config.server.publicUrl).origin : null;
+  const passkeys = { required: stepUpFromConfig(config), publicOrigin };
+  const services: Services = { store, runner, tools, pubsub, clock, limits, turnText: runnerEvents, passkeys };
 
   return {
     config,

@@ -164,7 +164,16 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
     // The plugin found the viewer of an HTTP request already, so the context is made at once, without awaiting.
     context: (initial): GraphQLContext | Promise<GraphQLContext> => {
       const viewer = webSocketViewer(initial) ?? authentication.viewerOf(initial.request);
-      const contextOf = (found: Viewer): GraphQLContext => ({ viewer: found, services, loaders: createLoaders(store) });
+      // A browser's Origin; a same-origin GET (urql's queries) carries none: the URL it was sent to says the same.
+      const origin = initial.request
+        ? (initial.request.headers.get('origin') ?? new URL(initial.request.url).origin)
+        : null;
+      const contextOf = (found: Viewer): GraphQLContext => ({
+        viewer: found,
+        services,
+        loaders: createLoaders(store),
+        origin,
+      });
       return viewer instanceof Promise ? viewer.then(contextOf) : contextOf(viewer);
     },
   });

@@ -168,6 +168,9 @@ export const argumentRuleConfig = z
   })
   .strict();
 
+/** Passkey step-up (docs/receipts.md#passkey-step-up): required, or (a tool under an agent that requires it) not. */
+const stepUpConfig = z.enum(['passkey', 'none']);
+
 const toolGatingConfig = z
   .object({
     mode: toolConfirmationMode
@@ -184,6 +187,11 @@ const toolGatingConfig = z
     approvers: approversConfig
       .optional()
       .describe("Who answers this tool's confirmations (docs/approvers.md); default: the agent's"),
+    stepUp: stepUpConfig
+      .optional()
+      .describe(
+        '"passkey": an ACCEPT counts only with the approver\'s WebAuthn assertion over the decision (docs/receipts.md#passkey-step-up), "none": not for this tool; default: the agent\'s',
+      ),
   })
   .strict();
 
@@ -240,6 +248,11 @@ export const agentConfig = z
       .optional()
       .describe(
         'Who answers the confirmations of this agent\'s calls: "REQUESTER" (default: the user who started the turn or made the call), or {"roles", "required", "requester", "escalate"} (docs/approvers.md); a tool\'s and an argument rule\'s own win',
+      ),
+    stepUp: stepUpConfig
+      .optional()
+      .describe(
+        "\"passkey\": every ACCEPT of this agent's calls counts only with the approver's WebAuthn assertion over the decision (docs/receipts.md#passkey-step-up); a tool's own wins",
       ),
     pauseTtlSeconds: z
       .number()

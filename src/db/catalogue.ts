@@ -33,6 +33,7 @@ import type {
   TurnRow,
   WebhookRow,
 } from './rows.js';
+import type { PasskeyChallengeRow, PasskeyRow } from './passkey-rows.js';
 
 type Ids = { ids: readonly string[] };
 type Count = [{ count: number }];
@@ -385,6 +386,25 @@ export interface Catalogue {
   /** The generated signing key: inserted once (a second insert, from another instance, changes nothing), then read. */
   insertReceiptKey(p: { id: string; privateKey: string; now: string }): number;
   receiptKey(p: { id: string }): { private_key: string }[];
+
+  // ---- passkeys (docs/receipts.md#passkey-step-up)
+  upsertPasskeyChallenge(p: { userId: string; challenge: string; rpId: string; expiresAt: string }): number;
+  takePasskeyChallenge(p: { userId: string }): PasskeyChallengeRow[];
+  /** 0 when the credential id is registered already. */
+  insertPasskey(p: {
+    credentialId: string;
+    userId: string;
+    publicKey: string;
+    algorithm: number;
+    rpId: string;
+    counter: number;
+    transports: string;
+    now: string;
+  }): number;
+  userPasskeys(p: { userId: string }): PasskeyRow[];
+  passkey(p: { credentialId: string }): PasskeyRow[];
+  /** Only forward, or 0 to 0 (an authenticator that keeps no counter). */
+  advancePasskeyCounter(p: { credentialId: string; counter: number; now: string }): number;
 
   // ---- webhooks (docs/webhooks.md): nothing of these runs on a change's path unless an endpoint subscribes to it
   /** The outbox rows of a change, in its transaction. */

@@ -357,7 +357,7 @@ function askedDraft(e: ElicitationRecord, kind: DecisionKind, at: string): Decis
 }
 
 /** Notes a decision record of the running transaction; `recorded` appends it to the chain when the script ends. */
-function recordDecision(c: ScriptContext, draft: DecisionDraft): void {
+export function recordDecision(c: ScriptContext, draft: DecisionDraft): void {
   if (!c.receipts) return;
   if (!c.decisions) throw new Error('a decision record outside a recorded transaction');
   c.decisions.push(draft);
@@ -571,6 +571,8 @@ function* recordAnswer(
     ...askedDraft(found, ANSWERED[answer.action], now),
     ...(answer.action === 'ACCEPT' && { argsDigest: argumentsDigest(answer.arguments ?? found.toolCall.arguments) }),
     actor: { id: by, identity: byIdentity },
+    // Passkey step-up: the deciding approver's assertion over this decision (src/app/passkeys.ts verified it).
+    ...(answer.action === 'ACCEPT' && input.assertion && by === input.answeredBy && { assertion: input.assertion }),
   });
   // Decided: no longer offered to its approvers.
   if (found.approval) yield c.q.deleteApproverRoles({ ids: [found.id] });

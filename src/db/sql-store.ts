@@ -53,7 +53,7 @@ import {
   webhookDeliveryRecord,
   type ElicitationRow,
 } from './rows.js';
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, type JsonWebKey } from 'node:crypto';
 import {
   GENERATED_RECEIPT_KEY_ID,
   signerFrom,
@@ -61,6 +61,10 @@ import {
   type ReceiptSigner,
 } from '../domain/decision-records.js';
 import * as scripts from './scripts.js';
+import { addPasskey } from './passkey-scripts.js';
+import { passkeyChallengeRecord, passkeyRecord } from './passkey-rows.js';
+import type { PasskeyChallenge, PasskeyRecord } from '../domain/passkeys.js';
+import type { DecisionActor } from '../domain/decision-records.js';
 import type { Script, ScriptContext, StartTurnInput } from './scripts.js';
 
 /** How a dialect runs statements and scripts. */
@@ -85,6 +89,8 @@ export interface Driver {
   ping(): Promise<string | null>;
   close(): Promise<void>;
 }
+
+type PasskeyChallengeRowList = Result<'takePasskeyChallenge'>;
 
 export interface Dialect {
   driver: Driver;
@@ -153,6 +159,35 @@ export class SqlStore implements Store {
   /** The decision records whose time is within [from, to] (either null: open), in chain order, as exported. */
   async decisionRecords(from: string | null, to: string | null): Promise<DecisionRecord[]> {
     return (await this.#read('decisionRecords', { from, to })).map((row) => JSON.parse(row.record) as DecisionRecord);
+  }
+
+  // ---- passkeys (docs/receipts.md#passkey-step-up) ---------------------------------------------------------
+
+  async savePasskeyChallenge(challenge: PasskeyChallenge): Promise<void> {
+    await this.#d.write(() => this.#q.upsertPasskeyChallenge(challenge));
+  }
+
+  async takePasskeyChallenge(userId: string, now: string): Promise<PasskeyChallenge | null> {
+    const [row] = await this.#d.write<PasskeyChallengeRowList>(() => this.#q.takePasskeyChallenge({ userId }));
+    const taken = row ? passkeyChallengeRecord(row) : null;
+    return taken && taken.expiresAt > now ? taken : null;
+  }
+
+  addPasskey(passkey: PasskeyRecord, actor: DecisionActor, jwk: JsonWebKey): Promise<boolean> {
+    return this.#transaction((c) => addPasskey(c, passkey, actor, jwk));
+  }
+
+  async listPasskeys(userId: string): Promise<PasskeyRecord[]> {
+    return (await this.#read('userPasskeys', { userId })).map(passkeyRecord);
+  }
+
+  async getPasskey(credentialId: string): Promise<PasskeyRecord | null> {
+    const [row] = await this.#read('passkey', { credentialId });
+    return row ? passkeyRecord(row) : null;
+  }
+
+  async advancePasskeyCounter(credentialId: string, counter: number, now: string): Promise<boolean> {
+    return (await this.#d.write<number>(() => this.#q.advancePasskeyCounter({ credentialId, counter, now }))) === 1;
   }
 
   flush(options?: { soon?: boolean }): Promise<void> {

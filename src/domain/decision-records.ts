@@ -10,9 +10,10 @@ import {
   type KeyObject,
 } from 'node:crypto';
 import { canonicalJson } from './canonical-json.js';
+import { assertionProblem, type RecordedAssertion, type RecordedPasskey } from './passkey-challenge.js';
 import type { AnswerIdentity, ElicitationApproval, JsonObject } from './records.js';
 
-export type DecisionKind = 'ASKED' | 'ACCEPTED' | 'DECLINED' | 'CANCELLED' | 'EXPIRED' | 'RAN';
+export type DecisionKind = 'ASKED' | 'ACCEPTED' | 'DECLINED' | 'CANCELLED' | 'EXPIRED' | 'RAN' | 'PASSKEY_REGISTERED';
 
 /** Who a record names: the answer's identity (issuer and subject, or the static user), or the system (null). */
 export interface DecisionActor {
@@ -34,6 +35,10 @@ export interface DecisionDraft {
   policyDigest: string | null;
   actor: DecisionActor | null;
   at: string;
+  /** PASSKEY_REGISTERED: the credential the actor registered (its id and public key). */
+  passkey?: RecordedPasskey;
+  /** An ACCEPT under passkey step-up: the approver's WebAuthn assertion over the decision's challenge. */
+  assertion?: RecordedAssertion;
 }
 
 /** A record as stored and exported (one JSON line each). */
@@ -78,6 +83,9 @@ function draftFields(d: DecisionDraft): DecisionDraft {
     policyDigest: d.policyDigest,
     actor: d.actor,
     at: d.at,
+    // Only when present: the records without them hash as before.
+    ...(d.passkey !== undefined && { passkey: d.passkey }),
+    ...(d.assertion !== undefined && { assertion: d.assertion }),
   };
 }
 
@@ -155,6 +163,7 @@ export function verifyRecords(
   const byKid = new Map(keys.map((k) => [k.kid, createPublicKey({ key: { ...k }, format: 'jwk' })]));
   const asked = new Set<string>();
   const accepted = new Map<string, DecisionRecord[]>();
+  const passkeys = new Map<string, { passkey: RecordedPasskey; userId: string | undefined }>();
   let prev: DecisionRecord | null = null;
   for (const [index, record] of records.entries()) {
     const fail = (problem: string): VerifyFailure => ({ seq: record.seq ?? null, line: index + 1, problem });
@@ -174,6 +183,16 @@ export function verifyRecords(
     if (!verify(null, Buffer.from(payload), key, Buffer.from(record.signature, 'base64url'))) {
       return fail('signature does not verify');
     }
+    if (record.kind === 'PASSKEY_REGISTERED' && record.passkey) {
+      passkeys.set(record.passkey.credentialId, { passkey: record.passkey, userId: record.actor?.id });
+    }
+    if (record.assertion) {
+      const registered = passkeys.get(record.assertion.credentialId);
+      if (!registered) return fail('its passkey assertion names a credential no earlier record registered');
+      if (registered.userId !== record.actor?.id) return fail("its passkey assertion is by another user's credential");
+      const problem = assertionProblem(record.assertion, stepUpSubjectOf(record), registered.passkey);
+      if (problem) return fail(`passkey assertion: ${problem}`);
+    }
     const call = `${record.turnId}\u0000${record.toolCallId}`;
     if (record.kind === 'ASKED') asked.add(call);
     if (record.kind === 'ACCEPTED') accepted.set(call, [...(accepted.get(call) ?? []), record]);
@@ -187,3 +206,9 @@ export function verifyRecords(
   }
   return null;
 }
+
+const stepUpSubjectOf = (r: DecisionRecord) => ({
+  elicitationId: r.elicitationId ?? '',
+  argsDigest: r.argsDigest,
+  policyDigest: r.policyDigest,
+});

@@ -14,6 +14,8 @@ export const REFUSAL_CODES = [
   'THREAD_BUSY',
   'FORBIDDEN',
   'IDEMPOTENCY_KEY_REUSED',
+  'PASSKEY_REQUIRED',
+  'PASSKEY_INVALID',
 ] as const;
 export type RefusalCode = (typeof REFUSAL_CODES)[number];
 

@@ -25,6 +25,8 @@ import type {
   TurnRecord,
 } from './records.js';
 import type { DecisionRecord } from './decision-records.js';
+import type { RecordedAssertion } from './passkey-challenge.js';
+import type { Passkeys } from './passkeys.js';
 import type { AnswerRefusal, StartRefusal } from './refusals.js';
 import type { WebhookAttemptOutcome, WebhookDeliveryRecord, WebhookDeliveryStatus } from './webhook-events.js';
 
@@ -174,6 +176,8 @@ export interface AnswerInput {
   lease?: TurnLease;
   /** The id of the grant an ACCEPT with `remember` records (recordedAnswer), in the same transaction. */
   grantId?: string;
+  /** An ACCEPT under passkey step-up: the verified assertion, kept in the ACCEPTED record it decides. */
+  assertion?: RecordedAssertion;
 }
 
 /** The model's answer a loop write appends (an ASSISTANT message), with the turn's iteration count it makes. */
@@ -509,4 +513,5 @@ export interface Store
     Grants,
     GatewayCallers,
     WebhookDeliveries,
+    Passkeys,
     Lifecycle {}

@@ -12,6 +12,8 @@ export interface GraphQLContext {
   services: Services;
   /** Batched per-item reads (src/app/loaders.ts). */
   loaders: Loaders;
+  /** The request's Origin header (a browser's), if any: the passkey relying party without server.publicUrl. */
+  origin?: string | null;
 }
 
 export const builder = new SchemaBuilder<{

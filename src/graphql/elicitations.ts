@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { answerElicitation } from '../app/answer-elicitation.js';
+import { stepUpRequired } from '../app/passkeys.js';
 import { callerConnected } from '../app/caller-presence.js';
 import {
   allPendingElicitations,
@@ -294,8 +295,9 @@ ElicitationRef.implement({
     canRemember: t.boolean({
       description:
         'Whether an ACCEPT may carry remember: false for a call that asks every time (ALWAYS, or a listener asking ' +
-        'for reasons of its own).',
-      resolve: async (e, _args, ctx) => mayRemember(e, await ctx.loaders.agent(e.agentId)),
+        'for reasons of its own), and for a tool that requires passkey step-up.',
+      resolve: async (e, _args, ctx) =>
+        !stepUpRequired(ctx.services, e) && mayRemember(e, await ctx.loaders.agent(e.agentId)),
     }),
     resolvedBy: t.exposeString('resolvedBy', {
       nullable: true,
@@ -442,6 +444,12 @@ const ResolveElicitationInput = builder.inputType('ResolveElicitationInput', {
         "model's arguments (key order aside): a plain ACCEPT, not an edit.",
     }),
     remember: t.field({ type: RememberApprovalInput, description: 'With ACCEPT: remember the approval.' }),
+    passkeyAssertion: t.field({
+      type: 'JSON',
+      description:
+        "With ACCEPT of a request whose stepUp is required: the browser's startAuthentication result (a WebAuthn " +
+        "assertion) over stepUp's challenge for the arguments that will run (docs/receipts.md#passkey-step-up).",
+    }),
     elicitationId: t.id({ required: true }),
     action: t.field({ type: ElicitationActionEnum, required: true }),
     content: t.field({
@@ -488,6 +496,8 @@ builder.mutationField('resolveElicitation', (t) =>
         content: input.content,
         arguments: input.arguments,
         remember: input.remember,
+        passkeyAssertion: input.passkeyAssertion,
+        origin: ctx.origin ?? null,
       });
       if (!outcome.ok) return { elicitation: null, turn: null, userErrors: [answerElicitationError(outcome)] };
       if (outcome.pausedWith && outcome.turn) knownRead(outcome.turn, PAUSED_WITH, outcome.pausedWith);

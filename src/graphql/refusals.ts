@@ -1,6 +1,7 @@
 // The API's words for the use cases' refusals (src/app/): each becomes a userErrors entry with its code, a message
 // for a person, and the path of the input field at fault (["input", "threadId"]). Only the API words them; the use
 // cases say what is wrong as data.
+import type { PasskeyRefusal } from '../app/passkeys.js';
 import type { AnswerElicitationRefusal } from '../app/answer-elicitation.js';
 import type { RevokeGrantRefusal } from '../app/revoke-grant.js';
 import type { StartTurnRefusal } from '../app/start-turn.js';
@@ -133,6 +134,13 @@ export function answerElicitationError(refusal: AnswerElicitationRefusal): UserE
             inputPath(refusal.field, refusal.at),
           );
         case 'NOT_REMEMBERABLE':
+          if (refusal.stepUp) {
+            return userError(
+              refusal.code,
+              `The approval of ${refusal.toolName} cannot be remembered: each call needs your passkey.`,
+              inputPath(refusal.field),
+            );
+          }
           return userError(
             refusal.code,
             `The approval of ${refusal.toolName} cannot be remembered: it asks every time (ALWAYS, or a policy of ` +
@@ -140,7 +148,23 @@ export function answerElicitationError(refusal: AnswerElicitationRefusal): UserE
             inputPath(refusal.field),
           );
       }
+      break;
+    case 'PASSKEY_REQUIRED':
+    case 'PASSKEY_INVALID':
+      return passkeyError(refusal);
   }
+}
+
+/** Passkey step-up and registration (src/app/passkeys.ts). */
+export function passkeyError(refusal: PasskeyRefusal): UserError {
+  if (refusal.code === 'PASSKEY_REQUIRED') {
+    return userError(
+      refusal.code,
+      "This tool needs your passkey to approve it: accept with an assertion over the request's stepUp challenge.",
+      inputPath(refusal.field),
+    );
+  }
+  return userError(refusal.code, `The passkey did not verify: ${refusal.problem}`, inputPath(refusal.field));
 }
 
 export function updateAgentError(refusal: UpdateAgentGatingRefusal): UserError {

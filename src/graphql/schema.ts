@@ -11,6 +11,7 @@ import './elicitations.js';
 import './visible-text.js';
 import './approvals.js';
 import './webhooks.js';
+import './passkeys.js';
 import { findNode } from '../app/reads.js';
 import { NodeRef } from './node.js';
 

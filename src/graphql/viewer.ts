@@ -1,6 +1,6 @@
 import { builder, type Viewer } from './builder.js';
 
-const ViewerRef = builder.objectRef<Viewer>('Viewer').implement({
+export const ViewerRef = builder.objectRef<Viewer>('Viewer').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     isAdmin: t.exposeBoolean('isAdmin'),

@@ -349,3 +349,31 @@ export const receiptKeys = pgTable('receipt_keys', {
   privateKey: text('private_key').notNull(),
   createdAt: time('created_at').notNull(),
 });
+
+/**
+ * The passkeys users registered for step-up (docs/receipts.md#passkey-step-up): one row per credential, its public key
+ * as the authenticator gave it (COSE, base64url) and its signature counter, advanced by each assertion.
+ */
+export const passkeys = pgTable(
+  'passkeys',
+  {
+    credentialId: text('credential_id').primaryKey(),
+    userId: text('user_id').notNull(),
+    publicKey: text('public_key').notNull(),
+    algorithm: integer('algorithm').notNull(),
+    rpId: text('rp_id').notNull(),
+    counter: bigint('counter', { mode: 'number' }).notNull(),
+    transports: jsonb('transports').notNull(),
+    createdAt: time('created_at').notNull(),
+    lastUsedAt: time('last_used_at'),
+  },
+  (t) => [index('passkeys_user').on(t.userId)],
+);
+
+/** A registration in progress: the challenge the user's authenticator must sign, one per user, until it expires. */
+export const passkeyChallenges = pgTable('passkey_challenges', {
+  userId: text('user_id').primaryKey(),
+  challenge: text('challenge').notNull(),
+  rpId: text('rp_id').notNull(),
+  expiresAt: time('expires_at').notNull(),
+});

@@ -628,6 +628,34 @@ export const postgresStatements: PgCatalogue = {
   ),
   receiptKey: statement('receipt_key', 'SELECT private_key FROM receipt_keys WHERE id = @id'),
 
+  upsertPasskeyChallenge: statement(
+    'upsert_passkey_challenge',
+    `INSERT INTO passkey_challenges (user_id, challenge, rp_id, expires_at)
+     VALUES (@userId, @challenge, @rpId, @expiresAt)
+     ON CONFLICT (user_id) DO UPDATE SET challenge = excluded.challenge, rp_id = excluded.rp_id,
+       expires_at = excluded.expires_at`,
+  ),
+  takePasskeyChallenge: statement(
+    'take_passkey_challenge',
+    'DELETE FROM passkey_challenges WHERE user_id = @userId RETURNING *',
+  ),
+  insertPasskey: statement(
+    'insert_passkey',
+    `INSERT INTO passkeys (credential_id, user_id, public_key, algorithm, rp_id, counter, transports, created_at)
+     VALUES (@credentialId, @userId, @publicKey, @algorithm, @rpId, @counter, @transports::jsonb, @now)
+     ON CONFLICT (credential_id) DO NOTHING`,
+  ),
+  userPasskeys: statement(
+    'user_passkeys',
+    'SELECT * FROM passkeys WHERE user_id = @userId ORDER BY created_at, credential_id',
+  ),
+  passkey: statement('passkey', 'SELECT * FROM passkeys WHERE credential_id = @credentialId'),
+  advancePasskeyCounter: statement(
+    'advance_passkey_counter',
+    `UPDATE passkeys SET counter = @counter, last_used_at = @now
+     WHERE credential_id = @credentialId AND (counter < @counter OR (counter = 0 AND @counter = 0))`,
+  ),
+
   insertWebhookDeliveries: (params) => ({ ...insertDeliveries(params), outbox: true }),
   // SKIP LOCKED: rows another instance is claiming right now are left to it; a claim that lapsed is taken over.
   claimWebhookDeliveries: statement(

@@ -320,3 +320,31 @@ export const receiptKeys = sqliteTable('receipt_keys', {
   privateKey: text('private_key').notNull(),
   createdAt: text('created_at').notNull(),
 });
+
+/**
+ * The passkeys users registered for step-up (docs/receipts.md#passkey-step-up): one row per credential, its public key
+ * as the authenticator gave it (COSE, base64url) and its signature counter, advanced by each assertion.
+ */
+export const passkeys = sqliteTable(
+  'passkeys',
+  {
+    credentialId: text('credential_id').primaryKey(),
+    userId: text('user_id').notNull(),
+    publicKey: text('public_key').notNull(),
+    algorithm: integer('algorithm').notNull(),
+    rpId: text('rp_id').notNull(),
+    counter: integer('counter').notNull(),
+    transports: text('transports').notNull(),
+    createdAt: text('created_at').notNull(),
+    lastUsedAt: text('last_used_at'),
+  },
+  (t) => [index('passkeys_user').on(t.userId)],
+);
+
+/** A registration in progress: the challenge the user's authenticator must sign, one per user, until it expires. */
+export const passkeyChallenges = sqliteTable('passkey_challenges', {
+  userId: text('user_id').primaryKey(),
+  challenge: text('challenge').notNull(),
+  rpId: text('rp_id').notNull(),
+  expiresAt: text('expires_at').notNull(),
+});

@@ -450,6 +450,19 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
       ON CONFLICT (id) DO NOTHING`),
     receiptKey: prepared('SELECT private_key FROM receipt_keys WHERE id = @id'),
 
+    upsertPasskeyChallenge: prepared(`INSERT INTO passkey_challenges (user_id, challenge, rp_id, expires_at)
+      VALUES (@userId, @challenge, @rpId, @expiresAt)
+      ON CONFLICT (user_id) DO UPDATE SET challenge = excluded.challenge, rp_id = excluded.rp_id,
+        expires_at = excluded.expires_at`),
+    takePasskeyChallenge: prepared('DELETE FROM passkey_challenges WHERE user_id = @userId RETURNING *'),
+    insertPasskey: prepared(`INSERT INTO passkeys (credential_id, user_id, public_key, algorithm, rp_id, counter,
+        transports, created_at) VALUES (@credentialId, @userId, @publicKey, @algorithm, @rpId, @counter, @transports, @now)
+      ON CONFLICT (credential_id) DO NOTHING`),
+    userPasskeys: prepared('SELECT * FROM passkeys WHERE user_id = @userId ORDER BY created_at, credential_id'),
+    passkey: prepared('SELECT * FROM passkeys WHERE credential_id = @credentialId'),
+    advancePasskeyCounter: prepared(`UPDATE passkeys SET counter = @counter, last_used_at = @now
+      WHERE credential_id = @credentialId AND (counter < @counter OR (counter = 0 AND @counter = 0))`),
+
     insertWebhookDeliveries: ({ deliveries, now }) => {
       for (const d of deliveries) {
         insertDelivery.run({

@@ -14,6 +14,7 @@ import { storeSpec, type StoreFactory } from './harness.js';
 import { registerIdempotencySpec } from './idempotency.js';
 import { registerLifecycleSpec } from './lifecycle.js';
 import { registerMaintenanceSpec } from './maintenance.js';
+import { registerPasskeysSpec } from './passkeys.js';
 import { registerReadsSpec } from './reads.js';
 import { registerTurnLogSpec } from './turn-log.js';
 import { registerWebhooksSpec } from './webhooks.js';
@@ -36,5 +37,6 @@ export function describeStore(factory: StoreFactory): void {
     registerGatewaySpec(spec);
     registerApproversSpec(spec);
     registerEscalationSpec(spec);
+    registerPasskeysSpec(spec);
   });
 }

@@ -487,3 +487,44 @@ export const RevokeGrantMutation = graphql(`
     }
   }
 `);
+
+export const StepUpQuery = graphql(`
+  query StepUp($id: ID!, $arguments: JSON) {
+    elicitation(id: $id) {
+      id
+      stepUp(arguments: $arguments) {
+        required
+        challenge
+        options
+      }
+    }
+  }
+`);
+
+export const StartPasskeyRegistrationMutation = graphql(`
+  mutation StartPasskeyRegistration {
+    startPasskeyRegistration {
+      options
+      userErrors {
+        code
+        message
+        field
+      }
+    }
+  }
+`);
+
+export const RegisterPasskeyMutation = graphql(`
+  mutation RegisterPasskey($input: RegisterPasskeyInput!) {
+    registerPasskey(input: $input) {
+      passkey {
+        credentialId
+      }
+      userErrors {
+        code
+        message
+        field
+      }
+    }
+  }
+`);

@@ -10,6 +10,7 @@ import { checkSession, endSession, storedToken, storeToken, type SessionStatus }
 import { Grants } from './Grants';
 import { History } from './History';
 import { Inbox } from './Inbox';
+import { RegisterPasskey } from './RegisterPasskey';
 import { SignedOut } from './SignedOut';
 import { ThreadList } from './ThreadList';
 import { ThreadView } from './ThreadView';
@@ -225,6 +226,7 @@ function Shell({
               </>
             )}
           </span>
+          <RegisterPasskey />
           {(token || session) && (
             <button type="button" class="quiet" onClick={() => (session ? onSignOut() : onSignIn(null))}>
               Sign out

@@ -2,9 +2,10 @@
 // more. The trusted question, the tool, the arguments exactly as they will run (hidden characters shown), the agent,
 // who asked, the quorum so far; Accept, Decline with instructions. Live through elicitationUpdated: each counted answer
 // and the decision, which takes it out of the queue. Keys (when the card has focus): A accept, D decline, Escape back.
-import { useMutation, useSubscription } from '@urql/preact';
+import { useClient, useMutation, useSubscription } from '@urql/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApproverCardFragment, ApproverCardLiveSubscription as LiveData } from '../gql/graphql';
+import { stepUpAssertion } from '../passkeys';
 import { describeRequestError, describeUserError } from '../errors';
 import { ApproverAnswerMutation, ApproverCardLiveSubscription } from '../operations';
 import { formatRemaining, formatTime, spokenRemaining, useNow } from '../time';
@@ -35,6 +36,7 @@ export function ApproverCard({
   const [error, setError] = useState<string | null>(null);
   const [answered, setAnswered] = useState<ApproverCardFragment | null>(null);
   const [{ fetching }, answer] = useMutation(ApproverAnswerMutation);
+  const client = useClient();
   const [live] = useSubscription(
     { query: ApproverCardLiveSubscription, variables: { id: delivered.id } },
     (_prev: ApproverCardFragment | undefined, data: LiveData) => data.elicitationUpdated,
@@ -67,7 +69,24 @@ export function ApproverCard({
     if (!answerable) return;
     setError(null);
     focusCard();
-    const result = await answer({ input: { elicitationId: elicitation.id, action, ...(content && { content }) } });
+    // A step-up request's Accept carries the approver's passkey assertion.
+    let passkeyAssertion: unknown = null;
+    if (action === 'ACCEPT') {
+      const stepUp = await stepUpAssertion(client, elicitation.id, null);
+      if ('error' in stepUp) {
+        setError(stepUp.error);
+        return;
+      }
+      passkeyAssertion = stepUp.assertion;
+    }
+    const result = await answer({
+      input: {
+        elicitationId: elicitation.id,
+        action,
+        ...(content && { content }),
+        ...(passkeyAssertion != null && { passkeyAssertion }),
+      },
+    });
     if (result.error) {
       setError(describeRequestError(result.error));
       return;

@@ -4,9 +4,10 @@
 // Cancel; then the turn's progress, live. Under an approvers policy, who approved so far (live, as the turn changes);
 // under four eyes the requester only cancels. Keys (when the card has focus): A accept, D decline, E edit, Escape back.
 // A gateway's call (an MCP client's, no model) is worded as the client's: its arguments, its call to cancel.
-import { useMutation } from '@urql/preact';
+import { useClient, useMutation } from '@urql/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { CallerWithdrawal, ElicitationCardFragment, ResolveElicitationInput } from '../gql/graphql';
+import { stepUpAssertion } from '../passkeys';
 import { describeRequestError, describeUserError } from '../errors';
 import { useLiveTurn } from '../live-turn';
 import { AnswerMutation } from '../operations';
@@ -93,6 +94,7 @@ export function ElicitationCard({
   const [answeredWith, setAnsweredWith] = useState<ElicitationCardFragment['response'] | null>(null);
   const [refused, setRefused] = useState<string | null>(null);
   const [{ fetching }, answer] = useMutation(AnswerMutation);
+  const client = useClient();
   const live = useLiveTurn(elicitation.turn.id);
 
   const liveElicitation = live.turn?.elicitations.find((e) => e.id === elicitation.id);
@@ -163,7 +165,20 @@ export function ElicitationCard({
       }
     }
     if (remember && elicitation.canRemember) input.remember = { scope: rememberScope, ttlSeconds: rememberTtl };
-    void submit(input);
+    void acceptWithStepUp(input);
+  }
+
+  /** A step-up request's Accept carries the passkey's assertion over the arguments that will run. */
+  async function acceptWithStepUp(input: Omit<ResolveElicitationInput, 'elicitationId'>) {
+    if (!answerable) return;
+    setError(null);
+    const stepUp = await stepUpAssertion(client, elicitation.id, input.arguments);
+    if ('error' in stepUp) {
+      setError(stepUp.error);
+      return;
+    }
+    if (stepUp.assertion) input.passkeyAssertion = stepUp.assertion;
+    await submit(input);
   }
 
   function decline(event?: Event) {

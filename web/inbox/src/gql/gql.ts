@@ -31,6 +31,9 @@ type Documents = {
     "\n  mutation SendMessage($input: StartTurnInput!) {\n    startTurn(input: $input) {\n      thread {\n        id\n      }\n      turn {\n        ...TurnView\n      }\n      userErrors {\n        code\n        message\n        field\n      }\n    }\n  }\n": typeof types.SendMessageDocument,
     "\n  query Grants {\n    approvalGrants(first: 100) {\n      edges {\n        node {\n          id\n          scope\n          state\n          toolId\n          createdAt\n          expiresAt\n          agent {\n            id\n            name\n          }\n          thread {\n            id\n          }\n          uses {\n            toolCallId\n          }\n        }\n      }\n    }\n  }\n": typeof types.GrantsDocument,
     "\n  mutation RevokeGrant($input: RevokeApprovalGrantInput!) {\n    revokeApprovalGrant(input: $input) {\n      grant {\n        id\n        state\n        revokedAt\n      }\n      userErrors {\n        code\n        message\n      }\n    }\n  }\n": typeof types.RevokeGrantDocument,
+    "\n  query StepUp($id: ID!, $arguments: JSON) {\n    elicitation(id: $id) {\n      id\n      stepUp(arguments: $arguments) {\n        required\n        challenge\n        options\n      }\n    }\n  }\n": typeof types.StepUpDocument,
+    "\n  mutation StartPasskeyRegistration {\n    startPasskeyRegistration {\n      options\n      userErrors {\n        code\n        message\n        field\n      }\n    }\n  }\n": typeof types.StartPasskeyRegistrationDocument,
+    "\n  mutation RegisterPasskey($input: RegisterPasskeyInput!) {\n    registerPasskey(input: $input) {\n      passkey {\n        credentialId\n      }\n      userErrors {\n        code\n        message\n        field\n      }\n    }\n  }\n": typeof types.RegisterPasskeyDocument,
 };
 const documents: Documents = {
     "\n  query Viewer {\n    viewer {\n      id\n      isAdmin\n      name\n      roles\n    }\n  }\n": types.ViewerDocument,
@@ -50,6 +53,9 @@ const documents: Documents = {
     "\n  mutation SendMessage($input: StartTurnInput!) {\n    startTurn(input: $input) {\n      thread {\n        id\n      }\n      turn {\n        ...TurnView\n      }\n      userErrors {\n        code\n        message\n        field\n      }\n    }\n  }\n": types.SendMessageDocument,
     "\n  query Grants {\n    approvalGrants(first: 100) {\n      edges {\n        node {\n          id\n          scope\n          state\n          toolId\n          createdAt\n          expiresAt\n          agent {\n            id\n            name\n          }\n          thread {\n            id\n          }\n          uses {\n            toolCallId\n          }\n        }\n      }\n    }\n  }\n": types.GrantsDocument,
     "\n  mutation RevokeGrant($input: RevokeApprovalGrantInput!) {\n    revokeApprovalGrant(input: $input) {\n      grant {\n        id\n        state\n        revokedAt\n      }\n      userErrors {\n        code\n        message\n      }\n    }\n  }\n": types.RevokeGrantDocument,
+    "\n  query StepUp($id: ID!, $arguments: JSON) {\n    elicitation(id: $id) {\n      id\n      stepUp(arguments: $arguments) {\n        required\n        challenge\n        options\n      }\n    }\n  }\n": types.StepUpDocument,
+    "\n  mutation StartPasskeyRegistration {\n    startPasskeyRegistration {\n      options\n      userErrors {\n        code\n        message\n        field\n      }\n    }\n  }\n": types.StartPasskeyRegistrationDocument,
+    "\n  mutation RegisterPasskey($input: RegisterPasskeyInput!) {\n    registerPasskey(input: $input) {\n      passkey {\n        credentialId\n      }\n      userErrors {\n        code\n        message\n        field\n      }\n    }\n  }\n": types.RegisterPasskeyDocument,
 };
 
 /**
@@ -134,6 +140,18 @@ export function graphql(source: "\n  query Grants {\n    approvalGrants(first: 1
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation RevokeGrant($input: RevokeApprovalGrantInput!) {\n    revokeApprovalGrant(input: $input) {\n      grant {\n        id\n        state\n        revokedAt\n      }\n      userErrors {\n        code\n        message\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation RevokeGrant($input: RevokeApprovalGrantInput!) {\n    revokeApprovalGrant(input: $input) {\n      grant {\n        id\n        state\n        revokedAt\n      }\n      userErrors {\n        code\n        message\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query StepUp($id: ID!, $arguments: JSON) {\n    elicitation(id: $id) {\n      id\n      stepUp(arguments: $arguments) {\n        required\n        challenge\n        options\n      }\n    }\n  }\n"): (typeof documents)["\n  query StepUp($id: ID!, $arguments: JSON) {\n    elicitation(id: $id) {\n      id\n      stepUp(arguments: $arguments) {\n        required\n        challenge\n        options\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation StartPasskeyRegistration {\n    startPasskeyRegistration {\n      options\n      userErrors {\n        code\n        message\n        field\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation StartPasskeyRegistration {\n    startPasskeyRegistration {\n      options\n      userErrors {\n        code\n        message\n        field\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RegisterPasskey($input: RegisterPasskeyInput!) {\n    registerPasskey(input: $input) {\n      passkey {\n        credentialId\n      }\n      userErrors {\n        code\n        message\n        field\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation RegisterPasskey($input: RegisterPasskeyInput!) {\n    registerPasskey(input: $input) {\n      passkey {\n        credentialId\n      }\n      userErrors {\n        code\n        message\n        field\n      }\n    }\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};
