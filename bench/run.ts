@@ -11,6 +11,7 @@ import { killAllChildren } from './lib/processes.js';
 import { printPart, renderMarkdown, type PartResult } from './lib/report.js';
 import { benchBareYoga } from './parts/bare-yoga.js';
 import { benchGateOverhead } from './parts/gate-overhead.js';
+import { benchGateway } from './parts/gateway.js';
 import { benchPauseBytes } from './parts/pause-bytes.js';
 import { benchPeers } from './parts/peers.js';
 import { benchPending } from './parts/pending.js';
@@ -29,6 +30,7 @@ const PARTS: Record<number, { title: string; run: (plan: ReturnType<typeof makeP
   7: { title: 'toolgate vs bare graphql-yoga, `{ __typename }`', run: benchBareYoga },
   8: { title: 'HITL round trips on SQLite, PostgreSQL, and two PostgreSQL instances', run: benchRoundTripBackends },
   9: { title: 'The HITL round trip in toolgate, LangGraph JS and the OpenAI Agents SDK', run: benchPeers },
+  10: { title: 'The MCP gateway: toolgate /mcp vs supergateway vs direct stdio', run: benchGateway },
 };
 
 async function main(): Promise<void> {
