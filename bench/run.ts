@@ -2,7 +2,7 @@
 // process with autocannon and graphql-ws clients, prints each figure next to its target and writes
 // bench/RESULTS.md. Not part of `npm test`. BENCH_QUICK=1 (or --quick) for a short run with small sizes;
 // --only=1,3 (or BENCH_ONLY) for some parts. Every loop is bounded in count and time; BENCH_DEADLINE_SECONDS
-// (default 1200) ends the whole run.
+// (default 1800) ends the whole run.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describeMachine } from './lib/machine.js';
@@ -36,7 +36,7 @@ const PARTS: Record<number, { title: string; run: (plan: ReturnType<typeof makeP
 async function main(): Promise<void> {
   const plan = makePlan(process.argv.slice(2), process.env);
   const machine = describeMachine();
-  const deadline = Number(process.env.BENCH_DEADLINE_SECONDS ?? 1200);
+  const deadline = Number(process.env.BENCH_DEADLINE_SECONDS ?? 1800);
   setTimeout(() => {
     console.error(`bench: deadline of ${deadline} s reached; stopping`);
     killAllChildren();

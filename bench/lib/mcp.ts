@@ -136,7 +136,12 @@ export function descendantsOf(pid: number): number[] {
   }
   const found: number[] = [];
   const queue = [pid];
-  while (queue.length) for (const child of children.get(queue.shift()!) ?? []) (found.push(child), queue.push(child));
+  while (queue.length) {
+    for (const child of children.get(queue.shift()!) ?? []) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
   return found;
 }
 

@@ -76,6 +76,8 @@ interface Window {
   databaseCpu: number;
   /** ...the upstream server processes (the relay's children, or the direct sessions'). */
   upstreamCpu: number;
+  /** ...this process: the SDK clients (and the API's answerer), for judging whether the load generator kept up. */
+  clientCpu: number;
   /** Gated calls: ms from the answer leaving the bench to the upstream tool's start (p50, p99). */
   decisionP50: number;
   decisionP99: number;
@@ -112,6 +114,7 @@ async function runWindow(setup: Setup, seconds: number): Promise<Window> {
   const gated = setup.kind === 'elicit' || setup.kind === 'api';
   const answerer = setup.kind === 'api' ? startAnswerer(setup) : null;
   const before = await cpuSnapshot(setup);
+  const clientBefore = process.cpuUsage();
   const elapsed = await runWorkers(setup.sessions.length, seconds, async (worker) => {
     const key = `k${nextKey++}`;
     const t0 = performance.now();
@@ -134,8 +137,9 @@ async function runWindow(setup: Setup, seconds: number): Promise<Window> {
       fail(error instanceof Error ? error.message : String(error));
     }
   });
-  const after = await cpuSnapshot(setup);
   await answerer?.stop();
+  const client = process.cpuUsage(clientBefore);
+  const after = await cpuSnapshot(setup);
   const calls = samples.length;
   const per = (value: number) => value / Math.max(1, calls);
   return {
@@ -149,6 +153,7 @@ async function runWindow(setup: Setup, seconds: number): Promise<Window> {
     databaseCpu:
       before.database && after.database ? per(backendCpuBetween(before.database, after.database)) : Number.NaN,
     upstreamCpu: per(between(before.upstream, after.upstream)),
+    clientCpu: per((client.user + client.system) / 1000),
     decisionP50: gated ? percentile(decisions, 50) : Number.NaN,
     decisionP99: gated ? percentile(decisions, 99) : Number.NaN,
   };
@@ -262,8 +267,8 @@ export async function benchGateway(plan: Plan): Promise<PartResult> {
   let relay: Relay | undefined;
   /** results[level][round][setup] */
   const results: Window[][][] = [];
-  let sqliteCommit = Number.NaN;
-  let postgresCommit = Number.NaN;
+  let sqliteCommit: number;
+  let postgresCommit: number;
   try {
     const database = await admin.createDatabase();
     const sqlite = await startToolgate(undefined, { config: GATEWAY_CONFIG });
@@ -341,6 +346,7 @@ export async function benchGateway(plan: Plan): Promise<PartResult> {
           : `${setup.toolgate ? 'toolgate' : 'supergateway'} ${ms(of((w) => w.relayCpu).median)}` +
             (setup.database ? ` + PostgreSQL ${ms(of((w) => w.databaseCpu).median)}` : '') +
             `, upstream ${ms(of((w) => w.upstreamCpu).median)}`;
+      const client = `; the bench's clients ${ms(of((w) => w.clientCpu).median)}`;
       const gated = setup.kind === 'elicit' || setup.kind === 'api';
       const ratio =
         s === SUPERGATEWAY
@@ -350,7 +356,7 @@ export async function benchGateway(plan: Plan): Promise<PartResult> {
         name: `${count} session${count > 1 ? 's' : ''}, ${setup.label}`,
         value:
           `${perSecond(rate.median)} (rounds ${fmt(rate.min, 0)}-${fmt(rate.max, 0)}), p50 ${ms(of((w) => w.p50).median)}, ` +
-          `p99 ${ms(of((w) => w.p99).median)}; CPU per call: ${cpu}` +
+          `p99 ${ms(of((w) => w.p99).median)}; CPU per call: ${cpu}${client}` +
           (gated
             ? `; answer to tool start p50 ${ms(of((w) => w.decisionP50).median)}, p99 ${ms(of((w) => w.decisionP99).median)}`
             : '') +
@@ -364,7 +370,7 @@ export async function benchGateway(plan: Plan): Promise<PartResult> {
             .map(
               (w, s) =>
                 `${setups[s]!.short} ${perSecond(w.rate)} (p50 ${ms(w.p50)}, p99 ${ms(w.p99)}, ${w.calls} calls, ` +
-                `${w.failures} failed, relay CPU ${ms(w.relayCpu)}${Number.isFinite(w.databaseCpu) ? ` + PostgreSQL ${ms(w.databaseCpu)}` : ''}, upstream ${ms(w.upstreamCpu)})`,
+                `${w.failures} failed, relay CPU ${ms(w.relayCpu)}${Number.isFinite(w.databaseCpu) ? ` + PostgreSQL ${ms(w.databaseCpu)}` : ''}, upstream ${ms(w.upstreamCpu)}, clients ${ms(w.clientCpu)})`,
             )
             .join('; '),
       ),
