@@ -2,7 +2,7 @@
 // process with autocannon and graphql-ws clients, prints each figure next to its target and writes
 // bench/RESULTS.md. Not part of `npm test`. BENCH_QUICK=1 (or --quick) for a short run with small sizes;
 // --only=1,3 (or BENCH_ONLY) for some parts. Every loop is bounded in count and time; BENCH_DEADLINE_SECONDS
-// (default 1200) ends the whole run.
+// (default 1800) ends the whole run.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describeMachine } from './lib/machine.js';
@@ -11,6 +11,7 @@ import { killAllChildren } from './lib/processes.js';
 import { printPart, renderMarkdown, type PartResult } from './lib/report.js';
 import { benchBareYoga } from './parts/bare-yoga.js';
 import { benchGateOverhead } from './parts/gate-overhead.js';
+import { benchGateway } from './parts/gateway.js';
 import { benchPauseBytes } from './parts/pause-bytes.js';
 import { benchPeers } from './parts/peers.js';
 import { benchPending } from './parts/pending.js';
@@ -29,12 +30,13 @@ const PARTS: Record<number, { title: string; run: (plan: ReturnType<typeof makeP
   7: { title: 'toolgate vs bare graphql-yoga, `{ __typename }`', run: benchBareYoga },
   8: { title: 'HITL round trips on SQLite, PostgreSQL, and two PostgreSQL instances', run: benchRoundTripBackends },
   9: { title: 'The HITL round trip in toolgate, LangGraph JS and the OpenAI Agents SDK', run: benchPeers },
+  10: { title: 'The MCP gateway: toolgate /mcp vs supergateway vs direct stdio', run: benchGateway },
 };
 
 async function main(): Promise<void> {
   const plan = makePlan(process.argv.slice(2), process.env);
   const machine = describeMachine();
-  const deadline = Number(process.env.BENCH_DEADLINE_SECONDS ?? 1200);
+  const deadline = Number(process.env.BENCH_DEADLINE_SECONDS ?? 1800);
   setTimeout(() => {
     console.error(`bench: deadline of ${deadline} s reached; stopping`);
     killAllChildren();

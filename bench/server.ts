@@ -2,10 +2,12 @@
 // builtin demo tools, confirmation on) on 127.0.0.1, on BENCH_DB: an SQLite file, or a postgres:// URL (part 8).
 // bench/run.ts drives it over HTTP and WebSocket from its own process; IPC only carries what the wire cannot tell.
 // Part 8 only: BENCH_REDIS (and BENCH_REDIS_PREFIX) give the config a `pubsub` section (several instances on one
-// PostgreSQL database), and BENCH_COUNT_SQL=1 counts the SQL it executes (bench/lib/sql-count.ts).
+// PostgreSQL database), and BENCH_COUNT_SQL=1 counts the SQL it executes (bench/lib/sql-count.ts). Part 10 only:
+// BENCH_CONFIG is a config (JSON, read as a config file is) in place of the demo's: a gateway on an upstream server.
 import '../src/node-env.js'; // first, as in src/cli.ts: the server under test runs as `npm start` runs it
 import { writeHeapSnapshot } from 'node:v8';
 import { demoConfig } from '../src/config/demo.js';
+import { parseConfig } from '../src/config/load.js';
 import type { SqliteStore } from '../src/db/sqlite/sqlite-store.js';
 import type { ElicitationRecord } from '../src/domain/records.js';
 import { createServer } from '../src/server.js';
@@ -18,6 +20,7 @@ if (!database || !process.send) throw new Error('bench/server.ts is started by b
 // Before createServer, so that nothing the server runs escapes them.
 const sqlCounts: (() => SqlCounts) | null = process.env.BENCH_COUNT_SQL === '1' ? installSqlCounters() : null;
 const redis = process.env.BENCH_REDIS;
+const config = process.env.BENCH_CONFIG ? parseConfig(JSON.parse(process.env.BENCH_CONFIG), 'BENCH_CONFIG') : undefined;
 
 // BENCH_SERVER_SYNCHRONOUS=NORMAL (set by startToolgate for one comparison only): the server's `synchronous: 'NORMAL'`
 // option, under which responses and events do not wait for the WAL fsync (the tool start still does). Every other
@@ -29,6 +32,7 @@ const server = await createServer({
   // Part 4 subscribes 1,000 clients of one viewer: past the default cap on one user's subscriptions (500), an
   // operator's limit that is not what the part measures.
   limits: { maxSubscriptionsPerUser: 10_000 },
+  ...(config && { config }),
   ...(redis && { config: { ...demoConfig, pubsub: { redis, prefix: process.env.BENCH_REDIS_PREFIX || undefined } } }),
   onError: (error) => console.error('bench server:', error),
 });

@@ -16,7 +16,7 @@ export interface Plan {
   /** Events published per run of the push figure, by subscriber count. */
   pushEvents: (subscribers: number) => number;
   pausedTurns: number;
-  /** Parts to run (1-9). */
+  /** Parts to run (1-10). */
   parts: Set<number>;
 }
 
@@ -24,9 +24,9 @@ export function makePlan(argv: string[], env: NodeJS.ProcessEnv): Plan {
   const quick = argv.includes('--quick') || env.BENCH_QUICK === '1';
   const only = argv.find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? env.BENCH_ONLY;
   const parts = new Set(
-    (only ? only.split(',') : ['1', '2', '3', '4', '5', '6', '7', '8', '9'])
+    (only ? only.split(',') : ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10'])
       .map(Number)
-      .filter((n) => n >= 1 && n <= 9),
+      .filter((n) => n >= 1 && n <= 10),
   );
   const runs = Math.max(3, Number(env.BENCH_RUNS ?? 3) || 3);
   const pausedTurns = (n: number) => Number(env.BENCH_PAUSED_TURNS ?? n) || n;

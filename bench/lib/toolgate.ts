@@ -24,6 +24,8 @@ export async function startToolgate(
     nodeFlags?: string[];
     redis?: { url: string; prefix: string };
     countSql?: boolean;
+    /** Part 10: a config of its own in place of the demo's (JSON-serialisable, as in a config file). */
+    config?: unknown;
   } = {},
 ): Promise<ToolgateUnderTest> {
   const dir = database ? null : mkdtempSync(join(tmpdir(), 'toolgate-bench-'));
@@ -36,6 +38,7 @@ export async function startToolgate(
       BENCH_REDIS: options.redis?.url ?? '',
       BENCH_REDIS_PREFIX: options.redis?.prefix ?? '',
       BENCH_COUNT_SQL: options.countSql ? '1' : '',
+      BENCH_CONFIG: options.config === undefined ? '' : JSON.stringify(options.config),
     },
     options.nodeFlags,
   );
