@@ -12,6 +12,7 @@ const POSTGRES_SUITES = [
   'test/tools/**/*.test.ts',
   'test/agent/**/*.test.ts',
   'test/durability/**/*.test.ts',
+  'test/notifiers/**/*.test.ts',
   'test/embed.test.ts',
   // The inbox signed in through the identity provider, two reviewers answering in Chromium.
   'test/inbox/sign-in.test.ts',

@@ -10,7 +10,7 @@ interface CardRow {
   state: 'POSTING' | 'POSTED';
   message_ref: string | null;
   shown: string | null;
-  posting_since: Date | null;
+  posting_since: Date | string | null;
 }
 
 function cardRecord(row: CardRow): CardRecord {
@@ -21,7 +21,7 @@ function cardRecord(row: CardRow): CardRecord {
     state: row.state,
     messageRef: row.message_ref,
     shown: row.shown,
-    postingSince: row.posting_since ? row.posting_since.toISOString() : null,
+    postingSince: row.posting_since ? new Date(row.posting_since).toISOString() : null,
   };
 }
 
