@@ -29,6 +29,7 @@ const SQLITE_ONLY = [
   'test/mcp/instances.test.ts',
   'test/mcp/withdrawal-instances.test.ts',
   'test/mcp/modern-instances.test.ts',
+  'test/notifiers/slack-instances.test.ts',
 ];
 
 export default defineConfig({

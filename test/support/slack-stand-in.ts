@@ -64,7 +64,7 @@ export class SlackStandIn {
   readonly #script = new Map<string, ScriptedFailure[]>();
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
-  #clock = 1_765_000_000;
+  #sequence = 0;
   url = '';
 
   constructor() {
@@ -342,9 +342,10 @@ export class SlackStandIn {
     return message;
   }
 
+  /** Slack's message ts: Unix seconds, then a unique six-digit part. */
   #nextTs(): string {
-    this.#clock += 1;
-    return `${this.#clock}.${String(this.messages.length).padStart(6, '0')}`;
+    this.#sequence += 1;
+    return `${Math.floor(Date.now() / 1000)}.${String(this.#sequence).padStart(6, '0')}`;
   }
 }
 
