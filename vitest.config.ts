@@ -12,7 +12,7 @@ const POSTGRES_SUITES = [
   'test/tools/**/*.test.ts',
   'test/agent/**/*.test.ts',
   'test/durability/**/*.test.ts',
-  'test/notifiers/**/*.test.ts',
+  'test/notifiers/slack.test.ts',
   'test/embed.test.ts',
   // The inbox signed in through the identity provider, two reviewers answering in Chromium.
   'test/inbox/sign-in.test.ts',
@@ -29,7 +29,6 @@ const SQLITE_ONLY = [
   'test/mcp/instances.test.ts',
   'test/mcp/withdrawal-instances.test.ts',
   'test/mcp/modern-instances.test.ts',
-  'test/notifiers/slack-instances.test.ts',
 ];
 
 export default defineConfig({
