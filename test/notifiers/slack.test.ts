@@ -245,3 +245,107 @@ describe('Slack failing', () => {
     expect(log.find('notification not delivered; retrying').length).toBeGreaterThanOrEqual(3);
   });
 });
+
+describe('escalation and expiry in Slack, and users mapped by email', () => {
+  let standIn: SlackStandIn;
+  let server: Harness;
+  const ONCALL = 'CONCALL';
+  const memory = memoryLog();
+
+  beforeAll(async () => {
+    standIn = await SlackStandIn.start();
+    standIn.users = { UERIN: { email: 'Erin@Example.com' }, UNOBODY: { email: 'nobody@example.com' } };
+    server = await startHarness({
+      config: {
+        ...testConfig({
+          pauseTtlSeconds: 4,
+          toolConfirmation: {
+            't:restart': {
+              approvers: {
+                roles: ['reviewer'],
+                required: 1,
+                requester: 'EXCLUDED',
+                escalate: { afterSeconds: 1, roles: ['oncall'] },
+              },
+            },
+          },
+        }),
+        auth: approverAuth,
+        slack: {
+          botToken: standIn.token,
+          signingSecret: standIn.signingSecret,
+          apiUrl: standIn.url,
+          channels: { roles: { reviewer: REVIEWERS, oncall: ONCALL } },
+          users: [{ email: 'erin@example.com', user: 'erin' }],
+          mapByEmail: true,
+          initialBackoffSeconds: 0.05,
+          maxBackoffSeconds: 0.2,
+          timeoutMs: 2000,
+        },
+      },
+      models: { [MODEL_ID]: new ScriptedModel([callsWhatIsNamed()]) },
+      toolSources: [new CountingToolSource(SOURCE_ID, APPROVER_TOOLS)],
+      logger: memory.logger,
+      notifierDelivery: { pollIntervalMs: 50 },
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await standIn?.close();
+  });
+
+  it('an escalation posts to the escalation role, whose member (by email) answers; an expiry shows on every card', async () => {
+    const start = async () => {
+      const started = dataOf(await server.gql(START, { message: 't_restart' }, as('alice'))).startTurn;
+      return started.turn.pendingElicitations[0].id as string;
+    };
+    const answered = await start();
+    const expiring = await start();
+    const first = await standIn.waitFor('the reviewers card', () => standIn.cardsOf(answered)[0]);
+    expect(first.channel).toBe(REVIEWERS);
+    expect(JSON.stringify(first.blocks)).toContain('*Escalates to:* `oncall`');
+
+    // Past the escalation time, the sweeper offers it to oncall: a second card in their channel.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await server.server.sweep();
+    const escalated = await standIn.waitFor('the oncall card', () =>
+      standIn.cardsOf(answered).find((c) => c.channel === ONCALL),
+    );
+    expect(JSON.stringify(escalated.blocks)).toContain('*Escalated* to `oncall`');
+    // Erin (oncall, mapped by her Slack email) approves on the first card: both cards follow.
+    const erins = standIn.signedRequest(standIn.buttonPayload(first, 'UERIN', 'toolgate_approve'));
+    const response = await fetch(new URL('/slack/interactions', server.url), {
+      method: 'POST',
+      headers: erins.headers,
+      body: erins.body,
+    });
+    expect(response.status).toBe(200);
+    await standIn.waitFor('both cards approved by erin', () =>
+      standIn.cardsOf(answered).every((c) => JSON.stringify(c.blocks).includes('Approved by *erin*')),
+    );
+    expect(standIn.ok('users.info').map((c) => c.params.user)).toContain('UERIN');
+
+    // A Slack user whose email no entry has answers as that email: no roles, so not an approver.
+    const nobody = standIn.signedRequest(
+      standIn.buttonPayload(standIn.cardsOf(expiring)[0]!, 'UNOBODY', 'toolgate_approve'),
+    );
+    await fetch(new URL('/slack/interactions', server.url), {
+      method: 'POST',
+      headers: nobody.headers,
+      body: nobody.body,
+    });
+    await standIn.waitFor('the refusal', () =>
+      standIn.ephemerals.find((e) => e.user === 'UNOBODY' && e.text.includes('not one of the approvers')),
+    );
+
+    // The other request expires: every card of it says so.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await server.server.sweep();
+    await standIn.waitFor('both cards expired', () => {
+      const cards = standIn.cardsOf(expiring);
+      return cards.length === 2 && cards.every((c) => JSON.stringify(c.blocks).includes(':hourglass: Expired'));
+    });
+    expect(standIn.problems).toEqual([]);
+    expect(memory.find('unexpected fault')).toEqual([]);
+  });
+});
