@@ -19,10 +19,12 @@ interface Backend {
 }
 
 /**
- * The escalation migration and the ones after it (who answered, as they were; a withdrawn call; decision records and their key),
- * newest first.
+ * The escalation migration and the ones after it (who answered, as they were; a withdrawn call; decision records and their key;
+ * notifier cards), newest first.
  */
 const UNDO = [
+  'DROP TABLE notifier_replays',
+  'DROP TABLE notifier_cards',
   'DROP TABLE receipt_keys',
   'DROP TABLE decision_records',
   'ALTER TABLE elicitations DROP COLUMN caller_waiting_until',
@@ -49,9 +51,9 @@ const backends: Backend[] = [
     async undo(store) {
       const { sqlite } = store as SqliteStore;
       for (const statement of UNDO) sqlite.exec(statement);
-      const escalation = 'SELECT created_at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 4';
+      const escalation = 'SELECT created_at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 5';
       expect(sqlite.prepare(`DELETE FROM __drizzle_migrations WHERE created_at >= (${escalation})`).run().changes).toBe(
-        5,
+        6,
       );
     },
   },
@@ -69,11 +71,11 @@ const backends: Backend[] = [
       const { pool } = store as PostgresStore;
       for (const statement of UNDO) await pool.query(statement);
       const escalation =
-        'SELECT created_at FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 4';
+        'SELECT created_at FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 5';
       const forgotten = await pool.query(
         `DELETE FROM drizzle.__drizzle_migrations WHERE created_at >= (${escalation})`,
       );
-      expect(forgotten.rowCount).toBe(5);
+      expect(forgotten.rowCount).toBe(6);
     },
   },
 ];
