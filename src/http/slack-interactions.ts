@@ -17,7 +17,6 @@ const MAX_BODY_BYTES = 256 * 1024;
 export interface SlackInteractionsOptions extends SlackInteractionDeps {
   cards: Pick<NotifierCards, 'firstSight'>;
   clock: () => Date;
-  onError: (error: unknown) => void;
 }
 
 export function createSlackInteractions(options: SlackInteractionsOptions) {

@@ -30,10 +30,15 @@ let slack: SlackStandIn;
 let h: Harness;
 let tools: CountingToolSource;
 let log: MemoryLog;
+let gate: Promise<void> = Promise.resolve();
 
 beforeAll(async () => {
   slack = await SlackStandIn.start();
-  tools = new CountingToolSource(SOURCE_ID, APPROVER_TOOLS);
+  // `wipe` waits for `gate` (open unless a test closes it).
+  tools = new CountingToolSource(
+    SOURCE_ID,
+    APPROVER_TOOLS.map((tool) => (tool.name === 'wipe' ? { ...tool, run: () => gate.then(() => 'wiped') } : tool)),
+  );
   log = memoryLog();
   h = await startHarness({
     config: {
@@ -227,6 +232,28 @@ describe('a four-eyes request in Slack', () => {
     await slack.waitFor('the already-answered message', () =>
       slack.ephemerals.find((e) => e.user === 'UCAROL' && e.text.includes('already answered (DECLINED)')),
     );
+  });
+});
+
+describe('Slack waits 3 seconds at most', () => {
+  it('a click whose answer runs a slow tool is acknowledged in time, and the card follows', async () => {
+    let release!: () => void;
+    gate = new Promise((resolve) => (release = resolve));
+    try {
+      const id = await requestOf('wipe');
+      const card = await cardOf(id);
+      const before = Date.now();
+      const { response } = await click(card, 'alice', 'toolgate_approve');
+      expect(response.status).toBe(200);
+      expect(Date.now() - before).toBeLessThan(3000);
+      await slack.waitFor('the tool to start', () => tools.count('wipe') > 0);
+      release();
+      const done = await cardOf(id, 'Approved');
+      expect(textOf(done)).toContain('by *alice*');
+    } finally {
+      release();
+      gate = Promise.resolve();
+    }
   });
 });
 

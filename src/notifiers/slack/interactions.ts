@@ -18,6 +18,8 @@ export interface SlackInteractionDeps {
   settings: SlackSettings;
   client: WebClient;
   logger?: Logger;
+  /** A fault in an answer that went on after Slack was answered. */
+  onError: (error: unknown) => void;
 }
 
 /** What the HTTP entrance answers Slack with: an empty 200, or a JSON body (the modal's errors). */
@@ -89,13 +91,29 @@ async function buttonPressed(
         ? { scope: 'AGENT', ttlSeconds: SLACK_REMEMBER_TTL_SECONDS }
         : null;
   if (action.action_id !== SLACK_ACTIONS.approve && !remember) return EMPTY;
-  const outcome = await answerElicitation(deps.app, viewer, { elicitationId, action: 'ACCEPT', remember });
-  if (!outcome.ok) await tell(refusalWords(outcome));
-  deps.logger?.info(
-    { elicitationId, slackUser, user: viewer.id, answered: outcome.ok, ...(!outcome.ok && { code: outcome.code }) },
-    'slack answer',
+  const answering = answerElicitation(deps.app, viewer, { elicitationId, action: 'ACCEPT', remember }).then(
+    async (outcome) => {
+      if (!outcome.ok) await tell(refusalWords(outcome));
+      deps.logger?.info(
+        { elicitationId, slackUser, user: viewer.id, answered: outcome.ok, ...(!outcome.ok && { code: outcome.code }) },
+        'slack answer',
+      );
+    },
   );
+  // The last answer resumes the turn, and answerElicitation returns once the turn paused or ended: Slack is answered
+  // in time whatever the tool takes (refusals come before any of it, and are told ephemerally either way).
+  await withinAckTime(answering, deps.onError);
   return EMPTY;
+}
+
+/** Slack wants its answer within 3 s; what takes longer goes on after the acknowledgement. */
+export const ACK_WITHIN_MS = 2_500;
+
+async function withinAckTime(work: Promise<unknown>, onError: (error: unknown) => void): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const caught = work.catch(onError);
+  await Promise.race([caught, new Promise((resolve) => (timer = setTimeout(resolve, ACK_WITHIN_MS)))]);
+  clearTimeout(timer);
 }
 
 async function declineSubmitted(
@@ -118,12 +136,18 @@ async function declineSubmitted(
   const takesInstructions = Boolean(properties?.instructions);
   const content =
     typeof written === 'string' && written.trim() !== '' && takesInstructions ? { instructions: written } : null;
-  const outcome = await answerElicitation(deps.app, viewer, { elicitationId, action: 'DECLINE', content });
-  deps.logger?.info(
-    { elicitationId, slackUser, user: viewer.id, answered: outcome.ok, ...(!outcome.ok && { code: outcome.code }) },
-    'slack answer',
-  );
-  if (!outcome.ok) return modalError(refusalWords(outcome));
+  let outcome: Awaited<ReturnType<typeof answerElicitation>> | null = null;
+  const answering = answerElicitation(deps.app, viewer, { elicitationId, action: 'DECLINE', content }).then((done) => {
+    outcome = done;
+    deps.logger?.info(
+      { elicitationId, slackUser, user: viewer.id, answered: done.ok, ...(!done.ok && { code: done.code }) },
+      'slack answer',
+    );
+  });
+  // A refusal comes at once and is shown in the modal; a decline that resumes a long turn closes it in time.
+  await withinAckTime(answering, deps.onError);
+  const decided = outcome as Awaited<ReturnType<typeof answerElicitation>> | null;
+  if (decided && !decided.ok) return modalError(refusalWords(decided));
   return { status: 200, body: { response_action: 'clear' } };
 }
 
