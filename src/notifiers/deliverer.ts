@@ -65,11 +65,12 @@ export class NotifierDeliverer {
       });
   }
 
-  /** Stops polling and waits for the event in hand (a channel call is short: its own timeout bounds it). */
+  /** Stops polling and ends the channels' calls in flight: their events go back to the queue, due at once. */
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
+    for (const channel of this.#channels.values()) channel.abort?.();
     await this.#draining;
   }
 
@@ -115,6 +116,11 @@ export class NotifierDeliverer {
     }
     const now = this.#o.clock();
     const at = now.toISOString();
+    if (this.#stopped && result.kind !== 'done') {
+      // Cut short by the stop, not a failure of the channel: not counted, for this or another process.
+      await this.#o.store.recordWebhookAttempt(row.id, this.#o.owner, { kind: 'released' }, at);
+      return;
+    }
     if (result.kind === 'done') {
       await this.#o.store.recordWebhookAttempt(row.id, this.#o.owner, { kind: 'delivered', statusCode: 200 }, at);
       return;

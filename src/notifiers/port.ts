@@ -24,4 +24,6 @@ export interface NotifierChannel {
   readonly timeoutMs: number;
   /** Brings what the channel shows up to date with the event's request; idempotent (an event may come twice). */
   deliver(event: WebhookEvent): Promise<NotifierResult>;
+  /** The process is stopping: calls in flight end now (their events go back to the queue). */
+  abort?(): void;
 }

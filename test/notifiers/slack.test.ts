@@ -376,3 +376,53 @@ describe('escalation and expiry in Slack, and users mapped by email', () => {
     expect(memory.find('unexpected fault')).toEqual([]);
   });
 });
+
+describe('a server stopping while Slack hangs', () => {
+  it('stops at once; the next server on the database finds the card the hung post made and posts no second', async () => {
+    const standIn = await SlackStandIn.start();
+    const memory = memoryLog();
+    const options = {
+      config: {
+        ...testConfig(),
+        slack: {
+          botToken: standIn.token,
+          signingSecret: standIn.signingSecret,
+          apiUrl: standIn.url,
+          channels: { default: GENERAL },
+          mapByEmail: false,
+          users: [],
+          initialBackoffSeconds: 0.05,
+          maxBackoffSeconds: 0.2,
+          timeoutMs: 20_000,
+        },
+      },
+      models: { [MODEL_ID]: new ScriptedModel([callsWhatIsNamed()]) },
+      toolSources: [new CountingToolSource(SOURCE_ID, APPROVER_TOOLS)],
+      logger: memory.logger,
+      notifierDelivery: { pollIntervalMs: 50, cardLeaseMs: 200 },
+    };
+    try {
+      standIn.failNext('chat.postMessage', { hang: true, thenPost: true });
+      const first = await startHarness(options);
+      const started = dataOf(await first.gql(START, { message: 't_wipe' })).startTurn;
+      const id = started.turn.pendingElicitations[0].id as string;
+      await standIn.waitFor('the hung post', () => standIn.calls.some((c) => c.method === 'chat.postMessage'));
+      const before = Date.now();
+      await first.close();
+      expect(Date.now() - before).toBeLessThan(5000);
+
+      const second = await startHarness({ ...options, database: first.database });
+      try {
+        await standIn.waitFor('the card adopted', () => standIn.ok('chat.update').length > 0);
+        expect(standIn.cardsOf(id)).toHaveLength(1);
+        expect(standIn.ok('conversations.history')).toHaveLength(1);
+        expect(standIn.problems).toEqual([]);
+      } finally {
+        await second.close();
+      }
+      expect(memory.find('unexpected fault')).toEqual([]);
+    } finally {
+      await standIn.close();
+    }
+  });
+});

@@ -51,9 +51,16 @@ export interface SlackNotifierOptions {
   flush?: () => Promise<void>;
 }
 
-/** A Web API client whose retries are the outbox's: none of its own, and a 429 comes back with its Retry-After. */
-export function slackClient(settings: SlackSettings): WebClient {
+/**
+ * A Web API client whose retries are the outbox's: none of its own, and a 429 comes back with its Retry-After. Its
+ * calls end early when `stopping` aborts.
+ */
+export function slackClient(settings: SlackSettings, stopping?: AbortSignal): WebClient {
   return new WebClient(settings.botToken, {
+    ...(stopping && {
+      fetch: (url: string | URL | Request, init?: RequestInit) =>
+        fetch(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, stopping]) : stopping }),
+    }),
     slackApiUrl: settings.apiUrl,
     retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,
@@ -73,9 +80,11 @@ export class SlackNotifier implements NotifierChannel {
   readonly #client: WebClient;
   readonly #leaseMs: number;
 
-  constructor(options: SlackNotifierOptions, client: WebClient = slackClient(options.settings)) {
+  readonly #stopping = new AbortController();
+
+  constructor(options: SlackNotifierOptions) {
     this.#o = options;
-    this.#client = client;
+    this.#client = slackClient(options.settings, this.#stopping.signal);
     const { settings } = options;
     this.retry = {
       maxAttempts: settings.maxAttempts,
@@ -85,6 +94,10 @@ export class SlackNotifier implements NotifierChannel {
     // A card's work is up to three calls (look for a lost post, post, update).
     this.timeoutMs = settings.timeoutMs * 3;
     this.#leaseMs = options.cardLeaseMs ?? settings.timeoutMs * 3 + 5_000;
+  }
+
+  abort(): void {
+    this.#stopping.abort();
   }
 
   async deliver(event: WebhookEvent): Promise<NotifierResult> {
