@@ -184,6 +184,12 @@ describe('a four-eyes request in Slack', () => {
     expect(byBob.resolveElicitation.userErrors).toEqual([]);
     await cardOf(id, '1 of 2 approvals: bob');
 
+    // The first click's trigger expired: told so, nothing changed; the second opens the modal.
+    slack.failNext('views.open', { error: 'expired_trigger_id' });
+    expect((await click(card, 'carol', 'toolgate_decline')).response.status).toBe(200);
+    await slack.waitFor('the message', () =>
+      slack.ephemerals.find((e) => e.user === 'UCAROL' && e.text.includes('could not be opened')),
+    );
     expect((await click(card, 'carol', 'toolgate_decline')).response.status).toBe(200);
     const opened = await slack.waitFor('the decline modal', () =>
       slack.views.find((v) => v.view.private_metadata === id),

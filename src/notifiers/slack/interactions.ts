@@ -78,10 +78,16 @@ async function buttonPressed(
     }
     const request = await deps.app.store.loadElicitation(elicitationId);
     const label = request ? (request.toolCall.annotations.title ?? request.toolCall.name) : elicitationId;
-    await deps.client.views.open({
-      trigger_id: payload.trigger_id!,
-      view: declineModal(elicitationId, label) as never,
-    });
+    try {
+      await deps.client.views.open({
+        trigger_id: payload.trigger_id!,
+        view: declineModal(elicitationId, label) as never,
+      });
+    } catch (error) {
+      // An expired trigger (over 3 s old) or Slack down: nothing was answered; the user may click again.
+      deps.logger?.warn({ err: error, elicitationId, slackUser }, 'slack decline modal not opened');
+      await tell('The decline form could not be opened; nothing was changed. Try again, or decline in the inbox.');
+    }
     return EMPTY;
   }
   const remember: RememberChoice | null =
@@ -186,7 +192,14 @@ export async function viewerOf(deps: SlackInteractionDeps, slackUser: string): P
   const listed = settings.usersById.get(slackUser);
   if (listed) return { id: listed.user, isAdmin: false, roles: listed.roles };
   if (!settings.mapByEmail) return null;
-  const info = await deps.client.users.info({ user: slackUser });
+  let info: Awaited<ReturnType<WebClient['users']['info']>>;
+  try {
+    info = await deps.client.users.info({ user: slackUser });
+  } catch (error) {
+    // Unknown to Slack, or the app lacks users:read.email: not linked, and the log says why.
+    deps.logger?.warn({ err: error, slackUser }, 'slack user not looked up');
+    return null;
+  }
   const email = info.user?.profile?.email;
   if (!email || info.user?.deleted || info.user?.is_bot) return null;
   const byEmail = settings.usersByEmail.get(email.toLowerCase());
