@@ -125,17 +125,19 @@ export class SlackNotifier implements NotifierChannel {
     );
     if (!card) return { kind: 'busy' };
     if (card.fresh) await this.#o.flush?.();
-    let posting = card.state === 'POSTING';
+    // True only while a post is the call under way: a refusal of it (and only of it) proves no card exists.
+    let postingNow = false;
     try {
       // Read under the lease: whoever holds the card next reads a state at least as new.
       const view = await this.#view(key.elicitationId);
       if (!view) {
-        await cards.releaseCard(key, owner, true);
+        // The request is gone (retention): a card that was never posted is forgotten, a posted one stays as it is.
+        await cards.releaseCard(key, owner, card.fresh);
         return { kind: 'done' };
       }
       const message = slackCard(view);
       const digest = digestOf(message);
-      if (posting) {
+      if (card.state === 'POSTING') {
         // Taken over from a process that died mid-post (or whose post's outcome was unknown): that post may have
         // gone through; the channel's recent messages say.
         const lost = card.fresh ? null : await this.#findPosted(key, card.postingSince);
@@ -143,6 +145,7 @@ export class SlackNotifier implements NotifierChannel {
           await this.#client.chat.update({ channel: key.target, ts: lost, text: message.text, blocks: message.blocks });
           await cards.recordPosted(key, owner, lost, digest, clock().toISOString());
         } else {
+          postingNow = true;
           const posted = await this.#client.chat.postMessage({
             channel: key.target,
             text: message.text,
@@ -151,7 +154,7 @@ export class SlackNotifier implements NotifierChannel {
             unfurl_media: false,
             metadata: { event_type: SLACK_METADATA_EVENT, event_payload: { elicitation_id: key.elicitationId } },
           });
-          posting = false;
+          postingNow = false;
           await cards.recordPosted(key, owner, String(posted.ts), digest, clock().toISOString());
         }
         this.#o.logger?.info({ elicitationId: key.elicitationId, channel: key.target }, 'slack card posted');
@@ -170,7 +173,7 @@ export class SlackNotifier implements NotifierChannel {
     } catch (error) {
       const failure = describeSlackError(error);
       // A post Slack refused, or that never reached it, did not happen: the next attempt posts without looking.
-      await cards.releaseCard(key, owner, posting && failure.unposted).catch(() => {});
+      await cards.releaseCard(key, owner, postingNow && failure.unposted).catch(() => {});
       return {
         kind: 'retry',
         error: failure.error,
