@@ -12,6 +12,7 @@ const POSTGRES_SUITES = [
   'test/tools/**/*.test.ts',
   'test/agent/**/*.test.ts',
   'test/durability/**/*.test.ts',
+  'test/notifiers/slack.test.ts',
   'test/embed.test.ts',
   // The receipts in webhook bodies, read from the chain at delivery.
   'test/webhooks/receipts.test.ts',

@@ -263,6 +263,27 @@ export declare const configSchema: z.ZodObject<{
         initialBackoffSeconds: z.ZodOptional<z.ZodNumber>;
         maxBackoffSeconds: z.ZodOptional<z.ZodNumber>;
     }, z.core.$strict>>>;
+    slack: z.ZodOptional<z.ZodObject<{
+        botToken: z.ZodString;
+        signingSecret: z.ZodString;
+        channels: z.ZodObject<{
+            default: z.ZodOptional<z.ZodString>;
+            agents: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodString>>;
+            roles: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodString>>;
+        }, z.core.$strict>;
+        users: z.ZodDefault<z.ZodArray<z.ZodObject<{
+            slackUserId: z.ZodOptional<z.ZodString>;
+            email: z.ZodOptional<z.ZodString>;
+            user: z.ZodString;
+            roles: z.ZodOptional<z.ZodArray<z.ZodString>>;
+        }, z.core.$strict>>>;
+        mapByEmail: z.ZodDefault<z.ZodBoolean>;
+        apiUrl: z.ZodOptional<z.ZodURL>;
+        maxAttempts: z.ZodOptional<z.ZodNumber>;
+        timeoutMs: z.ZodOptional<z.ZodNumber>;
+        initialBackoffSeconds: z.ZodOptional<z.ZodNumber>;
+        maxBackoffSeconds: z.ZodOptional<z.ZodNumber>;
+    }, z.core.$strict>>;
     receipts: z.ZodOptional<z.ZodObject<{
         keys: z.ZodArray<z.ZodObject<{
             id: z.ZodString;

@@ -7,6 +7,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { demoConfig } from './config/demo.js';
 import type { ToolgateConfig } from './config/schema.js';
+import { outboxSubscriptions } from './config/webhooks.js';
 import { isLoopbackHost } from './http/auth.js';
 import { INBOX_PATH } from './http/inbox.js';
 import { MCP_PATH } from './http/mcp-route.js';
@@ -88,7 +89,7 @@ export async function createServer(options: ToolgateOptions = {}): Promise<Toolg
       openStorage(target, where, {
         config: config.database,
         configFile,
-        webhooks: config.webhooks?.map(({ url, events }) => ({ url, events })),
+        webhooks: outboxSubscriptions(config),
       }),
   });
   const { httpServer } = server;

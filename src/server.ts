@@ -49,7 +49,7 @@ async function startServer(
   /** Set when close() begins: /readyz then answers 503, so that a load balancer stops sending requests here. */
   let closing = false;
   const router = createRouter(core, { ...options, access, closing: () => closing });
-  const background = await startBackground(core, options);
+  const background = await startBackground(core, options, access.identity.publicUrl);
 
   return {
     httpServer: router.httpServer,

@@ -8,7 +8,10 @@ import { publicJwk, type DecisionRecord, type PublicJwk, type ReceiptSigner } fr
 import type { DemoEntities } from './domain/demo-entities.js';
 import type { Store } from './domain/store.js';
 import type { WebhookOutbox, WebhookSubscription } from './domain/webhook-events.js';
+import type { NotifierCards } from './domain/notifier-cards.js';
 import { postgresDemoEntities } from './db/postgres/demo-entities.js';
+import { postgresNotifierCards } from './db/postgres/notifier-cards.js';
+import { sqliteNotifierCards } from './db/sqlite/notifier-cards.js';
 import { PostgresStore } from './db/postgres/postgres-store.js';
 import type { SqlStore } from './db/sql-store.js';
 import { sqliteDemoEntities } from './db/sqlite/demo-entities.js';
@@ -21,6 +24,8 @@ export interface Storage {
   store: Store;
   /** The builtin demo tool source's entities. */
   demoEntities: DemoEntities;
+  /** The chat cards notifier channels posted, and the signed requests they took (docs/slack.md). */
+  notifierCards: NotifierCards;
   /** Host and database (PostgreSQL) or the file: for logs, never a password. */
   shown: string;
   /**
@@ -94,6 +99,7 @@ export async function openStorage(target: string, where: string, selection: Stor
       store,
       receiptKeys,
       demoEntities: sqliteDemoEntities(sqlite, (work) => store.transaction(work)),
+      notifierCards: sqliteNotifierCards(sqlite, (work) => store.transaction(work)),
       shown: target,
       clock: () => new Date(),
       webhooks,
@@ -120,6 +126,7 @@ export async function openStorage(target: string, where: string, selection: Stor
     return {
       store,
       demoEntities,
+      notifierCards: postgresNotifierCards(store.pool),
       receiptKeys,
       shown,
       clock: () => new Date(Date.now() + offsetMs),

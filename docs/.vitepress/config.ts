@@ -80,6 +80,7 @@ export default defineConfig({
           { text: 'The MCP gateway', link: '/mcp-gateway' },
           { text: 'MCP revisions', link: '/mcp-revisions' },
           { text: 'Webhooks', link: '/webhooks' },
+          { text: 'Slack approval cards', link: '/slack' },
           { text: 'Decision records and receipts', link: '/receipts' },
           { text: 'Live: subscriptions', link: '/live' },
           { text: 'The approval inbox', link: '/inbox' },

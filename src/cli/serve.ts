@@ -3,6 +3,7 @@ import { listenFailure } from '../config/connection-errors.js';
 import { demoConfig } from '../config/demo.js';
 import { ConfigError, loadConfigFile } from '../config/load.js';
 import { receiptSigners } from '../config/receipt-keys.js';
+import { outboxSubscriptions } from '../config/webhooks.js';
 import type { ToolgateConfig } from '../config/schema.js';
 import { openStorage, storageTarget } from '../storage.js';
 import { openPubSub } from '../events/index.js';
@@ -34,7 +35,7 @@ async function main(): Promise<void> {
     configFile: loaded?.file ?? null,
     env: process.env,
     // The store writes the events of the config's webhook endpoints (createServer checks their secrets).
-    webhooks: loaded?.config.webhooks?.map(({ url, events }) => ({ url, events })),
+    webhooks: outboxSubscriptions(loaded?.config),
     // Read now: a missing or bad key stops the start before the database is created.
     receiptKeys: receiptSigners(loaded?.config, loaded?.file ?? '<config>'),
   };

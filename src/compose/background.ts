@@ -2,6 +2,10 @@
 // running, the sweeper (expiry, escalation, retention, recovery again) and the webhook deliverer.
 import { Sweeper, type SweepReport } from '../agent/sweeper.js';
 import { WebhookDeliverer, type WebhookDelivererOptions } from '../webhooks/deliverer.js';
+import type { PublicUrl } from '../identity/public-url.js';
+import { NotifierDeliverer, type NotifierDelivererOptions } from '../notifiers/deliverer.js';
+import type { NotifierChannel } from '../notifiers/port.js';
+import { SlackNotifier } from '../notifiers/slack/slack-notifier.js';
 import type { Core } from './core.js';
 
 export interface BackgroundOptions {
@@ -13,6 +17,8 @@ export interface BackgroundOptions {
   retentionDays?: number;
   /** How the webhook deliverer polls and batches (tests, embedding); the endpoints come from the config's `webhooks`. */
   webhookDelivery?: Pick<WebhookDelivererOptions, 'pollIntervalMs' | 'batchSize' | 'concurrency'>;
+  /** How the notifier deliverer (Slack cards) polls and batches, and how long a card is held while written. */
+  notifierDelivery?: Pick<NotifierDelivererOptions, 'pollIntervalMs' | 'batchSize'> & { cardLeaseMs?: number };
 }
 
 export interface Background {
@@ -24,7 +30,11 @@ export interface Background {
   stopDeliveries(): Promise<void>;
 }
 
-export async function startBackground(core: Core, options: BackgroundOptions): Promise<Background> {
+export async function startBackground(
+  core: Core,
+  options: BackgroundOptions,
+  publicUrl?: PublicUrl,
+): Promise<Background> {
   const { onError, logger, storage } = core;
   const { runner, store, clock } = core.services;
 
@@ -45,15 +55,50 @@ export async function startBackground(core: Core, options: BackgroundOptions): P
     logger,
     ...options.webhookDelivery,
   });
-  const stopListening = storage.webhooks.onWritten(() => deliverer.nudge());
+  // Notifier channels (Slack cards) consume their own outbox rows the same way (docs/slack.md).
+  const channels: NotifierChannel[] = [];
+  if (core.slack) {
+    channels.push(
+      new SlackNotifier({
+        settings: core.slack,
+        store,
+        cards: storage.notifierCards,
+        owner: runner.leaseOwner,
+        clock,
+        inboxUrl: () => {
+          const url = publicUrl?.get();
+          return url ? `${url}/inbox` : null;
+        },
+        logger,
+        flush: () => store.flush(),
+        ...(options.notifierDelivery?.cardLeaseMs !== undefined && {
+          cardLeaseMs: options.notifierDelivery.cardLeaseMs,
+        }),
+      }),
+    );
+  }
+  const notifiers = new NotifierDeliverer({
+    store,
+    channels,
+    owner: runner.leaseOwner,
+    clock,
+    onError,
+    logger,
+    ...options.notifierDelivery,
+  });
+  const stopListening = storage.webhooks.onWritten(() => {
+    deliverer.nudge();
+    notifiers.nudge();
+  });
   deliverer.start();
+  notifiers.start();
 
   return {
     sweep: () => sweeper.sweepOnce(),
     stopSweeps: () => sweeper.stop(),
     stopDeliveries() {
       stopListening();
-      return deliverer.stop();
+      return Promise.all([deliverer.stop(), notifiers.stop()]).then(() => {});
     },
   };
 }

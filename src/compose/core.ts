@@ -30,7 +30,8 @@ import { defaultServerLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type ToolgateMetrics } from '../observability/metrics.js';
 import { ToolRegistry } from '../tools/registry.js';
 import type { ToolSource } from '../tools/tool.js';
-import { resolveWebhooks, webhookSubscriptions, type WebhookEndpoint } from '../config/webhooks.js';
+import { outboxSubscriptions, resolveWebhooks, type WebhookEndpoint } from '../config/webhooks.js';
+import { resolveSlack, type SlackSettings } from '../config/slack.js';
 import { GATEWAY_MODEL_ID } from '../domain/gateway.js';
 
 export interface CoreOptions {
@@ -102,6 +103,8 @@ export interface Core {
   storage: Storage;
   /** The config's webhook endpoints, their secrets resolved: the store writes their events, the deliverer sends them. */
   webhookEndpoints: WebhookEndpoint[];
+  /** The config's Slack app (docs/slack.md), its secrets resolved; null without a `slack` section. */
+  slack: SlackSettings | null;
   /** None when the config turns /metrics off. */
   metrics: ToolgateMetrics | null;
   /** Running turns get until `deadline` (epoch ms) to finish; then pub/sub, the tool sources and the store close. */
@@ -139,6 +142,8 @@ export async function createCore(options: CoreOptions, opened: (close: () => Pro
 
   // Webhook secrets (env:NAME, the whsec_ format) before anything is opened or spawned.
   const webhookEndpoints = resolveWebhooks(config.webhooks, where);
+  const slack = resolveSlack(config, where);
+  const subscriptions = outboxSubscriptions(config);
 
   // Argument rules compile before anything opens: the loader checked a file's already, a config given in code not.
   const ruleProblems = [
@@ -186,14 +191,14 @@ export async function createCore(options: CoreOptions, opened: (close: () => Pro
         ? await options.storage()
         : await openStorage(options.database ?? ':memory:', 'database', {
             sqlite: { synchronous: options.synchronous, syncFile: options.syncFile },
-            webhooks: webhookSubscriptions(webhookEndpoints),
+            webhooks: subscriptions,
             receiptKeys,
           });
     opened(() => own.close());
     storage = own;
   }
   // A store opened by the caller writes the events of the endpoints it was opened with: they must be the config's.
-  if (!sameSubscriptions(storage.webhooks.subscriptions, webhookSubscriptions(webhookEndpoints))) {
+  if (!sameSubscriptions(storage.webhooks.subscriptions, subscriptions)) {
     throw new Error(
       "createServer: the storage was opened without the config's webhooks; pass them to openStorage (selection.webhooks)",
     );
@@ -266,6 +271,7 @@ export async function createCore(options: CoreOptions, opened: (close: () => Pro
     services,
     storage: openedStorage,
     webhookEndpoints,
+    slack,
     metrics,
     async close(deadline) {
       await settleBy(runner.idle(), deadline);

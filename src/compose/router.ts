@@ -38,6 +38,8 @@ import { createInboxSignIn, type InboxSignIn } from '../http/inbox-sign-in.js';
 import { inboxSignInSettings, type InboxSignInSettings } from '../config/inbox-sign-in-settings.js';
 import { mcpRequestStateSettings, type McpRequestStateSettings } from '../config/mcp-request-state-settings.js';
 import { createRequestStateSigner } from '../mcp/request-state.js';
+import { createSlackInteractions } from '../http/slack-interactions.js';
+import { slackClient } from '../notifiers/slack/slack-notifier.js';
 import type { Core } from './core.js';
 
 /** Where the public keys of the decision records are published (a JWKS). */
@@ -233,6 +235,18 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
         onError,
       })
     : null;
+  // Slack's interactivity requests (docs/slack.md): signed by Slack, answered through answerElicitation.
+  const slackInteractions = core.slack
+    ? createSlackInteractions({
+        app: services,
+        settings: core.slack,
+        client: slackClient(core.slack),
+        cards: core.storage.notifierCards,
+        clock: services.clock,
+        logger,
+        onError,
+      })
+    : null;
   // Local mode: a page of another site, reaching loopback through the user's browser, is refused before anything
   // else (src/http/local-browser-guard.ts); with tokens there is no ambient credential for it to use.
   const foreign = localMode ? foreignBrowserRequest : () => null;
@@ -243,6 +257,10 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
     if (refusal) {
       res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' });
       res.end(`${refusal}\n`);
+      return;
+    }
+    if (slackInteractions?.handles(req)) {
+      void slackInteractions.serve(req, res);
       return;
     }
     if (inbox.handles(req)) {

@@ -622,6 +622,85 @@ export const webhookConfig = z
   })
   .strict();
 
+/** Slack approval cards (docs/slack.md): the app's credentials, where requests are posted, who a Slack user is. */
+const slackChannelId = z.string().regex(/^[A-Z0-9]{2,64}$/, 'a Slack channel id, e.g. "C0123456789"');
+export const slackConfig = z
+  .object({
+    botToken: secret.describe('The bot token (xoxb-…) of the Slack app; "env:NAME" reads it from the environment'),
+    signingSecret: secret.describe(
+      'The Slack app\'s signing secret, which interaction requests are verified with; "env:NAME" reads it',
+    ),
+    channels: z
+      .object({
+        default: slackChannelId.optional().describe('Where a request goes when nothing more specific names a channel'),
+        agents: z
+          .record(z.string(), slackChannelId)
+          .optional()
+          .describe('A channel per agent or gateway id: its requests are posted there'),
+        roles: z
+          .record(roleName, slackChannelId)
+          .optional()
+          .describe(
+            "A channel per approver role: a request under an approvers policy goes to its first role's channel, an escalation to its escalation roles' channel",
+          ),
+      })
+      .strict()
+      .describe("Where requests are posted: a role's channel first, then the agent's, then the default"),
+    users: z
+      .array(
+        z
+          .object({
+            slackUserId: z
+              .string()
+              .regex(/^[UW][A-Z0-9]{2,64}$/)
+              .optional()
+              .describe('The Slack user id (U… or W…)'),
+            email: z.string().min(3).max(320).optional().describe("The Slack profile's email (with mapByEmail)"),
+            user: z.string().min(1).describe('The toolgate user id clicks of this Slack user answer as'),
+            roles: z
+              .array(roleName)
+              .optional()
+              .describe('Their roles (default: those of auth.tokens entries of the same user)'),
+          })
+          .strict()
+          .refine((entry) => entry.slackUserId !== undefined || entry.email !== undefined, {
+            message: 'expected "slackUserId", "email" or both',
+          }),
+      )
+      .default([])
+      .describe('Who a Slack user is in toolgate; anyone unlisted is refused (or, with mapByEmail, matched by email)'),
+    mapByEmail: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Look a clicking Slack user's email up (users.info, scope users:read.email): an entry with that email, else the email itself as the user id",
+      ),
+    apiUrl: plainUrl
+      .optional()
+      .describe('The Slack Web API base URL (default https://slack.com/api/); tests point it at a stand-in'),
+    maxAttempts: z.number().int().min(1).max(100).optional().describe('Attempts per post or update (default 12)'),
+    timeoutMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(120_000)
+      .optional()
+      .describe('Longest one Slack call may take (default 10000)'),
+    initialBackoffSeconds: z
+      .number()
+      .min(0.01)
+      .max(86_400)
+      .optional()
+      .describe('Wait before the first retry (default 2)'),
+    maxBackoffSeconds: z
+      .number()
+      .min(0.01)
+      .max(7 * 86_400)
+      .optional()
+      .describe('Longest wait between attempts (default 600)'),
+  })
+  .strict();
+
 export const receiptsConfig = z
   .object({
     keys: z
@@ -654,6 +733,7 @@ export const configSchema = z
     pubsub: pubsubConfig.optional(),
     database: databaseConfig.optional(),
     webhooks: z.array(webhookConfig).optional().describe('Endpoints that get events over HTTP (docs/webhooks.md)'),
+    slack: slackConfig.optional().describe('Approval cards in Slack (docs/slack.md)'),
     receipts: receiptsConfig
       .optional()
       .describe('Decision records (docs/receipts.md); without keys, one is generated and kept in the database'),
@@ -669,4 +749,5 @@ export type ApproversConfig = z.infer<typeof approversConfig>;
 export type PubSubConfig = z.infer<typeof pubsubConfig>;
 export type DatabaseConfig = z.infer<typeof databaseConfig>;
 export type WebhookConfig = z.infer<typeof webhookConfig>;
+export type SlackConfig = z.infer<typeof slackConfig>;
 export type OidcIssuerConfig = z.infer<typeof oidcIssuerConfig>;

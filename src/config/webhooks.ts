@@ -1,7 +1,7 @@
 // The config's `webhooks` section as the server uses it: secrets resolved (`env:NAME`) and checked, defaults applied.
-import type { WebhookSubscription } from '../domain/webhook-events.js';
+import { notifierSubscription, type WebhookSubscription } from '../domain/webhook-events.js';
 import { ConfigError, resolveSecret } from './load.js';
-import type { WebhookConfig } from './schema.js';
+import type { ToolgateConfig, WebhookConfig } from './schema.js';
 import { isWebhookSecret, WEBHOOK_SECRET_FORMAT } from './webhook-secret.js';
 
 /** One endpoint, ready to deliver to. */
@@ -47,4 +47,20 @@ export function resolveWebhooks(webhooks: readonly WebhookConfig[] | undefined, 
 /** What the store needs of the endpoints: which events go where. */
 export function webhookSubscriptions(endpoints: readonly WebhookEndpoint[]): WebhookSubscription[] {
   return endpoints.map(({ url, events }) => ({ url, events }));
+}
+
+/** The notifier channel the config's `slack` section turns on (docs/slack.md). */
+export const SLACK_NOTIFIER = 'slack';
+
+/**
+ * Everything the store writes to the outbox for this config: the webhook endpoints' events, and the notifier
+ * channels' (Slack). openStorage must be given exactly these (createServer checks).
+ */
+export function outboxSubscriptions(
+  config: Pick<ToolgateConfig, 'webhooks' | 'slack'> | undefined,
+): WebhookSubscription[] {
+  return [
+    ...(config?.webhooks ?? []).map(({ url, events }) => ({ url, events })),
+    ...(config?.slack ? [notifierSubscription(SLACK_NOTIFIER)] : []),
+  ];
 }

@@ -49,6 +49,7 @@ import {
   pausedElicitations,
 } from '../domain/turn-rules.js';
 import {
+  elicitationCounted,
   elicitationsClosed,
   elicitationsClosedBy,
   elicitationsEscalated,
@@ -530,7 +531,10 @@ function* answerUnderPolicy(a: Answering): Script<ResolveResult> {
     [...answers.filter((o) => o.approverId !== answeredBy), mine],
     found.ownerId,
   );
-  if (tally.kind === 'pending') return { ok: true, kind: 'counted', elicitation: found, turn: yield* turnNow(a) };
+  if (tally.kind === 'pending') {
+    if (c.webhooks) yield* writeWebhookEvents(c, elicitationCounted(found, now), now);
+    return { ok: true, kind: 'counted', elicitation: found, turn: yield* turnNow(a) };
+  }
   const decided = decideAnswer(found, tally.answer, now);
   if (decided.kind !== 'record') throw new Error(`a pending request ${found.id} could not record its decided answer`);
   // The request's own record names the approver whose answer decided it, as they were when they gave it.

@@ -14,7 +14,29 @@ export const WEBHOOK_EVENT_TYPES = [
   'turn.completed',
   'turn.failed',
 ] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/**
+ * Outbox events only notifiers subscribe to (docs/slack.md), never a webhook endpoint: an approver's answer that was
+ * counted while the request still waits for more (quorum progress).
+ */
+export const NOTIFIER_EVENT_TYPES = ['elicitation.counted'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number] | (typeof NOTIFIER_EVENT_TYPES)[number];
+
+/** The events notifier channels (docs/slack.md) are told of: every change of a request. */
+export const NOTIFIER_EVENTS: readonly WebhookEventType[] = [
+  'elicitation.requested',
+  'elicitation.counted',
+  'elicitation.escalated',
+  'elicitation.resolved',
+  'elicitation.expired',
+];
+
+/** The outbox endpoint of a notifier channel: never a URL, so no webhook endpoint takes its rows. */
+export const notifierEndpoint = (name: string): string => `notifier:${name}`;
+
+/** What the store writes for a notifier channel: its rows, of its events. */
+export function notifierSubscription(name: string): WebhookSubscription {
+  return { url: notifierEndpoint(name), events: NOTIFIER_EVENTS };
+}
 
 /** One event, shaped as the Standard Webhooks payload convention: `{type, timestamp, data}`. */
 export interface WebhookEvent {
@@ -113,6 +135,11 @@ export function elicitationsRequested(elicitations: readonly ElicitationRecord[]
  */
 export function elicitationsEscalated(elicitations: readonly ElicitationRecord[], now: string): WebhookEvent[] {
   return elicitations.map((e) => ({ type: 'elicitation.escalated', timestamp: now, data: elicitationData(e, null) }));
+}
+
+/** `elicitation.counted`: an approver's answer was recorded and the request still waits (as stored before it). */
+export function elicitationCounted(elicitation: ElicitationRecord, now: string): WebhookEvent[] {
+  return [{ type: 'elicitation.counted', timestamp: now, data: elicitationData(elicitation, null) }];
 }
 
 /**

@@ -20,9 +20,11 @@ interface Backend {
 
 /**
  * The escalation migration and the ones after it (who answered, as they were; a withdrawn call; decision records and their key;
- * passkeys), newest first.
+ * passkeys; notifier cards), newest first.
  */
 const UNDO = [
+  'DROP TABLE notifier_replays',
+  'DROP TABLE notifier_cards',
   'DROP TABLE passkey_challenges',
   'DROP TABLE passkeys',
   'DROP TABLE receipt_keys',
@@ -51,9 +53,9 @@ const backends: Backend[] = [
     async undo(store) {
       const { sqlite } = store as SqliteStore;
       for (const statement of UNDO) sqlite.exec(statement);
-      const escalation = 'SELECT created_at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 5';
+      const escalation = 'SELECT created_at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 6';
       expect(sqlite.prepare(`DELETE FROM __drizzle_migrations WHERE created_at >= (${escalation})`).run().changes).toBe(
-        6,
+        7,
       );
     },
   },
@@ -71,11 +73,11 @@ const backends: Backend[] = [
       const { pool } = store as PostgresStore;
       for (const statement of UNDO) await pool.query(statement);
       const escalation =
-        'SELECT created_at FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 5';
+        'SELECT created_at FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 6';
       const forgotten = await pool.query(
         `DELETE FROM drizzle.__drizzle_migrations WHERE created_at >= (${escalation})`,
       );
-      expect(forgotten.rowCount).toBe(6);
+      expect(forgotten.rowCount).toBe(7);
     },
   },
 ];

@@ -40,7 +40,7 @@ const MIGRATION_0002 = (
 
 /**
  * Puts a database back to how the release with migrations 0000-0001 left it: its tables, columns and indexes, its
- * migration log. Undoes 0014 (passkeys), 0013 (the generated receipt key), 0012 (decision records), 0011 (a withdrawn call's reason, whether its caller waits), 0010 (who answered, as they were), 0009 (escalation), 0008 (approver roles), 0007 (approvers), 0006 (a gateway call's kept result), 0005 (idempotency keys), 0004 (fewer
+ * migration log. Undoes 0015 (notifier cards), 0014 (passkeys), 0013 (the generated receipt key), 0012 (decision records), 0011 (a withdrawn call's reason, whether its caller waits), 0010 (who answered, as they were), 0009 (escalation), 0008 (approver roles), 0007 (approvers), 0006 (a gateway call's kept result), 0005 (idempotency keys), 0004 (fewer
  * indexes on the hot tables), 0003 (approvals, webhooks) and 0002; a later migration would need undoing too (the row
  * count says so).
  */
@@ -48,6 +48,7 @@ function asBeforeMigration0002(database: string): void {
   const db = new Database(database);
   try {
     db.exec('CREATE UNIQUE INDEX messages_id_unique ON messages (id);');
+    db.exec('DROP TABLE notifier_replays; DROP TABLE notifier_cards;');
     db.exec('DROP TABLE passkey_challenges; DROP TABLE passkeys;');
     db.exec('DROP TABLE receipt_keys;');
     db.exec('DROP TABLE decision_records;');
@@ -77,8 +78,8 @@ function asBeforeMigration0002(database: string): void {
       DROP INDEX elicitations_owner_status_seq;
       CREATE INDEX elicitations_owner_status_seq ON elicitations (owner_id, status, seq);`);
     const undone = db.prepare('DELETE FROM __drizzle_migrations WHERE created_at >= ?').run(MIGRATION_0002).changes;
-    if (undone !== 13)
-      throw new Error(`expected to undo migrations 0002 to 0014 only, undid ${undone}: undo the later ones here too`);
+    if (undone !== 14)
+      throw new Error(`expected to undo migrations 0002 to 0015 only, undid ${undone}: undo the later ones here too`);
   } finally {
     db.close();
   }

@@ -348,3 +348,40 @@ export const passkeyChallenges = sqliteTable('passkey_challenges', {
   rpId: text('rp_id').notNull(),
   expiresAt: text('expires_at').notNull(),
 });
+
+/**
+ * The chat cards of notifier channels (docs/slack.md): one row per request and channel it was posted to, written
+ * before the post (state POSTING, under a lease) so that one card is posted per request and channel, and holding the
+ * message's reference (Slack: its ts) that later updates edit.
+ */
+export const notifierCards = sqliteTable(
+  'notifier_cards',
+  {
+    notifier: text('notifier').notNull(),
+    elicitationId: text('elicitation_id').notNull(),
+    target: text('target').notNull(),
+    state: text('state', { enum: ['POSTING', 'POSTED'] }).notNull(),
+    /** The message (Slack: its ts), once posted. */
+    messageRef: text('message_ref'),
+    /** A digest of what the card shows now: an update that changes nothing is not sent. */
+    shown: text('shown'),
+    leaseOwner: text('lease_owner'),
+    leaseUntil: text('lease_until'),
+    /** When the post under way started: a process taking a lapsed POSTING over looks for a message since then. */
+    postingSince: text('posting_since'),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.notifier, t.elicitationId, t.target] })],
+);
+
+/** Signed requests a notifier already took (Slack interactions): a replay within the signature's window is refused. */
+export const notifierReplays = sqliteTable(
+  'notifier_replays',
+  {
+    notifier: text('notifier').notNull(),
+    key: text('key').notNull(),
+    seenAt: text('seen_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.notifier, t.key] }), index('notifier_replays_seen').on(t.seenAt)],
+);
