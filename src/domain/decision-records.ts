@@ -348,6 +348,10 @@ class Bindings {
     if (r.grantId !== undefined && this.complete && !this.#grants.has(r.grantId)) {
       return `ran under the remembered approval ${r.grantId}, which no ACCEPTED record recorded`;
     }
+    const named = r.elicitationId === null ? undefined : this.#asked.get(r.elicitationId);
+    if (named && `${named.turnId}\u0000${named.toolCallId}` !== call) {
+      return `names request ${r.elicitationId}, which asked about another call (record ${named.seq})`;
+    }
     const askedCall = this.#askedCalls.get(call);
     if (!askedCall) return null; // ran unasked (or asked before the export's range)
     if (r.elicitationId !== askedCall.elicitationId) {
