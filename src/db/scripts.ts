@@ -401,11 +401,7 @@ function* appendAfterRan(
 }
 
 /** Journals a started call finished with its TOOL message, and records its RESULT (or INTERRUPTED). */
-export function* finishTool(
-  c: ScriptContext,
-  params: Params<'finishTool'>[0],
-  interrupted: boolean,
-): Script<void> {
+export function* finishTool(c: ScriptContext, params: Params<'finishTool'>[0], interrupted: boolean): Script<void> {
   const held: unknown[] = yield c.q.finishTool(params);
   if (!held[0]) throw loopWriteRefused(params.turnId, params.owner ?? undefined);
   const { turnId, toolCallId, now } = params;

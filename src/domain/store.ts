@@ -239,7 +239,12 @@ export interface TurnWriter {
    * as its client gets it, kept with the journal (Reads.toolResult). With decision records, its RESULT record (the
    * digest of what is kept), or INTERRUPTED for a call started before and found unfinished (`interrupted`).
    */
-  finishTool(input: { message: ToolMessageDraft; result?: JsonObject; interrupted?: boolean; now: string }): Promise<void>;
+  finishTool(input: {
+    message: ToolMessageDraft;
+    result?: JsonObject;
+    interrupted?: boolean;
+    now: string;
+  }): Promise<void>;
   /**
    * Persist the step, create its elicitations, turn PAUSED: writes proportional to what is new. Returns both as stored.
    * `answer`: the model's answer that asked for the step's calls and the turn's iteration count, appended in the same

@@ -37,7 +37,7 @@ async function gql(server: ServerProcess, user: ApproverUser, query: string, var
     headers: { 'content-type': 'application/json', authorization: authorizationOf(user) },
     body: JSON.stringify({ query, variables }),
   });
-  return dataOf(await response.json()) as any; // eslint-disable-line @typescript-eslint/no-explicit-any -- GraphQL data
+  return dataOf(await response.json()) as any;
 }
 
 async function start(server: ServerProcess, agentId: string, message: string) {
