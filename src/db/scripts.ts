@@ -429,7 +429,15 @@ export function* appendToolMessages(c: ScriptContext, params: Params<'appendTool
       continue;
     }
     agentId ??= turnRecord(((yield c.q.turn({ id: params.turnId })) as TurnRow[])[0]!).agentId;
-    yield* appendDecision(c, refusalDraft(params.turnId, toolCallId, agentId, decision, params.now));
+    // Edited arguments vetoed after an accept: the record names the request, under the policy it was asked under.
+    const asked =
+      decision.elicitationId === null
+        ? undefined
+        : (yield* decisionsOfCall(c, params.turnId, toolCallId)).find(
+            (r) => r.kind === 'ASKED' && r.elicitationId === decision.elicitationId,
+          );
+    const draft = refusalDraft(params.turnId, toolCallId, agentId, decision, params.now);
+    yield* appendDecision(c, { ...draft, policyDigest: asked?.policyDigest ?? null });
   }
 }
 

@@ -402,8 +402,44 @@ describe.each(backends)('quorum, outcomes and the checked start on $name', (back
       interrupted: true,
       now: at(23),
     });
+    // Edited arguments vetoed once accepted, under a quorum: the veto names the request and its policy.
+    const quorum = await pausedTurn(store, { now: at(30), approval: QUORUM });
+    const request = quorum.elicitations[0]!;
+    await approve(store, request.id, 'alice', ACCEPT, at(31));
+    await approve(store, request.id, 'bob', ACCEPT, at(31));
+    await store.unleasedTurnWriter(quorum.turn.id).appendToolMessages({
+      messages: [
+        {
+          toolCallId: request.toolCallId,
+          text: 'denied',
+          decision: {
+            kind: 'VETOED',
+            toolId: request.toolCall.toolId,
+            arguments: { note: 'vetoed' },
+            elicitationId: request.id,
+            toolDefinitionDigest: null,
+            reason: 'no',
+          },
+        },
+      ],
+      now: at(32),
+    });
+    // A started call a failed turn answers as interrupted.
+    const failing = await pausedTurn(store, { now: at(40), mixed: true, elicitations: 0 });
+    const failingWriter = store.unleasedTurnWriter(failing.turn.id);
+    const failingCall = failing.step.calls[0]!.toolCall;
+    await failingWriter.markToolStarted({ toolCallId: failingCall.id, now: at(41) });
+    await failingWriter.appendToolMessages({
+      messages: [{ toolCallId: failingCall.id, text: 'interrupted', decision: { kind: 'INTERRUPTED' } }],
+      now: at(42),
+    });
     const records = await store.decisionRecords(null, null);
-    expect(records.map((r) => r.kind)).toEqual([...['ASKED', 'ACCEPTED', 'ASKED', 'REFUSED', 'RAN', 'INTERRUPTED']]);
+    expect(records.map((r) => r.kind)).toEqual([
+      ...['ASKED', 'ACCEPTED', 'ASKED', 'REFUSED', 'RAN', 'INTERRUPTED'],
+      ...['ASKED', 'APPROVED', 'APPROVED', 'ACCEPTED', 'VETOED'],
+      ...['RAN', 'INTERRUPTED'],
+    ]);
+    expect(records[10]).toMatchObject({ elicitationId: request.id, policyDigest: policyDigest(QUORUM) });
     const [, accepted, , refused, ran, interrupted] = records;
     expect(accepted!.grantId).toBe('grant-1');
     expect(refused).toMatchObject({ reason: 'policy says no', toolDefinitionDigest: 'e'.repeat(64) });
