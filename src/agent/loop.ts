@@ -483,7 +483,11 @@ export class TurnLoop {
         toolCallId: toolCall.id,
         grantId: how.grantId,
         now: this.#now(),
-        running: { arguments: toolCall.arguments, toolDefinitionDigest: toolDefinitionDigest(tool) },
+        running: {
+          toolId: toolCall.toolId,
+          arguments: toolCall.arguments,
+          toolDefinitionDigest: toolDefinitionDigest(tool),
+        },
       });
     } catch (error) {
       if (error instanceof AcceptanceUnverifiedError) {

@@ -339,7 +339,8 @@ function* appendRanDecision(
     .map(elicitationRecord)
     .find((e) => e.toolCallId === toolCallId && e.status === 'ACCEPTED');
   const stepCall = turn.step?.calls.find((s) => s.toolCall.id === toolCallId)?.toolCall;
-  const toolId = asked?.toolCall.toolId ?? stepCall?.toolId;
+  // A step that paused is stored with its turn; one that ran unasked is not: the loop says what runs.
+  const toolId = running?.toolId ?? asked?.toolCall.toolId ?? stepCall?.toolId;
   const args =
     running?.arguments ?? (asked ? (asked.response?.arguments ?? asked.toolCall.arguments) : stepCall?.arguments);
   if (toolId === undefined || args === undefined) return;

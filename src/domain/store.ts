@@ -168,6 +168,7 @@ export function loopWriteRefused(turnId: string, leaseOwner: string | undefined)
 
 /** A call about to run, as its decision records name it (TurnWriter.markToolStarted). */
 export interface RunningCall {
+  toolId: string;
   arguments: JsonObject;
   toolDefinitionDigest: string | null;
 }

@@ -96,4 +96,24 @@ describe('decision records of the running loop', () => {
       problem: expect.stringContaining('altered'),
     });
   });
+
+  it('records a call run unasked under a remembered approval with the grant, bound to the ACCEPTED that made it', async () => {
+    s = await startApp({
+      tools: [{ name: 'edit_note', inputSchema: NOTE_SCHEMA }],
+      script: [callsWhatIsNamed({ edit_note: { id: 'n1' } })],
+    });
+    const [request] = await pausedOn(s, ALICE, 't_edit_note');
+    const remember = { scope: 'AGENT' as const, ttlSeconds: 3600 };
+    expect((await answerElicitation(s.app, ALICE, { elicitationId: request!.id, action: 'ACCEPT', remember })).ok).toBe(
+      true,
+    );
+    await startTurn(s.app, ALICE, { agentId: 'tester', threadId: null, message: 't_edit_note', background: false });
+    expect(s.tools.count('edit_note')).toBe(2);
+    const records = await s.core.storage.decisionRecords(null, null);
+    expect(records.map((r) => r.kind)).toEqual(['ASKED', 'ACCEPTED', 'RAN', 'RESULT', 'RAN', 'RESULT']);
+    const [, accepted, , , underGrant] = records;
+    expect(accepted!.grantId).toEqual(expect.any(String));
+    expect(underGrant).toMatchObject({ grantId: accepted!.grantId, elicitationId: null, toolId: 't:edit_note' });
+    expect(verifyRecords(records, s.core.storage.receiptKeys)).toBeNull();
+  });
 });

@@ -247,7 +247,7 @@ async function quorumRun(store: SqlStore) {
     kind: 'resume',
   });
   const writer = store.unleasedTurnWriter(paused.turn.id);
-  const running = { arguments: edited, toolDefinitionDigest: 'd'.repeat(64) };
+  const running = { toolId: request.toolCall.toolId, arguments: edited, toolDefinitionDigest: 'd'.repeat(64) };
   expect(await writer.markToolStarted({ toolCallId: request.toolCallId, now: at(13), running })).toBe(true);
   await writer.finishTool({ message: { toolCallId: request.toolCallId, text: 'done' }, now: at(14) });
   return { records: await store.decisionRecords(null, null), edited, request };
@@ -312,7 +312,11 @@ describe.each(backends)('quorum, outcomes and the checked start on $name', (back
        WHERE kind = 'ACCEPTED' AND tool_call_id = '${first!.toolCallId}'`,
     );
     const writer = store.unleasedTurnWriter(paused.turn.id);
-    const running = (args: JsonObject) => ({ arguments: args, toolDefinitionDigest: null });
+    const running = (args: JsonObject) => ({
+      toolId: first!.toolCall.toolId,
+      arguments: args,
+      toolDefinitionDigest: null,
+    });
     const altered = await rejection(
       writer.markToolStarted({
         toolCallId: first!.toolCallId,
@@ -358,7 +362,7 @@ describe.each(backends)('quorum, outcomes and the checked start on $name', (back
         writer.markToolStarted({
           toolCallId: e!.toolCallId,
           now: at(11),
-          running: { arguments: e!.toolCall.arguments, toolDefinitionDigest: null },
+          running: { toolId: e!.toolCall.toolId, arguments: e!.toolCall.arguments, toolDefinitionDigest: null },
         }),
       );
     expect(((await start(first)) as Error).message).toContain('0 ACCEPTED records');
@@ -392,7 +396,7 @@ describe.each(backends)('quorum, outcomes and the checked start on $name', (back
       ],
       now: at(21),
     });
-    const running = { arguments: lookup!.arguments, toolDefinitionDigest: 'f'.repeat(64) };
+    const running = { toolId: lookup!.toolId, arguments: lookup!.arguments, toolDefinitionDigest: 'f'.repeat(64) };
     expect(await writer.markToolStarted({ toolCallId: lookup!.id, grantId: 'grant-1', now: at(22), running })).toBe(
       true,
     );

@@ -12,7 +12,7 @@ import type { DecisionRecord } from '../../src/domain/decision-records.js';
 import { authorizationOf, type ApproverUser } from '../support/approvers.js';
 import { dataOf, RESOLVE, START_TURN, TEST_BACKEND, TURN_FIELDS } from '../support/harness.js';
 import { migratedPostgresDatabase } from '../support/postgres.js';
-import { killAll, readRuns, startFixture, waitFor, type ServerProcess } from './processes.js';
+import { killAll, readRuns, runsOf, startFixture, waitFor, type ServerProcess } from './processes.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const TURN = `query Turn($id: ID!) { turn(id: $id) { ${TURN_FIELDS} } }`;
@@ -141,5 +141,33 @@ describe('an export of a run with approvals, an edit, a quorum, an expiry and a 
     const tampered = await toolgate(['audit', 'verify', file, '--keys', keys]);
     expect(tampered.code).toBe(1);
     expect(tampered.stderr).toContain(`${file}:7: record 8: seq 8 follows 6`);
+  });
+
+  it('killed while its tool runs: the call is recorded INTERRUPTED after the restart, and the export verifies', async () => {
+    const runsFile = join(dir, 'runs.log');
+    const first = await startFixture({ database, runsFile, approvers: true, releaseFile: join(dir, 'never') });
+    const turn = (
+      await gql(first, 'alice', START_TURN, { input: { agentId: 'direct', message: 'append theta', background: true } })
+    ).startTurn.turn;
+    await waitFor('the tool to start', () => runsOf(runsFile, 'theta') === 1);
+    await first.kill();
+
+    const second = await startFixture({ database, runsFile, approvers: true });
+    expect((await settled(second, turn.id)).status).toBe('COMPLETED');
+    const keys = join(dir, 'keys.json');
+    writeFileSync(keys, await (await fetch(new URL('/.well-known/toolgate-receipt-keys.json', second.url))).text());
+    const exported = await toolgate(['audit', 'export']);
+    const records = exported.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as DecisionRecord);
+    expect(records.map((r) => r.kind)).toEqual(['RAN', 'INTERRUPTED']);
+    expect(records[1]).toMatchObject({
+      argsDigest: records[0]!.argsDigest,
+      toolDefinitionDigest: records[0]!.toolDefinitionDigest,
+    });
+    const file = join(dir, 'records.jsonl');
+    writeFileSync(file, exported.stdout);
+    expect(await toolgate(['audit', 'verify', file, '--keys', keys])).toMatchObject({ code: 0 });
   });
 });
