@@ -147,8 +147,9 @@ export async function openStorage(target: string, where: string, selection: Stor
 async function signDecisions(store: SqlStore, selection: StorageSelection): Promise<PublicJwk[]> {
   const configured = selection.receiptKeys ?? [];
   const signer = configured[0] ?? (await store.generatedReceiptKey(new Date().toISOString()));
-  store.recordDecisions(signer);
-  return (configured.length ? configured : [signer]).map(publicJwk);
+  const published = (configured.length ? configured : [signer]).map(publicJwk);
+  store.recordDecisions(signer, published);
+  return published;
 }
 
 /** The store's side of the webhook endpoints, and the server's: told after each commit that wrote deliveries. */

@@ -24,6 +24,8 @@ export type LifecycleEvent =
   | { type: 'toolStarted'; turn: TurnRecord; toolCall: ToolCall; grantId?: string; edited?: boolean }
   /** A call's result was saved; `durationMs` is the tool's own run time (0 for an interrupted one). */
   | { type: 'toolFinished'; turn: TurnRecord; toolCall: ToolCall; outcome: ToolRunOutcome; durationMs: number }
+  /** A call refused as it was to start: the decision record that accepted it does not verify (`problem`). */
+  | { type: 'toolRefused'; turn: TurnRecord; toolCall: ToolCall; problem: string }
   /** One model call (iteration) returned or failed. */
   | { type: 'modelCalled'; turn: TurnRecord; modelId: string; outcome: 'ok' | 'error'; durationMs: number };
 

@@ -2,6 +2,7 @@
 // the store holds (the transcript and a paused turn's PendingStep), so any process can continue a turn from where
 // the last one stopped. Who runs a turn, and what happens after a fault, is supervision.ts's.
 import { approvalAt, approversKey } from '../domain/approvers.js';
+import { toolDefinitionDigest } from '../domain/decision-records.js';
 import { coveringGrant, definitionHash } from '../domain/grants.js';
 import { newId } from '../domain/ids.js';
 import { PENDING_STEP_VERSION } from '../domain/pending-step.js';
@@ -16,10 +17,12 @@ import type {
   MessageRecord,
   PendingStep,
   ToolCall,
+  ToolMessageDecision,
   ToolResult,
   TurnRecord,
 } from '../domain/records.js';
 import {
+  AcceptanceUnverifiedError,
   GrantLapsedError,
   type Agents,
   type Grants,
@@ -33,7 +36,7 @@ import type { Model } from '../models/model.js';
 import type { Tool, ToolCatalog } from '../tools/tool.js';
 import type { ListenerRegistry } from '../domain/gate/listeners.js';
 import type { TurnLeases } from './lease.js';
-import { approversFor } from '../domain/gate/gating.js';
+import { approversFor, gateDecision } from '../domain/gate/gating.js';
 import { answerInstructions, calledName, pausedQuestion, toolText, turnErrors } from '../domain/gate/messages.js';
 import { preExecute } from './pre-execute.js';
 import type { TurnReporter } from './reporting.js';
@@ -182,12 +185,11 @@ export class TurnLoop {
     const open = openToolCalls(await store.listThreadMessages(turn.threadId), turn.id);
     const unfinished = new Set(await store.listUnfinishedToolCalls(turn.id));
     await this.#writer(turn.id).appendToolMessages({
-      messages: open.map((call) => ({
-        toolCallId: call.id,
-        text: unfinished.has(call.id)
-          ? toolText.interrupted(calledName(call))
-          : toolText.failed(calledName(call), 'the turn stopped before it ran'),
-      })),
+      messages: open.map((call) =>
+        unfinished.has(call.id)
+          ? { toolCallId: call.id, text: toolText.interrupted(calledName(call)), decision: { kind: 'INTERRUPTED' } }
+          : { toolCallId: call.id, text: toolText.failed(calledName(call), 'the turn stopped before it ran') },
+      ),
       now: this.#now(),
     });
     return this.#finish(turn.id, 'FAILED', { error });
@@ -323,7 +325,8 @@ export class TurnLoop {
       const site = { agent, threadId: turn.threadId, turnId: turn.id };
       const verdict = await preExecute(this.options.listeners, site, tool, toolCall);
       if (verdict.kind === 'vetoed') {
-        step.calls.push({ toolCall, outcome: { kind: 'vetoed', reason: verdict.reason } });
+        const byRule = refusedByRule(agent, tool, toolCall, verdict.reason);
+        step.calls.push({ toolCall, outcome: { kind: 'vetoed', reason: verdict.reason, ...(byRule && { byRule }) } });
         continue;
       }
       if (verdict.kind === 'run') {
@@ -355,6 +358,7 @@ export class TurnLoop {
           arguments: toolCall.arguments,
           annotations: tool.annotations,
           definitionHash: hash,
+          toolDefinitionDigest: toolDefinitionDigest(tool),
           grantable: verdict.grantable,
         },
       });
@@ -394,16 +398,27 @@ export class TurnLoop {
     const startedBefore = new Set(resumedWith ? [] : await store.listUnfinishedToolCalls(turn.id));
     for (const { toolCall, outcome } of step.calls) {
       if (answered.has(toolCall.id)) continue; // answered before a crash: never twice
-      const say = (text: string) => this.#answerCall(turn.id, toolCall.id, text);
+      const say = (text: string, decision?: ToolMessageDecision) =>
+        this.#answerCall(turn.id, toolCall.id, text, decision);
+      const tool = run.byId.get(toolCall.toolId);
+      const refusal = (reason: string, byRule: boolean, args: JsonObject, elicitationId: string | null) =>
+        ({
+          kind: byRule ? 'REFUSED' : 'VETOED',
+          toolId: toolCall.toolId,
+          arguments: args,
+          elicitationId,
+          toolDefinitionDigest: tool ? toolDefinitionDigest(tool) : null,
+          reason,
+        }) as const;
       if (outcome.kind === 'vetoed') {
-        await say(toolText.denied(calledName(toolCall), outcome.reason));
+        const decision = refusal(outcome.reason, outcome.byRule === true, toolCall.arguments, null);
+        await say(toolText.denied(calledName(toolCall), outcome.reason), decision);
         continue;
       }
       if (outcome.kind === 'rejected') {
         await say(outcome.text);
         continue;
       }
-      const tool = run.byId.get(toolCall.toolId);
       if (outcome.kind === 'run') {
         await this.#runTool(run, toolCall, tool, { grantId: outcome.grantId });
         continue;
@@ -430,7 +445,9 @@ export class TurnLoop {
         const site = { agent, threadId: turn.threadId, turnId: turn.id };
         const verdict = await preExecute(this.options.listeners, site, tool, edited, { confirmed: true });
         if (verdict.kind === 'vetoed') {
-          await say(toolText.denied(calledName(toolCall), verdict.reason));
+          const byRule = refusedByRule(agent, tool, edited, verdict.reason);
+          const decision = refusal(verdict.reason, byRule, edited.arguments, outcome.elicitationId);
+          await say(toolText.denied(calledName(toolCall), verdict.reason), decision);
           continue;
         }
       }
@@ -462,8 +479,23 @@ export class TurnLoop {
     });
     let started: boolean;
     try {
-      started = await writer.markToolStarted({ toolCallId: toolCall.id, grantId: how.grantId, now: this.#now() });
+      started = await writer.markToolStarted({
+        toolCallId: toolCall.id,
+        grantId: how.grantId,
+        now: this.#now(),
+        running: {
+          toolId: toolCall.toolId,
+          arguments: toolCall.arguments,
+          toolDefinitionDigest: toolDefinitionDigest(tool),
+        },
+      });
     } catch (error) {
+      if (error instanceof AcceptanceUnverifiedError) {
+        // The record that allowed it is not what was signed, or allows other arguments: it does not run.
+        this.#reporter.observe({ type: 'toolRefused', turn, toolCall, problem: error.message });
+        await this.#answerCall(turn.id, toolCall.id, toolText.acceptanceUnverified(calledName(toolCall)));
+        return;
+      }
       if (!(error instanceof GrantLapsedError)) throw error;
       // Revoked (or expired) between the gate and now: it does not run; the model may call it again, which asks.
       await this.#answerCall(turn.id, toolCall.id, toolText.grantLapsed(calledName(toolCall)));
@@ -472,6 +504,7 @@ export class TurnLoop {
     if (!started) {
       await writer.finishTool({
         message: { toolCallId: toolCall.id, text: toolText.interrupted(calledName(toolCall)) },
+        interrupted: true,
         now: this.#now(),
       });
       this.#reporter.changed(turn);
@@ -524,8 +557,9 @@ export class TurnLoop {
    * The TOOL message of a call that does not run (denied, declined, rejected, …), published as it is written:
    * turnUpdated follows a step call by call.
    */
-  async #answerCall(turnId: string, toolCallId: string, text: string): Promise<void> {
-    await this.#writer(turnId).appendToolMessages({ messages: [{ toolCallId, text }], now: this.#now() });
+  async #answerCall(turnId: string, toolCallId: string, text: string, decision?: ToolMessageDecision): Promise<void> {
+    const message = { toolCallId, text, ...(decision && { decision }) };
+    await this.#writer(turnId).appendToolMessages({ messages: [message], now: this.#now() });
     await this.#reporter.latest(turnId);
   }
 
@@ -539,6 +573,12 @@ export class TurnLoop {
     this.#reporter.observe({ type: 'turnEnded', turn });
     return turn;
   }
+}
+
+/** Whether a veto is the gating rules' own (an argument rule's DENY), not another listener's: the same reason. */
+function refusedByRule(agent: Agent, tool: Tool, call: ToolCall, reason: string): boolean {
+  const decision = gateDecision(agent, tool, call.arguments);
+  return decision.action === 'deny' && decision.reason === reason;
 }
 
 function stopped(turn: TurnRecord): LoopEnd {

@@ -59,13 +59,16 @@ function verifyFile(args: string[]): number {
   const file = args[0]!;
   const jwks = readJson(keysFile, 'a JWKS', readFileSync(keysFile, 'utf8')) as { keys?: PublicJwk[] };
   if (!Array.isArray(jwks.keys)) throw new ConfigError(`${keysFile}: expected a JWKS ({"keys": [...]})`);
-  const lines = readFileSync(file, 'utf8').split('\n');
-  const records = lines
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
     .map((text, index) => ({ text, line: index + 1 }))
-    .filter(({ text }) => text.trim() !== '')
-    .map(({ text, line }) => readJson(file, 'a decision record', text, line) as DecisionRecord);
+    .filter(({ text }) => text.trim() !== '');
+  const records = lines.map(({ text, line }) => readJson(file, 'a decision record', text, line) as DecisionRecord);
   // A range (from --from) starts wherever it starts; the whole chain starts at its first record.
-  const failure = verifyRecords(records, jwks.keys, { startsChain: records[0]?.seq === 1 });
+  const failure = verifyRecords(records, jwks.keys, {
+    startsChain: records[0]?.seq === 1,
+    lines: lines.map(({ line }) => line),
+  });
   if (failure) {
     console.error(`${file}:${failure.line}: record ${failure.seq ?? '?'}: ${failure.problem}`);
     return 1;

@@ -378,6 +378,8 @@ export interface Catalogue {
   }): number;
   /** The records from `from` to `to` (inclusive, either null: open), in chain order. */
   decisionRecords(p: { from: string | null; to: string | null }): { record: string }[];
+  /** The records of one call, in chain order. */
+  decisionsOfCall(p: { turnId: string; toolCallId: string }): { record: string }[];
   /** The ACCEPTED records of these turns' calls, in chain order. */
   acceptedDecisionsOfTurns(p: Ids): { record: string }[];
   /** Every record of these turns' calls, in chain order. */

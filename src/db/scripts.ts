@@ -3,15 +3,19 @@
 // (catalogue.ts), so one script runs synchronously on SQLite (inside its group commit: better-sqlite3 transactions
 // must not await) and asynchronously on PostgreSQL (inside its transaction, with its retries). The rules themselves
 // are the domain's (src/domain/); a script reads rows, asks them, and writes what they say.
+import type { KeyObject } from 'node:crypto';
 import { agentApproversColumn, overrideChanges, overrideRows } from '../domain/agent-overrides.js';
 import { decideAnswer, resumesTurn, type AnswerDecision } from '../domain/answer-rules.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import {
+  acceptanceProblem,
   argumentsDigest,
   policyDigest,
+  resultDigest,
   sealRecord,
   type DecisionDraft,
   type DecisionKind,
+  type DecisionRecord,
   type ReceiptSigner,
 } from '../domain/decision-records.js';
 import { grantStateAt, revokedAtFor } from '../domain/grants.js';
@@ -29,15 +33,18 @@ import type {
   ElicitationRecord,
   JsonObject,
   ThreadRecord,
+  ToolMessageDecision,
   TurnRecord,
 } from '../domain/records.js';
 import {
+  AcceptanceUnverifiedError,
   GrantLapsedError,
   loopWriteRefused,
   StartRefused,
   type AgentGatingPatch,
   type AnswerInput,
   type ResolveResult,
+  type RunningCall,
   type StartTurnResult,
   type Store,
 } from '../domain/store.js';
@@ -87,6 +94,8 @@ export interface ScriptContext {
   readonly webhooks: readonly WebhookSubscription[] | null;
   /** The deployment's signing key for decision records; null: no records are written. */
   readonly receipts: ReceiptSigner | null;
+  /** The deployment's published keys by key id: what a record must be signed with to let a call run. */
+  readonly receiptKeys: ReadonlyMap<string, KeyObject>;
   /** The decision records of the running transaction, appended at its end (`recorded`). */
   readonly decisions?: DecisionDraft[];
 }
@@ -294,6 +303,7 @@ export function* markToolStarted(
   now: string,
   leaseOwner: string | undefined,
   grantId: string | undefined,
+  running?: RunningCall,
 ): Script<boolean> {
   if (grantId !== undefined) {
     const [grant]: GrantRow[] = yield c.q.lockGrant({ id: grantId });
@@ -312,21 +322,36 @@ export function* markToolStarted(
     grantId: grantId ?? null,
   });
   if (!row) throw loopWriteRefused(turnId, leaseOwner);
-  if (row.started === 1 && c.receipts) yield* appendRanDecision(c, turnId, toolCallId, now);
+  if (row.started === 1 && c.receipts) yield* appendRanDecision(c, { turnId, toolCallId, now, grantId, running });
   return row.started === 1;
 }
 
-/** The RAN record of a call: the arguments that run are the accepted ones (edited or not), or the model's. */
-function* appendRanDecision(c: ScriptContext, turnId: string, toolCallId: string, now: string): Script<void> {
+/**
+ * The RAN record of a call: the arguments that run (those given, else the accepted ones, edited or not, else the
+ * model's). A call whose request was accepted runs only if that request's ACCEPTED record verifies and holds these
+ * arguments (acceptanceProblem): else AcceptanceUnverifiedError, and the start rolls back with it.
+ */
+function* appendRanDecision(
+  c: ScriptContext,
+  call: { turnId: string; toolCallId: string; now: string; grantId: string | undefined; running?: RunningCall },
+): Script<void> {
+  const { turnId, toolCallId, now, grantId, running } = call;
   const [turnRow]: TurnRow[] = yield c.q.turn({ id: turnId });
   const turn = turnRecord(turnRow!);
   const asked = ((yield c.q.turnElicitations({ turnId })) as ElicitationRow[])
     .map(elicitationRecord)
     .find((e) => e.toolCallId === toolCallId && e.status === 'ACCEPTED');
-  const call = turn.step?.calls.find((s) => s.toolCall.id === toolCallId)?.toolCall;
-  const toolId = asked?.toolCall.toolId ?? call?.toolId;
-  const args = asked ? (asked.response?.arguments ?? asked.toolCall.arguments) : call?.arguments;
+  const stepCall = turn.step?.calls.find((s) => s.toolCall.id === toolCallId)?.toolCall;
+  // A step that paused is stored with its turn; one that ran unasked is not: the loop says what runs.
+  const toolId = running?.toolId ?? asked?.toolCall.toolId ?? stepCall?.toolId;
+  const args =
+    running?.arguments ?? (asked ? (asked.response?.arguments ?? asked.toolCall.arguments) : stepCall?.arguments);
   if (toolId === undefined || args === undefined) return;
+  const digest = argumentsDigest(args);
+  if (asked) {
+    const problem = acceptanceProblem(yield* decisionsOfCall(c, turnId, toolCallId), asked.id, digest, c.receiptKeys);
+    if (problem) throw new AcceptanceUnverifiedError(asked.id, problem);
+  }
   recordDecision(c, {
     kind: 'RAN',
     turnId,
@@ -334,11 +359,113 @@ function* appendRanDecision(c: ScriptContext, turnId: string, toolCallId: string
     elicitationId: asked?.id ?? null,
     agentId: turn.agentId,
     toolId,
-    argsDigest: argumentsDigest(args),
+    argsDigest: digest,
     policyDigest: asked ? policyDigest(asked.approval) : null,
     actor: null,
     at: now,
+    toolDefinitionDigest: running?.toolDefinitionDigest ?? asked?.toolCall.toolDefinitionDigest ?? null,
+    ...(grantId !== undefined && { grantId }),
   });
+}
+
+/** The decision records of one call, in chain order. */
+function* decisionsOfCall(c: ScriptContext, turnId: string, toolCallId: string): Script<DecisionRecord[]> {
+  const rows: { record: string }[] = yield c.q.decisionsOfCall({ turnId, toolCallId });
+  return rows.map((row) => JSON.parse(row.record) as DecisionRecord);
+}
+
+/**
+ * The record of what became of a started call (its RESULT, or INTERRUPTED), naming what its RAN record named; none
+ * for a call started before records were kept.
+ */
+function* appendAfterRan(
+  c: ScriptContext,
+  turnId: string,
+  toolCallId: string,
+  outcome: Pick<DecisionDraft, 'kind' | 'resultDigest'>,
+  now: string,
+): Script<void> {
+  if (!c.receipts) return;
+  const ran = (yield* decisionsOfCall(c, turnId, toolCallId)).findLast((r) => r.kind === 'RAN');
+  if (!ran) return;
+  recordDecision(c, {
+    ...outcome,
+    turnId,
+    toolCallId,
+    elicitationId: ran.elicitationId,
+    agentId: ran.agentId,
+    toolId: ran.toolId,
+    argsDigest: ran.argsDigest,
+    policyDigest: ran.policyDigest,
+    actor: null,
+    at: now,
+    toolDefinitionDigest: ran.toolDefinitionDigest ?? null,
+    ...(ran.grantId !== undefined && { grantId: ran.grantId }),
+  });
+}
+
+/** Journals a started call finished with its TOOL message, and records its RESULT (or INTERRUPTED). */
+export function* finishTool(c: ScriptContext, params: Params<'finishTool'>[0], interrupted: boolean): Script<void> {
+  const held: unknown[] = yield c.q.finishTool(params);
+  if (!held[0]) throw loopWriteRefused(params.turnId, params.owner ?? undefined);
+  const { turnId, toolCallId, now } = params;
+  const result = params.result === null ? null : (JSON.parse(params.result) as JsonObject);
+  yield* appendAfterRan(
+    c,
+    turnId,
+    toolCallId,
+    interrupted ? { kind: 'INTERRUPTED' } : { kind: 'RESULT', resultDigest: resultDigest(params.text, result) },
+    now,
+  );
+}
+
+/** TOOL messages of calls that do not run, with the decision record each names (a veto, a refusal, an interruption). */
+export function* appendToolMessages(c: ScriptContext, params: Params<'appendToolMessages'>[0]): Script<void> {
+  const drafts = params.drafts.map(({ toolCallId, text }) => ({ toolCallId, text }));
+  const held: unknown[] = yield c.q.appendToolMessages({ ...params, drafts });
+  if (!held[0]) throw loopWriteRefused(params.turnId, params.owner ?? undefined);
+  if (!c.receipts) return;
+  let agentId: string | null = null;
+  for (const { toolCallId, decision } of params.drafts) {
+    if (!decision) continue;
+    if (decision.kind === 'INTERRUPTED') {
+      yield* appendAfterRan(c, params.turnId, toolCallId, { kind: 'INTERRUPTED' }, params.now);
+      continue;
+    }
+    agentId ??= turnRecord(((yield c.q.turn({ id: params.turnId })) as TurnRow[])[0]!).agentId;
+    // Edited arguments vetoed after an accept: the record names the request, under the policy it was asked under.
+    const asked =
+      decision.elicitationId === null
+        ? undefined
+        : (yield* decisionsOfCall(c, params.turnId, toolCallId)).find(
+            (r) => r.kind === 'ASKED' && r.elicitationId === decision.elicitationId,
+          );
+    const draft = refusalDraft(params.turnId, toolCallId, agentId, decision, params.now);
+    recordDecision(c, { ...draft, policyDigest: asked?.policyDigest ?? null });
+  }
+}
+
+function refusalDraft(
+  turnId: string,
+  toolCallId: string,
+  agentId: string,
+  d: Exclude<ToolMessageDecision, { kind: 'INTERRUPTED' }>,
+  at: string,
+): DecisionDraft {
+  return {
+    kind: d.kind,
+    turnId,
+    toolCallId,
+    elicitationId: d.elicitationId,
+    agentId,
+    toolId: d.toolId,
+    argsDigest: argumentsDigest(d.arguments),
+    policyDigest: null,
+    actor: null,
+    at,
+    toolDefinitionDigest: d.toolDefinitionDigest,
+    reason: d.reason,
+  };
 }
 
 /** What a request's record says of it, before its outcome. */
@@ -354,6 +481,7 @@ function askedDraft(e: ElicitationRecord, kind: DecisionKind, at: string): Decis
     policyDigest: policyDigest(e.approval),
     actor: null,
     at,
+    toolDefinitionDigest: e.toolCall.toolDefinitionDigest ?? null,
   };
 }
 
@@ -406,7 +534,9 @@ export function* pauseTurn(
     ? params.drafts.map((d) => ({ ...d, request: asStored(d.request), toolCall: asStored(d.toolCall) }))
     : params.drafts;
   const created = pausedElicitations(turn, stored, params.now, params.expiresAt);
-  for (const e of created) recordDecision(c, { ...askedDraft(e, 'ASKED', params.now), actor: actorOf(turn) });
+  for (const e of created) {
+    recordDecision(c, { ...askedDraft(e, 'ASKED', params.now), actor: actorOf(turn), policy: e.approval });
+  }
   if (c.webhooks) yield* writeWebhookEvents(c, elicitationsRequested(created, params.now), params.now);
   return { turn, elicitations: created };
 }
@@ -526,6 +656,16 @@ function* answerUnderPolicy(a: Answering): Script<ResolveResult> {
     identity: nullOrJson(c, mine.identity),
     now,
   });
+  // Each approver's ACCEPT is recorded, counted or not: a verifier counts the distinct approvers of one digest.
+  if (mine.action === 'ACCEPT') {
+    recordDecision(c, {
+      ...askedDraft(found, 'APPROVED', now),
+      argsDigest: argumentsDigest(mine.arguments ?? found.toolCall.arguments),
+      actor: { id: answeredBy, identity: mine.identity },
+      // Passkey step-up: this approver's assertion over what they approve (src/app/passkeys.ts verified it).
+      ...(input.assertion && { assertion: input.assertion }),
+    });
+  }
   const tally = tallyAnswers(
     found.approval!,
     [...answers.filter((o) => o.approverId !== answeredBy), mine],
@@ -577,6 +717,7 @@ function* recordAnswer(
     actor: { id: by, identity: byIdentity },
     // Passkey step-up: the deciding approver's assertion over this decision (src/app/passkeys.ts verified it).
     ...(answer.action === 'ACCEPT' && input.assertion && by === input.answeredBy && { assertion: input.assertion }),
+    ...(grant && { grantId: grant.id }),
   });
   // Decided: no longer offered to its approvers.
   if (found.approval) yield c.q.deleteApproverRoles({ ids: [found.id] });

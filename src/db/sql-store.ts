@@ -27,6 +27,7 @@ import {
   type AgentGatingPatch,
   type AnswerInput,
   type ResolveResult,
+  type RunningCall,
   type RunningTurnLease,
   type StartTurnResult,
   type StepAnswer,
@@ -56,8 +57,11 @@ import {
 import { generateKeyPairSync, type JsonWebKey } from 'node:crypto';
 import {
   GENERATED_RECEIPT_KEY_ID,
+  publicJwk,
   signerFrom,
+  verifyingKeys,
   type DecisionRecord,
+  type PublicJwk,
   type ReceiptSigner,
 } from '../domain/decision-records.js';
 import * as scripts from './scripts.js';
@@ -108,7 +112,14 @@ export class SqlStore implements Store {
   constructor(dialect: Dialect, webhooks: ScriptContext['webhooks'], receipts: ScriptContext['receipts'] = null) {
     this.#d = dialect.driver;
     this.#q = dialect.statements;
-    this.#c = { q: dialect.statements, json: dialect.json, stored: dialect.stored, webhooks, receipts };
+    this.#c = {
+      q: dialect.statements,
+      json: dialect.json,
+      stored: dialect.stored,
+      webhooks,
+      receipts,
+      receiptKeys: verifyingKeys(receipts ? [publicJwk(receipts)] : []),
+    };
   }
 
   /** A read of one statement. */
@@ -151,9 +162,12 @@ export class SqlStore implements Store {
     return signerFrom(id, row!.private_key);
   }
 
-  /** From now on, the scripts write decision records signed with `signer`. */
-  recordDecisions(signer: ReceiptSigner): void {
-    this.#c = { ...this.#c, receipts: signer };
+  /**
+   * From now on, the scripts write decision records signed with `signer`; a call runs only on an accept signed with one
+   * of `published` (the deployment's keys, the signer's among them).
+   */
+  recordDecisions(signer: ReceiptSigner, published: readonly PublicJwk[] = [publicJwk(signer)]): void {
+    this.#c = { ...this.#c, receipts: signer, receiptKeys: verifyingKeys(published) };
   }
 
   /** The decision records whose time is within [from, to] (either null: open), in chain order, as exported. */
@@ -409,9 +423,10 @@ export class SqlStore implements Store {
       appendAssistantMessage: ({ message, iterations, now }) =>
         this.#appendAssistantMessage(turnId, message, now, iterations, leaseOwner),
       appendToolMessages: ({ messages, now }) => this.#appendToolMessages(turnId, messages, now, leaseOwner),
-      markToolStarted: ({ toolCallId, grantId, now }) =>
-        this.#markToolStarted(turnId, toolCallId, now, leaseOwner, grantId),
-      finishTool: ({ message, result, now }) => this.#finishTool(turnId, message, now, leaseOwner, result),
+      markToolStarted: ({ toolCallId, grantId, now, running }) =>
+        this.#markToolStarted(turnId, toolCallId, now, leaseOwner, grantId, running),
+      finishTool: ({ message, result, interrupted, now }) =>
+        this.#finishTool(turnId, message, now, leaseOwner, result, interrupted ?? false),
       pauseTurn: ({ step, elicitations, text, expiresAt, answer, now }) =>
         this.#pauseTurn(turnId, step, elicitations, text, expiresAt, now, leaseOwner, answer),
       finishTurn: ({ status, now, ...fields }) => this.#finishTurn(turnId, status, fields, now, leaseOwner),
@@ -451,7 +466,14 @@ export class SqlStore implements Store {
     leaseOwner?: string,
   ): Promise<void> {
     if (drafts.length === 0) return;
-    await this.#loopWrite(turnId, leaseOwner, 'appendToolMessages', { turnId, owner: leaseOwner ?? null, now, drafts });
+    const params = { turnId, owner: leaseOwner ?? null, now, drafts };
+    // With decision records to write, one transaction with them.
+    if (this.#c.receipts && drafts.some((d) => d.decision)) {
+      await this.#transaction((c) => scripts.appendToolMessages(c, params));
+      return;
+    }
+    const plain = drafts.map(({ toolCallId, text }) => ({ toolCallId, text }));
+    await this.#loopWrite(turnId, leaseOwner, 'appendToolMessages', { ...params, drafts: plain });
   }
 
   async #markToolStarted(
@@ -460,8 +482,10 @@ export class SqlStore implements Store {
     now: string,
     leaseOwner?: string,
     grantId?: string,
+    running?: RunningCall,
   ): Promise<boolean> {
-    const script = (c: ScriptContext) => scripts.markToolStarted(c, turnId, toolCallId, now, leaseOwner, grantId);
+    const script = (c: ScriptContext) =>
+      scripts.markToolStarted(c, turnId, toolCallId, now, leaseOwner, grantId, running);
     const once = grantId === undefined && !this.#c.receipts;
     const started = await (once ? this.#d.autocommit(() => script(this.#c)) : this.#transaction(script));
     // The started row must be on disk before the tool's effect happens; the same sync makes every earlier commit
@@ -476,9 +500,10 @@ export class SqlStore implements Store {
     now: string,
     leaseOwner?: string,
     result?: JsonObject,
+    interrupted = false,
   ): Promise<void> {
     const { json } = this.#c;
-    await this.#loopWrite(turnId, leaseOwner, 'finishTool', {
+    const params = {
       turnId,
       owner: leaseOwner ?? null,
       toolCallId: draft.toolCallId,
@@ -487,7 +512,13 @@ export class SqlStore implements Store {
       text: draft.text,
       // The loop made it storable (the same on every backend); json binds it as the dialect does.
       result: result === undefined ? null : json(result),
-    });
+    };
+    // With decision records, one transaction with its RESULT (or INTERRUPTED) record.
+    if (this.#c.receipts) {
+      await this.#transaction((c) => scripts.finishTool(c, params, interrupted));
+      return;
+    }
+    await this.#loopWrite(turnId, leaseOwner, 'finishTool', params);
   }
 
   async #pauseTurn(

@@ -20,7 +20,7 @@ const toolCall = z.object({
 
 const gateOutcome = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('run'), grantId: z.string().optional() }),
-  z.object({ kind: z.literal('vetoed'), reason: z.string() }),
+  z.object({ kind: z.literal('vetoed'), reason: z.string(), byRule: z.literal(true).optional() }),
   z.object({ kind: z.literal('rejected'), text: z.string() }),
   z.object({ kind: z.literal('confirm'), elicitationId: z.string() }),
 ]);

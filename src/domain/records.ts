@@ -181,7 +181,8 @@ export interface ElicitationRequest {
 export type GateOutcome =
   /** Runs; `grantId`: unasked, because this remembered approval covered it (checked again when it starts). */
   | { kind: 'run'; grantId?: string }
-  | { kind: 'vetoed'; reason: string }
+  /** `byRule`: a gating rule refused it (an argument rule's DENY), not another listener. */
+  | { kind: 'vetoed'; reason: string; byRule?: true }
   /** Cannot run at all (unknown tool, invalid arguments): `text` is its TOOL message. */
   | { kind: 'rejected'; text: string }
   | { kind: 'confirm'; elicitationId: string };
@@ -221,7 +222,22 @@ export interface RememberChoice {
 export interface ToolMessageDraft {
   toolCallId: string;
   text: string;
+  /** The decision record written with it (docs/receipts.md): a veto, a rule's refusal, or a started call interrupted. */
+  decision?: ToolMessageDecision;
 }
+
+/** What a TOOL message of a call that does not run records (an INTERRUPTED one is named by its RAN record). */
+export type ToolMessageDecision =
+  | {
+      kind: 'VETOED' | 'REFUSED';
+      toolId: string;
+      arguments: JsonObject;
+      /** The request it was vetoed after (edited arguments vetoed once accepted); null: vetoed at the gate. */
+      elicitationId: string | null;
+      toolDefinitionDigest: string | null;
+      reason: string;
+    }
+  | { kind: 'INTERRUPTED' };
 
 /** Why a paused step closes without running. */
 export type CloseReason = 'cancelled' | 'expired' | 'superseded';
@@ -267,6 +283,8 @@ export interface ElicitationToolCall {
    * this answer is bound to. Absent on requests made before approvals could be remembered.
    */
   definitionHash?: string;
+  /** The digest its decision records carry (toolDefinitionDigest); absent on requests made before they did. */
+  toolDefinitionDigest?: string;
   /**
    * Whether its approval may be remembered: the confirmation listener asked, and the call does not ask every time
    * (ALWAYS). Absent on requests made before approvals could be remembered.

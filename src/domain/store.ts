@@ -148,11 +148,31 @@ export class GrantLapsedError extends Error {
 }
 
 /**
+ * markToolStarted found the accepting decision record of the call's request missing, altered, not signed by the
+ * deployment, or bound to other arguments than those about to run: nothing was written, the call must not run.
+ */
+export class AcceptanceUnverifiedError extends Error {
+  constructor(
+    readonly elicitationId: string,
+    readonly problem: string,
+  ) {
+    super(`The accepting decision record of request ${elicitationId} does not verify: ${problem}.`);
+  }
+}
+
+/**
  * What a loop write that matched no turn row throws: with `leaseOwner` (a leased writer), the lease is not (or no
  * longer) that process's (LeaseLostError, nothing written); without (an unleased writer), there is no such turn.
  */
 export function loopWriteRefused(turnId: string, leaseOwner: string | undefined): Error {
   return leaseOwner !== undefined ? new LeaseLostError(turnId) : new Error(`No turn ${turnId}.`);
+}
+
+/** A call about to run, as its decision records name it (TurnWriter.markToolStarted). */
+export interface RunningCall {
+  toolId: string;
+  arguments: JsonObject;
+  toolDefinitionDigest: string | null;
 }
 
 /** An answer to record (Store.resolveElicitation). */
@@ -208,12 +228,28 @@ export interface TurnWriter {
    * approval revoked or expired since the gate throws GrantLapsedError and writes nothing), so a revoke either
    * precedes the start and the call does not run, or follows it.
    */
-  markToolStarted(input: { toolCallId: string; grantId?: string; now: string }): Promise<boolean>;
+  markToolStarted(input: {
+    toolCallId: string;
+    grantId?: string;
+    now: string;
+    /**
+     * With decision records: what is about to run, the arguments (their digest goes in the RAN record, and must be
+     * the one the request's ACCEPTED record holds, else AcceptanceUnverifiedError and nothing is written) and the
+     * digest of the tool's definition. Absent: the accepted arguments, or the model's.
+     */
+    running?: RunningCall;
+  }): Promise<boolean>;
   /**
    * Appends the call's TOOL message and journals it finished, in one transaction. `result`: a gateway call's result
-   * as its client gets it, kept with the journal (Reads.toolResult).
+   * as its client gets it, kept with the journal (Reads.toolResult). With decision records, its RESULT record (the
+   * digest of what is kept), or INTERRUPTED for a call started before and found unfinished (`interrupted`).
    */
-  finishTool(input: { message: ToolMessageDraft; result?: JsonObject; now: string }): Promise<void>;
+  finishTool(input: {
+    message: ToolMessageDraft;
+    result?: JsonObject;
+    interrupted?: boolean;
+    now: string;
+  }): Promise<void>;
   /**
    * Persist the step, create its elicitations, turn PAUSED: writes proportional to what is new. Returns both as stored.
    * `answer`: the model's answer that asked for the step's calls and the turn's iteration count, appended in the same

@@ -88,6 +88,18 @@ export function lifecycleLogger(logger: Logger): LifecycleObserver {
             'tool finished',
           );
           return;
+        case 'toolRefused':
+          logger.error(
+            {
+              event: event.type,
+              turnId: event.turn.id,
+              toolCallId: event.toolCall.id,
+              toolId: event.toolCall.toolId,
+              problem: event.problem,
+            },
+            'tool refused: its accepting decision record does not verify',
+          );
+          return;
         case 'modelCalled':
           logger.debug(
             {

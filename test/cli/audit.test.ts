@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publicJwk, type DecisionRecord } from '../../src/domain/decision-records.js';
+import { publicJwk, sealRecord, type DecisionRecord } from '../../src/domain/decision-records.js';
 import { openDatabase, SqliteStore } from '../../src/db/sqlite/sqlite-store.js';
 import { ACCEPT, AGENT, agentConfig, answer, at, pausedTurn } from '../db/spec/fixtures.js';
 import { tempDir } from '../support/harness.js';
@@ -103,6 +103,47 @@ describe('toolgate audit', () => {
     const result = await toolgate(['audit', 'verify', file, '--keys', jwks]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(named);
+  });
+
+  /** `records` with `change` applied, re-hashed and re-signed with the deployment's own key: only the bindings differ. */
+  const resealed = (change: (r: DecisionRecord[]) => DecisionRecord[]) => (r: DecisionRecord[]) => {
+    const out: DecisionRecord[] = [];
+    for (const draft of change(r)) {
+      const last = out.at(-1);
+      out.push(sealRecord(draft, last ? { seq: last.seq, hash: last.hash } : null, signer));
+    }
+    return out;
+  };
+
+  it.each([
+    [
+      'a replayed accept (a copy of an ACCEPTED record, re-signed)',
+      resealed((r) => [...r, r[2]!]),
+      'all.jsonl:6: record 6: a second ACCEPTED of request',
+    ],
+    [
+      'a second run of one accept (a copy of the RAN record, re-signed)',
+      resealed((r) => [...r, r[4]!]),
+      'all.jsonl:6: record 6: a second RAN of the same call',
+    ],
+    [
+      'a run of other arguments than the accept was bound to (re-signed)',
+      resealed((r) => r.map((x) => (x.kind === 'RAN' ? { ...x, argsDigest: r[0]!.argsDigest } : x))),
+      'all.jsonl:5: record 5: ran with 0 accepting decisions bound to its argument digest',
+    ],
+  ])('names a broken binding even in a chain signed with the right key: %s', async (_, tamper, named) => {
+    const file = exportFile('all.jsonl', tamper(exported));
+    const result = await toolgate(['audit', 'verify', file, '--keys', jwks]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(named);
+  });
+
+  it('names the line of the file, blank lines counted', async () => {
+    const file = join(temp.dir, 'spaced.jsonl');
+    const deleted = exported.filter((x) => x.seq !== 3);
+    writeFileSync(file, `\n${deleted.map((r) => JSON.stringify(r)).join('\n\n')}\n`);
+    const result = await toolgate(['audit', 'verify', file, '--keys', jwks]);
+    expect(result.stderr).toContain('spaced.jsonl:6: record 4: seq 4 follows 2');
   });
 
   it('refuses records signed with a key the JWKS does not hold', async () => {

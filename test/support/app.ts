@@ -9,7 +9,7 @@ import type { AppDeps } from '../../src/app/deps.js';
 import type { Viewer } from '../../src/app/viewer.js';
 import type { AgentConfig } from '../../src/config/schema.js';
 import { ScriptedModel, type ScriptStep } from '../../src/models/scripted.js';
-import { createCore, unwindOnFailure, type Core } from '../../src/compose/core.js';
+import { createCore, unwindOnFailure, type Core, type CoreOptions } from '../../src/compose/core.js';
 import { sweeperOf } from '../../src/compose/background.js';
 import type { SweepReport } from '../../src/agent/sweeper.js';
 import { DbObserver, type DbSnapshot } from './db-snapshot.js';
@@ -26,6 +26,8 @@ export const ADMIN: Viewer = { id: 'root', isAdmin: true, roles: [] };
 export interface AppScenario {
   app: AppDeps;
   core: Core;
+  /** The database: an SQLite file's path, or a PostgreSQL URL. */
+  database: string;
   /** One sweep now (expiry, retention, recovery), as the server's timer runs it. */
   sweep(): Promise<SweepReport>;
   tools: CountingToolSource;
@@ -42,6 +44,9 @@ export async function startApp(
     agent?: Partial<AgentConfig>;
     agents?: AgentConfig[];
     listeners?: ToolPreExecuteListener[];
+    /** Awaited at each of the runner's checkpoints (src/agent/loop.ts). */
+    checkpoint?: CoreOptions['checkpoint'];
+    logger?: CoreOptions['logger'];
   } = {},
 ): Promise<AppScenario> {
   const database =
@@ -60,6 +65,8 @@ export async function startApp(
         models: { [MODEL_ID]: model },
         toolSources: [tools],
         ...(options.listeners && { listeners: options.listeners }),
+        ...(options.checkpoint && { checkpoint: options.checkpoint }),
+        ...(options.logger && { logger: options.logger }),
       },
       opened,
     ),
@@ -68,6 +75,7 @@ export async function startApp(
   return {
     app: core.services,
     core,
+    database,
     sweep: () => sweeperOf(core, {}).sweepOnce(),
     tools,
     model,

@@ -613,6 +613,10 @@ export const postgresStatements: PgCatalogue = {
      WHERE (@from::text IS NULL OR at >= @from) AND (@to::text IS NULL OR at <= @to) ORDER BY seq`,
   ),
 
+  decisionsOfCall: statement(
+    'decisions_of_call',
+    'SELECT record FROM decision_records WHERE turn_id = @turnId AND tool_call_id = @toolCallId ORDER BY seq',
+  ),
   acceptedDecisionsOfTurns: statement(
     'accepted_decisions_of_turns',
     "SELECT record FROM decision_records WHERE turn_id = ANY(@ids::text[]) AND kind = 'ACCEPTED' ORDER BY seq",

@@ -442,6 +442,9 @@ export function sqliteStatements(db: Database.Database, outboxWritten: () => voi
     decisionRecords: prepared(`SELECT record FROM decision_records
       WHERE (@from IS NULL OR at >= @from) AND (@to IS NULL OR at <= @to) ORDER BY seq`),
 
+    decisionsOfCall: prepared(
+      'SELECT record FROM decision_records WHERE turn_id = @turnId AND tool_call_id = @toolCallId ORDER BY seq',
+    ),
     acceptedDecisionsOfTurns: byIds(
       `SELECT record FROM decision_records WHERE turn_id IN ${IDS} AND kind = 'ACCEPTED' ORDER BY seq`,
     ),

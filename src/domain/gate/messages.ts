@@ -18,6 +18,8 @@ export const toolText = {
     `Execution of ${name} was refused: its arguments are ${bytes} bytes, over the limit of ${maxBytes} bytes.`,
   argumentsTooDeep: (name: string, maxDepth: number) =>
     `Execution of ${name} was refused: its arguments are nested more than ${maxDepth} levels deep.`,
+  acceptanceUnverified: (name: string) =>
+    `Execution of ${name} did not run: the signed record of its approval does not verify (altered, missing, or bound to other arguments).`,
   grantLapsed: (name: string) =>
     `Execution of ${name} did not run: the user's remembered approval of it was revoked or expired before it started. Call it again to ask the user.`,
 };
