@@ -12,6 +12,19 @@ import type { ChatResult } from '@langchain/core/outputs';
 import { createReactAgent } from '@langchain/langgraph/prebuilt';
 import { MultiServerMCPClient } from '@langchain/mcp-adapters';
 
+/**
+ * A tool message's text. A result whose `_meta` carries toolgate's signed receipt reaches the agent as the whole text
+ * block (JSON, its `meta` beside its `text`): the adapters keep `_meta` with the content.
+ */
+function toolText(message: BaseMessage): string {
+  try {
+    const block = JSON.parse(message.text) as { type?: string; text?: string };
+    return block.type === 'text' && typeof block.text === 'string' ? block.text : message.text;
+  } catch {
+    return message.text;
+  }
+}
+
 const url = process.env.TOOLGATE_MCP_URL || 'http://127.0.0.1:4000/mcp';
 const token = process.env.TOOLGATE_TOKEN;
 
@@ -64,7 +77,7 @@ try {
         for (const call of message.tool_calls) {
           console.log(`calling ${call.name} ${JSON.stringify(call.args)}: it waits for a person's answer`);
         }
-      } else if (message.getType() === 'tool') console.log(`result: ${message.text}`);
+      } else if (message.getType() === 'tool') console.log(`result: ${toolText(message)}`);
       else console.log(`model: ${message.text}`);
     }
   }

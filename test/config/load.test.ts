@@ -185,7 +185,7 @@ describe('an unknown key', () => {
     [
       'nothing like it: the keys allowed there',
       { ...base, agents: [{ ...agent, color: 'red' }] },
-      'agents[0]: unknown key "color" (allowed here: id, name, description, model, systemPrompt, tools, requireToolConfirmation, toolConfirmation, allowEdit, approvers, pauseTtlSeconds, maxIterations)',
+      'agents[0]: unknown key "color" (allowed here: id, name, description, model, systemPrompt, tools, requireToolConfirmation, toolConfirmation, allowEdit, approvers, stepUp, pauseTtlSeconds, maxIterations)',
     ],
   ])('%s', (_what, config, expected) => {
     expect(errorOf(config)).toBe(`${join(dir, 'config.json')}: ${expected}`);

@@ -126,7 +126,11 @@ describe('idle MCP sessions', () => {
     expect(messagesOf(response).at(-1)).toEqual({
       jsonrpc: '2.0',
       id: 7,
-      result: { content: [{ type: 'text', text: 'dropped [1]' }], isError: false },
+      result: {
+        content: [{ type: 'text', text: 'dropped [1]' }],
+        isError: false,
+        _meta: { 'dev.toolgate/receipt': expect.objectContaining({ kind: 'ACCEPTED', elicitationId: pending.id }) },
+      },
     });
     expect(tools.count('drop')).toBe(1);
     // Answered, the call's stream closed: now this session is idle, and ends too.
