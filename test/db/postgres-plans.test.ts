@@ -69,3 +69,43 @@ describe('PostgreSQL: a lookup by id uses the id under a generic plan', () => {
     expect(indexes.filter((i) => i.startsWith(`${table}:`))[0]).toBe(index);
   });
 });
+
+// The decision records' chain grows with every gated call: each append and each read of a call's records must find
+// its rows by an index, not read the chain.
+describe('PostgreSQL: the decision records are read by their indexes under a generic plan', () => {
+  let database: TestDatabase;
+  let client: pg.Client;
+
+  beforeAll(async () => {
+    database = await freshPostgresDatabase();
+    await (await PostgresStore.open(database.url)).close();
+    client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    await client.query('SET plan_cache_mode = force_generic_plan');
+  });
+  afterAll(async () => {
+    await client.end();
+    await database.drop();
+  });
+
+  /** Whether the statement's generic plan reads the whole table (a Seq Scan of it). */
+  async function scansWholly(query: PgQuery): Promise<boolean> {
+    await client.query(query);
+    const values = (query.values ?? []).map((v) =>
+      client.escapeLiteral(Array.isArray(v) ? `{${v.join(',')}}` : String(v)),
+    );
+    const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(
+      `EXPLAIN (FORMAT JSON) EXECUTE ${query.name}${values.length ? `(${values.join(', ')})` : ''}`,
+    );
+    return JSON.stringify(rows[0]!['QUERY PLAN']).includes('"Node Type":"Seq Scan"');
+  }
+
+  it.each([
+    ['decisionChainHead', () => postgresStatements.decisionChainHead()],
+    ['decisionsOfCall', () => postgresStatements.decisionsOfCall({ turnId: 't', toolCallId: 'c' })],
+    ['acceptedDecisionsOfTurns', () => postgresStatements.acceptedDecisionsOfTurns({ ids: ['t'] })],
+    ['decisionsOfTurns', () => postgresStatements.decisionsOfTurns({ ids: ['t'] })],
+  ])('%s', async (_name, query) => {
+    expect(await scansWholly(query() as PgQuery)).toBe(false);
+  });
+});

@@ -600,7 +600,9 @@ export const postgresStatements: PgCatalogue = {
   ),
   decisionChainHead: statement(
     'decision_chain_head',
-    'SELECT seq::integer AS seq, hash FROM decision_records ORDER BY seq DESC LIMIT 1',
+    // Ordered by the column, not by the cast the output names seq: the primary key's index, read backwards, finds the
+    // head; ordering by the cast sorted the whole chain at every append.
+    'SELECT seq::integer AS seq, hash FROM decision_records ORDER BY decision_records.seq DESC LIMIT 1',
   ),
   insertDecisionRecord: statement(
     'insert_decision_record',
