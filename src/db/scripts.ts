@@ -9,6 +9,7 @@ import { decideAnswer, resumesTurn, type AnswerDecision } from '../domain/answer
 import { canonicalJson } from '../domain/canonical-json.js';
 import {
   acceptanceProblem,
+  type SealedHere,
   argumentsDigest,
   policyDigest,
   resultDigest,
@@ -96,6 +97,8 @@ export interface ScriptContext {
   readonly receipts: ReceiptSigner | null;
   /** The deployment's published keys by key id: what a record must be signed with to let a call run. */
   readonly receiptKeys: ReadonlyMap<string, KeyObject>;
+  /** The records this store signed lately: read back unchanged, their signatures need no verifying again. */
+  readonly sealedHere: SealedHere;
   /** The decision records of the running transaction, appended at its end (`recorded`). */
   readonly decisions?: DecisionDraft[];
 }
@@ -349,7 +352,13 @@ function* appendRanDecision(
   if (toolId === undefined || args === undefined) return;
   const digest = argumentsDigest(args);
   if (asked) {
-    const problem = acceptanceProblem(yield* decisionsOfCall(c, turnId, toolCallId), asked.id, digest, c.receiptKeys);
+    const problem = acceptanceProblem(
+      yield* decisionsOfCall(c, turnId, toolCallId),
+      asked.id,
+      digest,
+      c.receiptKeys,
+      c.sealedHere,
+    );
     if (problem) throw new AcceptanceUnverifiedError(asked.id, problem);
   }
   recordDecision(c, {
@@ -506,6 +515,7 @@ export function* recorded<T>(c: ScriptContext, script: (c: ScriptContext) => Scr
   let previous = head ? { seq: Number(head.seq), hash: head.hash } : null;
   for (const draft of decisions) {
     const record = sealRecord(draft, previous, c.receipts);
+    c.sealedHere.add(record);
     yield c.q.insertDecisionRecord({
       seq: record.seq,
       hash: record.hash,

@@ -58,6 +58,7 @@ import { generateKeyPairSync, type JsonWebKey } from 'node:crypto';
 import {
   GENERATED_RECEIPT_KEY_ID,
   publicJwk,
+  SealedHere,
   signerFrom,
   verifyingKeys,
   type DecisionRecord,
@@ -119,6 +120,7 @@ export class SqlStore implements Store {
       webhooks,
       receipts,
       receiptKeys: verifyingKeys(receipts ? [publicJwk(receipts)] : []),
+      sealedHere: new SealedHere(),
     };
   }
 

@@ -222,13 +222,14 @@ export function acceptanceProblem(
   elicitationId: string,
   argsDigest: string,
   keys: ReadonlyMap<string, KeyObject>,
+  sealedHere?: SealedHere,
 ): string | null {
   const ofRequest = callRecords.filter((r) => r.elicitationId === elicitationId);
   if (!ofRequest.some((r) => r.kind === 'ASKED')) return null;
   const bindings = new Bindings(false);
   for (const r of ofRequest) {
     if (r.kind !== 'ASKED' && r.kind !== 'APPROVED' && r.kind !== 'ACCEPTED') continue;
-    const problem = checkSeal(r, keys) ?? bindings.add(r);
+    const problem = checkSeal(r, keys, sealedHere) ?? bindings.add(r);
     if (problem) return `record ${r.seq} (${r.kind}): ${problem}`;
   }
   const accepted = ofRequest.filter((r) => r.kind === 'ACCEPTED');
@@ -305,10 +306,36 @@ class Passkeys {
   }
 }
 
+/**
+ * The records this process signed lately, by hash: a record read back with a hash its payload has and the signature
+ * this process gave those very bytes needs no second Ed25519 verification (the costlier half of a confirmed start's
+ * check). Bounded: the oldest are forgotten, and are verified by their signature again.
+ */
+export class SealedHere {
+  readonly #signatures = new Map<string, string>();
+
+  constructor(private readonly capacity = 10_000) {}
+
+  add(record: DecisionRecord): void {
+    this.#signatures.set(record.hash, record.signature);
+    if (this.#signatures.size > this.capacity) this.#signatures.delete(this.#signatures.keys().next().value!);
+  }
+
+  /** Whether this process signed the record as it reads (its hash already checked against its payload). */
+  signed(record: DecisionRecord): boolean {
+    return this.#signatures.get(record.hash) === record.signature;
+  }
+}
+
 /** Whether a record's hash and signature hold under one of `keys` (by key id); the problem, or null. */
-export function checkSeal(record: DecisionRecord, keys: ReadonlyMap<string, KeyObject>): string | null {
+export function checkSeal(
+  record: DecisionRecord,
+  keys: ReadonlyMap<string, KeyObject>,
+  sealedHere?: SealedHere,
+): string | null {
   const payload = recordPayload(record);
   if (sha256Hex(payload) !== record.hash) return 'hash does not match its contents: the record was altered';
+  if (sealedHere?.signed(record)) return null;
   const key = keys.get(record.keyId);
   if (!key) return `signed with an unknown key ${JSON.stringify(record.keyId)}`;
   if (!verify(null, Buffer.from(payload), key, Buffer.from(record.signature ?? '', 'base64url'))) {
