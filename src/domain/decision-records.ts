@@ -134,10 +134,7 @@ const OPTIONAL_FIELDS = [
 ] as const;
 
 function draftFields(d: DecisionDraft): DecisionDraft {
-  // An optional field is in the payload only when the record has it, so records written before it still verify.
-  const optional = Object.fromEntries(OPTIONAL_FIELDS.filter((k) => d[k] !== undefined).map((k) => [k, d[k]]));
-  return {
-    ...optional,
+  const fields: DecisionDraft = {
     kind: d.kind,
     turnId: d.turnId,
     toolCallId: d.toolCallId,
@@ -149,6 +146,11 @@ function draftFields(d: DecisionDraft): DecisionDraft {
     actor: d.actor,
     at: d.at,
   };
+  // An optional field is in the payload only when the record has it, so records written before it still verify.
+  for (const key of OPTIONAL_FIELDS) {
+    if (d[key] !== undefined) (fields as unknown as Record<string, unknown>)[key] = d[key];
+  }
+  return fields;
 }
 
 /** The deployment's signing key: the first of its configured keys. */
@@ -169,7 +171,8 @@ export function sealRecord(
     prevHash: head?.hash ?? GENESIS_HASH,
     keyId: signer.keyId,
   };
-  const payload = recordPayload(unsigned);
+  // Its fields are the draft's already: canonical as they are.
+  const payload = canonicalJson(unsigned);
   return {
     ...unsigned,
     hash: sha256Hex(payload),
