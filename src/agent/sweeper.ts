@@ -5,6 +5,7 @@
 // previous one. See docs/durability.md.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { IDEMPOTENCY_KEY_RETENTION_MS } from '../domain/idempotency.js';
+import type { NotifierCards } from '../domain/notifier-cards.js';
 import type { Retention } from '../domain/store.js';
 import type { AgentRunner } from './runner.js';
 
@@ -17,6 +18,8 @@ export interface SweeperOptions {
   retentionDays?: number;
   /** Hours an idempotency key is kept: a retry with it within that time gets the first request's turn. Default 24. */
   idempotencyKeyHours?: number;
+  /** The notifiers' chat cards, deleted after the retention period once their request is decided. */
+  cards?: Pick<NotifierCards, 'deleteCardsBefore'>;
   onError?: (error: unknown) => void;
 }
 
@@ -32,6 +35,8 @@ export interface SweepReport {
   deletedGrants: number;
   /** Idempotency keys claimed longer ago than they are kept. */
   deletedIdempotencyKeys: number;
+  /** Chat cards (Slack) of requests decided before the retention period. */
+  deletedCards: number;
   /** Orphaned RUNNING turns it took over. */
   recoveredTurns: number;
   /** Batches (transactions) it took. */
@@ -42,21 +47,24 @@ export class Sweeper {
   readonly #runner: AgentRunner;
   readonly #store: Retention;
   readonly #clock: () => Date;
-  readonly #options: Required<Omit<SweeperOptions, 'onError'>> & Pick<SweeperOptions, 'onError'>;
+  readonly #cards: SweeperOptions['cards'];
+  readonly #options: Required<Omit<SweeperOptions, 'onError' | 'cards'>> & Pick<SweeperOptions, 'onError'>;
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<SweepReport> | null = null;
   #stopped = false;
 
   constructor(runner: AgentRunner, store: Retention, clock: () => Date, options: SweeperOptions = {}) {
+    const { cards, ...timings } = options;
     this.#runner = runner;
     this.#store = store;
+    this.#cards = cards;
     this.#clock = clock;
     this.#options = {
       intervalSeconds: 5,
       batchSize: 100,
       retentionDays: 30,
       idempotencyKeyHours: IDEMPOTENCY_KEY_RETENTION_MS / 3_600_000,
-      ...definedOnly(options),
+      ...definedOnly(timings),
     };
   }
 
@@ -91,6 +99,7 @@ export class Sweeper {
       deletedDeliveries: 0,
       deletedGrants: 0,
       deletedIdempotencyKeys: 0,
+      deletedCards: 0,
       recoveredTurns: 0,
       batches: 0,
     };
@@ -126,6 +135,7 @@ export class Sweeper {
       ['deletedDeliveries', () => this.#store.deleteDeliveredWebhooks(before, batchSize)],
       ['deletedGrants', () => this.#store.deleteLapsedGrants(before, batchSize)],
       ['deletedIdempotencyKeys', () => this.#store.deleteIdempotencyKeys(keysBefore, batchSize)],
+      ['deletedCards', () => this.#cards?.deleteCardsBefore(before, batchSize) ?? Promise.resolve(0)],
     ] as const;
     for (const [counter, deleteBatch] of retention) {
       for (;;) {

@@ -112,6 +112,7 @@ export function sweeperOf(core: Core, options: BackgroundOptions): Sweeper {
     batchSize: options.sweepBatchSize ?? config.sweeper?.batchSize,
     retentionDays: options.retentionDays ?? config.sweeper?.retentionDays,
     idempotencyKeyHours: config.sweeper?.idempotencyKeyHours,
+    cards: core.storage.notifierCards,
     onError,
   });
 }

@@ -44,4 +44,9 @@ export interface NotifierCards {
    * `forgetBefore` (outside the signature's window, so refused anyway) are deleted as it goes.
    */
   firstSight(notifier: string, key: string, now: string, forgetBefore: string): Promise<boolean>;
+  /**
+   * Retention: deletes up to `limit` POSTED cards last changed before `before` whose request no longer waits (decided,
+   * expired, or itself deleted), so that a card is never forgotten while its request can still change it. The count.
+   */
+  deleteCardsBefore(before: string, limit: number): Promise<number>;
 }

@@ -1,5 +1,7 @@
 // Expiry on time without a request, and retention: the background sweeper (src/agent/sweeper.ts) on a real
 // server, driven by an injectable clock, plus one test on the real clock that watches a live subscription.
+import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../../src/models/model.js';
 import { ConfigError, parseConfig } from '../../src/config/load.js';
@@ -148,9 +150,88 @@ describe('the background sweeper', () => {
     sweeping = false;
     expect(report.expiredTurns).toBe(7);
     // 4 expiry batches (2 + 2 + 2 + 1), one escalation batch, and one retention batch each for elicitations, webhook
-    // deliveries, approval grants and idempotency keys: other work ran between every two of them.
-    expect(report.batches).toBe(9);
+    // deliveries, approval grants, idempotency keys and chat cards: other work ran between every two of them.
+    expect(report.batches).toBe(10);
     expect(turnsOfOtherWork).toBeGreaterThanOrEqual(report.batches - 1);
+  });
+});
+
+/** Runs one statement on the scenario's database (SQLite file or PostgreSQL URL); `?` placeholders. */
+async function execSql(database: string, sql: string, params: unknown[]): Promise<unknown[]> {
+  if (!/^postgres(ql)?:/.test(database)) {
+    const db = new Database(database);
+    try {
+      const statement = db.prepare(sql);
+      return statement.reader ? statement.all(...params) : (statement.run(...params), []);
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: database });
+  await client.connect();
+  try {
+    let n = 0;
+    return (
+      await client.query(
+        sql.replace(/\?/g, () => `$${++n}`),
+        params,
+      )
+    ).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('retention of the chat cards', () => {
+  it('deletes a posted card of a decided request retentionDays after its last change; a waiting request keeps its card', async () => {
+    const clock = manualClock();
+    s = await startScenario({
+      tools: [{ name: 'wipe' }],
+      script: [wipeOnEveryMessage],
+      agent: { pauseTtlSeconds: 60 },
+      clock: clock.now,
+      retentionDays: 1,
+    });
+    const { database } = s.h;
+    const decided = (await s.start('wipe 1')).turn.pendingElicitations[0].id;
+    expect((await s.resolve(decided, 'DECLINE')).userErrors).toEqual([]);
+    const waiting = (await s.start('wipe 2')).turn.pendingElicitations[0].id;
+    const card = (elicitationId: string, target: string, state: string) =>
+      execSql(
+        database,
+        `INSERT INTO notifier_cards (notifier, elicitation_id, target, state, message_ref, created_at, updated_at)
+          VALUES ('slack', ?, ?, ?, ?, ?, ?)`,
+        [
+          elicitationId,
+          target,
+          state,
+          state === 'POSTED' ? '1.0001' : null,
+          clock.now().toISOString(),
+          clock.now().toISOString(),
+        ],
+      );
+    await card(decided, 'C1', 'POSTED');
+    await card(decided, 'C2', 'POSTING'); // a post under way is never deleted here
+    await card(waiting, 'C1', 'POSTED');
+
+    clock.advance(86_400 - 10);
+    expect((await s.h.server.sweep()).deletedCards).toBe(0);
+    clock.advance(20);
+    // The waiting request is past its own expiry by now: keep it waiting with a later expiry, as a live one would be.
+    await execSql(database, 'UPDATE elicitations SET status = ? WHERE id = ?', ['PENDING', waiting]);
+    expect((await s.h.server.sweep()).deletedCards).toBe(1);
+    const left = await execSql(
+      database,
+      'SELECT elicitation_id, target FROM notifier_cards ORDER BY target, elicitation_id',
+      [],
+    );
+    expect(left).toEqual(
+      expect.arrayContaining([
+        { elicitation_id: decided, target: 'C2' },
+        { elicitation_id: waiting, target: 'C1' },
+      ]),
+    );
+    expect(left).toHaveLength(2);
   });
 });
 

@@ -86,5 +86,14 @@ export function postgresNotifierCards(pool: pg.Pool): NotifierCards {
       );
       return inserted.rowCount === 1;
     },
+    async deleteCardsBefore(before, limit) {
+      const deleted = await pool.query(
+        `DELETE FROM notifier_cards WHERE ctid IN (SELECT c.ctid FROM notifier_cards c
+          LEFT JOIN elicitations e ON e.id = c.elicitation_id
+          WHERE c.state = 'POSTED' AND c.updated_at < $1 AND (e.id IS NULL OR e.status <> 'PENDING') LIMIT $2)`,
+        [before, limit],
+      );
+      return deleted.rowCount ?? 0;
+    },
   };
 }

@@ -46,6 +46,9 @@ export function sqliteNotifierCards(db: Database.Database, write: <T>(work: () =
     'INSERT INTO notifier_replays (notifier, key, seen_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
   );
   const forget = db.prepare('DELETE FROM notifier_replays WHERE seen_at < ?');
+  const retire = db.prepare(`DELETE FROM notifier_cards WHERE rowid IN (SELECT c.rowid FROM notifier_cards c
+    LEFT JOIN elicitations e ON e.id = c.elicitation_id
+    WHERE c.state = 'POSTED' AND c.updated_at < ? AND (e.id IS NULL OR e.status <> 'PENDING') LIMIT ?)`);
   return {
     takeCard: (key, owner, now, until) =>
       write(() => {
@@ -69,5 +72,6 @@ export function sqliteNotifierCards(db: Database.Database, write: <T>(work: () =
         forget.run(forgetBefore);
         return seen.run(notifier, key, now).changes === 1;
       }),
+    deleteCardsBefore: (before, limit) => write(() => retire.run(before, limit).changes),
   };
 }
