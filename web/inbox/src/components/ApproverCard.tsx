@@ -65,20 +65,10 @@ export function ApproverCard({
 
   const focusCard = () => cardRef.current?.focus();
 
-  async function submit(action: 'ACCEPT' | 'DECLINE', content?: { instructions: string }) {
+  async function submit(action: 'ACCEPT' | 'DECLINE', content?: { instructions: string }, passkeyAssertion?: unknown) {
     if (!answerable) return;
     setError(null);
     focusCard();
-    // A step-up request's Accept carries the approver's passkey assertion.
-    let passkeyAssertion: unknown = null;
-    if (action === 'ACCEPT') {
-      const stepUp = await stepUpAssertion(client, elicitation.id, null);
-      if ('error' in stepUp) {
-        setError(stepUp.error);
-        return;
-      }
-      passkeyAssertion = stepUp.assertion;
-    }
     const result = await answer({
       input: {
         elicitationId: elicitation.id,
@@ -93,6 +83,14 @@ export function ApproverCard({
     }
     const payload = result.data!.resolveElicitation;
     if (payload.userErrors.length > 0) {
+      // A step-up request refuses an Accept without the approver's passkey, changing nothing: the same Accept again,
+      // with the assertion. Every other answer goes at once, with no round trip more.
+      if (action === 'ACCEPT' && passkeyAssertion == null && payload.userErrors[0]!.code === 'PASSKEY_REQUIRED') {
+        const stepUp = await stepUpAssertion(client, elicitation.id, null);
+        if ('error' in stepUp) setError(stepUp.error);
+        else await submit(action, content, stepUp.assertion);
+        return;
+      }
       setError(payload.userErrors.map(describeUserError).join(' '));
       return;
     }

@@ -127,7 +127,8 @@ export function ElicitationCard({
     if (settled) onSettled?.(settled);
   }, [settled]);
 
-  async function submit(input: Omit<ResolveElicitationInput, 'elicitationId'>) {
+  /** Sends the answer; 'PASSKEY_REQUIRED' (nothing shown, nothing changed) when a step-up request needs the passkey. */
+  async function submit(input: Omit<ResolveElicitationInput, 'elicitationId'>): Promise<'PASSKEY_REQUIRED' | void> {
     if (!answerable) return;
     setError(null);
     // Now, not after the answer: the form or button that had focus goes while the answer is sent, and focus must not
@@ -140,8 +141,9 @@ export function ElicitationCard({
     }
     const payload = result.data!.resolveElicitation;
     if (payload.userErrors.length > 0) {
-      setError(payload.userErrors.map(describeUserError).join(' '));
       const code = payload.userErrors[0]!.code;
+      if (code === 'PASSKEY_REQUIRED' && input.passkeyAssertion == null) return 'PASSKEY_REQUIRED';
+      setError(payload.userErrors.map(describeUserError).join(' '));
       if (code === 'EXPIRED') setRefused('EXPIRED');
       // The first answer stands; the live turn shows which it was.
       if (code === 'ALREADY_RESOLVED' || code === 'NOT_FOUND') setRefused(payload.elicitation?.status ?? 'ANSWERED');
@@ -168,17 +170,20 @@ export function ElicitationCard({
     void acceptWithStepUp(input);
   }
 
-  /** A step-up request's Accept carries the passkey's assertion over the arguments that will run. */
+  /**
+   * A step-up request's Accept carries the passkey's assertion over the arguments that will run. The Accept goes at
+   * once; a step-up request refuses it without the assertion (changing nothing), and it is sent again with one.
+   */
   async function acceptWithStepUp(input: Omit<ResolveElicitationInput, 'elicitationId'>) {
-    if (!answerable) return;
-    setError(null);
+    if ((await submit(input)) !== 'PASSKEY_REQUIRED') return;
     const stepUp = await stepUpAssertion(client, elicitation.id, input.arguments);
     if ('error' in stepUp) {
       setError(stepUp.error);
       return;
     }
     if (stepUp.assertion) input.passkeyAssertion = stepUp.assertion;
-    await submit(input);
+    if ((await submit(input)) === 'PASSKEY_REQUIRED')
+      setError('This request needs your passkey; nothing was answered.');
   }
 
   function decline(event?: Event) {
