@@ -75,6 +75,36 @@ export type AnswerElicitationOutcome = Outcome<
   AnswerElicitationRefusal
 >;
 
+/**
+ * The request, when this user may give this answer to it now (who may answer, by the request's policy); else the
+ * refusal answerElicitation gives. The viewer's own request is read as the owner's; another user's only when the viewer
+ * could answer some request of another user at all (they hold a role, or administer), and then only under a policy
+ * that lets them in: any other reads as absent, exactly like an unknown id.
+ */
+export async function answerableBy(
+  app: AppDeps,
+  viewer: Viewer,
+  elicitationId: string,
+  action: ElicitationAction,
+): Promise<Outcome<{ elicitation: ElicitationRecord }, AnswerElicitationRefusal>> {
+  const own = await app.store.getElicitation(elicitationId, viewer.id);
+  const existing =
+    own ?? (viewer.roles.length > 0 || viewer.isAdmin ? await app.store.loadElicitation(elicitationId) : null);
+  if (!existing) return NOT_FOUND;
+  const standing = mayAnswer(existing, viewer, action, app.clock().toISOString());
+  if (standing.kind === 'absent') return NOT_FOUND;
+  if (standing.kind === 'refused') {
+    return {
+      ok: false,
+      code: 'FORBIDDEN',
+      field: 'action',
+      reason: standing.reason,
+      ...(standing.escalatesAt !== undefined && { escalatesAt: standing.escalatesAt }),
+    };
+  }
+  return { ok: true, elicitation: existing };
+}
+
 export async function answerElicitation(
   app: AppDeps,
   viewer: Viewer,
@@ -96,24 +126,9 @@ export async function answerElicitation(
     const problem = `arguments are nested more than ${app.limits.maxToolArgumentsDepth} levels deep.`;
     return { ok: false, code: 'INVALID_CONTENT', field: 'arguments', at: [], problem };
   }
-  // The viewer's own request, read as the owner's; another user's only when the viewer could answer some request of
-  // another user at all (they hold a role, or administer), and then only under a policy that lets them in: any other
-  // reads as absent, exactly like an unknown id.
-  const own = await app.store.getElicitation(input.elicitationId, viewer.id);
-  const existing =
-    own ?? (viewer.roles.length > 0 || viewer.isAdmin ? await app.store.loadElicitation(input.elicitationId) : null);
-  if (!existing) return NOT_FOUND;
-  const standing = mayAnswer(existing, viewer, input.action, app.clock().toISOString());
-  if (standing.kind === 'absent') return NOT_FOUND;
-  if (standing.kind === 'refused') {
-    return {
-      ok: false,
-      code: 'FORBIDDEN',
-      field: 'action',
-      reason: standing.reason,
-      ...(standing.escalatesAt !== undefined && { escalatesAt: standing.escalatesAt }),
-    };
-  }
+  const found = await answerableBy(app, viewer, input.elicitationId, input.action);
+  if (!found.ok) return found;
+  const existing = found.elicitation;
   const problem = validateContent(existing.request.requestedSchema, input.action, content);
   if (problem)
     return { ok: false, code: 'INVALID_CONTENT', field: 'content', at: problem.path, problem: problem.message };
@@ -159,7 +174,7 @@ export async function answerElicitation(
   return { ...result, field: 'elicitationId' };
 }
 
-const NOT_FOUND: AnswerElicitationOutcome = { ok: false, code: 'NOT_FOUND', of: 'elicitation', field: 'elicitationId' };
+const NOT_FOUND = { ok: false, code: 'NOT_FOUND', of: 'elicitation', field: 'elicitationId' } as const;
 
 /**
  * Edited arguments and remember, checked before anything is recorded: only with ACCEPT; edits only where the agent

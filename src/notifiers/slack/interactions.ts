@@ -4,11 +4,10 @@
 // user alone (an ephemeral message, or the modal's error), and changes nothing. A successful answer changes the
 // request; the card follows through the outbox like every other answer's.
 import type { WebClient } from '@slack/web-api';
-import { answerElicitation, type AnswerElicitationRefusal } from '../../app/answer-elicitation.js';
+import { answerableBy, answerElicitation, type AnswerElicitationRefusal } from '../../app/answer-elicitation.js';
 import type { AppDeps } from '../../app/deps.js';
 import type { Viewer } from '../../app/viewer.js';
 import type { SlackSettings } from '../../config/slack.js';
-import { mayAnswer } from '../../domain/approvers.js';
 import type { ElicitationAction, RememberChoice } from '../../domain/records.js';
 import type { Logger } from '../../observability/logger.js';
 import { declineModal, DECLINE_MODAL, SLACK_ACTIONS, SLACK_REMEMBER_TTL_SECONDS } from './card.js';
@@ -157,29 +156,17 @@ async function declineSubmitted(
   return { status: 200, body: { response_action: 'clear' } };
 }
 
-/** Whether this user could give this answer now, as answerElicitation would decide who may answer; null: they may. */
+/** Why this user could not give this answer now (answerElicitation's rule of who may answer), in words; null: they may. */
 async function standingRefusal(
   deps: SlackInteractionDeps,
   viewer: Viewer,
   elicitationId: string,
   action: ElicitationAction,
 ): Promise<string | null> {
-  const request = await deps.app.store.loadElicitation(elicitationId);
-  if (!request) return refusalWords({ code: 'NOT_FOUND', of: 'elicitation', field: 'elicitationId' });
-  if (request.status !== 'PENDING') {
-    return refusalWords({ code: 'ALREADY_RESOLVED', status: request.status, field: 'elicitationId' });
-  }
-  const standing = mayAnswer(request, viewer, action, deps.app.clock().toISOString());
-  if (standing.kind === 'absent') return refusalWords({ code: 'NOT_FOUND', of: 'elicitation', field: 'elicitationId' });
-  if (standing.kind === 'refused') {
-    return refusalWords({
-      code: 'FORBIDDEN',
-      field: 'action',
-      reason: standing.reason,
-      ...(standing.escalatesAt !== undefined && { escalatesAt: standing.escalatesAt }),
-    });
-  }
-  return null;
+  const found = await answerableBy(deps.app, viewer, elicitationId, action);
+  if (!found.ok) return refusalWords(found);
+  const { status } = found.elicitation;
+  return status === 'PENDING' ? null : refusalWords({ code: 'ALREADY_RESOLVED', status, field: 'elicitationId' });
 }
 
 /**
