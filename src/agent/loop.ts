@@ -7,6 +7,8 @@ import { coveringGrant, definitionHash } from '../domain/grants.js';
 import { newId } from '../domain/ids.js';
 import { PENDING_STEP_VERSION } from '../domain/pending-step.js';
 import { isGateway, ranCallResult } from '../domain/gateway.js';
+import { sameJson } from '../domain/canonical-json.js';
+import type { StartRefusal } from '../domain/refusals.js';
 import { toStorableJson, toStorableText } from '../domain/text.js';
 import type {
   Agent,
@@ -16,6 +18,7 @@ import type {
   JsonObject,
   MessageRecord,
   PendingStep,
+  ThreadRecord,
   ToolCall,
   ToolMessageDecision,
   ToolResult,
@@ -90,7 +93,38 @@ export interface KnownState {
   transcript?: MessageRecord[];
   /** Just resumed by this process: the step's elicitations with their answers; none of its calls has run. */
   resumedWith?: ElicitationRecord[];
+  /** A gateway's call gated before its turn started (callAtOnce), with this agent: not gated again. */
+  gated?: { gate: Gate; agent: Agent };
 }
+
+/** The gate phase's outcome for the calls of one step (TurnLoop.#gate). */
+export interface Gate {
+  step: PendingStep;
+  drafts: ElicitationDraft[];
+  asked: Tool[];
+}
+
+/** A gateway's call about to start (TurnLoop.callAtOnce): its turn's ids, and what startTurn would be given. */
+export interface CallStart {
+  turnId: string;
+  threadId: string;
+  agentId: string;
+  ownerId: string;
+  message: string;
+  call: ToolCall;
+  now: string;
+}
+
+/**
+ * What callAtOnce did: `ran`, recorded whole (the call's thread, its COMPLETED turn, the result its client gets);
+ * `refused` as startTurn refuses; else `gated` (the start of its turn takes the gate over, KnownState.gated), or
+ * `unknown` (no gateway or tool of that id: startTurn and its loop say what becomes of it).
+ */
+export type AtOnce =
+  | { kind: 'ran'; thread: ThreadRecord; turn: TurnRecord; result: JsonObject }
+  | { kind: 'refused'; refusal: StartRefusal }
+  | { kind: 'gated'; gated: NonNullable<KnownState['gated']> }
+  | { kind: 'unknown' };
 
 /** Where a turn stopped: paused (with the elicitations this run created) or ended, or left to another process. */
 export interface TurnStop {
@@ -121,6 +155,8 @@ interface TurnRun {
   tools: Tool[];
   names: ToolNames;
   byId: Map<string, Tool>;
+  /** The gate of the step it starts with, when it was gated before the turn started (KnownState.gated). */
+  gated?: Gate;
 }
 
 export class TurnLoop {
@@ -155,6 +191,8 @@ export class TurnLoop {
         return stopped(await this.fail(turn, `The agent's model ${agent.modelId} is not configured.`));
       const tools = await this.options.tools.toolsFor(agent);
       run = { turn, agent, model, tools, names: new ToolNames(tools), byId: new Map(tools.map((t) => [t.id, t])) };
+      // Gated with the agent as it was then: a gating change committed since, before the start, gates it again.
+      if (known.gated && sameJson(known.gated.agent, agent)) run.gated = known.gated.gate;
 
       // A resumed turn first runs the execute phase of its step.
       if (turn.step) await this.#executeStep(run, turn.step, known.resumedWith);
@@ -258,6 +296,71 @@ export class TurnLoop {
   }
 
   /**
+   * A gateway's call that may run before anything is written (docs/durability.md): a read-only tool the gate lets run
+   * unasked (no remembered approval needed) runs now, and is recorded whole after it returns, in one commit; nothing
+   * of it is written before, so a crash leaves no trace, and a read-only tool no effect to lose. Any other call is
+   * gated here once, and its turn's start takes the gate over.
+   */
+  async callAtOnce(start: CallStart): Promise<AtOnce> {
+    const agent = await this.#store.getAgent(start.agentId);
+    if (!agent || !isGateway(agent)) return { kind: 'unknown' };
+    const tools = await this.options.tools.toolsFor(agent);
+    const byId = new Map(tools.map((t) => [t.id, t]));
+    const tool = byId.get(start.call.toolId);
+    if (!tool) return { kind: 'unknown' };
+    const turn: TurnRecord = {
+      id: start.turnId,
+      threadId: start.threadId,
+      agentId: agent.id,
+      ownerId: start.ownerId,
+      status: 'RUNNING',
+      text: null,
+      error: null,
+      iterations: 0,
+      step: null,
+      createdAt: start.now,
+      updatedAt: start.now,
+      expiresAt: null,
+    };
+    const run: TurnRun = { turn, agent, model: null, tools, names: new ToolNames(tools), byId };
+    const gate = await this.#gate(run, [start.call]);
+    const [only] = gate.step.calls;
+    if (!runsAtOnce(tool, only!.outcome)) return { kind: 'gated', gated: { gate, agent } };
+    const call = start.call;
+    const ran = await this.#execute(run, call, tool);
+    const result = toStorableJson(ranCallResult(ran.result, ran.text, []) as unknown as JsonObject);
+    await this.options.checkpoint?.('toolReturned', { turnId: turn.id, toolCallId: call.id, toolName: call.name });
+    const recorded = await this.#store.recordCallRan({
+      turnId: turn.id,
+      newThreadId: turn.threadId,
+      threadId: null,
+      agentId: agent.id,
+      ownerId: start.ownerId,
+      message: start.message,
+      now: start.now,
+      finishedAt: this.#now(),
+      lease: this.options.leases.next(),
+      call,
+      running: {
+        toolId: call.toolId,
+        arguments: call.arguments,
+        toolDefinitionDigest: toolDefinitionDigest(tool),
+        unasked: { agentId: agent.id },
+      },
+      text: ran.text,
+      result,
+    });
+    if (!recorded.ok) return { kind: 'refused', refusal: recorded };
+    // Told after the commit, in the order they happened, as for any other turn.
+    this.#reporter.observe({ type: 'turnStarted', turn });
+    this.#reporter.observe({ type: 'toolStarted', turn, toolCall: call });
+    this.#reporter.observe({ type: 'toolFinished', turn, toolCall: call, outcome: ran.outcome, durationMs: ran.ms });
+    this.#reporter.turn(recorded.turn);
+    this.#reporter.observe({ type: 'turnEnded', turn: recorded.turn });
+    return { kind: 'ran', thread: recorded.thread, turn: recorded.turn, result };
+  }
+
+  /**
    * Gate phase for the calls of one step, then (unless it pauses) the execute phase.
    * `unsaved`: the model's answer that asked for `calls`, not stored yet (a step saved before a crash has none). It
    * commits with the pause when a call asks, else before any call runs; if the gate throws, it is saved first, so that
@@ -275,9 +378,10 @@ export class TurnLoop {
       await this.options.checkpoint?.('stepSaved', { turnId: turn.id });
       this.#reporter.turn(turn);
     };
-    let gate;
+    let gate = run.gated;
+    run.gated = undefined;
     try {
-      gate = await this.#gate(run, calls);
+      gate ??= await this.#gate(run, calls);
     } catch (error) {
       await saveStep();
       throw error;
@@ -304,10 +408,7 @@ export class TurnLoop {
   }
 
   /** Gate phase: each call's outcome (reject, veto, ask, or run), and the confirmation requests of those that ask. */
-  async #gate(
-    run: TurnRun,
-    calls: ToolCall[],
-  ): Promise<{ step: PendingStep; drafts: ElicitationDraft[]; asked: Tool[] }> {
+  async #gate(run: TurnRun, calls: ToolCall[]): Promise<Gate> {
     const { turn, agent } = run;
     const step: PendingStep = { version: PENDING_STEP_VERSION, calls: [] };
     const drafts: ElicitationDraft[] = [];
@@ -512,25 +613,8 @@ export class TurnLoop {
       return;
     }
     this.#reporter.observe({ type: 'toolStarted', turn, toolCall, grantId: how.grantId, edited: how.edited });
-    const toolStarted = performance.now();
-    let outcome: 'ok' | 'error' = 'ok';
-    let text: string;
-    let result: ToolResult;
-    try {
-      result = await tool.execute(toolCall.arguments, {
-        agentId: turn.agentId,
-        threadId: turn.threadId,
-        turnId: turn.id,
-        toolCallId: toolCall.id,
-      });
-      if (result.isError) outcome = 'error';
-      text = toStorableText(result.isError ? toolText.failed(calledName(toolCall), result.text) : result.text);
-    } catch (error) {
-      outcome = 'error';
-      text = toStorableText(toolText.failed(calledName(toolCall), errorMessage(error)));
-      result = { text, isError: true };
-    }
-    const durationMs = performance.now() - toolStarted;
+    const { result, outcome, ms: durationMs, ...ran } = await this.#execute(run, toolCall, tool);
+    let { text } = ran;
     await this.options.checkpoint?.('toolReturned', {
       turnId: turn.id,
       toolCallId: toolCall.id,
@@ -551,6 +635,29 @@ export class TurnLoop {
     });
     this.#reporter.changed(turn);
     this.#reporter.observe({ type: 'toolFinished', turn, toolCall, outcome, durationMs });
+  }
+
+  /** Runs the tool: its result, the TOOL message's text (a failure worded as one), and how long it took. */
+  async #execute(
+    run: TurnRun,
+    toolCall: ToolCall,
+    tool: Tool,
+  ): Promise<{ result: ToolResult; text: string; outcome: 'ok' | 'error'; ms: number }> {
+    const { turn } = run;
+    const started = performance.now();
+    try {
+      const result = await tool.execute(toolCall.arguments, {
+        agentId: turn.agentId,
+        threadId: turn.threadId,
+        turnId: turn.id,
+        toolCallId: toolCall.id,
+      });
+      const text = toStorableText(result.isError ? toolText.failed(calledName(toolCall), result.text) : result.text);
+      return { result, text, outcome: result.isError ? 'error' : 'ok', ms: performance.now() - started };
+    } catch (error) {
+      const text = toStorableText(toolText.failed(calledName(toolCall), errorMessage(error)));
+      return { result: { text, isError: true }, text, outcome: 'error', ms: performance.now() - started };
+    }
   }
 
   /**
@@ -579,6 +686,14 @@ export class TurnLoop {
 function refusedByRule(agent: Agent, tool: Tool, call: ToolCall, reason: string): boolean {
   const decision = gateDecision(agent, tool, call.arguments);
   return decision.action === 'deny' && decision.reason === reason;
+}
+
+/**
+ * Whether a gateway's call may run before anything of it is written: a read-only tool (its readOnlyHint) that the gate
+ * lets run unasked, with no remembered approval to check as it starts.
+ */
+function runsAtOnce(tool: Tool, outcome: PendingStep['calls'][number]['outcome']): boolean {
+  return tool.annotations.readOnlyHint === true && outcome.kind === 'run' && outcome.grantId === undefined;
 }
 
 function stopped(turn: TurnRecord): LoopEnd {

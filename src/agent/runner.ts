@@ -7,6 +7,7 @@ import type {
   CallerWithdrawal,
   ElicitationAnswer,
   ElicitationRecord,
+  JsonObject,
   ThreadRecord,
   ToolCall,
   TurnRecord,
@@ -19,7 +20,7 @@ import { DEFAULT_MAX_TOOL_ARGUMENTS_BYTES, DEFAULT_MAX_TOOL_ARGUMENTS_DEPTH } fr
 import type { ListenerRegistry } from '../domain/gate/listeners.js';
 import type { LifecycleObserver } from './lifecycle.js';
 import { TurnLeases, type LeaseOptions } from './lease.js';
-import { TurnLoop, type CheckpointHook, type LoopStore } from './loop.js';
+import { TurnLoop, type CheckpointHook, type KnownState, type LoopStore } from './loop.js';
 import { TurnReporter, type RunnerEvents } from './reporting.js';
 import { TurnSupervisor } from './supervision.js';
 
@@ -60,6 +61,8 @@ export type StartTurnOutcome =
       turn: TurnRecord;
       /** When `turn` is the pause this call stopped at: its elicitations as created (no need to read them back). */
       pausedWith: ElicitationRecord[] | null;
+      /** A gateway's call that ran at once (TurnLoop.callAtOnce): its result as kept, not to be read back. */
+      result?: JsonObject;
     }
   /** Refused, nothing written: the store's refusal, as it gave it. */
   | ({ ok: false } & StartRefusal);
@@ -131,9 +134,24 @@ export class AgentRunner {
     /** A gateway's call, the turn's one step (src/domain/gateway.ts). */
     call?: ToolCall;
   }): Promise<StartTurnOutcome> {
+    const turnId = newId('trn');
+    const newThreadId = newId('thr');
+    let gated: KnownState['gated'];
+    // A gateway's call its client waits for, without a key to find it again by: a read-only one may run at once.
+    if (input.call && input.idempotencyKey === undefined && !input.background) {
+      const { call, agentId, ownerId, message } = input;
+      const start = { turnId, threadId: newThreadId, agentId, ownerId, message, call, now: this.#now() };
+      const atOnce = await this.#supervisor.callAtOnce(start);
+      if (atOnce.kind === 'refused') return { ok: false, ...atOnce.refusal };
+      if (atOnce.kind === 'ran') {
+        const { thread, turn, result } = atOnce;
+        return { ok: true, thread, turn, pausedWith: null, result };
+      }
+      if (atOnce.kind === 'gated') gated = atOnce.gated;
+    }
     const result = await this.#store.startTurn({
-      turnId: newId('trn'),
-      newThreadId: newId('thr'),
+      turnId,
+      newThreadId,
       threadId: input.threadId,
       agentId: input.agentId,
       ownerId: input.ownerId,
@@ -163,6 +181,7 @@ export class AgentRunner {
       turn: result.turn,
       agent: result.agent,
       transcript: input.threadId === null && !input.call ? [result.message] : undefined,
+      gated,
     });
     if (input.background) {
       running.catch(() => {}); // the supervisor reports its own faults

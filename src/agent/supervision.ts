@@ -4,7 +4,7 @@
 import type { TurnRecord } from '../domain/records.js';
 import { LeaseLostError, type Reads, type TurnMaintenance } from '../domain/store.js';
 import type { TurnLeases } from './lease.js';
-import type { KnownState, TurnLoop, TurnStop } from './loop.js';
+import type { AtOnce, CallStart, KnownState, TurnLoop, TurnStop } from './loop.js';
 import { turnErrors } from '../domain/gate/messages.js';
 import type { TurnReporter } from './reporting.js';
 
@@ -29,6 +29,8 @@ export class TurnSupervisor {
    * database was away). The next recovery (every sweep) takes each over again, like a dead process's.
    */
   readonly #stranded = new Set<string>();
+  /** Gateway calls running before their turn is written (callAtOnce). */
+  readonly #atOnce = new Set<Promise<AtOnce>>();
 
   constructor(private readonly options: SupervisorOptions) {
     this.#store = options.store;
@@ -48,6 +50,16 @@ export class TurnSupervisor {
     });
   }
 
+  /**
+   * A gateway's call that may run before its turn is written (TurnLoop.callAtOnce), counted as running until it is
+   * recorded: a server stopping waits for it as for a turn.
+   */
+  callAtOnce(start: CallStart): Promise<AtOnce> {
+    const work: Promise<AtOnce> = this.options.loop.callAtOnce(start).finally(() => this.#atOnce.delete(work));
+    this.#atOnce.add(work);
+    return work;
+  }
+
   /** This process's run of the turn, while there is one. */
   running(turnId: string): Promise<TurnStop> | undefined {
     return this.#inFlight.get(turnId);
@@ -55,7 +67,8 @@ export class TurnSupervisor {
 
   /** Resolves when every turn this process is running has stopped. */
   async idle(): Promise<void> {
-    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()]);
+    while (this.#inFlight.size > 0 || this.#atOnce.size > 0)
+      await Promise.allSettled([...this.#inFlight.values(), ...this.#atOnce]);
   }
 
   /**

@@ -98,6 +98,9 @@ export async function callTool(app: AppDeps, viewer: Viewer, input: CallToolInpu
     // A call starts a new thread, never busy or missing, and it is a call, never a message to a gateway.
     throw new Error(`a gateway's call was refused as only a message to a thread can be: ${started.code}`);
   }
+  // Ran at once: its result as just recorded, with no receipt to add (it ran unasked).
+  if (started.result)
+    return { ok: true, call: { turn: started.turn, waitingOn: [], result: started.result as unknown as CallResult } };
   return { ok: true, call: await callOf(app, started.turn, started.pausedWith) };
 }
 

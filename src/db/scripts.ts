@@ -34,6 +34,7 @@ import type {
   ElicitationRecord,
   JsonObject,
   ThreadRecord,
+  ToolCall,
   ToolMessageDecision,
   TurnRecord,
 } from '../domain/records.js';
@@ -272,6 +273,34 @@ export function* startTurn(c: ScriptContext, input: StartTurnInput): Script<Star
   return { ok: true, thread, turn, superseded, agent: agentRecord(agentRow), message };
 }
 
+export type RecordCallRanInput = Parameters<Store['recordCallRan']>[0];
+
+/**
+ * A gateway's read-only call that ran unasked, recorded whole (Store.recordCallRan): the start, the journal started
+ * and finished with the result, the turn COMPLETED; the RAN and RESULT records with them.
+ */
+export function* recordCallRan(c: ScriptContext, input: RecordCallRanInput): Script<StartTurnResult> {
+  const { turnId, call, now } = input;
+  const started = yield* startTurn(c, input);
+  if (!started.ok || started.replayed) return started;
+  const owner = input.lease?.owner;
+  yield* markToolStarted(c, turnId, call.id, now, owner, undefined, input.running);
+  const end = input.finishedAt;
+  const message = { turnId, owner: owner ?? null, toolCallId: call.id, now: end, id: newId('msg'), text: input.text };
+  yield* finishTool(c, { ...message, result: c.json(input.result) }, false);
+  const turn = yield* finishTurn(c, {
+    id: turnId,
+    owner: owner ?? null,
+    status: 'COMPLETED',
+    text: input.text,
+    error: null,
+    now: end,
+    iterations: null,
+    answer: null,
+  });
+  return { ...started, turn };
+}
+
 /**
  * Claims the owner's key for this request's turn; null once claimed. Claimed before: the result that request gets
  * again (its turn as it is now; on PostgreSQL each statement sees what committed before it), or IDEMPOTENCY_KEY_REUSED.
@@ -339,12 +368,20 @@ function* appendRanDecision(
   call: { turnId: string; toolCallId: string; now: string; grantId: string | undefined; running?: RunningCall },
 ): Script<void> {
   const { turnId, toolCallId, now, grantId, running } = call;
-  const [turnRow]: TurnRow[] = yield c.q.turn({ id: turnId });
-  const turn = turnRecord(turnRow!);
-  const asked = ((yield c.q.turnElicitations({ turnId })) as ElicitationRow[])
-    .map(elicitationRecord)
-    .find((e) => e.toolCallId === toolCallId && e.status === 'ACCEPTED');
-  const stepCall = turn.step?.calls.find((s) => s.toolCall.id === toolCallId)?.toolCall;
+  let agentId: string;
+  let asked: ElicitationRecord | undefined;
+  let stepCall: ToolCall | undefined;
+  if (running?.unasked) {
+    agentId = running.unasked.agentId;
+  } else {
+    const [turnRow]: TurnRow[] = yield c.q.turn({ id: turnId });
+    const turn = turnRecord(turnRow!);
+    agentId = turn.agentId;
+    asked = ((yield c.q.turnElicitations({ turnId })) as ElicitationRow[])
+      .map(elicitationRecord)
+      .find((e) => e.toolCallId === toolCallId && e.status === 'ACCEPTED');
+    stepCall = turn.step?.calls.find((s) => s.toolCall.id === toolCallId)?.toolCall;
+  }
   // A step that paused is stored with its turn; one that ran unasked is not: the loop says what runs.
   const toolId = running?.toolId ?? asked?.toolCall.toolId ?? stepCall?.toolId;
   const args =
@@ -366,7 +403,7 @@ function* appendRanDecision(
     turnId,
     toolCallId,
     elicitationId: asked?.id ?? null,
-    agentId: turn.agentId,
+    agentId,
     toolId,
     argsDigest: digest,
     policyDigest: asked ? policyDigest(asked.approval) : null,
@@ -395,7 +432,9 @@ function* appendAfterRan(
   now: string,
 ): Script<void> {
   if (!c.receipts) return;
-  const ran = (yield* decisionsOfCall(c, turnId, toolCallId)).findLast((r) => r.kind === 'RAN');
+  // Started in this very transaction (a call recorded whole), its RAN is noted, not yet in the chain.
+  const isRan = (r: DecisionDraft) => r.kind === 'RAN' && r.turnId === turnId && r.toolCallId === toolCallId;
+  const ran = c.decisions?.findLast(isRan) ?? (yield* decisionsOfCall(c, turnId, toolCallId)).findLast(isRan);
   if (!ran) return;
   recordDecision(c, {
     ...outcome,

@@ -410,6 +410,14 @@ export class SqlStore implements Store {
     }
   }
 
+  async recordCallRan(input: scripts.RecordCallRanInput): Promise<StartTurnResult> {
+    try {
+      return await this.#transaction((c) => scripts.recordCallRan(c, input));
+    } catch (error) {
+      return refusalOf(error);
+    }
+  }
+
   turnWriter(target: LeasedTurn): TurnWriter {
     return this.#writer(target.turnId, target.lease.owner);
   }

@@ -173,6 +173,11 @@ export interface RunningCall {
   toolId: string;
   arguments: JsonObject;
   toolDefinitionDigest: string | null;
+  /**
+   * The call runs without a request (the gate let it, or a remembered approval) of this agent's turn: neither the
+   * turn nor its requests are read to name it.
+   */
+  unasked?: { agentId: string };
 }
 
 /** An answer to record (Store.resolveElicitation). */
@@ -406,6 +411,24 @@ export interface TurnLog {
      */
     call?: ToolCall;
   }): Promise<StartTurnResult>;
+  /**
+   * A gateway's read-only call that ran unasked, recorded whole after it returned, in one transaction
+   * (docs/durability.md): the turn started as startTurn starts it (no idempotency key), its call journaled started and
+   * finished with its TOOL message and `result`, the turn COMPLETED with the message's text, and with decision records
+   * its RAN and RESULT. Refused as startTurn refuses, nothing written.
+   */
+  recordCallRan(
+    input: Omit<Parameters<TurnLog['startTurn']>[0], 'idempotencyKey' | 'call'> & {
+      call: ToolCall;
+      running: RunningCall;
+      /** The call's TOOL message. */
+      text: string;
+      /** The call's result as its client gets it. */
+      result: JsonObject;
+      /** When it returned: the journal's and the turn's end (`now`: its start). */
+      finishedAt: string;
+    },
+  ): Promise<StartTurnResult>;
   /** Record an answer (idempotent by elicitation id); see ResolveResult. */
   resolveElicitation(input: AnswerInput): Promise<ResolveResult>;
   /**

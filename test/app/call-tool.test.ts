@@ -11,7 +11,7 @@ import {
   type CallToolInput,
 } from '../../src/app/call-tool.js';
 import { startTurn } from '../../src/app/start-turn.js';
-import { argumentsDigest } from '../../src/domain/decision-records.js';
+import { argumentsDigest, verifyRecords } from '../../src/domain/decision-records.js';
 import { ALICE, BOB, startApp, type AppScenario } from '../support/app.js';
 import { AGENT_ID, testAgent } from '../support/scenario.js';
 
@@ -313,5 +313,80 @@ describe("a gateway's call whose confirmation expires", () => {
     } finally {
       await e.close();
     }
+  });
+});
+
+describe('a read-only call that runs unasked is recorded whole, after it returns (docs/durability.md)', () => {
+  let r: AppScenario;
+  let seenWhileRunning: Record<string, number> | undefined;
+  let listened = 0;
+  beforeAll(async () => {
+    r = await startApp({
+      tools: [
+        {
+          name: 'peek',
+          annotations: { readOnlyHint: true },
+          run: async () => {
+            seenWhileRunning = (await r.snapshot()).counts;
+            return 'peeked';
+          },
+        },
+        { name: 'audit_log', annotations: { readOnlyHint: true } },
+      ],
+      agents: [
+        {
+          ...testAgent({
+            id: GATEWAY,
+            name: 'Gateway',
+            tools: ['t:*'],
+            requireToolConfirmation: true,
+            toolConfirmation: { 't:audit_log': { mode: 'ALWAYS' } },
+          }),
+          model: undefined,
+        },
+      ],
+      listeners: [{ priority: 100, onToolPreExecute: () => void listened++ }],
+    });
+  });
+  afterAll(() => r?.close());
+
+  it('writes nothing before it runs; then its turn, messages, journal and signed RAN and RESULT at once', async () => {
+    const before = (await r.snapshot()).counts;
+    const outcome = await callTool(r.app, ALICE, input('peek', { q: 1 }));
+    if (!outcome.ok) throw new Error(JSON.stringify(outcome));
+    expect(seenWhileRunning).toEqual(before);
+    expect(outcome.call.result).toEqual({ content: [{ type: 'text', text: 'peeked' }], isError: false });
+    expect(outcome.call.turn).toMatchObject({ status: 'COMPLETED', text: 'peeked' });
+    // What a client reading the call later gets is what it got.
+    expect((await gatewayCall(r.app, ALICE, outcome.call.turn.id))?.result).toEqual(outcome.call.result);
+    const after = (await r.snapshot()).counts;
+    expect(after.turns! - before.turns!).toBe(1);
+    expect(after.messages! - before.messages!).toBe(3);
+    expect(after.tool_executions! - before.tool_executions!).toBe(1);
+    const records = await r.core.storage.decisionRecords(null, null);
+    const ofCall = records.filter((record) => record.turnId === outcome.call.turn.id);
+    expect(ofCall.map((record) => [record.kind, record.argsDigest, record.elicitationId])).toEqual([
+      ['RAN', argumentsDigest({ q: 1 }), null],
+      ['RESULT', argumentsDigest({ q: 1 }), null],
+    ]);
+    expect(verifyRecords(records, r.core.storage.receiptKeys)).toBeNull();
+  });
+
+  it('one the gating makes ask is gated once: its listeners see it once, it pauses, and runs once accepted', async () => {
+    listened = 0;
+    const outcome = await callTool(r.app, ALICE, input('audit_log', { day: 3 }));
+    if (!outcome.ok) throw new Error(JSON.stringify(outcome));
+    expect(listened).toBe(1);
+    expect(outcome.call.turn.status).toBe('PAUSED');
+    const [request] = outcome.call.waitingOn;
+    const answered = await answerElicitation(r.app, ALICE, { elicitationId: request!.id, action: 'ACCEPT' });
+    expect(answered.ok).toBe(true);
+    const done = await awaitCallResult(r.app, ALICE, outcome.call.turn.id);
+    expect(done?.result).toMatchObject({
+      content: [{ type: 'text', text: 'audit_log ran with {"day":3}' }],
+      isError: false,
+    });
+    expect(r.tools.runs.get('audit_log')).toEqual([{ day: 3 }]);
+    expect(listened).toBe(1);
   });
 });

@@ -155,7 +155,7 @@ export async function waitFor<T>(
 /** The journal tool's lines, parsed: which calls started and ended, in which process. */
 export function readRuns(
   file: string,
-): { kind: 'start' | 'end' | 'crash'; callId: string; line: string; pid: number }[] {
+): { kind: 'start' | 'end' | 'read' | 'crash'; callId: string; line: string; pid: number }[] {
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')
     .split('\n')
@@ -163,7 +163,7 @@ export function readRuns(
     .map((text) => {
       const parts = text.split(' ');
       if (parts[0] === 'crash') return { kind: 'crash', callId: '', line: parts[1]!, pid: Number(parts[2]) };
-      return { kind: parts[0] as 'start' | 'end', callId: parts[1]!, line: parts[2]!, pid: Number(parts[3]) };
+      return { kind: parts[0] as 'start' | 'end' | 'read', callId: parts[1]!, line: parts[2]!, pid: Number(parts[3]) };
     });
 }
 
