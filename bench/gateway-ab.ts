@@ -4,7 +4,11 @@
 // windows on a machine whose speed drifts. Rate and the relay's CPU per call (toolgate's process, or supergateway's).
 //
 //   npm run bench:gateway-ab -- --before=<checkout> [--sessions=1] [--seconds=3] [--rounds=5] [--backend=postgres]
+//                               [--log=before|after|both] [--call=gated]
 //
+// --call=gated: `record`, which asks first, accepted by each client's elicitation handler (part 10's gated call),
+// in place of the read-only `lookup`; supergateway then calls `record` without asking.
+// --log: that side logs as `npm start` does (info, JSON lines, to a file: bench/server.ts BENCH_LOG); else warnings.
 // <checkout>: a directory holding another commit of this repository with its node_modules (a git worktree with a
 // symlink to these). The after side is this checkout.
 import { fork, type ChildProcess } from 'node:child_process';
@@ -31,6 +35,8 @@ const sessions = Number(args.get('sessions') ?? 1);
 const seconds = Number(args.get('seconds') ?? 3);
 const rounds = Math.max(3, Number(args.get('rounds') ?? 5));
 const postgres = args.get('backend') === 'postgres';
+const logs = (side: string) => args.get('log') === side || args.get('log') === 'both';
+const gated = args.get('call') === 'gated';
 const HERE = fileURLToPath(new URL('..', import.meta.url));
 
 const CONFIG = {
@@ -48,10 +54,11 @@ interface Side {
 
 /** bench/server.ts of `checkout`, on `database`, as part 10 starts it. */
 async function toolgateAt(name: string, checkout: string, database: string): Promise<Side> {
+  const log = logs(name) ? { BENCH_LOG: join(dir, `${name}.log`) } : {};
   const child: ChildProcess = fork(join(checkout, 'bench/server.ts'), [], {
     execArgv: ['--import', 'tsx'],
     cwd: checkout,
-    env: { ...process.env, BENCH_DB: database, BENCH_CONFIG: JSON.stringify(CONFIG) },
+    env: { ...process.env, BENCH_DB: database, BENCH_CONFIG: JSON.stringify(CONFIG), ...log },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const url = await new Promise<string>((resolveUrl, reject) => {
@@ -77,7 +84,9 @@ async function window(side: Side, clients: Session[], length: number) {
   const cpuBefore = cpuTimeOf(side.pid);
   let calls = 0;
   const elapsed = await runWorkers(clients.length, length, async (worker) => {
-    const result = await clients[worker]!.client.callTool({ name: 'lookup', arguments: { key: `k${nextKey++}` } });
+    const key = `k${nextKey++}`;
+    const call = gated ? { name: 'record', arguments: { key, value: key } } : { name: 'lookup', arguments: { key } };
+    const result = await clients[worker]!.client.callTool(call);
     if (result.isError) throw new Error(`${side.name}: ${JSON.stringify(result.content)}`);
     calls++;
   });
@@ -93,8 +102,9 @@ try {
   sides.push({ name: 'supergateway', ...(await startSupergateway()) });
   sides.push(await toolgateAt('before', resolve(before), await database('before')));
   sides.push(await toolgateAt('after', HERE, await database('after')));
+  const accept = gated ? () => ({ action: 'accept' as const, content: {} }) : undefined;
   for (const side of sides)
-    clients.push(await Promise.all(Array.from({ length: sessions }, () => httpSession(side.url))));
+    clients.push(await Promise.all(Array.from({ length: sessions }, () => httpSession(side.url, accept))));
   for (let i = 0; i < sides.length; i++) await window(sides[i]!, clients[i]!, 3);
   const results = sides.map(() => [] as { rate: number; cpu: number }[]);
   for (let r = 0; r < rounds; r++) {

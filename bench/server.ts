@@ -5,11 +5,13 @@
 // PostgreSQL database), and BENCH_COUNT_SQL=1 counts the SQL it executes (bench/lib/sql-count.ts). Part 10 only:
 // BENCH_CONFIG is a config (JSON, read as a config file is) in place of the demo's: a gateway on an upstream server.
 import '../src/node-env.js'; // first, as in src/cli.ts: the server under test runs as `npm start` runs it
+import { openSync } from 'node:fs';
 import { writeHeapSnapshot } from 'node:v8';
 import { demoConfig } from '../src/config/demo.js';
 import { parseConfig } from '../src/config/load.js';
 import type { SqliteStore } from '../src/db/sqlite/sqlite-store.js';
 import type { ElicitationRecord } from '../src/domain/records.js';
+import { createLogger } from '../src/observability/logger.js';
 import { createServer } from '../src/server.js';
 import type { CallMessage, ReplyMessage } from './lib/processes.js';
 import { installSqlCounters, type SqlCounts } from './lib/sql-count.js';
@@ -35,6 +37,11 @@ const server = await createServer({
   ...(config && { config }),
   ...(redis && { config: { ...demoConfig, pubsub: { redis, prefix: process.env.BENCH_REDIS_PREFIX || undefined } } }),
   onError: (error) => console.error('bench server:', error),
+  // BENCH_LOG=<file>: the log `npm start` writes (info, JSON lines), appended to that file as `npm start > file`
+  // would; else warnings only, as createServer logs by default.
+  ...(process.env.BENCH_LOG && {
+    logger: createLogger({ level: 'info', destination: openSync(process.env.BENCH_LOG, 'a'), pretty: false }),
+  }),
 });
 
 // When each elicitation was published (wall clock, comparable with the subscribers' process): push latency.

@@ -218,8 +218,9 @@ export async function createCore(options: CoreOptions, opened: (close: () => Pro
 
   // Registered at emit time, before the mutation's own flush(): when the fsync ends, the event goes out ahead of
   // the response (bench part 4 measures publish → receive). Flushes settle in the order they were asked for. An
-  // event's flush is `soon`: it rides on the fsync of the request's next durable step instead of one of its own.
-  const runnerEvents = createRunnerEventPublisher({ pubsub, flush: () => store.flush({ soon: true }), onError });
+  // event's flush is `soon` (runner-events.ts says when not): it rides on the fsync of the request's next durable
+  // step instead of one of its own.
+  const runnerEvents = createRunnerEventPublisher({ pubsub, flush: ({ soon }) => store.flush({ soon }), onError });
   // The log and metrics observers join here (src/observability/); observers from code come after them.
   const observers: LifecycleObserver[] = [lifecycleLogger(logger), ...(options.observers ?? [])];
   // Metrics (docs/observability.md, "Metrics"): none are kept when the config turns /metrics off.

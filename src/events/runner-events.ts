@@ -17,8 +17,11 @@ export interface RunnerEventPublisher extends Required<RunnerEvents> {
 
 export interface RunnerEventOptions {
   pubsub: ToolgatePubSub;
-  /** Resolves once what was committed before the call is durable (store.flush()): a turn's change waits for it. */
-  flush: () => Promise<void>;
+  /**
+   * Resolves once what was committed before the call is durable (store.flush()): a turn's change waits for it.
+   * `soon`: it may wait a moment for the fsync of the request's next durable step instead of starting its own.
+   */
+  flush: (options: { soon: boolean }) => Promise<void>;
   onError: (error: unknown) => void;
 }
 
@@ -94,14 +97,16 @@ export function createRunnerEventPublisher({ pubsub, flush, onError }: RunnerEve
         publishText(call, true);
         forget(call);
       }
-      inOrder(turn.id, flush(), () => pubsub.publish('turn', turn.id, turn));
+      // A turn that stopped (paused or ended) has no next durable step to ride on: its change is synced at once, so
+      // that whoever waits for it (a gateway's client, a subscriber) is not kept waiting for nothing.
+      inOrder(turn.id, flush({ soon: turn.status === 'RUNNING' }), () => pubsub.publish('turn', turn.id, turn));
     },
     turnLeft(turnId) {
       const call = calls.get(turnId);
       if (call) forget(call);
     },
     elicitationsCreated(elicitations) {
-      flush()
+      flush({ soon: true })
         .then(() => {
           for (const elicitation of elicitations) {
             pubsub.publish('elicitations', elicitation.ownerId, elicitation);
@@ -118,13 +123,13 @@ export function createRunnerEventPublisher({ pubsub, flush, onError }: RunnerEve
       const turnId = elicitations[0]?.turnId;
       if (turnId === undefined) return;
       // After the turn's change that made them, once durable, like the turn's own.
-      inOrder(turnId, flush(), () => {
+      inOrder(turnId, flush({ soon: true }), () => {
         for (const elicitation of elicitations) pubsub.publish('elicitation', elicitation.id, elicitation);
       });
     },
     elicitationEscalated(elicitation) {
       // To each escalation role's approvers (offered to them from now on), and to whoever follows the request.
-      flush()
+      flush({ soon: true })
         .then(() => {
           for (const role of elicitation.approval?.escalation?.roles ?? [])
             pubsub.publish('approverElicitations', role, elicitation);
