@@ -184,9 +184,11 @@ export async function awaitCallResult(
   signal?.addEventListener('abort', abort, { once: true });
   try {
     await changes.listening;
-    for (;;) {
-      const call = await gatewayCall(app, viewer, turnId);
-      if (!call || call.result || aborted) return aborted ? null : call;
+    for (let read = true; ; ) {
+      if (read) {
+        const call = await gatewayCall(app, viewer, turnId);
+        if (!call || call.result || aborted) return aborted ? null : call;
+      }
       // The next change, or the tick, whichever comes first.
       let timer: NodeJS.Timeout | undefined;
       const tick = new Promise<'tick'>((resolve) => (timer = setTimeout(() => resolve('tick'), tickMs)));
@@ -195,6 +197,9 @@ export async function awaitCallResult(
       if (aborted) return null;
       if (next === 'tick') onWait?.(Date.now() - waitStarted);
       else if (next.done) return null;
+      // A change of a turn still under way (running, or paused again) holds no result: the call is read again once
+      // it stopped, or at the tick.
+      read = next === 'tick' || isFinalTurn(next.value);
     }
   } finally {
     signal?.removeEventListener('abort', abort);

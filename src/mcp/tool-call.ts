@@ -86,8 +86,9 @@ async function waitForResult(
   const answered = new AbortController();
   const presence = markCallerWaiting(app, viewer, call.turn.id, { onError });
   if (request.canElicit) askClient({ app, viewer, extra, signal: answered.signal, onError }, call.waitingOn);
+  let done: GatewayCall | null = null;
   try {
-    const done = await awaitCallResult(app, viewer, call.turn.id, {
+    done = await awaitCallResult(app, viewer, call.turn.id, {
       signal: extra.signal,
       tickMs: session.progressIntervalMs,
       onWait: waitingProgress(request.params._meta?.progressToken, (params) =>
@@ -100,8 +101,9 @@ async function waitForResult(
     throw new GatewayError(ErrorCode.InternalError, 'The call stopped waiting without a result');
   } finally {
     answered.abort();
-    // Not awaited: the result goes out without waiting for the mark to clear.
-    void presence.stop({ clear: !session.serverClosing?.() });
+    // Not awaited: the result goes out without waiting for the mark to clear. A call with its result has no request
+    // left pending, so no mark to clear.
+    void presence.stop({ clear: !done?.result && !session.serverClosing?.() });
   }
 }
 
