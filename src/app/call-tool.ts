@@ -184,7 +184,7 @@ export async function awaitCallResult(
   signal?.addEventListener('abort', abort, { once: true });
   try {
     await changes.listening;
-    for (let read = true; ; ) {
+    for (let read = true; ;) {
       if (read) {
         const call = await gatewayCall(app, viewer, turnId);
         if (!call || call.result || aborted) return aborted ? null : call;

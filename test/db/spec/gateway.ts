@@ -78,6 +78,36 @@ export function registerGatewaySpec(spec: StoreSpec): void {
       expect(await store.getToolResult('other-turn', call.id)).toBeNull();
     });
 
+    it('recordCallRan writes a read-only call whole; refused as startTurn refuses, nothing written', async ({
+      store,
+    }) => {
+      const call = toolCall('lookup', { q: 1 });
+      const result = { content: [{ type: 'text', text: 'found' }], isError: false };
+      const input = {
+        ...callInput({ lease: lease('host:1:a') }),
+        call,
+        running: { toolId: call.toolId, arguments: call.arguments, toolDefinitionDigest: null },
+        text: 'found',
+        result,
+        finishedAt: at(3),
+      };
+      const refused = await store.recordCallRan({ ...input, agentId: 'nobody' });
+      expect(refused).toEqual({ ok: false, code: 'NOT_FOUND', of: 'agent' });
+      expect((await store.listThreads(ANN, null, 10, null)).items).toEqual([]);
+      const ran = await store.recordCallRan(input);
+      if (!ran.ok || ran.replayed) throw new Error(JSON.stringify(ran));
+      expect(ran.turn).toMatchObject({ status: 'COMPLETED', text: 'found', updatedAt: at(3) });
+      expect(await store.loadTurn(ran.turn.id)).toEqual(ran.turn);
+      const messages = await store.listTurnMessages(ran.turn.id);
+      expect(messages.map((m) => [m.role, m.text])).toEqual([
+        ['USER', input.message],
+        ['ASSISTANT', null],
+        ['TOOL', 'found'],
+      ]);
+      expect(await store.getToolResult(ran.turn.id, call.id)).toEqual(result);
+      expect(await store.listUnfinishedToolCalls(ran.turn.id)).toEqual([]);
+    });
+
     it('finishTool without a result keeps none', async ({ store }) => {
       const call = toolCall('lookup');
       const started = await store.startTurn({ ...callInput({}), call });
