@@ -118,7 +118,7 @@ export interface CallStart {
 /**
  * What callAtOnce did: `ran`, recorded whole (the call's thread, its COMPLETED turn, the result its client gets);
  * `refused` as startTurn refuses; else `gated` (the start of its turn takes the gate over, KnownState.gated), or
- * `unknown` (no gateway or tool of that id: startTurn and its loop say what becomes of it).
+ * `unknown` (no gateway or tool of that id, or a gate that threw: startTurn and its loop say what becomes of it).
  */
 export type AtOnce =
   | { kind: 'ran'; thread: ThreadRecord; turn: TurnRecord; result: JsonObject }
@@ -323,7 +323,13 @@ export class TurnLoop {
       expiresAt: null,
     };
     const run: TurnRun = { turn, agent, model: null, tools, names: new ToolNames(tools), byId };
-    const gate = await this.#gate(run, [start.call]);
+    let gate: Gate;
+    try {
+      gate = await this.#gate(run, [start.call]);
+    } catch {
+      // A listener that throws: the turn's start gates it again and, as for any turn, records it FAILED.
+      return { kind: 'unknown' };
+    }
     const [only] = gate.step.calls;
     if (!runsAtOnce(tool, only!.outcome)) return { kind: 'gated', gated: { gate, agent } };
     const call = start.call;

@@ -345,7 +345,15 @@ describe('a read-only call that runs unasked is recorded whole, after it returns
           model: undefined,
         },
       ],
-      listeners: [{ priority: 100, onToolPreExecute: () => void listened++ }],
+      listeners: [
+        {
+          priority: 100,
+          onToolPreExecute: (event) => {
+            listened++;
+            if (event.toolCall.arguments.boom === true) throw new Error('listener broke');
+          },
+        },
+      ],
     });
   });
   afterAll(() => r?.close());
@@ -370,6 +378,16 @@ describe('a read-only call that runs unasked is recorded whole, after it returns
       ['RESULT', argumentsDigest({ q: 1 }), null],
     ]);
     expect(verifyRecords(records, r.core.storage.receiptKeys)).toBeNull();
+  });
+
+  it('a listener that throws: nothing runs, and the call is recorded FAILED like any turn whose gate threw', async () => {
+    const runs = r.tools.count('peek');
+    const outcome = await callTool(r.app, ALICE, input('peek', { boom: true }));
+    if (!outcome.ok) throw new Error(JSON.stringify(outcome));
+    expect(outcome.call.turn.status).toBe('FAILED');
+    expect(outcome.call.result).toMatchObject({ isError: true });
+    expect(r.tools.count('peek')).toBe(runs);
+    expect((await gatewayCall(r.app, ALICE, outcome.call.turn.id))?.turn.status).toBe('FAILED');
   });
 
   it('one the gating makes ask is gated once: its listeners see it once, it pauses, and runs once accepted', async () => {
