@@ -527,7 +527,7 @@ export class TurnLoop {
         continue;
       }
       if (outcome.kind === 'run') {
-        await this.#runTool(run, toolCall, tool, { grantId: outcome.grantId });
+        await this.#runTool(run, toolCall, tool, { grantId: outcome.grantId, unasked: true });
         continue;
       }
       const answer = answers.get(outcome.elicitationId);
@@ -565,13 +565,14 @@ export class TurnLoop {
   /**
    * At most once: journaled as started (committed) before it runs; a call started before is never run again.
    * `how`: the instructions of the ACCEPT that allowed it; `edited`: it runs with the user's arguments; `grantId`: a
-   * remembered approval let it run unasked (recorded with it, and checked again as it starts).
+   * remembered approval let it run unasked (recorded with it, and checked again as it starts); `unasked`: no request
+   * was made for it (its RAN record then reads none).
    */
   async #runTool(
     run: TurnRun,
     toolCall: ToolCall,
     tool: Tool | undefined,
-    how: { instructions?: string | null; edited?: boolean; grantId?: string } = {},
+    how: { instructions?: string | null; edited?: boolean; grantId?: string; unasked?: boolean } = {},
   ): Promise<void> {
     const { turn } = run;
     const writer = this.#writer(turn.id);
@@ -594,6 +595,7 @@ export class TurnLoop {
           toolId: toolCall.toolId,
           arguments: toolCall.arguments,
           toolDefinitionDigest: toolDefinitionDigest(tool),
+          ...(how.unasked && { unasked: { agentId: turn.agentId } }),
         },
       });
     } catch (error) {
