@@ -6,8 +6,9 @@ import { toolDefinitionDigest } from '../domain/decision-records.js';
 import { coveringGrant, definitionHash } from '../domain/grants.js';
 import { newId } from '../domain/ids.js';
 import { PENDING_STEP_VERSION } from '../domain/pending-step.js';
-import { isGateway, ranCallResult } from '../domain/gateway.js';
+import { isGateway, ranCallResult, runsAtOnce } from '../domain/gateway.js';
 import { sameJson } from '../domain/canonical-json.js';
+import { startedTurn } from '../domain/turn-rules.js';
 import type { StartRefusal } from '../domain/refusals.js';
 import { toStorableJson, toStorableText } from '../domain/text.js';
 import type {
@@ -155,8 +156,6 @@ interface TurnRun {
   tools: Tool[];
   names: ToolNames;
   byId: Map<string, Tool>;
-  /** The gate of the step it starts with, when it was gated before the turn started (KnownState.gated). */
-  gated?: Gate;
 }
 
 export class TurnLoop {
@@ -191,16 +190,18 @@ export class TurnLoop {
         return stopped(await this.fail(turn, `The agent's model ${agent.modelId} is not configured.`));
       const tools = await this.options.tools.toolsFor(agent);
       run = { turn, agent, model, tools, names: new ToolNames(tools), byId: new Map(tools.map((t) => [t.id, t])) };
-      // Gated with the agent as it was then: a gating change committed since, before the start, gates it again.
-      if (known.gated && sameJson(known.gated.agent, agent)) run.gated = known.gated.gate;
 
       // A resumed turn first runs the execute phase of its step.
       if (turn.step) await this.#executeStep(run, turn.step, known.resumedWith);
 
       let transcript = known.transcript;
+      // Gated with the agent as it was then: a gating change committed since, before the start, gates it again.
+      let gated = known.gated && sameJson(known.gated.agent, agent) ? known.gated.gate : undefined;
       for (;;) {
-        const result = await this.#step(run, transcript ?? (await this.#store.listThreadMessages(turn.threadId)));
+        const messages = transcript ?? (await this.#store.listThreadMessages(turn.threadId));
+        const result = await this.#step(run, messages, gated);
         transcript = undefined;
+        gated = undefined;
         switch (result.kind) {
           case 'ran':
             continue;
@@ -237,11 +238,12 @@ export class TurnLoop {
    * One step from the transcript as stored: the open calls of a step a crash interrupted, or the model's next answer
    * with its calls gated and run.
    */
-  async #step(run: TurnRun, transcript: MessageRecord[]): Promise<StepResult> {
+  async #step(run: TurnRun, transcript: MessageRecord[], gated?: Gate): Promise<StepResult> {
     const { turn, agent } = run;
     const open = openToolCalls(transcript, turn.id);
-    // A step whose assistant message was saved but whose gate did not finish (a crash): gate it now.
-    if (open.length > 0) return this.#gateAndRun(run, open);
+    // A step whose assistant message was saved but whose gate did not finish (a crash), or a gateway's call: gate it
+    // now, unless `gated` (its gate, computed before the turn started).
+    if (open.length > 0) return this.#gateAndRun(run, open, undefined, gated);
     const last = transcript.at(-1);
     // A gateway's call has its answer: the turn ends with it, as the client gets it (Reads.getToolResult).
     if (!run.model) return { kind: 'completed', text: last?.role === 'TOOL' ? (last.text ?? '') : '' };
@@ -308,20 +310,11 @@ export class TurnLoop {
     const byId = new Map(tools.map((t) => [t.id, t]));
     const tool = byId.get(start.call.toolId);
     if (!tool) return { kind: 'unknown' };
-    const turn: TurnRecord = {
-      id: start.turnId,
-      threadId: start.threadId,
-      agentId: agent.id,
-      ownerId: start.ownerId,
-      status: 'RUNNING',
-      text: null,
-      error: null,
-      iterations: 0,
-      step: null,
-      createdAt: start.now,
-      updatedAt: start.now,
-      expiresAt: null,
-    };
+    // The turn as its start would write it, once the call is recorded.
+    const turn = startedTurn(
+      { id: start.turnId, threadId: start.threadId, agentId: agent.id, ownerId: start.ownerId },
+      start.now,
+    );
     const run: TurnRun = { turn, agent, model: null, tools, names: new ToolNames(tools), byId };
     let gate: Gate;
     try {
@@ -331,7 +324,7 @@ export class TurnLoop {
       return { kind: 'unknown' };
     }
     const [only] = gate.step.calls;
-    if (!runsAtOnce(tool, only!.outcome)) return { kind: 'gated', gated: { gate, agent } };
+    if (!runsAtOnce(tool.annotations, only!.outcome)) return { kind: 'gated', gated: { gate, agent } };
     const call = start.call;
     const ran = await this.#execute(run, call, tool);
     const result = toStorableJson(ranCallResult(ran.result, ran.text, []) as unknown as JsonObject);
@@ -370,9 +363,9 @@ export class TurnLoop {
    * Gate phase for the calls of one step, then (unless it pauses) the execute phase.
    * `unsaved`: the model's answer that asked for `calls`, not stored yet (a step saved before a crash has none). It
    * commits with the pause when a call asks, else before any call runs; if the gate throws, it is saved first, so that
-   * fail() answers its calls.
+   * fail() answers its calls. `gated`: the calls' gate, computed before the turn started (callAtOnce).
    */
-  async #gateAndRun(run: TurnRun, calls: ToolCall[], unsaved?: ChatMessage): Promise<StepResult> {
+  async #gateAndRun(run: TurnRun, calls: ToolCall[], unsaved?: ChatMessage, gated?: Gate): Promise<StepResult> {
     const { turn, agent } = run;
     const saveStep = async (): Promise<void> => {
       if (!unsaved) return;
@@ -384,8 +377,7 @@ export class TurnLoop {
       await this.options.checkpoint?.('stepSaved', { turnId: turn.id });
       this.#reporter.turn(turn);
     };
-    let gate = run.gated;
-    run.gated = undefined;
+    let gate = gated;
     try {
       gate ??= await this.#gate(run, calls);
     } catch (error) {
@@ -694,14 +686,6 @@ export class TurnLoop {
 function refusedByRule(agent: Agent, tool: Tool, call: ToolCall, reason: string): boolean {
   const decision = gateDecision(agent, tool, call.arguments);
   return decision.action === 'deny' && decision.reason === reason;
-}
-
-/**
- * Whether a gateway's call may run before anything of it is written: a read-only tool (its readOnlyHint) that the gate
- * lets run unasked, with no remembered approval to check as it starts.
- */
-function runsAtOnce(tool: Tool, outcome: PendingStep['calls'][number]['outcome']): boolean {
-  return tool.annotations.readOnlyHint === true && outcome.kind === 'run' && outcome.grantId === undefined;
 }
 
 function stopped(turn: TurnRecord): LoopEnd {

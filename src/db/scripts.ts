@@ -56,6 +56,7 @@ import {
   decideActiveTurn,
   decideThread,
   pausedElicitations,
+  startedTurn,
 } from '../domain/turn-rules.js';
 import {
   elicitationCounted,
@@ -246,20 +247,10 @@ export function* startTurn(c: ScriptContext, input: StartTurnInput): Script<Star
     });
   }
   // What the rows now hold, without reading them back.
-  const turn: TurnRecord = {
-    id: input.turnId,
-    threadId: thread.id,
-    agentId: input.agentId,
-    ownerId: input.ownerId,
-    status: 'RUNNING',
-    text: null,
-    error: null,
-    iterations: 0,
-    step: null,
-    createdAt: now,
-    updatedAt: now,
-    expiresAt: null,
-  };
+  const turn = startedTurn(
+    { id: input.turnId, threadId: thread.id, agentId: input.agentId, ownerId: input.ownerId },
+    now,
+  );
   const message = {
     id: messageId,
     threadId: thread.id,

@@ -1,6 +1,6 @@
 // A gateway is an agent without a model: an MCP client chooses its calls, and each call is a turn of its own, on a
 // thread of its own, whose one step is that call. The rules here say what such a turn is and what its client gets.
-import type { Agent, JsonObject, ToolResult } from './records.js';
+import type { Agent, JsonObject, PendingStep, ToolAnnotations, ToolResult } from './records.js';
 
 /** The model id of an agent that has none (the config's agent without "model"). */
 export const GATEWAY_MODEL_ID = '';
@@ -66,4 +66,12 @@ export function ranCallResult(result: ToolResult, text: string, notes: readonly 
  */
 export function unranCallResult(toolMessage: string): CallResult {
   return { content: [textBlock(toolMessage)], isError: true };
+}
+
+/**
+ * Whether a gateway's call may run before anything of it is written (docs/durability.md): a read-only tool (its
+ * readOnlyHint) that the gate lets run unasked, with no remembered approval to check as it starts.
+ */
+export function runsAtOnce(annotations: ToolAnnotations, outcome: PendingStep['calls'][number]['outcome']): boolean {
+  return annotations.readOnlyHint === true && outcome.kind === 'run' && outcome.grantId === undefined;
 }

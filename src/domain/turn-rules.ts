@@ -119,3 +119,21 @@ export function pausedElicitations(
     callerWaitingUntil: null,
   }));
 }
+
+/** A new turn as its start writes it: RUNNING, with no step and no iteration yet. */
+export function startedTurn(
+  turn: Pick<TurnRecord, 'id' | 'threadId' | 'agentId' | 'ownerId'>,
+  now: string,
+): TurnRecord {
+  return {
+    ...turn,
+    status: 'RUNNING',
+    text: null,
+    error: null,
+    iterations: 0,
+    step: null,
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: null,
+  };
+}
