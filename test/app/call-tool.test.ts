@@ -14,9 +14,16 @@ import { startTurn } from '../../src/app/start-turn.js';
 import { argumentsDigest, verifyRecords } from '../../src/domain/decision-records.js';
 import { ALICE, BOB, startApp, type AppScenario } from '../support/app.js';
 import { AGENT_ID, testAgent } from '../support/scenario.js';
+import type { AgentConfig } from '../../src/config/schema.js';
 
 const GATEWAY = 'gw';
 let s: AppScenario;
+
+/** The gateway `gw` on the test tools, asking by the tools' annotations; `overrides`: its gating. */
+const gatewayAgent = (overrides: Partial<AgentConfig> = {}): AgentConfig => ({
+  ...testAgent({ id: GATEWAY, name: 'Gateway', tools: ['t:*'], requireToolConfirmation: true, ...overrides }),
+  model: undefined,
+});
 
 beforeAll(async () => {
   s = await startApp({
@@ -25,12 +32,7 @@ beforeAll(async () => {
       { name: 'wipe', annotations: { destructiveHint: true }, run: (args) => `wiped ${JSON.stringify(args)}` },
       { name: 'broken', annotations: { readOnlyHint: true }, run: () => Promise.reject(new Error('disk on fire')) },
     ],
-    agents: [
-      {
-        ...testAgent({ id: GATEWAY, name: 'Gateway', tools: ['t:*'], requireToolConfirmation: true }),
-        model: undefined,
-      },
-    ],
+    agents: [gatewayAgent()],
   });
 });
 afterAll(() => s?.close());
@@ -178,27 +180,20 @@ describe("a gateway's call passes the whole gate", () => {
     g = await startApp({
       tools: [{ name: 'wipe', annotations: { destructiveHint: true } }],
       agents: [
-        {
-          ...testAgent({
-            id: GATEWAY,
-            name: 'Gateway',
-            tools: ['t:*'],
-            requireToolConfirmation: true,
-            toolConfirmation: {
-              't:wipe': {
-                rules: [
-                  {
-                    match: { required: ['all'], properties: { all: { const: true } } },
-                    mode: 'DENY',
-                    reason: 'never everything',
-                  },
-                  { match: { required: ['dryRun'], properties: { dryRun: { const: true } } }, mode: 'NEVER' },
-                ],
-              },
+        gatewayAgent({
+          toolConfirmation: {
+            't:wipe': {
+              rules: [
+                {
+                  match: { required: ['all'], properties: { all: { const: true } } },
+                  mode: 'DENY',
+                  reason: 'never everything',
+                },
+                { match: { required: ['dryRun'], properties: { dryRun: { const: true } } }, mode: 'NEVER' },
+              ],
             },
-          }),
-          model: undefined,
-        },
+          },
+        }),
       ],
       listeners: [
         {
@@ -334,16 +329,9 @@ describe('a read-only call that runs unasked is recorded whole, after it returns
         { name: 'audit_log', annotations: { readOnlyHint: true } },
       ],
       agents: [
-        {
-          ...testAgent({
-            id: GATEWAY,
-            name: 'Gateway',
-            tools: ['t:*'],
-            requireToolConfirmation: true,
-            toolConfirmation: { 't:audit_log': { mode: 'ALWAYS' } },
-          }),
-          model: undefined,
-        },
+        gatewayAgent({
+          toolConfirmation: { 't:audit_log': { mode: 'ALWAYS' } },
+        }),
       ],
       listeners: [
         {

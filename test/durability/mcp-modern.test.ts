@@ -3,34 +3,15 @@
 // process on the same database, with the same requestState key, takes the retry that carries the answer. The journal
 // tool's runs file counts the runs across processes: once. A replay of the retry gets the same result and runs
 // nothing; a tampered state is refused and runs nothing.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { FixtureOptions } from '../fixtures/durability-server.js';
-import { TEST_BACKEND } from '../support/harness.js';
-import { migratedPostgresDatabase } from '../support/postgres.js';
+import { describe, expect, it } from 'vitest';
 import { connectModernClient } from '../mcp/modern-support.js';
-import { killAll, runsOf, startFixture, type ServerProcess } from './processes.js';
+import { runsOf, startFixture, type ServerProcess } from './processes.js';
+import { gatewayCrashScene } from './gateway-scene.js';
 
 const KEY = { id: 'k1', secret: 'a-test-key-of-at-least-32-characters-0123' };
 
-let dir: string;
-let base: FixtureOptions;
-const clients: Client[] = [];
-
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'toolgate-mcp-modern-crash-'));
-  const database = TEST_BACKEND === 'postgres' ? (await migratedPostgresDatabase()).url : join(dir, 'toolgate.db');
-  base = { database, runsFile: join(dir, 'runs.log'), mcpRequestState: { keys: [KEY] } };
-});
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})));
-  await killAll();
-  rmSync(dir, { recursive: true, force: true });
-});
+const scene = gatewayCrashScene('toolgate-mcp-modern-crash-', { mcpRequestState: { keys: [KEY] } });
 
 /** A 2026-07-28 client of the server's gateway that hands input_required back to the test. */
 async function modernClient(server: ServerProcess): Promise<Client> {
@@ -38,8 +19,7 @@ async function modernClient(server: ServerProcess): Promise<Client> {
     autoFulfill: false,
     canElicit: true,
   });
-  clients.push(client);
-  return client;
+  return scene.track(client);
 }
 
 interface InputRequired {
@@ -77,19 +57,19 @@ function tampered(state: string): string {
 
 describe('SIGKILL between input_required and the retry (MCP 2026-07-28)', { timeout: 180_000 }, () => {
   it('the retry on the restarted server runs the tool once; a replay gets the same result and runs nothing; a tampered state runs nothing', async () => {
-    const first = await startFixture(base);
+    const first = await startFixture(scene.base);
     const asked = await firstRound(await modernClient(first), 'xi');
     const [elicitationId, request] = Object.entries(asked.inputRequests ?? {})[0]!;
     expect(request).toMatchObject({ method: 'elicitation/create', params: { mode: 'form' } });
     expect(typeof asked.requestState).toBe('string');
     await first.kill();
-    expect(runsOf(base.runsFile, 'xi')).toBe(0);
+    expect(runsOf(scene.base.runsFile, 'xi')).toBe(0);
 
-    const second = await startFixture(base);
+    const second = await startFixture(scene.base);
     const client = await modernClient(second);
     const result = await retry(client, 'xi', asked);
     expect(result).toMatchObject({ content: [{ type: 'text', text: 'Appended xi.' }], isError: false });
-    expect(runsOf(base.runsFile, 'xi')).toBe(1);
+    expect(runsOf(scene.base.runsFile, 'xi')).toBe(1);
 
     // The same retry again (a client that did not get the response): the kept result, nothing runs.
     expect(await retry(client, 'xi', asked)).toEqual(result);
@@ -97,12 +77,12 @@ describe('SIGKILL between input_required and the retry (MCP 2026-07-28)', { time
     await expect(retry(client, 'xi', asked, tampered(asked.requestState!))).rejects.toThrow(
       /Invalid or expired requestState/,
     );
-    expect(runsOf(base.runsFile, 'xi')).toBe(1);
+    expect(runsOf(scene.base.runsFile, 'xi')).toBe(1);
     expect(elicitationId).toMatch(/\S/);
   });
 
   it('a tampered state before any answer runs nothing, and the call still waits for its real retry', async () => {
-    const first = await startFixture(base);
+    const first = await startFixture(scene.base);
     const client = await modernClient(first);
     const asked = await firstRound(client, 'omicron');
     await expect(retry(client, 'omicron', asked, tampered(asked.requestState!))).rejects.toThrow(
@@ -111,10 +91,10 @@ describe('SIGKILL between input_required and the retry (MCP 2026-07-28)', { time
     await expect(retry(client, 'omicron', asked, `${asked.requestState!.slice(0, -2)}AA`)).rejects.toThrow(
       /Invalid or expired requestState/,
     );
-    expect(runsOf(base.runsFile, 'omicron')).toBe(0);
+    expect(runsOf(scene.base.runsFile, 'omicron')).toBe(0);
     expect(await retry(client, 'omicron', asked)).toMatchObject({
       content: [{ type: 'text', text: 'Appended omicron.' }],
     });
-    expect(runsOf(base.runsFile, 'omicron')).toBe(1);
+    expect(runsOf(scene.base.runsFile, 'omicron')).toBe(1);
   });
 });

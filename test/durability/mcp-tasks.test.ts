@@ -2,43 +2,25 @@
 // server like any turn. An MCP client (the SDK's, over HTTP) calls the fixture's `append` through its gateway; the
 // process is killed while the call waits, or while its tool runs; a new process starts on the same database and a
 // new MCP session reads the task by its id. The journal tool's runs file counts the runs across processes.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema, type Task } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Checkpoint } from '../../src/agent/runner.js';
-import type { FixtureOptions } from '../fixtures/durability-server.js';
-import { dataOf, RESOLVE, TEST_BACKEND } from '../support/harness.js';
-import { migratedPostgresDatabase } from '../support/postgres.js';
+import { dataOf, RESOLVE } from '../support/harness.js';
 import { connectClient } from '../mcp/support.js';
-import { killAll, readRuns, runsOf, startFixture, waitFor, type ServerProcess } from './processes.js';
+import { readRuns, runsOf, startFixture, waitFor, type ServerProcess } from './processes.js';
+import { gatewayCrashScene } from './gateway-scene.js';
 
 const PENDING = `query { pendingElicitations { edges { node { id toolCall { arguments } } } } }`;
 const INTERRUPTED = 'Execution of append was interrupted; its outcome is unknown.';
 
-let dir: string;
-let base: FixtureOptions;
-const clients: Client[] = [];
-
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'toolgate-mcp-crash-'));
-  const database = TEST_BACKEND === 'postgres' ? (await migratedPostgresDatabase()).url : join(dir, 'toolgate.db');
-  base = { database, runsFile: join(dir, 'runs.log') };
-});
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})));
-  await killAll();
-  rmSync(dir, { recursive: true, force: true });
-});
+const scene = gatewayCrashScene('toolgate-mcp-crash-');
 
 /** A new MCP session on the server's gateway (the fixture has no auth section: the local user). */
 async function mcpClient(server: ServerProcess): Promise<Client> {
   const { client } = await connectClient(new URL('/mcp/gateway', server.url));
-  clients.push(client);
-  return client;
+  return scene.track(client);
 }
 
 /** `append <line>` through the gateway as a task: its task id. */
@@ -81,22 +63,22 @@ function acceptDuringCrash(server: ServerProcess, elicitationId: string) {
 
 /** Which process started and ended the journal tool's runs for `line`. */
 function runsIn(line: string): string[] {
-  return readRuns(base.runsFile)
+  return readRuns(scene.base.runsFile)
     .filter((run) => run.kind !== 'crash' && run.line === line)
     .map((run) => `${run.kind} ${run.pid}`);
 }
 
 describe('SIGKILL while a gateway call waits as a task', { timeout: 180_000 }, () => {
   it('after the restart the task still waits; answered in GraphQL, a new MCP session gets its result; the tool ran once', async () => {
-    const first = await startFixture(base);
+    const first = await startFixture(scene.base);
     const { taskId, elicitationId } = await waitingTask(first, 'kappa');
     await first.kill();
 
-    const second = await startFixture(base);
+    const second = await startFixture(scene.base);
     const client = await mcpClient(second);
     expect(await client.experimental.tasks.getTask(taskId)).toMatchObject({ status: 'input_required' });
     expect(await onlyPendingId(second, 'kappa')).toBe(elicitationId);
-    expect(runsOf(base.runsFile, 'kappa')).toBe(0);
+    expect(runsOf(scene.base.runsFile, 'kappa')).toBe(0);
 
     const answered = dataOf(await second.gql(RESOLVE, { input: { elicitationId, action: 'ACCEPT' } }));
     expect(answered.resolveElicitation.userErrors).toEqual([]);
@@ -111,14 +93,14 @@ describe('SIGKILL while a gateway call waits as a task', { timeout: 180_000 }, (
 
 describe("SIGKILL while a gateway task's tool runs", { timeout: 180_000 }, () => {
   it('killed inside the tool: after the restart the call is reported interrupted, and never runs again', async () => {
-    const first = await startFixture({ ...base, releaseFile: join(dir, 'never') });
+    const first = await startFixture({ ...scene.base, releaseFile: join(scene.dir, 'never') });
     const { taskId, elicitationId } = await waitingTask(first, 'lambda');
     const answered = acceptDuringCrash(first, elicitationId);
-    await waitFor('the tool to start', () => runsOf(base.runsFile, 'lambda') === 1);
+    await waitFor('the tool to start', () => runsOf(scene.base.runsFile, 'lambda') === 1);
     await first.kill();
     expect(await answered).toBe('connection lost');
 
-    const second = await startFixture(base);
+    const second = await startFixture(scene.base);
     const client = await mcpClient(second);
     await taskReaching(client, taskId, 'completed');
     expect(await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)).toMatchObject({
@@ -129,12 +111,12 @@ describe("SIGKILL while a gateway task's tool runs", { timeout: 180_000 }, () =>
   });
 
   it('killed after the tool returned, before its result was saved: reported interrupted; the effect happened once', async () => {
-    const first = await startFixture({ ...base, crashAt: { point: 'toolReturned' } });
+    const first = await startFixture({ ...scene.base, crashAt: { point: 'toolReturned' } });
     const { taskId, elicitationId } = await waitingTask(first, 'mu');
     expect(await acceptDuringCrash(first, elicitationId)).toBe('connection lost');
     expect((await first.exited).signal).toBe('SIGKILL');
 
-    const second = await startFixture(base);
+    const second = await startFixture(scene.base);
     const client = await mcpClient(second);
     await taskReaching(client, taskId, 'completed');
     expect(await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)).toMatchObject({
@@ -147,12 +129,12 @@ describe("SIGKILL while a gateway task's tool runs", { timeout: 180_000 }, () =>
   it.each(['answerRecorded', 'toolStarting'] as Checkpoint[])(
     'killed at %s, before the tool started (nothing journaled): after the restart the call runs once, and the task has its result',
     async (point) => {
-      const first = await startFixture({ ...base, crashAt: { point } });
+      const first = await startFixture({ ...scene.base, crashAt: { point } });
       const { taskId, elicitationId } = await waitingTask(first, 'nu');
       expect(await acceptDuringCrash(first, elicitationId)).toBe('connection lost');
       expect((await first.exited).signal).toBe('SIGKILL');
 
-      const second = await startFixture(base);
+      const second = await startFixture(scene.base);
       const client = await mcpClient(second);
       await taskReaching(client, taskId, 'completed');
       expect(await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)).toMatchObject({

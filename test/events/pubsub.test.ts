@@ -1,21 +1,12 @@
 // The pub/sub interface subscriptions rely on: listening from the call on, and a close that ends everyone.
 import { describe, expect, it } from 'vitest';
 import type { TurnRecord } from '../../src/domain/records.js';
+import { startedTurn } from '../../src/domain/turn-rules.js';
 import { createInProcessPubSub, createToolgatePubSub, MAX_QUEUED_EVENTS } from '../../src/events/pubsub.js';
 
 const turn = (id: string, status: TurnRecord['status']): TurnRecord => ({
-  id,
-  threadId: 'thr_1',
-  agentId: 'demo',
-  ownerId: 'alice',
+  ...startedTurn({ id: id, threadId: 'thr_1', agentId: 'demo', ownerId: 'alice' }, '2026-01-01T00:00:00.000Z'),
   status,
-  text: null,
-  error: null,
-  iterations: 0,
-  step: null,
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-  expiresAt: null,
 });
 
 /** An EventTarget that counts listeners per event name, and can hand each dispatch over as a JSON copy (as Redis does). */

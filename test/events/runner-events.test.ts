@@ -4,22 +4,13 @@
 // gateway call's result or a subscriber watching a pause is not kept waiting for nothing.
 import { describe, expect, it } from 'vitest';
 import type { TurnRecord } from '../../src/domain/records.js';
+import { startedTurn } from '../../src/domain/turn-rules.js';
 import { createInProcessPubSub } from '../../src/events/pubsub.js';
 import { createRunnerEventPublisher } from '../../src/events/runner-events.js';
 
 const turn = (status: TurnRecord['status']): TurnRecord => ({
-  id: 'trn_1',
-  threadId: 'thr_1',
-  agentId: 'demo',
-  ownerId: 'alice',
+  ...startedTurn({ id: 'trn_1', threadId: 'thr_1', agentId: 'demo', ownerId: 'alice' }, '2026-01-01T00:00:00.000Z'),
   status,
-  text: null,
-  error: null,
-  iterations: 0,
-  step: null,
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-  expiresAt: null,
 });
 
 describe("a turn's change on the pub/sub", () => {
