@@ -8,36 +8,45 @@ import { freshPostgresDatabase, type TestDatabase } from '../support/postgres.js
 // without the parameters' values, often while the tables are still empty. A lookup of one row by id that also
 // checks its owner must use the id's unique index under such a plan too: with the owner's index it reads every row
 // of that owner, on every answer, and an answer gets slower as its user's history grows.
+let database: TestDatabase;
+let client: pg.Client;
+
+beforeAll(async () => {
+  database = await freshPostgresDatabase();
+  await (await PostgresStore.open(database.url)).close(); // the schema
+  client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  // The plan a long-lived connection ends up with, made now, on the empty tables.
+  await client.query('SET plan_cache_mode = force_generic_plan');
+});
+afterAll(async () => {
+  await client.end();
+  await database.drop();
+});
+
+type PlanNode = Record<string, unknown>;
+
+/** The statement's generic plan on this connection: its top node. */
+async function genericPlan(query: PgQuery): Promise<PlanNode> {
+  await client.query(query); // prepares it on this connection, as the store's pool does
+  const values = (query.values ?? []).map((v) =>
+    client.escapeLiteral(Array.isArray(v) ? `{${v.join(',')}}` : String(v)),
+  );
+  const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(
+    `EXPLAIN (FORMAT JSON) EXECUTE ${query.name}${values.length ? `(${values.join(', ')})` : ''}`,
+  );
+  return (rows[0]!['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan;
+}
+
 describe('PostgreSQL: a lookup by id uses the id under a generic plan', () => {
-  let database: TestDatabase;
-  let client: pg.Client;
-
-  beforeAll(async () => {
-    database = await freshPostgresDatabase();
-    await (await PostgresStore.open(database.url)).close(); // the schema
-    client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    // The plan a long-lived connection ends up with, made now, on the empty tables.
-    await client.query('SET plan_cache_mode = force_generic_plan');
-  });
-  afterAll(async () => {
-    await client.end();
-    await database.drop();
-  });
-
   /** The indexes the statement's generic plan scans, by table. */
   async function indexesOf(query: PgQuery): Promise<string[]> {
-    await client.query(query); // prepares it on this connection, as the store's pool does
-    const values = (query.values ?? []).map((v) => client.escapeLiteral(String(v))).join(', ');
-    const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(
-      `EXPLAIN (FORMAT JSON) EXECUTE ${query.name}(${values})`,
-    );
     const found: string[] = [];
-    const walk = (node: Record<string, unknown>) => {
+    const walk = (node: PlanNode) => {
       if (typeof node['Index Name'] === 'string') found.push(`${String(node['Relation Name'])}:${node['Index Name']}`);
-      for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+      for (const child of (node.Plans as PlanNode[] | undefined) ?? []) walk(child);
     };
-    walk((rows[0]!['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan);
+    walk(await genericPlan(query));
     return found;
   }
 
@@ -73,31 +82,9 @@ describe('PostgreSQL: a lookup by id uses the id under a generic plan', () => {
 // The decision records' chain grows with every gated call: each append and each read of a call's records must find
 // its rows by an index, not read the chain.
 describe('PostgreSQL: the decision records are read by their indexes under a generic plan', () => {
-  let database: TestDatabase;
-  let client: pg.Client;
-
-  beforeAll(async () => {
-    database = await freshPostgresDatabase();
-    await (await PostgresStore.open(database.url)).close();
-    client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    await client.query('SET plan_cache_mode = force_generic_plan');
-  });
-  afterAll(async () => {
-    await client.end();
-    await database.drop();
-  });
-
   /** Whether the statement's generic plan reads the whole table (a Seq Scan of it). */
   async function scansWholly(query: PgQuery): Promise<boolean> {
-    await client.query(query);
-    const values = (query.values ?? []).map((v) =>
-      client.escapeLiteral(Array.isArray(v) ? `{${v.join(',')}}` : String(v)),
-    );
-    const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(
-      `EXPLAIN (FORMAT JSON) EXECUTE ${query.name}${values.length ? `(${values.join(', ')})` : ''}`,
-    );
-    return JSON.stringify(rows[0]!['QUERY PLAN']).includes('"Node Type":"Seq Scan"');
+    return JSON.stringify(await genericPlan(query)).includes('"Node Type":"Seq Scan"');
   }
 
   it.each([

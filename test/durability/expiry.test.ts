@@ -7,7 +7,16 @@ import type { ModelRequest } from '../../src/models/model.js';
 import { ConfigError, parseConfig } from '../../src/config/load.js';
 import { dataOf } from '../support/harness.js';
 import { subscribeFetch } from '../support/live.js';
-import { call, callStep, manualClock, startScenario, textStep, toolTexts, type Scenario } from '../support/scenario.js';
+import {
+  call,
+  callStep,
+  manualClock,
+  startScenario,
+  textStep,
+  toolTexts,
+  type Scenario,
+  type ScenarioOptions,
+} from '../support/scenario.js';
 
 const EXPIRED_TEXT = 'Execution of wipe was not confirmed before the request expired.';
 const TURN_UPDATED = `subscription($id: ID!) { turnUpdated(turnId: $id) { id status elicitations { status } messages { role text } } }`;
@@ -19,6 +28,10 @@ const wipeOnEveryMessage = (request: ModelRequest) =>
   request.messages.at(-1)!.role === 'USER' ? callStep(call('wipe')) : textStep('Wiped.');
 
 let s: Scenario | undefined;
+
+/** A server whose model calls `wipe` on every message (which asks), its pauses lasting `pauseTtlSeconds`. */
+const startWiping = (pauseTtlSeconds: number, options: ScenarioOptions = {}) =>
+  startScenario({ tools: [{ name: 'wipe' }], script: [wipeOnEveryMessage], agent: { pauseTtlSeconds }, ...options });
 afterEach(async () => {
   await s?.close();
   s = undefined;
@@ -27,13 +40,7 @@ afterEach(async () => {
 describe('the background sweeper', () => {
   it('expires a paused turn on time, with no request, and pushes the change to a live subscriber', async () => {
     const clock = manualClock();
-    s = await startScenario({
-      tools: [{ name: 'wipe' }],
-      script: [wipeOnEveryMessage],
-      agent: { pauseTtlSeconds: 60 },
-      clock: clock.now,
-      sweepIntervalSeconds: 0.05,
-    });
+    s = await startWiping(60, { clock: clock.now, sweepIntervalSeconds: 0.05 });
     const { turn } = await s.start('wipe everything');
     expect(turn.status).toBe('PAUSED');
     const live = await subscribeFetch(s.h.url, TURN_UPDATED, { id: turn.id });
@@ -58,12 +65,7 @@ describe('the background sweeper', () => {
   });
 
   it('on the real clock: pauseTtlSeconds 1, a sweep every 0.2 s; the subscriber and a poller both see EXPIRED', async () => {
-    s = await startScenario({
-      tools: [{ name: 'wipe' }],
-      script: [wipeOnEveryMessage],
-      agent: { pauseTtlSeconds: 1 },
-      sweepIntervalSeconds: 0.2,
-    });
+    s = await startWiping(1, { sweepIntervalSeconds: 0.2 });
     const { turn } = await s.start('wipe everything');
     expect(turn.status).toBe('PAUSED');
     const live = await subscribeFetch(s.h.url, TURN_UPDATED, { id: turn.id });
@@ -80,14 +82,7 @@ describe('the background sweeper', () => {
 
   it('deletes expired, never-answered requests retentionDays after they expired, in batches; turns, messages and answered requests stay', async () => {
     const clock = manualClock();
-    s = await startScenario({
-      tools: [{ name: 'wipe' }],
-      script: [wipeOnEveryMessage],
-      agent: { pauseTtlSeconds: 60 },
-      clock: clock.now,
-      retentionDays: 1,
-      sweepBatchSize: 2,
-    });
+    s = await startWiping(60, { clock: clock.now, retentionDays: 1, sweepBatchSize: 2 });
     const expiring = [];
     for (let i = 0; i < 5; i++) expiring.push((await s.start(`wipe ${i}`)).turn);
     const answered = (await s.start('wipe and confirm')).turn;
@@ -129,13 +124,7 @@ describe('the background sweeper', () => {
 
   it('yields to other work between batches, so a long sweep does not hold requests up', async () => {
     const clock = manualClock();
-    s = await startScenario({
-      tools: [{ name: 'wipe' }],
-      script: [wipeOnEveryMessage],
-      agent: { pauseTtlSeconds: 60 },
-      clock: clock.now,
-      sweepBatchSize: 2,
-    });
+    s = await startWiping(60, { clock: clock.now, sweepBatchSize: 2 });
     for (let i = 0; i < 7; i++) await s.start(`wipe ${i}`);
     clock.advance(61);
 
@@ -185,13 +174,7 @@ async function execSql(database: string, sql: string, params: unknown[]): Promis
 describe('retention of the chat cards', () => {
   it('deletes a posted card of a decided request retentionDays after its last change; a waiting request keeps its card', async () => {
     const clock = manualClock();
-    s = await startScenario({
-      tools: [{ name: 'wipe' }],
-      script: [wipeOnEveryMessage],
-      agent: { pauseTtlSeconds: 60 },
-      clock: clock.now,
-      retentionDays: 1,
-    });
+    s = await startWiping(60, { clock: clock.now, retentionDays: 1 });
     const { database } = s.h;
     const decided = (await s.start('wipe 1')).turn.pendingElicitations[0].id;
     expect((await s.resolve(decided, 'DECLINE')).userErrors).toEqual([]);
