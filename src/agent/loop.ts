@@ -114,6 +114,8 @@ export interface CallStart {
   message: string;
   call: ToolCall;
   now: string;
+  /** The gateway agent, when the caller just read it; else it is read here. */
+  agent?: Agent;
 }
 
 /**
@@ -304,7 +306,7 @@ export class TurnLoop {
    * gated here once, and its turn's start takes the gate over.
    */
   async callAtOnce(start: CallStart): Promise<AtOnce> {
-    const agent = await this.#store.getAgent(start.agentId);
+    const agent = start.agent ?? (await this.#store.getAgent(start.agentId));
     if (!agent || !isGateway(agent)) return { kind: 'unknown' };
     const tools = await this.options.tools.toolsFor(agent);
     const byId = new Map(tools.map((t) => [t.id, t]));

@@ -3,6 +3,7 @@
 // reporting.ts tells subscribers and observers what happened.
 import { newId } from '../domain/ids.js';
 import type {
+  Agent,
   AnswerIdentity,
   CallerWithdrawal,
   ElicitationAnswer,
@@ -133,6 +134,8 @@ export class AgentRunner {
     idempotencyKey?: string;
     /** A gateway's call, the turn's one step (src/domain/gateway.ts). */
     call?: ToolCall;
+    /** The gateway agent as the caller just read it: a call that may run at once is gated with it. */
+    agent?: Agent;
   }): Promise<StartTurnOutcome> {
     const turnId = newId('trn');
     const newThreadId = newId('thr');
@@ -140,7 +143,16 @@ export class AgentRunner {
     // A gateway's call its client waits for, without a key to find it again by: a read-only one may run at once.
     if (input.call && input.idempotencyKey === undefined && !input.background) {
       const { call, agentId, ownerId, message } = input;
-      const start = { turnId, threadId: newThreadId, agentId, ownerId, message, call, now: this.#now() };
+      const start = {
+        turnId,
+        threadId: newThreadId,
+        agentId,
+        ownerId,
+        message,
+        call,
+        now: this.#now(),
+        agent: input.agent,
+      };
       const atOnce = await this.#supervisor.callAtOnce(start);
       if (atOnce.kind === 'refused') return { ok: false, ...atOnce.refusal };
       if (atOnce.kind === 'ran') {

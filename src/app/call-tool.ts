@@ -84,6 +84,7 @@ export async function callTool(app: AppDeps, viewer: Viewer, input: CallToolInpu
   });
   const started = await app.runner.startTurn({
     agentId: input.agentId,
+    agent: gateway.agent,
     ownerId: viewer.id,
     threadId: null,
     message: gatewayCallText(input.clientName ? toStorableText(input.clientName) : null, input.name),
