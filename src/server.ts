@@ -63,9 +63,9 @@ async function startServer(
       // requests and running turns get until the deadline; paused turns are on disk and stay as they are.
       await background.stopSweeps();
       const deliveriesStopped = background.stopDeliveries();
-      // MCP sessions end first: their open streams would hold connections until the deadline.
-      await router.closeMcp();
       const deadline = Date.now() + (options.shutdownGraceMs ?? 5_000);
+      // MCP sessions end first: their open streams would hold connections until the deadline.
+      await router.closeMcp(deadline);
       await router.closeHttp(deadline);
       await deliveriesStopped;
       // Running turns get until the deadline; then pub/sub, the tool sources and the store close.

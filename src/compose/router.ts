@@ -76,8 +76,11 @@ export interface Router {
   yoga: YogaServerInstance<Record<string, never>, GraphQLContext>;
   /** Listens and returns the URL of /graphql. */
   listen(port: number, host: string): Promise<string>;
-  /** Ends every MCP session: a call waiting for confirmation stops waiting; the confirmation stays pending. */
-  closeMcp(): Promise<void>;
+  /**
+   * Ends every MCP session: a call waiting for confirmation stops waiting; the confirmation stays pending. What the
+   * requests were doing gets until `deadline` (epoch ms) to end.
+   */
+  closeMcp(deadline: number): Promise<void>;
   /**
    * Takes no new connections; WebSockets go with 1001, subscriptions (SSE streams too) complete, in-flight requests
    * get until `deadline` (epoch ms).
@@ -357,7 +360,7 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
       options.access.identity.publicUrl.listened(url);
       return url;
     },
-    closeMcp: () => mcp.close(),
+    closeMcp: (deadline) => mcp.close(deadline),
     async closeHttp(deadline) {
       const httpClosed = closeHttpServer(httpServer, deadline);
       await webSockets.close(Math.max(0, deadline - Date.now()));

@@ -34,7 +34,8 @@ export interface ModernMcp {
     body: unknown,
     caller: { viewer: Viewer; agentId: string },
   ): Promise<void>;
-  close(): Promise<void>;
+  /** Stops the requests being answered, and waits until their handling ended, or until `deadline` (epoch ms). */
+  close(deadline: number): Promise<void>;
 }
 
 /** Who a request is for, passed to the server factory through the handler's authInfo. */
@@ -44,6 +45,13 @@ interface Caller {
 }
 
 export function createModernMcp(options: ModernMcpOptions): ModernMcp {
+  // The requests' handling still under way: an aborted request's response goes at once, its handling a moment later.
+  const handling = new Set<Promise<unknown>>();
+  const track = (work: Promise<unknown>) => {
+    handling.add(work);
+    const done = () => void handling.delete(work);
+    work.then(done, done);
+  };
   const factory = (ctx: McpRequestContext) => {
     const caller = ctx.authInfo?.extra?.caller as Caller | undefined;
     if (!caller) throw new Error('an MCP request reached the gateway without its caller');
@@ -55,6 +63,7 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
       progressIntervalMs: options.progressIntervalMs,
       requestState: options.requestState,
       waitMs: options.waitMs,
+      track,
       onRefusedState: (reason) =>
         options.logger?.warn(
           { viewerId: caller.viewer.id, agentId: caller.agentId, reason },
@@ -102,10 +111,15 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
         // The client went away while the response streamed: nothing to answer.
       });
     },
-    close: () => {
+    async close(deadline) {
       for (const request of inFlight) request.abort();
       inFlight.clear();
-      return handler.close();
+      // The store closes after this: an aborted request's handling must not read it then.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))));
+      await Promise.race([Promise.allSettled([...handling]), late]);
+      clearTimeout(timer);
+      await handler.close();
     },
   };
 }

@@ -54,8 +54,11 @@ export interface McpRoute {
   serve(req: IncomingMessage, res: ServerResponse): Promise<void>;
   /** Whether a path is one an MCP client connects to (/mcp, /mcp/<id>), whichever gateway agents there are. */
   serves(path: string): Promise<boolean>;
-  /** Ends every session: waiting calls stop waiting, and their confirmations stay pending (the caller did not leave). */
-  close(): Promise<void>;
+  /**
+   * Ends every session: waiting calls stop waiting, and their confirmations stay pending (the caller did not leave).
+   * Requests' handling still under way gets until `deadline` (epoch ms).
+   */
+  close(deadline: number): Promise<void>;
 }
 
 export function createMcpRoute(options: McpRouteOptions): McpRoute {
@@ -184,9 +187,9 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
         if (!res.headersSent) reply(res, 500, ErrorCode.InternalError, 'Internal error');
         else res.end();
       }),
-    async close() {
+    async close(deadline) {
       closed = true;
-      await Promise.all([sessions.closeAll(), modern.close()]);
+      await Promise.all([sessions.closeAll(), modern.close(deadline)]);
     },
   };
 }

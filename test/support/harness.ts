@@ -36,14 +36,17 @@ export function tempDir(): { dir: string; cleanup(): void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** A database of the test's backend no one has used: a PostgreSQL database, or an SQLite file in a temp directory. */
+export async function freshDatabase(): Promise<string> {
+  return TEST_BACKEND === 'postgres'
+    ? (await migratedPostgresDatabase()).url
+    : join(mkdtempSync(join(tmpdir(), 'toolgate-db-')), 'toolgate.db');
+}
+
 export async function startHarness(
   options: Partial<ServerOptions> & { database?: string; port?: number } = {},
 ): Promise<Harness> {
-  const database =
-    options.database ??
-    (TEST_BACKEND === 'postgres'
-      ? (await migratedPostgresDatabase()).url
-      : join(mkdtempSync(join(tmpdir(), 'toolgate-db-')), 'toolgate.db'));
+  const database = options.database ?? (await freshDatabase());
   const server = await createServer({ sweepIntervalSeconds: 0, ...options, database });
   const url = await server.listen(options.port ?? 0, '127.0.0.1');
   return {
