@@ -44,6 +44,9 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // expect.poll waits for what a server does next (a pause committed, an event delivered): its own default of one
+    // second is missed under a busy run. A poll that must answer sooner says so.
+    expect: { poll: { timeout: 10_000 } },
     // Tests that start servers and child processes run in separate forks. Half the suite's time is spent waiting
     // (for child processes, PostgreSQL's commits, timers), so it runs more forks than the machine has cores:
     // TOOLGATE_TEST_WORKERS sets how many.

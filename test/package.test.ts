@@ -8,6 +8,7 @@
 import { execFile, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -143,10 +144,11 @@ afterEach(() => {
   for (const child of running) child.kill('SIGKILL');
   running.clear();
 });
-afterAll(() => {
+// The installed app holds thousands of files: removing them under a busy disk has taken longer than a hook's 30 s.
+afterAll(async () => {
   console.log(`test/package.test.ts timings (ms): ${JSON.stringify(timings)}`);
-  temp.cleanup();
-});
+  await rm(temp.dir, { recursive: true, force: true });
+}, 180_000);
 
 /** `command` from `cwd` until it prints a URL (the server's "serving … at <url>" line, an example's first URL). */
 function startProcess(command: string, args: string[], cwd: string, env: Record<string, string> = {}) {

@@ -13,6 +13,7 @@ import {
 import { startTurn } from '../../src/app/start-turn.js';
 import { argumentsDigest, verifyRecords } from '../../src/domain/decision-records.js';
 import { ALICE, BOB, startApp, type AppScenario } from '../support/app.js';
+import { memoryLog } from '../support/log.js';
 import { AGENT_ID, testAgent } from '../support/scenario.js';
 import type { AgentConfig } from '../../src/config/schema.js';
 
@@ -315,6 +316,8 @@ describe('a read-only call that runs unasked is recorded whole, after it returns
   let r: AppScenario;
   let seenWhileRunning: Record<string, number> | undefined;
   let listened = 0;
+  /** The server's log: a listener that throws is a fault of the listener's, logged, not printed. */
+  const log = memoryLog('info');
   beforeAll(async () => {
     r = await startApp({
       tools: [
@@ -333,6 +336,7 @@ describe('a read-only call that runs unasked is recorded whole, after it returns
           toolConfirmation: { 't:audit_log': { mode: 'ALWAYS' } },
         }),
       ],
+      logger: log.logger,
       listeners: [
         {
           priority: 100,
@@ -376,6 +380,10 @@ describe('a read-only call that runs unasked is recorded whole, after it returns
     expect(outcome.call.result).toMatchObject({ isError: true });
     expect(r.tools.count('peek')).toBe(runs);
     expect((await gatewayCall(r.app, ALICE, outcome.call.turn.id))?.turn.status).toBe('FAILED');
+    // Logged once, as the fault it is (not printed to the console, not lost).
+    expect(log.find('unexpected fault').map((line) => (line.err as { message?: string } | undefined)?.message)).toEqual(
+      ['listener broke'],
+    );
   });
 
   it('one the gating makes ask is gated once: its listeners see it once, it pauses, and runs once accepted', async () => {

@@ -37,7 +37,7 @@ function inboxConfig(auth?: ToolgateConfig['auth']): ToolgateConfig {
   return {
     models: { [MODEL_ID]: { provider: 'scripted' } },
     toolSources: {},
-    agents: [testAgent(), testAgent({ id: 'brief', name: 'Brief agent', pauseTtlSeconds: 2 })],
+    agents: [testAgent(), testAgent({ id: 'brief', name: 'Brief agent', pauseTtlSeconds: 60 })],
     plugins: [],
     ...(auth ? { auth } : {}),
   };
@@ -172,17 +172,25 @@ describe('the inbox in local mode (no login)', () => {
     await page.getByText('Nothing waits for your answer.', { exact: false }).first().waitFor();
     const before = tools.count('remove');
 
-    // 1. The countdown runs out (the brief agent waits 2 s): the card says expired and offers no answer.
+    // 1. The countdown runs out on the page (the brief agent waits a minute; the page's clock is moved past it, the
+    // server's is not): the card says expired and offers no answer, and A sends none the server would still take.
+    // A short wait instead would race a busy machine: the card could arrive already expired, never counting down.
     const brief = await start('remove 9', 'brief');
-    const expiring = page.locator(`article[data-elicitation-id="${brief.turn.pendingElicitations[0].id}"]`);
-    await expiring.getByText('Expires in').waitFor();
-    await page.clock.fastForward(3_000);
-    await expiring.getByText('Expired.').waitFor();
-    expect(await expiring.getByRole('button', { name: 'Accept', exact: true }).count()).toBe(0);
-    await expiring.focus();
-    await page.keyboard.press('a');
-    await page.waitForTimeout(300);
-    expect(await expiring.getAttribute('data-status')).toBe('EXPIRED');
+    const briefId = brief.turn.pendingElicitations[0].id as string;
+    const expiring = page.locator(`article[data-elicitation-id="${briefId}"]`);
+    try {
+      await expiring.getByText('Expires in').waitFor();
+      await page.clock.fastForward(61_000);
+      await expiring.getByText('Expired.').waitFor();
+      expect(await expiring.getByRole('button', { name: 'Accept', exact: true }).count()).toBe(0);
+      await expiring.focus();
+      await page.keyboard.press('a');
+      await page.waitForTimeout(300);
+      expect(await expiring.getAttribute('data-status')).toBe('EXPIRED');
+      expect(tools.count('remove')).toBe(before);
+    } finally {
+      await cancelPending([briefId]);
+    }
 
     // 2. The server's clock says expired while the page still counts down: Accept is refused, in words.
     const started = await start('remove 10');

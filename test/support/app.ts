@@ -1,9 +1,6 @@
 // The use cases of src/app/ with no API in front: a server's core (its real store, the loop, the tools) built by
 // createCore, without the HTTP router or the background work. A test calls startTurn(app, viewer, …) and so on as an
 // entrance would.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { ToolPreExecuteListener } from '../../src/domain/gate/listeners.js';
 import type { AppDeps } from '../../src/app/deps.js';
 import type { Viewer } from '../../src/app/viewer.js';
@@ -13,8 +10,7 @@ import { createCore, unwindOnFailure, type Core, type CoreOptions } from '../../
 import { sweeperOf } from '../../src/compose/background.js';
 import type { SweepReport } from '../../src/agent/sweeper.js';
 import { DbObserver, type DbSnapshot } from './db-snapshot.js';
-import { TEST_BACKEND } from './harness.js';
-import { migratedPostgresDatabase } from './postgres.js';
+import { freshDatabase } from './harness.js';
 import type { JsonObject } from '../../src/domain/records.js';
 import { call, callStep, MODEL_ID, testAgent, testConfig, textStep } from './scenario.js';
 import { CountingToolSource, type CountingTool } from './tools.js';
@@ -49,10 +45,7 @@ export async function startApp(
     logger?: CoreOptions['logger'];
   } = {},
 ): Promise<AppScenario> {
-  const database =
-    TEST_BACKEND === 'postgres'
-      ? (await migratedPostgresDatabase()).url
-      : join(mkdtempSync(join(tmpdir(), 'toolgate-app-')), 'toolgate.db');
+  const database = await freshDatabase();
   const model = new ScriptedModel(options.script ?? [textStep('ok')]);
   const tools = new CountingToolSource('t', options.tools ?? []);
   const config = testConfig(options.agent);
