@@ -23,6 +23,8 @@ export interface ModernMcpOptions {
   /** A refused requestState is logged with its reason (the client is told only that it is invalid or expired). */
   logger?: Logger;
   onError: (error: unknown) => void;
+  /** Given each request's handling as it starts (handlings.ts). */
+  track?: (handling: Promise<unknown>) => void;
 }
 
 export interface ModernMcp {
@@ -34,8 +36,7 @@ export interface ModernMcp {
     body: unknown,
     caller: { viewer: Viewer; agentId: string },
   ): Promise<void>;
-  /** Stops the requests being answered, and waits until their handling ended, or until `deadline` (epoch ms). */
-  close(deadline: number): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** Who a request is for, passed to the server factory through the handler's authInfo. */
@@ -45,13 +46,6 @@ interface Caller {
 }
 
 export function createModernMcp(options: ModernMcpOptions): ModernMcp {
-  // The requests' handling still under way: an aborted request's response goes at once, its handling a moment later.
-  const handling = new Set<Promise<unknown>>();
-  const track = (work: Promise<unknown>) => {
-    handling.add(work);
-    const done = () => void handling.delete(work);
-    work.then(done, done);
-  };
   const factory = (ctx: McpRequestContext) => {
     const caller = ctx.authInfo?.extra?.caller as Caller | undefined;
     if (!caller) throw new Error('an MCP request reached the gateway without its caller');
@@ -63,7 +57,7 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
       progressIntervalMs: options.progressIntervalMs,
       requestState: options.requestState,
       waitMs: options.waitMs,
-      track,
+      track: options.track,
       onRefusedState: (reason) =>
         options.logger?.warn(
           { viewerId: caller.viewer.id, agentId: caller.agentId, reason },
@@ -111,15 +105,10 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
         // The client went away while the response streamed: nothing to answer.
       });
     },
-    async close(deadline) {
+    close: () => {
       for (const request of inFlight) request.abort();
       inFlight.clear();
-      // The store closes after this: an aborted request's handling must not read it then.
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))));
-      await Promise.race([Promise.allSettled([...handling]), late]);
-      clearTimeout(timer);
-      await handler.close();
+      return handler.close();
     },
   };
 }

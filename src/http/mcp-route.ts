@@ -19,6 +19,7 @@ import type { Logger } from '../observability/logger.js';
 import { mcpRequestLog } from '../observability/request-log.js';
 import { bearerChallenge, NO_VALID_TOKEN, refusalMessage, type Authenticator } from './auth.js';
 import { createModernMcp } from './mcp-modern.js';
+import { createHandlings } from '../mcp/handlings.js';
 import { McpSessions, type McpSession } from './mcp-sessions.js';
 import type { ProtectedResource } from './protected-resource.js';
 import type { RequestStateSigner } from '../mcp/request-state.js';
@@ -67,8 +68,11 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
     maxPerUser: options.maxSessionsPerUser,
     onError: options.onError,
   });
+  // What the requests of both revisions are still doing: the store closes after it (handlings.ts).
+  const handlings = createHandlings();
   const modern = createModernMcp({
     app: options.app,
+    track: handlings.track,
     requestState: options.modern.requestState,
     waitMs: options.modern.waitMs,
     progressIntervalMs: options.progressIntervalMs,
@@ -157,6 +161,7 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
       progressIntervalMs,
       taskPollIntervalMs,
       serverClosing: () => closed,
+      track: handlings.track,
     });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
@@ -189,7 +194,8 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
       }),
     async close(deadline) {
       closed = true;
-      await Promise.all([sessions.closeAll(), modern.close(deadline)]);
+      await Promise.all([sessions.closeAll(), modern.close()]);
+      await handlings.settled(deadline);
     },
   };
 }

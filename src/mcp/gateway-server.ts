@@ -33,7 +33,7 @@ export function createGatewayServer(session: GatewaySession): Server {
       taskStore: createTaskStore(session),
     },
   );
-  const guarded = <T>(run: () => Promise<T>): Promise<T> => hidingFaults(run, session.onError);
+  const guarded = <T>(run: () => Promise<T>): Promise<T> => hidingFaults(run, session);
   // Resources, prompts, completions and the upstream servers' announcements; ended with the session.
   const passThrough = servePassThrough(server, session);
   server.onclose = passThrough.end;

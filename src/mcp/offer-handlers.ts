@@ -21,7 +21,7 @@ import type { GatewaySession } from './tool-call.js';
 /** MCP's code for a resource no server has. */
 const RESOURCE_NOT_FOUND = -32002;
 
-export type OfferCaller = Pick<GatewaySession, 'app' | 'agentId' | 'onError'>;
+export type OfferCaller = Pick<GatewaySession, 'app' | 'agentId' | 'onError' | 'track'>;
 
 export interface OfferHandlers {
   listResources(): Promise<{ resources: JsonObject[] }>;
@@ -34,7 +34,7 @@ export interface OfferHandlers {
 
 /** Runs a pass-through request's work: refusals in MCP's words, a fault's own words to `onError` only. */
 export function guardedOffer(caller: OfferCaller): <T>(run: () => Promise<T>, uri?: string) => Promise<T> {
-  return (run, uri) => hidingFaults(() => run().catch((error: unknown) => asRefusal(error, uri)), caller.onError);
+  return (run, uri) => hidingFaults(() => run().catch((error: unknown) => asRefusal(error, uri)), caller);
 }
 
 export function offerHandlers(caller: OfferCaller): OfferHandlers {

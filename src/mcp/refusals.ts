@@ -21,16 +21,24 @@ export class GatewayError extends Error {
   }
 }
 
+/** Who handles a request: where its faults go, and who keeps its handling until it ends (handlings.ts). */
+export interface RequestHandler {
+  onError: (error: unknown) => void;
+  track?: (handling: Promise<unknown>) => void;
+}
+
 /**
  * Runs a handler's work; a fault's own words (a database error, a stack) are not the client's: they go to `onError`,
  * and the client is told "Internal error". A refusal (GatewayError, or the SDK's McpError) passes as it is.
  */
-export function hidingFaults<T>(run: () => Promise<T>, onError: (error: unknown) => void): Promise<T> {
-  return run().catch((error: unknown) => {
+export function hidingFaults<T>(run: () => Promise<T>, handler: RequestHandler): Promise<T> {
+  const handling = run().catch((error: unknown) => {
     if (error instanceof GatewayError || error instanceof McpError) throw error;
-    onError(error);
+    handler.onError(error);
     throw new GatewayError(ErrorCode.InternalError, 'Internal error');
   });
+  handler.track?.(handling);
+  return handling;
 }
 
 export function unknownGateway(agentId: string): GatewayError {

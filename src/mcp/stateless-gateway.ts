@@ -48,11 +48,6 @@ export interface StatelessGatewayOptions extends GatewaySession {
   waitMs: number;
   /** A refused requestState, with the reason the client is not told. */
   onRefusedState?: (reason: string) => void;
-  /**
-   * Given each request's handling as it starts. Its response can go before the handling ends (a request the client
-   * or the closing server aborts), which may still read the store: whoever closes the store waits for it first.
-   */
-  track?: (handling: Promise<unknown>) => void;
 }
 
 /** What a client is told of any refused state: whatever the reason, the same words (the SDK's own). */
@@ -99,11 +94,7 @@ const ACTIONS: Record<string, ElicitationAction> = { accept: 'ACCEPT', decline: 
 
 export function createStatelessGatewayServer(options: StatelessGatewayOptions): Server {
   const server = new Server({ name: 'toolgate', version: '0.1.0' }, { capabilities: STATELESS_CAPABILITIES });
-  const guarded = <T>(run: () => Promise<T>): Promise<T> => {
-    const handling = hidingFaults(run, options.onError);
-    options.track?.(handling);
-    return handling;
-  };
+  const guarded = <T>(run: () => Promise<T>): Promise<T> => hidingFaults(run, options);
   server.setRequestHandler('tools/list', () =>
     guarded(async () => {
       const tools = await listGatewayTools(options.app, options.agentId);

@@ -37,9 +37,9 @@ export async function startGatewayTask(session: GatewaySession, request: ToolCal
 }
 
 export function createTaskStore(session: GatewaySession): TaskStore {
-  const { app, viewer, agentId, onError } = session;
+  const { app, viewer, agentId } = session;
   const pollInterval = pollIntervalOf(session);
-  const guarded = <T>(run: () => Promise<T>) => hidingFaults(run, onError);
+  const guarded = <T>(run: () => Promise<T>) => hidingFaults(run, session);
   const notMadeHere = (): never => {
     throw new Error('A gateway task is started by its tools/call, and its result is the call’s own');
   };

@@ -30,6 +30,8 @@ export interface GatewaySession {
   taskPollIntervalMs?: number;
   /** Whether the server is closing: a call whose request it ends is not withdrawn (withdrawal.ts). */
   serverClosing?: () => boolean;
+  /** Given each request's handling as it starts, which can outlast its response (handlings.ts). */
+  track?: (handling: Promise<unknown>) => void;
 }
 
 export interface ToolCallRequest {

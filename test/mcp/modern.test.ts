@@ -3,9 +3,7 @@
 // in GraphQL while the client cannot elicit.
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '../../src/domain/store.js';
-import { openStorage } from '../../src/storage.js';
-import { freshDatabase, startHarness, type Harness } from '../support/harness.js';
+import { startHarness, type Harness } from '../support/harness.js';
 import { memoryLog } from '../support/log.js';
 import type { CountingToolSource } from '../support/tools.js';
 import {
@@ -305,78 +303,6 @@ describe('a server that closes while a 2026-07-28 client waits', { timeout: 60_0
     } finally {
       await client.close().catch(() => {});
       await again.close();
-    }
-  });
-});
-
-/**
- * The store of `database`, whose next read of a turn for a viewer (a waiting request's, at its tick) is held once
- * `holdNextRead` is called, until the promise it returns is told to go on.
- */
-async function storageHoldingARead(database: string) {
-  const storage = await openStorage(database, 'test');
-  let hold: { reached: () => void; released: Promise<void> } | null = null;
-  const store = new Proxy(storage.store, {
-    get(target, property) {
-      if (property !== 'getTurn') {
-        const value: unknown = Reflect.get(target, property, target);
-        // The store's methods use its private fields: called on the store, not on the proxy.
-        return typeof value === 'function' ? value.bind(target) : value;
-      }
-      return async (...args: Parameters<Store['getTurn']>) => {
-        const held = hold;
-        if (held && args[1] !== undefined) {
-          hold = null;
-          held.reached();
-          await held.released;
-        }
-        return target.getTurn(...args);
-      };
-    },
-  });
-  return {
-    storage: { ...storage, store },
-    /** Resolves once the next such read is held; `release` lets it go on. */
-    holdNextRead() {
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      return new Promise<{ release: () => void }>((resolve) => {
-        hold = { reached: () => resolve({ release }), released };
-      });
-    },
-  };
-}
-
-describe('a server that closes while a waiting request reads the store', { timeout: 60_000 }, () => {
-  it('closes the store only once that read is done: nothing read from a closed store, nothing logged', async () => {
-    const config = gatewayConfig();
-    config.server = { mcpRequestState: { waitSeconds: 20 } };
-    const log = memoryLog('info');
-    const { storage, holdNextRead } = await storageHoldingARead(await freshDatabase());
-    const server = await startHarness({
-      config,
-      toolSources: [countingTools()],
-      storage,
-      logger: log.logger,
-      mcpProgressIntervalMs: 50,
-    });
-    const client = await connectModernClient(mcpUrl(server), { token: ALICE_TOKEN });
-    try {
-      const call = client.callTool({ name: 'drop', arguments: { ids: [42] } }, { onprogress: () => {} });
-      call.catch(() => {});
-      await onlyPending(server);
-      // The request's next tick reads its turn: held while the server begins to close.
-      const read = await holdNextRead();
-      const closing = server.close();
-      // The close waits for the read (up to its grace); a close that did not would be over by now, the store shut.
-      await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, 500))]);
-      read.release();
-      await closing;
-      // Past what the request does once its read returns.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(log.find('unexpected fault')).toEqual([]);
-    } finally {
-      await client.close().catch(() => {});
     }
   });
 });

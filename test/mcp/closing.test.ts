@@ -1,0 +1,101 @@
+// A server that closes while MCP clients of both revisions wait on their calls: what their requests still do once
+// stopped (a read of the call) ends before the store closes, which would otherwise log a fault for each.
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../../src/domain/store.js';
+import { openStorage } from '../../src/storage.js';
+import { freshDatabase, startHarness } from '../support/harness.js';
+import { memoryLog } from '../support/log.js';
+import { connectModernClient } from './modern-support.js';
+import { ALICE_TOKEN, connectClient, countingTools, gatewayConfig, mcpUrl, onlyPending } from './support.js';
+
+/**
+ * The store of `database`, whose next read of a turn for a viewer (a waiting request's, at its tick) is held once
+ * `holdNextRead` is called, until the promise it returns is told to go on.
+ */
+async function storageHoldingARead(database: string) {
+  const storage = await openStorage(database, 'test');
+  let hold: { reached: () => void; released: Promise<void> } | null = null;
+  const store = new Proxy(storage.store, {
+    get(target, property) {
+      if (property !== 'getTurn') {
+        const value: unknown = Reflect.get(target, property, target);
+        // The store's methods use its private fields: called on the store, not on the proxy.
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return async (...args: Parameters<Store['getTurn']>) => {
+        const held = hold;
+        if (held && args[1] !== undefined) {
+          hold = null;
+          held.reached();
+          await held.released;
+        }
+        return target.getTurn(...args);
+      };
+    },
+  });
+  return {
+    storage: { ...storage, store },
+    /** Resolves once the next such read is held; `release` lets it go on. */
+    holdNextRead() {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      return new Promise<{ release: () => void }>((resolve) => {
+        hold = { reached: () => resolve({ release }), released };
+      });
+    },
+  };
+}
+
+/** A client of either revision, calling `drop` and waiting for it with progress (its request then holds). */
+const WAITING_CALLERS = {
+  '2026-07-28': async (url: URL) => {
+    const client = await connectModernClient(url, { token: ALICE_TOKEN });
+    return {
+      call: () => client.callTool({ name: 'drop', arguments: { ids: [42] } }, { onprogress: () => {} }),
+      close: () => client.close(),
+    };
+  },
+  '2025-11-25': async (url: URL) => {
+    const { client } = await connectClient(url, { token: ALICE_TOKEN });
+    return {
+      call: () => client.callTool({ name: 'drop', arguments: { ids: [42] } }, undefined, { onprogress: () => {} }),
+      close: () => client.close(),
+    };
+  },
+};
+
+describe('a server that closes while a waiting request reads the store', { timeout: 60_000 }, () => {
+  it.each(Object.keys(WAITING_CALLERS) as (keyof typeof WAITING_CALLERS)[])(
+    'a %s client: the store closes once that read is done; nothing read from a closed store, nothing logged',
+    async (revision) => {
+      const config = gatewayConfig();
+      config.server = { mcpRequestState: { waitSeconds: 20 } };
+      const log = memoryLog('info');
+      const { storage, holdNextRead } = await storageHoldingARead(await freshDatabase());
+      const server = await startHarness({
+        config,
+        toolSources: [countingTools()],
+        storage,
+        logger: log.logger,
+        mcpProgressIntervalMs: 50,
+      });
+      const client = await WAITING_CALLERS[revision](mcpUrl(server));
+      try {
+        client.call().catch(() => {});
+        await onlyPending(server);
+        // The request's next tick reads its turn: held while the server begins to close.
+        const read = await holdNextRead();
+        const closing = server.close();
+        // The close waits for the read (up to its grace); a close that did not would be over by now, the store shut.
+        await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, 500))]);
+        read.release();
+        await closing;
+        // Past what the request does once its read returns.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(log.find('unexpected fault')).toEqual([]);
+      } finally {
+        await client.close().catch(() => {});
+      }
+    },
+  );
+});
