@@ -199,6 +199,7 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
   // MCP clients at /mcp: their tools/call pass the same gate (src/mcp/), authenticated as /graphql is.
   const mcp = createMcpRoute({
     app: services,
+    flush: () => store.flush(),
     authenticator: auth,
     maxRequestBytes: limits.maxRequestBytes,
     progressIntervalMs: options.mcpProgressIntervalMs,

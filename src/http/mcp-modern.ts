@@ -25,6 +25,8 @@ export interface ModernMcpOptions {
   onError: (error: unknown) => void;
   /** Given each request's handling as it starts (handlings.ts). */
   track?: (handling: Promise<unknown>) => void;
+  /** The store's flush (src/mcp/on-disk.ts). */
+  flush: () => Promise<void>;
 }
 
 export interface ModernMcp {
@@ -58,6 +60,7 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
       requestState: options.requestState,
       waitMs: options.waitMs,
       track: options.track,
+      flush: options.flush,
       onRefusedState: (reason) =>
         options.logger?.warn(
           { viewerId: caller.viewer.id, agentId: caller.agentId, reason },

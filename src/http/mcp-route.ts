@@ -29,6 +29,8 @@ export const MCP_PATH = '/mcp';
 export interface McpRouteOptions {
   app: AppDeps;
   authenticator: Authenticator;
+  /** The store's flush: what a call's request tells its client is on disk first (src/mcp/on-disk.ts). */
+  flush: () => Promise<void>;
   /** Largest request body, in bytes (the API's limit). */
   maxRequestBytes: number;
   /** Milliseconds between progress notifications while a call waits (tests); default: the use case's. */
@@ -73,6 +75,7 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
   const modern = createModernMcp({
     app: options.app,
     track: handlings.track,
+    flush: options.flush,
     requestState: options.modern.requestState,
     waitMs: options.modern.waitMs,
     progressIntervalMs: options.progressIntervalMs,
@@ -162,6 +165,7 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
       taskPollIntervalMs,
       serverClosing: () => closed,
       track: handlings.track,
+      flush: options.flush,
     });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,

@@ -34,6 +34,8 @@ export interface RelayContext {
   /** Aborted when the call's result is known: a question still open is then cancelled. */
   signal: AbortSignal;
   onError: (error: unknown) => void;
+  /** Resolves once what was committed before is on disk (the store's flush). */
+  flush: () => Promise<void>;
 }
 
 /** Asks the client each of `waitingOn`, and the confirmations an answer leads to in the same turn. */
@@ -69,6 +71,8 @@ async function question(context: RelayContext, elicitation: ElicitationRecord): 
     _meta,
   };
   try {
+    // Asked once the pause is on disk: a client never answers a confirmation a power cut then takes back.
+    await context.flush();
     return await context.extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, {
       signal: context.signal,
       timeout: Math.min(untilExpiry, MAX_TIMEOUT_MS),

@@ -13,6 +13,7 @@ import {
 import { listGatewayTools, type GatewayTool } from '../app/call-tool.js';
 import { relayingCalls } from '../tools/call-relay.js';
 import { PASS_THROUGH_CAPABILITIES, servePassThrough } from './pass-through.js';
+import { onDisk } from './on-disk.js';
 import { hidingFaults, unknownGateway } from './refusals.js';
 import { createTaskStore, startGatewayTask } from './tasks.js';
 import { callGatewayTool, type GatewaySession, type ToolCallRequest } from './tool-call.js';
@@ -53,10 +54,13 @@ export function createGatewayServer(session: GatewaySession): Server {
         canElicit: Boolean(server.getClientCapabilities()?.elicitation?.form),
       };
       // Task-augmented: the SDK then expects a CreateTaskResult, whatever the client declared for its own side.
-      if (request.params.task) return startGatewayTask(session, call);
+      if (request.params.task) return onDisk(session, startGatewayTask(session, call));
       // What the upstream server sends and asks while the call runs comes to this request.
       const relay = upstreamRelay(server, extra, request.params._meta?.progressToken, passThrough.logLevel);
-      return relayingCalls(relay, () => callGatewayTool(session, call, extra));
+      return onDisk(
+        session,
+        relayingCalls(relay, () => callGatewayTool(session, call, extra)),
+      );
     }),
   );
   return server;

@@ -36,6 +36,7 @@ import { awaitCallResult, callTool, gatewayCall, listGatewayTools, type GatewayT
 import type { ElicitationAction, ElicitationRecord, JsonObject } from '../domain/records.js';
 import { relayingCalls, waitingCallRelay, type CallRelay } from '../tools/call-relay.js';
 import { offerHandlers, type OfferCaller } from './offer-handlers.js';
+import { onDisk } from './on-disk.js';
 import { callToolError, GatewayError, hidingFaults, unknownGateway } from './refusals.js';
 import type { CallState, RequestStateSigner } from './request-state.js';
 import { callToolInput, type GatewaySession } from './tool-call.js';
@@ -106,7 +107,10 @@ export function createStatelessGatewayServer(options: StatelessGatewayOptions): 
     // What the upstream server sends while the call runs in this process comes to this request.
     guarded(async () => {
       const { relay, sent } = relayOf(request, ctx);
-      const result = await relayingCalls(relay, () => call(options, request, ctx));
+      const result = await onDisk(
+        options,
+        relayingCalls(relay, () => call(options, request, ctx)),
+      );
       // The stream ends with the result: what the upstream sent before it goes out first.
       await sent();
       return result;

@@ -8,6 +8,7 @@ import { ErrorCode, McpError, type CreateTaskResult, type Result, type Task } fr
 import { cancelGatewayCall, type CancelCallRefusal } from '../app/cancel-call.js';
 import { callTool, gatewayCall, listGatewayCalls, type GatewayCallStatus } from '../app/call-tool.js';
 import type { TurnStatus } from '../domain/records.js';
+import { onDisk } from './on-disk.js';
 import { callToolError, GatewayError, hidingFaults } from './refusals.js';
 import { callToolInput, type GatewaySession, type ToolCallRequest } from './tool-call.js';
 
@@ -63,7 +64,7 @@ export function createTaskStore(session: GatewaySession): TaskStore {
       guarded(async () => {
         // A task's status is its call's, read from the ledger: the one change a client may ask for is a cancel.
         if (status !== 'cancelled') return;
-        const outcome = await cancelGatewayCall(app, viewer, { agentId, turnId: taskId });
+        const outcome = await onDisk(session, cancelGatewayCall(app, viewer, { agentId, turnId: taskId }));
         if (!outcome.ok) throw cancelRefused(taskId, outcome);
       }),
     listTasks: (cursor) =>

@@ -30,6 +30,8 @@ export interface GatewaySession {
   taskPollIntervalMs?: number;
   /** Whether the server is closing: a call whose request it ends is not withdrawn (withdrawal.ts). */
   serverClosing?: () => boolean;
+  /** Resolves once what was committed before the call is on disk (the store's flush: on-disk.ts). */
+  flush: () => Promise<void>;
   /** Given each request's handling as it starts, which can outlast its response (handlings.ts). */
   track?: (handling: Promise<unknown>) => void;
 }
@@ -87,7 +89,9 @@ async function waitForResult(
   waitingCallRelay(call.turn.id, { paused: call.waitingOn.length > 0 });
   const answered = new AbortController();
   const presence = markCallerWaiting(app, viewer, call.turn.id, { onError });
-  if (request.canElicit) askClient({ app, viewer, extra, signal: answered.signal, onError }, call.waitingOn);
+  if (request.canElicit) {
+    askClient({ app, viewer, extra, signal: answered.signal, onError, flush: session.flush }, call.waitingOn);
+  }
   let done: GatewayCall | null = null;
   try {
     done = await awaitCallResult(app, viewer, call.turn.id, {

@@ -1,10 +1,14 @@
 // "It succeeded" is never taken back by a power cut: a mutation's response and a subscription event go out only
 // after the WAL fsync that makes what they report durable, and a tool runs only after its start record is on
 // disk. The fsync is held back here (the server's syncFile), and the database read from a second connection.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dataOf, RESOLVE, START_TURN, startHarness, type Harness } from '../support/harness.js';
 import { connectWs, subscribeWs } from '../support/live.js';
+import { connectModernClient } from '../mcp/modern-support.js';
 
 /** A syncFile that holds every fsync while `held`; release() lets the waiting ones finish. */
 function fsyncGate() {
@@ -52,6 +56,7 @@ function readDatabase(file: string) {
       (db.prepare('SELECT status FROM turns ORDER BY rowid DESC LIMIT 1').get() as { status: string } | undefined)
         ?.status,
     entity: (id: number) => db.prepare('SELECT id FROM demo_entities WHERE id = ?').get(id) !== undefined,
+    elicitations: () => (db.prepare('SELECT count(*) AS n FROM elicitations').get() as { n: number }).n,
     close: () => db.close(),
   };
 }
@@ -109,6 +114,69 @@ describe('synchronous FULL (the default)', () => {
     requested.stop();
     await client.dispose();
   });
+});
+
+describe('synchronous FULL: an MCP client is told what is on disk only', () => {
+  /** MCP clients of both revisions at the demo's /mcp, each answering a confirmation with `answer`. */
+  const clients = {
+    '2025-11-25': async (url: URL, answer: () => Promise<ElicitResult>) => {
+      const client = new Client(
+        { name: 'durable-test', version: '1.0.0' },
+        { capabilities: { elicitation: { form: {} } } },
+      );
+      client.setRequestHandler(ElicitRequestSchema, answer);
+      await client.connect(new StreamableHTTPClientTransport(url));
+      return {
+        call: (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }),
+        close: () => client.close(),
+      };
+    },
+    '2026-07-28': async (url: URL, answer: () => Promise<ElicitResult>) => {
+      const client = await connectModernClient(url, { elicit: answer });
+      return {
+        call: (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }),
+        close: () => client.close(),
+      };
+    },
+  };
+
+  it.each(Object.keys(clients) as (keyof typeof clients)[])(
+    'a %s client is not asked to confirm a pause, nor told a read-only result, before it is on disk',
+    async (revision) => {
+      const gate = fsyncGate();
+      harness = await startHarness({ syncFile: gate.syncFile });
+      const db = readDatabase(harness.database);
+      let asked!: () => void;
+      const askedOnce = new Promise<void>((resolve) => (asked = resolve));
+      const client = await clients[revision](new URL('/mcp', harness.url), () => {
+        asked();
+        return Promise.resolve({ action: 'decline' });
+      });
+      try {
+        gate.hold();
+        const gated = client.call('delete_entities', { ids: [3] });
+        gated.catch(() => {});
+        await expect.poll(() => db.elicitations()).toBe(1); // committed…
+        expect(await isPending(askedOnce)).toBe(true); // …but not asked before it is on disk
+        gate.release();
+        await askedOnce;
+        await gated;
+        expect(db.entity(3)).toBe(true);
+
+        // A read-only call runs unasked and is recorded in one commit with its result: told once that is on disk.
+        gate.hold();
+        const listed = client.call('list_entities', {});
+        await expect.poll(() => db.turnStatus()).toBe('COMPLETED');
+        expect(await isPending(listed)).toBe(true);
+        gate.release();
+        expect(await listed).toMatchObject({ isError: false });
+      } finally {
+        gate.release();
+        await client.close();
+        db.close();
+      }
+    },
+  );
 });
 
 describe('synchronous NORMAL', () => {
