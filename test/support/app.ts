@@ -43,6 +43,8 @@ export async function startApp(
     /** Awaited at each of the runner's checkpoints (src/agent/loop.ts). */
     checkpoint?: CoreOptions['checkpoint'];
     logger?: CoreOptions['logger'];
+    /** The one clock of the rules, the loop and the records (default: the storage's). */
+    clock?: CoreOptions['clock'];
   } = {},
 ): Promise<AppScenario> {
   const database = await freshDatabase();
@@ -60,6 +62,7 @@ export async function startApp(
         ...(options.listeners && { listeners: options.listeners }),
         ...(options.checkpoint && { checkpoint: options.checkpoint }),
         ...(options.logger && { logger: options.logger }),
+        ...(options.clock && { clock: options.clock }),
       },
       opened,
     ),
