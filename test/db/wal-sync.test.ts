@@ -1,8 +1,11 @@
 // Group commit: a sync covers every commit made before it started; requests waiting at the same time share one
 // fsync; one that commits while an fsync runs waits for the next; nothing to sync costs nothing. syncSoon() (an
 // event's flush) starts no fsync of its own while another caller's is a few milliseconds away.
+import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SYNC_SOON_MS, WalSync } from '../../src/db/sqlite/wal-sync.js';
+import { createDatasync, SYNC_SOON_MS, WalSync } from '../../src/db/sqlite/wal-sync.js';
 
 /** A syncFile whose fsyncs finish when the test says. */
 function heldSyncs() {
@@ -178,5 +181,36 @@ describe('WalSync', () => {
     await wal.sync();
     await wal.syncSoon();
     expect(held.calls).toHaveLength(0);
+  });
+});
+
+describe('createDatasync', () => {
+  /** This process's open descriptors of `file` (Linux: /proc/self/fd). */
+  const openDescriptors = (file: string) =>
+    readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`) === file;
+      } catch {
+        return false;
+      }
+    }).length;
+
+  it('keeps one handle per file until close(); a sync after close() opens none (nobody would close it)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolgate-datasync-'));
+    const file = join(dir, 'toolgate.db-wal');
+    writeFileSync(file, 'frames');
+    try {
+      const datasync = createDatasync();
+      await datasync(file);
+      await datasync(file);
+      expect(openDescriptors(file)).toBe(1);
+      await datasync.close();
+      expect(openDescriptors(file)).toBe(0);
+      // A flush that comes late (a request still finishing as its server closes) after the store closed.
+      await datasync(file);
+      expect(openDescriptors(file)).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

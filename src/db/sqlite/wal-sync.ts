@@ -136,7 +136,10 @@ export class WalSync {
  */
 export function createDatasync(): SyncFile & { close(): Promise<void> } {
   const handles = new Map<string, Promise<FileHandle | null>>();
+  let closed = false;
   const sync = async (path: string) => {
+    // The store closed (its last checkpoint synced the database): a late flush must not open a handle nobody closes.
+    if (closed) return;
     let handle = handles.get(path);
     if (!handle) {
       handle = open(path, 'r').catch((error: NodeJS.ErrnoException) => {
@@ -156,6 +159,7 @@ export function createDatasync(): SyncFile & { close(): Promise<void> } {
   };
   return Object.assign(sync, {
     async close() {
+      closed = true;
       const open = [...handles.values()];
       handles.clear();
       await Promise.allSettled(open.map(async (handle) => (await handle)?.close()));
