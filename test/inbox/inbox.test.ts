@@ -3,7 +3,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildInbox } from '../../scripts/inbox-build.js';
 import type { ToolgateConfig } from '../../src/config/schema.js';
 import type { ModelRequest, ModelResponse } from '../../src/models/model.js';
@@ -97,6 +97,11 @@ describe('the inbox in local mode (no login)', () => {
   });
   afterAll(async () => {
     await h?.close();
+  });
+  // Each test starts with nothing pending: one that failed midway leaves no card to count in the next.
+  beforeEach(async () => {
+    const pending = dataOf(await h.gql('{ pendingElicitations(first: 50) { edges { node { id } } } }'));
+    await cancelPending(pending.pendingElicitations.edges.map((edge: { node: { id: string } }) => edge.node.id));
   });
 
   it('/ links to the inbox, and /inbox serves the app without a token prompt', async () => {
