@@ -38,6 +38,9 @@ export interface ModernMcp {
     body: unknown,
     caller: { viewer: Viewer; agentId: string },
   ): Promise<void>;
+  /** The server begins to close: a call waiting on others is answered now with a requestState (stateless-gateway). */
+  stopWaiting(): void;
+  /** Ends what is still open (subscriptions/listen streams, requests in flight). */
   close(): Promise<void>;
 }
 
@@ -48,6 +51,7 @@ interface Caller {
 }
 
 export function createModernMcp(options: ModernMcpOptions): ModernMcp {
+  const closing = new AbortController();
   const factory = (ctx: McpRequestContext) => {
     const caller = ctx.authInfo?.extra?.caller as Caller | undefined;
     if (!caller) throw new Error('an MCP request reached the gateway without its caller');
@@ -61,6 +65,7 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
       waitMs: options.waitMs,
       track: options.track,
       flush: options.flush,
+      closing: closing.signal,
       onRefusedState: (reason) =>
         options.logger?.warn(
           { viewerId: caller.viewer.id, agentId: caller.agentId, reason },
@@ -79,8 +84,7 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
     },
   });
 
-  // The requests being answered: closing the server stops their waiting, as it ends the 2025 sessions' (a client
-  // comes back with its requestState or key to another instance, or to this one once it is back).
+  // The requests being answered: what is still open once the waiting calls were answered is ended at close.
   const inFlight = new Set<AbortController>();
   return {
     isModern: async (req, body) =>
@@ -108,6 +112,7 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
         // The client went away while the response streamed: nothing to answer.
       });
     },
+    stopWaiting: () => closing.abort(),
     close: () => {
       for (const request of inFlight) request.abort();
       inFlight.clear();

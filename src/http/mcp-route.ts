@@ -198,8 +198,11 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
       }),
     async close(deadline) {
       closed = true;
-      await Promise.all([sessions.closeAll(), modern.close()]);
-      await handlings.settled(deadline);
+      // A 2026-07-28 call waiting on others is answered with its requestState (the client comes back with it to
+      // another instance, or to this one once it is back); a 2025 session ends, its call's key brings it back.
+      modern.stopWaiting();
+      await Promise.all([sessions.closeAll(), handlings.settled(deadline)]);
+      await modern.close();
     },
   };
 }

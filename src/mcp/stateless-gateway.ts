@@ -49,6 +49,11 @@ export interface StatelessGatewayOptions extends GatewaySession {
   waitMs: number;
   /** A refused requestState, with the reason the client is not told. */
   onRefusedState?: (reason: string) => void;
+  /**
+   * Aborted when the server begins to close: a waiting call stops waiting and is answered as at the end of `waitMs`,
+   * with a requestState to come back with (to another instance, or to this one once it is back).
+   */
+  closing?: AbortSignal;
 }
 
 /** What a client is told of any refused state: whatever the reason, the same words (the SDK's own). */
@@ -219,7 +224,7 @@ async function respond(
     // Waiting on others, or running: held for a while, answered as soon as the result is known. A decision made in
     // this process meanwhile runs the tool with this request's relay (its own progress reported instead).
     waitingCallRelay(call.turnId, { paused: true });
-    const done = await withDeadline(ctx.mcpReq.signal, options.waitMs, (signal) =>
+    const done = await withDeadline([ctx.mcpReq.signal, options.closing], options.waitMs, (signal) =>
       awaitCallResult(app, viewer, call.turnId, {
         signal,
         tickMs: options.progressIntervalMs,
@@ -229,7 +234,7 @@ async function respond(
       }),
     );
     if (done?.result) return done.result as CallToolResult;
-    // The client went away or the server is closing: nobody reads an answer, and the store may be closed already.
+    // The client went away: nobody reads an answer. (A closing server answers: the store closes after this.)
     if (ctx.mcpReq.signal.aborted) throw new GatewayError(ErrorCode.ConnectionClosed, REQUEST_ENDED);
     const later = await gatewayCall(app, viewer, call.turnId, agentId);
     if (later?.result) return later.result as CallToolResult;
@@ -250,18 +255,28 @@ async function respond(
   } as InputRequiredResult;
 }
 
-/** Runs `work` with a signal aborted when `outer` is, or after `ms`. (Node 20's AbortSignal.any may be collected.) */
-async function withDeadline<T>(outer: AbortSignal, ms: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` with a signal aborted when one of `outer` is, or after `ms`. (Node 20's AbortSignal.any may be
+ * collected.)
+ */
+async function withDeadline<T>(
+  outer: (AbortSignal | undefined)[],
+  ms: number,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const deadline = new AbortController();
   const abort = () => deadline.abort();
   const timer = setTimeout(abort, ms);
-  outer.addEventListener('abort', abort, { once: true });
-  if (outer.aborted) abort();
+  const signals = outer.filter((signal): signal is AbortSignal => signal !== undefined);
+  for (const signal of signals) {
+    signal.addEventListener('abort', abort, { once: true });
+    if (signal.aborted) abort();
+  }
   try {
     return await work(deadline.signal);
   } finally {
     clearTimeout(timer);
-    outer.removeEventListener('abort', abort);
+    for (const signal of signals) signal.removeEventListener('abort', abort);
   }
 }
 

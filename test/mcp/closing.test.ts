@@ -6,7 +6,15 @@ import { openStorage } from '../../src/storage.js';
 import { freshDatabase, startHarness } from '../support/harness.js';
 import { memoryLog } from '../support/log.js';
 import { connectModernClient } from './modern-support.js';
-import { ALICE_TOKEN, connectClient, countingTools, gatewayConfig, mcpUrl, onlyPending } from './support.js';
+import {
+  ALICE_TOKEN,
+  answerAsAlice,
+  connectClient,
+  countingTools,
+  gatewayConfig,
+  mcpUrl,
+  onlyPending,
+} from './support.js';
 
 /**
  * The store of `database`, whose next read of a turn for a viewer (a waiting request's, at its tick) is held once
@@ -98,4 +106,47 @@ describe('a server that closes while a waiting request reads the store', { timeo
       }
     },
   );
+});
+
+describe('a server that closes while a 2026-07-28 client waits on someone else', { timeout: 60_000 }, () => {
+  it('answers it input_required with a requestState at once, which brings the result from the server after it', async () => {
+    const config = gatewayConfig();
+    // Keys both servers share: a state issued by one is taken by the other.
+    const key = { id: 'closing', secret: 'a-key-both-servers-share-of-32-characters' };
+    config.server = { mcpRequestState: { keys: [key], waitSeconds: 20 } };
+    const tools = countingTools();
+    const first = await startHarness({ config, toolSources: [tools] });
+    const client = await connectModernClient(mcpUrl(first), { token: ALICE_TOKEN, autoFulfill: false });
+    const params = { name: 'drop', arguments: { ids: [43] } };
+    const waiting = client.callTool(params, { allowInputRequired: true }) as unknown as Promise<{
+      resultType?: string;
+      inputRequests?: Record<string, unknown>;
+      requestState?: string;
+    }>;
+    waiting.catch(() => {});
+    const pending = await onlyPending(first);
+    const closedAt = Date.now();
+    await first.close();
+    const answered = await waiting;
+    // Answered as the server closed, not after the request's 20 s wait.
+    expect(Date.now() - closedAt).toBeLessThan(10_000);
+    expect(answered).toMatchObject({ resultType: 'input_required', requestState: expect.any(String) });
+    expect(Object.keys(answered.inputRequests ?? {})).toEqual([]);
+    await client.close();
+
+    const second = await startHarness({ config, toolSources: [tools], database: first.database });
+    try {
+      expect((await answerAsAlice(second, pending.id, 'ACCEPT')).userErrors).toEqual([]);
+      const back = await connectModernClient(mcpUrl(second), { token: ALICE_TOKEN, autoFulfill: false });
+      const retry = { ...params, requestState: answered.requestState };
+      expect(await back.callTool(retry as never, { allowInputRequired: true })).toMatchObject({
+        content: [{ type: 'text', text: 'dropped [43]' }],
+        isError: false,
+      });
+      expect(tools.count('drop')).toBe(1);
+      await back.close();
+    } finally {
+      await second.close();
+    }
+  });
 });
