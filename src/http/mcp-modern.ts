@@ -23,7 +23,7 @@ export interface ModernMcpOptions {
   /** A refused requestState is logged with its reason (the client is told only that it is invalid or expired). */
   logger?: Logger;
   onError: (error: unknown) => void;
-  /** Given each request's handling as it starts (handlings.ts). */
+  /** Given each request's handling as it starts (mcp-handlings.ts). */
   track?: (handling: Promise<unknown>) => void;
   /** The store's flush (src/mcp/on-disk.ts). */
   flush: () => Promise<void>;

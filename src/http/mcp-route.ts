@@ -19,7 +19,7 @@ import type { Logger } from '../observability/logger.js';
 import { mcpRequestLog } from '../observability/request-log.js';
 import { bearerChallenge, NO_VALID_TOKEN, refusalMessage, type Authenticator } from './auth.js';
 import { createModernMcp } from './mcp-modern.js';
-import { createHandlings } from '../mcp/handlings.js';
+import { createHandlings } from './mcp-handlings.js';
 import { McpSessions, type McpSession } from './mcp-sessions.js';
 import type { ProtectedResource } from './protected-resource.js';
 import type { RequestStateSigner } from '../mcp/request-state.js';
@@ -70,7 +70,7 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
     maxPerUser: options.maxSessionsPerUser,
     onError: options.onError,
   });
-  // What the requests of both revisions are still doing: the store closes after it (handlings.ts).
+  // What the requests of both revisions are still doing: the store closes after it (mcp-handlings.ts).
   const handlings = createHandlings();
   const modern = createModernMcp({
     app: options.app,

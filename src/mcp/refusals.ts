@@ -21,7 +21,10 @@ export class GatewayError extends Error {
   }
 }
 
-/** Who handles a request: where its faults go, and who keeps its handling until it ends (handlings.ts). */
+/**
+ * Who handles a request: where its faults go, and who keeps its handling until it ends (src/http/mcp-handlings.ts:
+ * its response can go before it ends).
+ */
 export interface RequestHandler {
   onError: (error: unknown) => void;
   track?: (handling: Promise<unknown>) => void;

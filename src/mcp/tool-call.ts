@@ -13,11 +13,12 @@ import { IDEMPOTENCY_META_KEY } from '../domain/gateway.js';
 import type { JsonObject } from '../domain/records.js';
 import { waitingCallRelay } from '../tools/call-relay.js';
 import { askClient, type RequestExtra } from './elicitation-relay.js';
-import { callToolError, GatewayError, idempotencyKeyNotText } from './refusals.js';
+import { callToolError, GatewayError, idempotencyKeyNotText, type RequestHandler } from './refusals.js';
 import { waitingProgress } from './waiting-progress.js';
 import { withdrawalOf, withdrawCall } from './withdrawal.js';
 
-export interface GatewaySession {
+/** `track` (RequestHandler): each request's handling, which can outlast its response. */
+export interface GatewaySession extends RequestHandler {
   app: AppDeps;
   viewer: Viewer;
   /** The gateway agent this session calls tools of. */
@@ -32,8 +33,6 @@ export interface GatewaySession {
   serverClosing?: () => boolean;
   /** Resolves once what was committed before the call is on disk (the store's flush: on-disk.ts). */
   flush: () => Promise<void>;
-  /** Given each request's handling as it starts, which can outlast its response (handlings.ts). */
-  track?: (handling: Promise<unknown>) => void;
 }
 
 export interface ToolCallRequest {

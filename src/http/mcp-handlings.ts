@@ -1,5 +1,6 @@
 // The MCP requests' handling still under way. A request the client or the closing server aborts is answered at once,
 // while its handling may still read the store for a moment: whoever closes the store waits for it first.
+import { settleBy } from './shutdown.js';
 
 export interface Handlings {
   /** Given each request's handling as it starts; forgotten once it ends. */
@@ -17,10 +18,7 @@ export function createHandlings(): Handlings {
       handling.then(ended, ended);
     },
     async settled(deadline) {
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))));
-      await Promise.race([Promise.allSettled([...underWay]), late]);
-      clearTimeout(timer);
+      await settleBy(Promise.allSettled([...underWay]), deadline);
     },
   };
 }
