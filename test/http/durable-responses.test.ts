@@ -1,14 +1,11 @@
 // "It succeeded" is never taken back by a power cut: a mutation's response and a subscription event go out only
 // after the WAL fsync that makes what they report durable, and a tool runs only after its start record is on
 // disk. The fsync is held back here (the server's syncFile), and the database read from a second connection.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dataOf, RESOLVE, START_TURN, startHarness, type Harness } from '../support/harness.js';
 import { connectWs, subscribeWs } from '../support/live.js';
-import { connectModernClient } from '../mcp/modern-support.js';
+import { CLIENT_REVISIONS, connectClientOf } from '../mcp/support.js';
 
 /** A syncFile that holds every fsync while `held`; release() lets the waiting ones finish. */
 function fsyncGate() {
@@ -117,30 +114,7 @@ describe('synchronous FULL (the default)', () => {
 });
 
 describe('synchronous FULL: an MCP client is told what is on disk only', () => {
-  /** MCP clients of both revisions at the demo's /mcp, each answering a confirmation with `answer`. */
-  const clients = {
-    '2025-11-25': async (url: URL, answer: () => Promise<ElicitResult>) => {
-      const client = new Client(
-        { name: 'durable-test', version: '1.0.0' },
-        { capabilities: { elicitation: { form: {} } } },
-      );
-      client.setRequestHandler(ElicitRequestSchema, answer);
-      await client.connect(new StreamableHTTPClientTransport(url));
-      return {
-        call: (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }),
-        close: () => client.close(),
-      };
-    },
-    '2026-07-28': async (url: URL, answer: () => Promise<ElicitResult>) => {
-      const client = await connectModernClient(url, { elicit: answer });
-      return {
-        call: (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }),
-        close: () => client.close(),
-      };
-    },
-  };
-
-  it.each(Object.keys(clients) as (keyof typeof clients)[])(
+  it.each(CLIENT_REVISIONS)(
     'a %s client is not asked to confirm a pause, nor told a read-only result, before it is on disk',
     async (revision) => {
       const gate = fsyncGate();
@@ -148,9 +122,11 @@ describe('synchronous FULL: an MCP client is told what is on disk only', () => {
       const db = readDatabase(harness.database);
       let asked!: () => void;
       const askedOnce = new Promise<void>((resolve) => (asked = resolve));
-      const client = await clients[revision](new URL('/mcp', harness.url), () => {
-        asked();
-        return Promise.resolve({ action: 'decline' });
+      const client = await connectClientOf(revision, new URL('/mcp', harness.url), {
+        elicit: () => {
+          asked();
+          return Promise.resolve({ action: 'decline' });
+        },
       });
       try {
         gate.hold();

@@ -9,7 +9,8 @@ import { connectModernClient } from './modern-support.js';
 import {
   ALICE_TOKEN,
   answerAsAlice,
-  connectClient,
+  CLIENT_REVISIONS,
+  connectClientOf,
   countingTools,
   gatewayConfig,
   mcpUrl,
@@ -54,26 +55,8 @@ async function storageHoldingARead(database: string) {
   };
 }
 
-/** A client of either revision, calling `drop` and waiting for it with progress (its request then holds). */
-const WAITING_CALLERS = {
-  '2026-07-28': async (url: URL) => {
-    const client = await connectModernClient(url, { token: ALICE_TOKEN });
-    return {
-      call: () => client.callTool({ name: 'drop', arguments: { ids: [42] } }, { onprogress: () => {} }),
-      close: () => client.close(),
-    };
-  },
-  '2025-11-25': async (url: URL) => {
-    const { client } = await connectClient(url, { token: ALICE_TOKEN });
-    return {
-      call: () => client.callTool({ name: 'drop', arguments: { ids: [42] } }, undefined, { onprogress: () => {} }),
-      close: () => client.close(),
-    };
-  },
-};
-
 describe('a server that closes while a waiting request reads the store', { timeout: 60_000 }, () => {
-  it.each(Object.keys(WAITING_CALLERS) as (keyof typeof WAITING_CALLERS)[])(
+  it.each(CLIENT_REVISIONS)(
     'a %s client: the store closes once that read is done; nothing read from a closed store, nothing logged',
     async (revision) => {
       const config = gatewayConfig();
@@ -87,9 +70,9 @@ describe('a server that closes while a waiting request reads the store', { timeo
         logger: log.logger,
         mcpProgressIntervalMs: 50,
       });
-      const client = await WAITING_CALLERS[revision](mcpUrl(server));
+      const client = await connectClientOf(revision, mcpUrl(server), { token: ALICE_TOKEN });
       try {
-        client.call().catch(() => {});
+        client.call('drop', { ids: [42] }).catch(() => {});
         await onlyPending(server);
         // The request's next tick reads its turn: held while the server begins to close.
         const read = await holdNextRead();

@@ -14,6 +14,7 @@ import type { ServerOptions } from '../../src/server.js';
 import { expect } from 'vitest';
 import { dataOf, RESOLVE, startHarness, type Harness } from '../support/harness.js';
 import { CountingToolSource, type CountingTool } from '../support/tools.js';
+import { connectModernClient } from './modern-support.js';
 
 export const ALICE_TOKEN = 'alice-mcp-7f3c9a1e5b2d4c6f';
 export const BOB_TOKEN = 'bob-mcp-0a9b8c7d6e5f4a3b';
@@ -176,4 +177,30 @@ export async function onlyPending(h: Harness): Promise<any> {
   const pending = await pendingElicitations(h, ALICE_TOKEN);
   expect(pending).toHaveLength(1);
   return pending[0];
+}
+
+/** The revisions a client may speak at /mcp: a 2025 session, or a 2026-07-28 client's requests. */
+export const CLIENT_REVISIONS = ['2025-11-25', '2026-07-28'] as const;
+
+/**
+ * A client of `revision` at `url` (the v1 SDK's for 2025, the v2 SDK's pinned to 2026-07-28), which calls a tool with
+ * progress (a call that waits keeps its request open) and answers confirmations with `elicit`, when given.
+ */
+export async function connectClientOf(
+  revision: (typeof CLIENT_REVISIONS)[number],
+  url: URL,
+  options: { token?: string; elicit?: () => Promise<ElicitResult> } = {},
+): Promise<{ call(name: string, args: Record<string, unknown>): Promise<unknown>; close(): Promise<void> }> {
+  if (revision === '2025-11-25') {
+    const { client } = await connectClient(url, options);
+    return {
+      call: (name, args) => client.callTool({ name, arguments: args }, undefined, { onprogress: () => {} }),
+      close: () => client.close(),
+    };
+  }
+  const client = await connectModernClient(url, options);
+  return {
+    call: (name, args) => client.callTool({ name, arguments: args }, { onprogress: () => {} }),
+    close: () => client.close(),
+  };
 }
