@@ -1,10 +1,11 @@
 // How a test starts one of toolgate's entry points as its own node process. Under tsx each child spends about two
 // CPU-seconds compiling and resolving the sources before it starts; the crash, CLI and instance tests start hundreds.
-// So the global setup bundles each entry point once per run (esbuild, the packages left external, as tsx would load
-// them), and a child runs the bundle with plain node. `npm start` itself (tsx on src/cli.ts) keeps tests of its own
-// (test/cli/commands.test.ts, test/config/cli.test.ts's `npx tsx`).
+// So the global setup bundles each entry point once per run (esbuild), and a child runs the bundle with plain node.
+// The packages go into the bundle too: resolving and loading a thousand module files cost a child twice what
+// compiling one file does. `npm start` itself (tsx on src/cli.ts) keeps tests of its own
+// (test/cli/commands.test.ts, test/config/cli.test.ts's `npx tsx`), and the package's test runs the build as shipped.
 import { buildSync } from 'esbuild';
-import { existsSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,27 +17,52 @@ const BUNDLES = join(ROOT, '.scratch', 'test-entries');
 export const ENTRIES = ['src/cli.ts', 'test/fixtures/durability-server.ts'] as const;
 export type Entry = (typeof ENTRIES)[number];
 
+/**
+ * Left to node: native addons and their optional helpers, and the two large packages the server imports only when
+ * they are used (GraphiQL's page, the Unicode names of hidden characters).
+ */
+const EXTERNAL = [
+  'better-sqlite3',
+  'pg-native',
+  'bufferutil',
+  'utf-8-validate',
+  '@graphql-yoga/render-graphiql',
+  'unicode-name',
+];
+
+/** Bundled CommonJS packages call `require` for node's own modules: an ES module has none of its own. */
+const REQUIRE =
+  "import { createRequire as __toolgateRequire } from 'node:module'; const require = __toolgateRequire(import.meta.url);";
+
 const bundleOf = (entry: Entry) => join(BUNDLES, `${entry.replaceAll('/', '_').replace(/\.ts$/, '')}.mjs`);
 
-/** Bundles every entry point (the global setup, once per run); a bundle replaces the last one whole. */
+/** Bundles every entry point (the global setup, once per run); a bundle and its map replace the last ones whole. */
 export function bundleEntries(): void {
   for (const entry of ENTRIES) {
-    const out = bundleOf(entry);
-    const partial = `${out}.${process.pid}.tmp`;
-    buildSync({
+    const { outputFiles } = buildSync({
       entryPoints: [join(ROOT, entry)],
       bundle: true,
       platform: 'node',
       format: 'esm',
       target: 'node20',
-      packages: 'external',
-      outfile: partial,
+      external: EXTERNAL,
+      banner: { js: REQUIRE },
+      outfile: bundleOf(entry),
+      write: false,
       logLevel: 'error',
-      // Sources under their own paths in stack traces, as tsx would show them.
-      sourcemap: 'inline',
+      // Sources under their own paths in stack traces, as tsx would show them. A map of its own: node reads a map
+      // inline in a bundle of this size slower than the bundle.
+      sourcemap: 'linked',
+      sourcesContent: false,
       sourceRoot: relative(BUNDLES, ROOT),
     });
-    renameSync(partial, out);
+    // The map before the bundle that names it.
+    for (const file of outputFiles.sort((a, b) => Number(b.path.endsWith('.map')) - Number(a.path.endsWith('.map')))) {
+      const partial = `${file.path}.${process.pid}.tmp`;
+      mkdirSync(dirname(file.path), { recursive: true });
+      writeFileSync(partial, file.contents);
+      renameSync(partial, file.path);
+    }
   }
 }
 
