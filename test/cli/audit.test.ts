@@ -5,15 +5,14 @@ import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publicJwk, sealRecord, type DecisionRecord } from '../../src/domain/decision-records.js';
 import { openDatabase, SqliteStore } from '../../src/db/sqlite/sqlite-store.js';
 import { ACCEPT, AGENT, agentConfig, answer, at, pausedTurn } from '../db/spec/fixtures.js';
+import { nodeArgsFor } from '../support/entries.js';
 import { tempDir } from '../support/harness.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const temp = tempDir();
 afterAll(() => temp.cleanup());
 const database = join(temp.dir, 'toolgate.db');
@@ -22,11 +21,11 @@ const jwks = join(temp.dir, 'keys.json');
 
 async function toolgate(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      ['--import', import.meta.resolve('tsx'), CLI, ...args],
-      { cwd: temp.dir, encoding: 'utf8', env: { ...process.env, TOOLGATE_DB: database, TOOLGATE_CONFIG: '' } },
-    );
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [...nodeArgsFor('src/cli.ts'), ...args], {
+      cwd: temp.dir,
+      encoding: 'utf8',
+      env: { ...process.env, TOOLGATE_DB: database, TOOLGATE_CONFIG: '' },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };

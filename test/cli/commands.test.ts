@@ -1,28 +1,26 @@
-// The `toolgate` command's own commands (src/cli.ts) in a process of their own, from the sources: --help, --version,
+// The `toolgate` command's own commands (src/cli.ts) in a process of their own, built from the sources: --help, --version,
 // an unknown command, and `init`, whose starter config must be the built-in demo and is never written over a file.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { demoConfig } from '../../src/config/demo.js';
 import { loadConfigFile } from '../../src/config/load.js';
+import { nodeArgsFor } from '../support/entries.js';
 import { tempDir } from '../support/harness.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 const temp = tempDir();
 afterAll(() => temp.cleanup());
 
-/** `toolgate <args>` from `cwd` (tsx found from this repository, not from the working directory). */
+/** `toolgate <args>` from `cwd`: node on the run's bundle of src/cli.ts (test/support/entries.ts). */
 async function toolgate(args: string[], cwd = temp.dir): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      ['--import', import.meta.resolve('tsx'), CLI, ...args],
-      { cwd, encoding: 'utf8' },
-    );
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [...nodeArgsFor('src/cli.ts'), ...args], {
+      cwd,
+      encoding: 'utf8',
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };

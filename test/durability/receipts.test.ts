@@ -5,16 +5,15 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DecisionRecord } from '../../src/domain/decision-records.js';
 import { authorizationOf, type ApproverUser } from '../support/approvers.js';
 import { dataOf, RESOLVE, START_TURN, TEST_BACKEND, TURN_FIELDS } from '../support/harness.js';
+import { nodeArgsFor } from '../support/entries.js';
 import { migratedPostgresDatabase } from '../support/postgres.js';
 import { killAll, readRuns, runsOf, startFixture, waitFor, type ServerProcess } from './processes.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const TURN = `query Turn($id: ID!) { turn(id: $id) { ${TURN_FIELDS} } }`;
 
 let dir: string;
@@ -62,14 +61,14 @@ function settled(server: ServerProcess, id: string) {
   });
 }
 
-/** `toolgate <args>` from the sources, on this test's database, as an auditor runs it. */
+/** `toolgate <args>` (the run's bundle of src/cli.ts), on this test's database, as an auditor runs it. */
 async function toolgate(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      ['--import', import.meta.resolve('tsx'), CLI, ...args],
-      { cwd: dir, encoding: 'utf8', env: { ...process.env, TOOLGATE_DB: database, TOOLGATE_CONFIG: '' } },
-    );
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [...nodeArgsFor('src/cli.ts'), ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, TOOLGATE_DB: database, TOOLGATE_CONFIG: '' },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     return error as { code: number; stdout: string; stderr: string };

@@ -1,6 +1,7 @@
-// `npm run mcp` (src/cli.ts mcp) in its own process: JSON-RPC lines on its stdin and stdout, forwarded to a real
-// server's /mcp unchanged; a server it cannot use is one line on stderr and exit code 1; a server that restarted
-// (and so no longer knows the session) gets a new session from the bridge, and the client goes on.
+// `toolgate mcp` (src/cli.ts mcp, the run's bundle of it) in its own process: JSON-RPC lines on its stdin and
+// stdout, forwarded to a real server's /mcp unchanged; a server it cannot use is one line on stderr and exit code 1; a
+// server that restarted (and so no longer knows the session) gets a new session from the bridge, and the client goes
+// on.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
@@ -8,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeArgsFor } from '../support/entries.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import type { CountingToolSource } from '../support/tools.js';
 import {
@@ -22,7 +24,7 @@ import {
 } from './support.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const BRIDGE = ['--import', 'tsx', 'src/cli.ts', 'mcp'];
+const BRIDGE = [...nodeArgsFor('src/cli.ts'), 'mcp'];
 
 interface Bridge {
   child: ChildProcess;
