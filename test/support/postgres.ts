@@ -104,11 +104,17 @@ function migratedTemplate(): Promise<string> {
   return template;
 }
 
-/** A copy of the run's template, by name. */
+/**
+ * A copy of the run's template, by name. From PostgreSQL 15 a copy is written to the WAL page by page unless it asks
+ * for the file copy of before: for a small database under a busy run, five times slower, and its DROP too.
+ */
 async function copyOfTemplate(): Promise<string> {
   const source = await migratedTemplate();
   const name = newName();
-  await admin((client) => client.query(`CREATE DATABASE ${name} TEMPLATE ${source}`));
+  await admin(async (client) => {
+    const strategy = Number((await client.query('SHOW server_version_num')).rows[0].server_version_num) >= 150000;
+    await client.query(`CREATE DATABASE ${name} TEMPLATE ${source}${strategy ? ' STRATEGY FILE_COPY' : ''}`);
+  });
   return name;
 }
 
