@@ -247,6 +247,7 @@ export function createRouter(core: Core, options: RouterOptions & { access: Acce
         client: slackClient(core.slack),
         cards: core.storage.notifierCards,
         clock: services.clock,
+        flush: () => store.flush(),
         logger,
         onError,
       })

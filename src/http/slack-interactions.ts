@@ -17,6 +17,8 @@ const MAX_BODY_BYTES = 256 * 1024;
 export interface SlackInteractionsOptions extends SlackInteractionDeps {
   cards: Pick<NotifierCards, 'firstSight'>;
   clock: () => Date;
+  /** The store's flush: Slack is answered once what the answer wrote is on disk, as a mutation's response is. */
+  flush: () => Promise<void>;
 }
 
 export function createSlackInteractions(options: SlackInteractionsOptions) {
@@ -77,6 +79,8 @@ async function serve(options: SlackInteractionsOptions, req: IncomingMessage, re
   }
   if (typeof payload !== 'object' || payload === null) return refuse(400, 'expected a form with a JSON payload');
   const reply = await handleSlackInteraction(options, payload);
+  // A cleared decline modal tells the reviewer their answer was taken: a power cut may not take it back.
+  await options.flush();
   if (reply.body) {
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
     res.end(JSON.stringify(reply.body));

@@ -1,11 +1,18 @@
 // "It succeeded" is never taken back by a power cut: a mutation's response and a subscription event go out only
 // after the WAL fsync that makes what they report durable, and a tool runs only after its start record is on
-// disk. The fsync is held back here (the server's syncFile), and the database read from a second connection.
+// disk; a Slack reviewer's decline modal closes only after the fsync too. The fsync is held back here (the server's
+// syncFile), and the database read from a second connection.
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dataOf, RESOLVE, START_TURN, startHarness, type Harness } from '../support/harness.js';
 import { connectWs, subscribeWs } from '../support/live.js';
 import { CLIENT_REVISIONS, connectClientOf } from '../mcp/support.js';
+import { ScriptedModel } from '../../src/models/scripted.js';
+import { callsWhatIsNamed } from '../support/app.js';
+import { APPROVER_AGENT, APPROVER_TOOLS, approverAuth, as } from '../support/approvers.js';
+import { MODEL_ID, SOURCE_ID, testConfig } from '../support/scenario.js';
+import { SlackStandIn } from '../support/slack-stand-in.js';
+import { CountingToolSource } from '../support/tools.js';
 
 /** A syncFile that holds every fsync while `held`; release() lets the waiting ones finish. */
 function fsyncGate() {
@@ -54,6 +61,8 @@ function readDatabase(file: string) {
         ?.status,
     entity: (id: number) => db.prepare('SELECT id FROM demo_entities WHERE id = ?').get(id) !== undefined,
     elicitations: () => (db.prepare('SELECT count(*) AS n FROM elicitations').get() as { n: number }).n,
+    elicitationStatus: (id: string) =>
+      (db.prepare('SELECT status FROM elicitations WHERE id = ?').get(id) as { status: string } | undefined)?.status,
     close: () => db.close(),
   };
 }
@@ -153,6 +162,56 @@ describe('synchronous FULL: an MCP client is told what is on disk only', () => {
       }
     },
   );
+});
+
+describe('synchronous FULL: a Slack reviewer is told what is on disk only', () => {
+  it('the decline modal is cleared once the decline is on disk, not at its commit', async () => {
+    const slack = await SlackStandIn.start();
+    const gate = fsyncGate();
+    try {
+      harness = await startHarness({
+        syncFile: gate.syncFile,
+        config: {
+          ...testConfig(APPROVER_AGENT),
+          auth: approverAuth,
+          slack: {
+            botToken: slack.token,
+            signingSecret: slack.signingSecret,
+            apiUrl: slack.url,
+            channels: { default: 'CREVIEWERS' },
+            users: [{ slackUserId: 'UCAROL', user: 'carol' }],
+            mapByEmail: false,
+          },
+        },
+        models: { [MODEL_ID]: new ScriptedModel([callsWhatIsNamed({ deploy: { target: 'prod' } })]) },
+        toolSources: [new CountingToolSource(SOURCE_ID, APPROVER_TOOLS)],
+        notifierDelivery: { pollIntervalMs: 50 },
+      });
+      const db = readDatabase(harness.database);
+      const started = dataOf(
+        await harness.gql(START_TURN, { input: { agentId: 'tester', message: 't_deploy' } }, as('alice')),
+      ).startTurn;
+      const id = started.turn.pendingElicitations[0].id as string;
+      const card = await slack.waitFor('the card', () => slack.cardsOf(id)[0]);
+      const click = slack.signedRequest(slack.buttonPayload(card, 'UCAROL', 'toolgate_decline'));
+      await fetch(new URL('/slack/interactions', harness.url), { method: 'POST', ...click });
+      const opened = await slack.waitFor('the decline modal', () =>
+        slack.views.find((v) => v.view.private_metadata === id),
+      );
+
+      gate.hold();
+      const submission = slack.signedRequest(slack.submissionPayload(opened.view, 'UCAROL', 'Not today'));
+      const submitted = fetch(new URL('/slack/interactions', harness.url), { method: 'POST', ...submission });
+      await expect.poll(() => db.elicitationStatus(id)).toBe('DECLINED'); // committed…
+      expect(await isPending(submitted)).toBe(true); // …but the modal not cleared before it is on disk
+      gate.release();
+      expect(await (await submitted).json()).toEqual({ response_action: 'clear' });
+      db.close();
+    } finally {
+      gate.release();
+      await slack.close();
+    }
+  });
 });
 
 describe('synchronous NORMAL', () => {
