@@ -3,7 +3,6 @@
 import type { PubSubConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import { createInProcessPubSub, type ToolgatePubSub } from './pubsub.js';
-import { createRedisPubSub } from './redis-pubsub.js';
 
 export interface PubSubSelection {
   /** The config file's `pubsub` section, if any. */
@@ -24,6 +23,8 @@ export async function openPubSub(selection: PubSubSelection = {}): Promise<Toolg
   const fromEnv = selection.env?.TOOLGATE_REDIS;
   const url = fromEnv || selection.config?.redis;
   if (!url) return createInProcessPubSub();
+  // Loaded only here: a server without Redis does not pay for loading its client at every start.
+  const { createRedisPubSub } = await import('./redis-pubsub.js');
   return createRedisPubSub({
     url,
     prefix: selection.config?.prefix,

@@ -1,8 +1,8 @@
 // How a test starts one of toolgate's entry points as its own node process. Under tsx each child spends about two
 // CPU-seconds compiling and resolving the sources before it starts; the crash, CLI and instance tests start hundreds.
 // So the global setup bundles each entry point once per run (esbuild), and a child runs the bundle with plain node.
-// The packages go into the bundle too: resolving and loading a thousand module files cost a child twice what
-// compiling one file does. `npm start` itself (tsx on src/cli.ts) keeps tests of its own
+// The packages go into the bundle too: resolving and loading each of their module files cost a child more than
+// compiling one file does (docs/contributing.md has the figures). `npm start` itself (tsx on src/cli.ts) keeps tests of its own
 // (test/cli/commands.test.ts, test/config/cli.test.ts's `npx tsx`), and the package's test runs the build as shipped.
 import { buildSync } from 'esbuild';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';

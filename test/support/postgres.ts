@@ -106,7 +106,7 @@ function migratedTemplate(): Promise<string> {
 
 /**
  * A copy of the run's template, by name. From PostgreSQL 15 a copy is written to the WAL page by page unless it asks
- * for the file copy of before: for a small database under a busy run, five times slower, and its DROP too.
+ * for the file copy of before: for a small database under a busy run, much slower, and its DROP too.
  */
 async function copyOfTemplate(): Promise<string> {
   const source = await migratedTemplate();
