@@ -41,18 +41,26 @@ async function pendingAsTheInboxReads(s: Scenario): Promise<{ bytes: number; nod
   };
 }
 
-/** The slowest /healthz answer while `work` runs (asked again as soon as each answer comes). */
-async function slowestHealthzDuring<T>(s: Scenario, work: Promise<T>): Promise<{ slowestMs: number; result: T }> {
+/**
+ * The slowest /healthz answer while `work` runs (asked again as soon as each answer comes), and the CPU this process
+ * (the server's, in process) spent meanwhile: what kept its event loop busy, whatever else the machine runs.
+ */
+async function slowestHealthzDuring<T>(
+  s: Scenario,
+  work: () => Promise<T>,
+): Promise<{ slowestMs: number; cpuMs: number; result: T }> {
   const url = s.h.url.replace(/\/graphql$/, '/healthz');
   let done = false;
-  const result = work.finally(() => (done = true));
+  const cpu = process.cpuUsage();
+  const result = work().finally(() => (done = true));
   let slowestMs = 0;
   do {
     const started = performance.now();
     expect((await fetch(url)).status).toBe(200);
     slowestMs = Math.max(slowestMs, performance.now() - started);
   } while (!done);
-  return { slowestMs, result: await result };
+  const spent = process.cpuUsage(cpu);
+  return { slowestMs, cpuMs: (spent.user + spent.system) / 1000, result: await result };
 }
 
 let s: Scenario;
@@ -127,9 +135,10 @@ describe('a tool call whose arguments are nested deeper than maxToolArgumentsDep
     const { turn } = await s.start('write many notes');
     expect(turn.status).toBe('PAUSED');
 
-    const { slowestMs, result } = await slowestHealthzDuring(s, pendingAsTheInboxReads(s));
+    const { slowestMs, cpuMs, result } = await slowestHealthzDuring(s, () => pendingAsTheInboxReads(s));
     expect(result.bytes).toBeLessThan(10_000);
-    expect(slowestMs).toBeLessThan(1000);
+    expect(cpuMs).toBeLessThan(1000);
+    expect(slowestMs).toBeLessThan(5000);
     // They were refused: only the small one waits, and theirs are not kept.
     expect(result.nodes.map((node) => node.toolCall.arguments)).toEqual([{ text: 'small' }]);
     const assistant = turn.messages.find((m: any) => m.role === 'ASSISTANT');
@@ -193,9 +202,12 @@ describe('arguments nested deep within the limit', () => {
     const { turn } = await s.start('write many notes');
     expect(turn.status).toBe('PAUSED');
 
-    const { slowestMs, result } = await slowestHealthzDuring(s, pendingAsTheInboxReads(s));
+    const { slowestMs, cpuMs, result } = await slowestHealthzDuring(s, () => pendingAsTheInboxReads(s));
     expect(result.bytes).toBeLessThan(300_000);
-    expect(slowestMs).toBeLessThan(1000);
+    // The read's cost bounds how long /healthz can wait; the wall time adds what a busy machine's other processes
+    // take, so it is bounded loosely (a display that grew with the nesting blocked it for many seconds).
+    expect(cpuMs).toBeLessThan(1000);
+    expect(slowestMs).toBeLessThan(5000);
     expect(result.nodes).toHaveLength(20);
     const [first] = result.nodes;
     expect(first.toolCall.arguments).toEqual(args);
