@@ -175,9 +175,7 @@ describe('synchronous FULL: a Slack reviewer is told what is on disk only', () =
           ...testConfig(APPROVER_AGENT),
           auth: approverAuth,
           slack: {
-            botToken: slack.token,
-            signingSecret: slack.signingSecret,
-            apiUrl: slack.url,
+            ...slack.connection,
             channels: { default: 'CREVIEWERS' },
             users: [{ slackUserId: 'UCAROL', user: 'carol' }],
             mapByEmail: false,

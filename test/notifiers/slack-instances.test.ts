@@ -73,9 +73,7 @@ describe('Slack cards across a SIGKILL and two instances', () => {
       auth: approverAuth,
       confirmApprovers: { roles: ['reviewer'], required: 2, requester: 'EXCLUDED' },
       slack: {
-        botToken: slack.token,
-        signingSecret: slack.signingSecret,
-        apiUrl: slack.url,
+        ...slack.connection,
         channels: { roles: { reviewer: REVIEWERS } },
         users: Object.entries(SLACK_USERS).map(([user, slackUserId]) => ({ slackUserId, user })),
         mapByEmail: false,

@@ -45,9 +45,7 @@ beforeAll(async () => {
       ...testConfig(APPROVER_AGENT),
       auth: approverAuth,
       slack: {
-        botToken: slack.token,
-        signingSecret: slack.signingSecret,
-        apiUrl: slack.url,
+        ...slack.connection,
         channels: { default: GENERAL, roles: { reviewer: REVIEWERS } },
         users: Object.entries(SLACK_USERS).map(([user, slackUserId]) => ({ slackUserId, user })),
         mapByEmail: false,

@@ -75,6 +75,11 @@ export class SlackStandIn {
     });
   }
 
+  /** The config's `slack` fields that point a server at this stand-in: its bot token, signing secret and API URL. */
+  get connection(): { botToken: string; signingSecret: string; apiUrl: string } {
+    return { botToken: this.token, signingSecret: this.signingSecret, apiUrl: this.url };
+  }
+
   static async start(): Promise<SlackStandIn> {
     const standIn = new SlackStandIn();
     await new Promise<void>((resolve) => standIn.#server.listen(0, '127.0.0.1', resolve));
