@@ -83,12 +83,23 @@ function migrationsDigest(): string {
   return hash.digest('hex').slice(0, 8);
 }
 
-let template: Promise<string> | undefined;
+/** The run's template, and how a copy of it is asked for on this server. */
+interface Template {
+  name: string;
+  /**
+   * From PostgreSQL 15 a copy is written to the WAL page by page unless it asks for the file copy of before: for a
+   * small database under a busy run, much slower, and its DROP too.
+   */
+  copyClause: string;
+}
+
+let template: Promise<Template> | undefined;
 
 /** This run's migrated template, made once: the test processes take turns under an advisory lock. */
-function migratedTemplate(): Promise<string> {
+function migratedTemplate(): Promise<Template> {
   template ??= admin(async (client) => {
     const name = `toolgate_t_${RUN}_tpl_${migrationsDigest()}`;
+    const version = Number((await client.query('SHOW server_version_num')).rows[0].server_version_num);
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [name]);
     try {
       const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
@@ -99,22 +110,16 @@ function migratedTemplate(): Promise<string> {
     } finally {
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', [name]);
     }
-    return name;
+    return { name, copyClause: version >= 150000 ? ' STRATEGY FILE_COPY' : '' };
   });
   return template;
 }
 
-/**
- * A copy of the run's template, by name. From PostgreSQL 15 a copy is written to the WAL page by page unless it asks
- * for the file copy of before: for a small database under a busy run, much slower, and its DROP too.
- */
+/** A copy of the run's template, by name. */
 async function copyOfTemplate(): Promise<string> {
   const source = await migratedTemplate();
   const name = newName();
-  await admin(async (client) => {
-    const strategy = Number((await client.query('SHOW server_version_num')).rows[0].server_version_num) >= 150000;
-    await client.query(`CREATE DATABASE ${name} TEMPLATE ${source}${strategy ? ' STRATEGY FILE_COPY' : ''}`);
-  });
+  await admin((client) => client.query(`CREATE DATABASE ${name} TEMPLATE ${source.name}${source.copyClause}`));
   return name;
 }
 
