@@ -1,5 +1,6 @@
-// The `toolgate` command's own commands (src/cli.ts) in a process of their own, built from the sources: --help, --version,
-// an unknown command, and `init`, whose starter config must be the built-in demo and is never written over a file.
+// The `toolgate` command's own commands (src/cli.ts) in a process of their own, built from the sources: --help,
+// --version, an unknown command, and `init`, whose starter config must be the built-in demo and is never written over
+// a file.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

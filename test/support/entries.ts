@@ -2,8 +2,9 @@
 // CPU-seconds compiling and resolving the sources before it starts; the crash, CLI and instance tests start hundreds.
 // So the global setup bundles each entry point once per run (esbuild), and a child runs the bundle with plain node.
 // The packages go into the bundle too: resolving and loading each of their module files cost a child more than
-// compiling one file does (docs/contributing.md has the figures). `npm start` itself (tsx on src/cli.ts) keeps tests of its own
-// (test/cli/commands.test.ts, test/config/cli.test.ts's `npx tsx`), and the package's test runs the build as shipped.
+// compiling one file does (docs/contributing.md has the figures). `npm start` itself (tsx on src/cli.ts) keeps tests
+// of its own (test/cli/commands.test.ts, test/config/cli.test.ts's `npx tsx`), and the package's test runs the build
+// as shipped.
 import { buildSync } from 'esbuild';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
