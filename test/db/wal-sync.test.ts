@@ -4,7 +4,7 @@
 import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createDatasync, SYNC_SOON_MS, WalSync } from '../../src/db/sqlite/wal-sync.js';
 
 /** A syncFile whose fsyncs finish when the test says. */
@@ -109,6 +109,9 @@ describe('WalSync', () => {
   });
 
   it("syncSoon() starts no fsync; the next sync() starts one that covers both, and the earlier caller's settles first", async () => {
+    // The delay on a clock of the test's: a busy machine must not let it run out before the second caller comes.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    onTestFinished(() => void vi.useRealTimers());
     const held = heldSyncs();
     const wal = new WalSync('/d/x-wal', held.syncFile);
     await wal.sync(); // nothing committed: nothing to sync
@@ -125,7 +128,7 @@ describe('WalSync', () => {
     await Promise.all([event, toolStart]);
     expect(order).toEqual(['event', 'tool start']);
     // Past the delay nobody started another: the one fsync covered both commits.
-    await new Promise((resolve) => setTimeout(resolve, SYNC_SOON_MS * 3));
+    await vi.advanceTimersByTimeAsync(SYNC_SOON_MS * 3);
     expect(held.calls).toHaveLength(2);
     expect(wal.fsyncs).toBe(1);
   });
