@@ -71,20 +71,20 @@ export declare const configSchema: z.ZodObject<{
         requireToolConfirmation: z.ZodDefault<z.ZodBoolean>;
         toolConfirmation: z.ZodDefault<z.ZodRecord<z.ZodString, z.ZodUnion<readonly [z.ZodEnum<{
             ALWAYS: "ALWAYS";
-            NEVER: "NEVER";
             BY_ANNOTATION: "BY_ANNOTATION";
+            NEVER: "NEVER";
         }>, z.ZodObject<{
             mode: z.ZodOptional<z.ZodEnum<{
                 ALWAYS: "ALWAYS";
-                NEVER: "NEVER";
                 BY_ANNOTATION: "BY_ANNOTATION";
+                NEVER: "NEVER";
             }>>;
             rules: z.ZodOptional<z.ZodArray<z.ZodObject<{
                 match: z.ZodRecord<z.ZodString, z.ZodUnknown>;
                 mode: z.ZodEnum<{
                     ALWAYS: "ALWAYS";
-                    NEVER: "NEVER";
                     DENY: "DENY";
+                    NEVER: "NEVER";
                 }>;
                 reason: z.ZodOptional<z.ZodString>;
                 approvers: z.ZodOptional<z.ZodUnion<readonly [z.ZodLiteral<"REQUESTER">, z.ZodObject<{
@@ -114,8 +114,8 @@ export declare const configSchema: z.ZodObject<{
                 }, z.core.$strict>>;
             }, z.core.$strict>]>>;
             stepUp: z.ZodOptional<z.ZodEnum<{
-                passkey: "passkey";
                 none: "none";
+                passkey: "passkey";
             }>>;
         }, z.core.$strict>]>>>;
         allowEdit: z.ZodOptional<z.ZodBoolean>;
@@ -132,8 +132,8 @@ export declare const configSchema: z.ZodObject<{
             }, z.core.$strict>>;
         }, z.core.$strict>]>>;
         stepUp: z.ZodOptional<z.ZodEnum<{
-            passkey: "passkey";
             none: "none";
+            passkey: "passkey";
         }>>;
         pauseTtlSeconds: z.ZodDefault<z.ZodNumber>;
         maxIterations: z.ZodDefault<z.ZodNumber>;
@@ -157,16 +157,16 @@ export declare const configSchema: z.ZodObject<{
             scopes: z.ZodOptional<z.ZodArray<z.ZodString>>;
             clockToleranceSeconds: z.ZodDefault<z.ZodNumber>;
             algorithms: z.ZodOptional<z.ZodArray<z.ZodEnum<{
-                RS256: "RS256";
-                RS384: "RS384";
-                RS512: "RS512";
-                PS256: "PS256";
-                PS384: "PS384";
-                PS512: "PS512";
                 ES256: "ES256";
                 ES384: "ES384";
                 ES512: "ES512";
                 EdDSA: "EdDSA";
+                PS256: "PS256";
+                PS384: "PS384";
+                PS512: "PS512";
+                RS256: "RS256";
+                RS384: "RS384";
+                RS512: "RS512";
             }>>>;
         }, z.core.$strict>, z.ZodArray<z.ZodObject<{
             issuer: z.ZodURL;
@@ -180,16 +180,16 @@ export declare const configSchema: z.ZodObject<{
             scopes: z.ZodOptional<z.ZodArray<z.ZodString>>;
             clockToleranceSeconds: z.ZodDefault<z.ZodNumber>;
             algorithms: z.ZodOptional<z.ZodArray<z.ZodEnum<{
-                RS256: "RS256";
-                RS384: "RS384";
-                RS512: "RS512";
-                PS256: "PS256";
-                PS384: "PS384";
-                PS512: "PS512";
                 ES256: "ES256";
                 ES384: "ES384";
                 ES512: "ES512";
                 EdDSA: "EdDSA";
+                PS256: "PS256";
+                PS384: "PS384";
+                PS512: "PS512";
+                RS256: "RS256";
+                RS384: "RS384";
+                RS512: "RS512";
             }>>>;
         }, z.core.$strict>>]>>;
         inbox: z.ZodOptional<z.ZodObject<{
@@ -228,8 +228,8 @@ export declare const configSchema: z.ZodObject<{
         }, z.core.$strict>>;
         metrics: z.ZodOptional<z.ZodEnum<{
             admin: "admin";
-            public: "public";
             off: "off";
+            public: "public";
         }>>;
     }, z.core.$strict>>;
     plugins: z.ZodDefault<z.ZodArray<z.ZodString>>;
@@ -250,10 +250,10 @@ export declare const configSchema: z.ZodObject<{
     webhooks: z.ZodOptional<z.ZodArray<z.ZodObject<{
         url: z.ZodURL;
         events: z.ZodArray<z.ZodEnum<{
+            "elicitation.escalated": "elicitation.escalated";
+            "elicitation.expired": "elicitation.expired";
             "elicitation.requested": "elicitation.requested";
             "elicitation.resolved": "elicitation.resolved";
-            "elicitation.expired": "elicitation.expired";
-            "elicitation.escalated": "elicitation.escalated";
             "turn.completed": "turn.completed";
             "turn.failed": "turn.failed";
         }>>;

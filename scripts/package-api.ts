@@ -4,8 +4,11 @@
 // file it comes from, with its doc comment; nothing unreachable. `npm run package-api:print` writes them; `npm run
 // package-api:check` (in `npm test`) fails when a committed report differs, as schema:check does for the GraphQL
 // schema: a change of the exported surface, breaking or not, is made on purpose and reviewed in that file's diff.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+// The declarations are those the build ships: emitted by TypeScript 7's compiler, as `npm run build` emits them, and
+// read with the compiler's JavaScript API (typescript 5.9: 7 has none yet).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
@@ -21,8 +24,17 @@ export const PACKAGE_API_REPORTS = [
     file: join(ROOT, 'api', 'toolgate-client.api.d.ts'),
   },
 ];
-/** Where the declarations are emitted: in memory only, but inside the repository so node_modules resolves. */
+/** Where the emitted declarations are read from: in memory, under a path inside the repository. */
 const OUT = join(ROOT, '.scratch', 'package-api');
+/** TypeScript 7's compiler, which `npm run build` runs. */
+const TSC = join(ROOT, 'node_modules', 'typescript-native', 'bin', 'tsc');
+const DECLARATIONS_ONLY = {
+  noEmit: false,
+  declaration: true,
+  emitDeclarationOnly: true,
+  sourceMap: false,
+  declarationMap: false,
+} as const;
 
 /** The report of the declarations reachable from `entry` (a TypeScript module of this repository). */
 export function packageApiReport(entry = PACKAGE_ENTRY): string {
@@ -94,16 +106,7 @@ function compilerOptions(): ts.CompilerOptions {
   const file = join(ROOT, 'tsconfig.json');
   const { config } = ts.readConfigFile(file, (path) => ts.sys.readFile(path));
   const { options } = ts.parseJsonConfigFileContent(config, ts.sys, ROOT, undefined, file);
-  return {
-    ...options,
-    noEmit: false,
-    declaration: true,
-    emitDeclarationOnly: true,
-    sourceMap: false,
-    declarationMap: false,
-    rootDir: ROOT,
-    outDir: OUT,
-  };
+  return { ...options, ...DECLARATIONS_ONLY, rootDir: ROOT, outDir: OUT };
 }
 
 function declarationPath(source: string): string {
@@ -111,19 +114,38 @@ function declarationPath(source: string): string {
 }
 
 function emitDeclarations(entry: string): Map<string, string> {
-  // Without a type check of the bodies (`npm run typecheck` does that): the declarations need the exported types only.
-  const program = ts.createProgram([entry], { ...compilerOptions(), noCheck: true });
-  const files = new Map<string, string>();
-  const emitted = program.emit(undefined, (fileName, text) => files.set(resolve(fileName), text));
-  if (emitted.diagnostics.length > 0) throw new Error(ts.formatDiagnostics(emitted.diagnostics, formatHost));
-  return files;
+  // In a folder of its own inside the repository (node_modules resolves from there), read into memory and removed: two
+  // reports made at once do not meet. Without a type check of the bodies (`npm run typecheck` does that).
+  mkdirSync(dirname(OUT), { recursive: true });
+  const dir = mkdtempSync(`${OUT}-`);
+  try {
+    const project = join(dir, 'tsconfig.json');
+    writeFileSync(
+      project,
+      JSON.stringify({
+        extends: join(ROOT, 'tsconfig.json'),
+        compilerOptions: { ...DECLARATIONS_ONLY, rootDir: ROOT, outDir: join(dir, 'out'), noCheck: true },
+        files: [entry],
+        include: [],
+      }),
+    );
+    try {
+      execFileSync(process.execPath, [TSC, '-p', project], { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' });
+    } catch (error) {
+      throw new Error(
+        `tsc could not emit the declarations of ${relative(ROOT, entry)}:\n${(error as { stdout?: string }).stdout ?? error}`,
+        { cause: error },
+      );
+    }
+    const files = new Map<string, string>();
+    const out = join(dir, 'out');
+    for (const name of readdirSync(out, { recursive: true, encoding: 'utf8' }))
+      if (name.endsWith('.d.ts')) files.set(join(OUT, name), readFileSync(join(out, name), 'utf8'));
+    return files;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
-
-const formatHost: ts.FormatDiagnosticsHost = {
-  getCanonicalFileName: (name) => name,
-  getCurrentDirectory: () => ROOT,
-  getNewLine: () => '\n',
-};
 
 /** A compiler host that reads the emitted declarations from memory and everything else (node_modules) from disk. */
 function memoryHost(files: Map<string, string>): ts.CompilerHost {
