@@ -1,52 +1,67 @@
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
-/** What runs again on PostgreSQL: the suites that reach a store (the store spec has a file per backend). */
+/**
+ * What runs again on PostgreSQL: what a store decides. The use cases and the loop over it, the durability promises
+ * (crash, races, recovery) and, of the API's files, those whose outcome is a store's: what runs once, what a read
+ * returns and to whom, expiry and escalation found by a query, events published from what a commit counted, and the
+ * provider-backed identity tests. The store spec has files of its own per backend (test/db/).
+ */
 const POSTGRES_SUITES = [
   'test/app/**/*.test.ts',
-  'test/mcp/**/*.test.ts',
-  'test/graphql/**/*.test.ts',
-  'test/http/**/*.test.ts',
-  'test/observability/**/*.test.ts',
-  'test/models/**/*.test.ts',
-  'test/tools/**/*.test.ts',
   'test/agent/**/*.test.ts',
   'test/durability/**/*.test.ts',
-  'test/notifiers/slack.test.ts',
   'test/embed.test.ts',
-  // The receipts in webhook bodies, read from the chain at delivery.
+  // Every mutation fuzzed; one user's data hidden from another; a server closing under its requests; two instances.
+  'test/http/fuzz.test.ts',
+  'test/http/isolation.test.ts',
+  'test/http/shutdown.test.ts',
+  'test/http/redis-instances.test.ts',
+  'test/http/streamed-text-redis.test.ts',
+  'test/http/turn-events-end.test.ts',
+  // Answers, steps and their order, supersede, expiry, escalation, keys, a restart, the readers and their pages.
+  'test/graphql/answers.test.ts',
+  'test/graphql/steps.test.ts',
+  'test/graphql/supersede.test.ts',
+  'test/graphql/expiry.test.ts',
+  'test/graphql/escalation.test.ts',
+  'test/graphql/idempotency.test.ts',
+  'test/graphql/restart.test.ts',
+  'test/graphql/background.test.ts',
+  'test/graphql/pagination.test.ts',
+  'test/graphql/loaders.test.ts',
+  'test/graphql/audit.test.ts',
+  'test/graphql/edit-accept.test.ts',
+  // The gating a turn starts with, against an update committed beside it.
+  'test/graphql/gating.test.ts',
+  // Approvers: quorum, remembered approvals, step-up, and what is published once an answer is counted.
+  'test/graphql/approvers.test.ts',
+  'test/graphql/approval-grants.test.ts',
+  'test/graphql/passkey-step-up.test.ts',
+  'test/graphql/approver-events.test.ts',
+  'test/graphql/approver-subscriptions.test.ts',
+  // The gateway's calls: answered in two places at once, tasks, input_required, a caller leaving, closing, receipts.
+  'test/mcp/gateway.test.ts',
+  'test/mcp/tasks.test.ts',
+  'test/mcp/modern.test.ts',
+  'test/mcp/withdrawal.test.ts',
+  'test/mcp/closing.test.ts',
+  'test/mcp/receipts.test.ts',
+  // Readiness reads the database; the pending gauge is read from it.
+  'test/observability/health.test.ts',
+  'test/observability/metrics.test.ts',
+  // The outbox's claims: webhooks with their receipts, Slack's cards.
   'test/webhooks/receipts.test.ts',
-  // The inbox signed in through the identity provider, two reviewers answering in Chromium.
+  'test/notifiers/slack.test.ts',
+  // Identities from the OpenID provider, on both backends: the inbox signed in in Chromium, an MCP client's OAuth.
+  'test/graphql/identity.test.ts',
+  'test/http/inbox-session.test.ts',
   'test/inbox/sign-in.test.ts',
+  'test/mcp/oauth.test.ts',
 ];
 
-/**
- * Left to SQLite: its WAL fsync (durable responses, its settings); the two-instance tests run on PostgreSQL in the
- * SQLite project already.
- */
-const SQLITE_ONLY = [
-  'test/http/durable-responses.test.ts',
-  'test/durability/store.test.ts',
-  'test/durability/instances.test.ts',
-  'test/mcp/instances.test.ts',
-  'test/mcp/withdrawal-instances.test.ts',
-  'test/mcp/modern-instances.test.ts',
-];
-
-/**
- * Left to SQLite too: files under those folders that test something no store decides (response headers in Chromium,
- * identity tokens, a model provider, the MCP tool source, an MCP client and the stdio bridge in front of the gateway);
- * what their servers store, the gateway's and the API's files test on both. Rules, answers, races, crashes and the
- * fuzz run on both.
- */
-const BACKEND_FREE = [
-  'test/http/framing.test.ts',
-  'test/http/oidc.test.ts',
-  'test/models/openai-compatible.test.ts',
-  'test/mcp/inspector-cli.test.ts',
-  'test/mcp/stdio-bridge.test.ts',
-  'test/tools/mcp.test.ts',
-];
+/** Of those, left to SQLite: its WAL fsync; the two-instance tests run on PostgreSQL in the SQLite project already. */
+const SQLITE_ONLY = ['test/durability/store.test.ts', 'test/durability/instances.test.ts'];
 
 export default defineConfig({
   resolve: {
@@ -81,7 +96,7 @@ export default defineConfig({
         test: {
           name: 'postgres',
           include: POSTGRES_SUITES,
-          exclude: [...SQLITE_ONLY, ...BACKEND_FREE],
+          exclude: SQLITE_ONLY,
           env: { TOOLGATE_TEST_BACKEND: 'postgres' },
         },
       },

@@ -1,7 +1,7 @@
 // `toolgate/client`'s typed documents (src/client/, docs/client.md) sent as they are to the real server, over HTTP and
 // graphql-ws: each one passes the server's validation and limits (depth, cost, with full pages) and answers without
 // errors, for the requester (MINE) and for an approver of another user's request (TO_ANSWER: none of their documents
-// reads the requester's turn, which would be FORBIDDEN). On SQLite and PostgreSQL (TOOLGATE_TEST_BACKEND=postgres).
+// reads the requester's turn, which would be FORBIDDEN).
 import { print } from 'graphql';
 import type { Client } from 'graphql-ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -2,7 +2,7 @@
 // blocked event loop shows as unanswered requests, not as a test that hangs with it), an agent whose create_entity
 // runs unasked for names matching ^(a+)+$, and a non-admin user. A name of 40 "a"s and a "!" (V8's backtracking
 // takes 2^40 steps on it) is decided at once, through gate(arguments:) and through a model's call in a turn, while
-// /healthz keeps answering. On SQLite, and on PostgreSQL with TOOLGATE_TEST_BACKEND=postgres.
+// /healthz keeps answering. The pattern engine is the store's concern on neither backend: SQLite only.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,8 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoConfig } from '../../src/config/demo.js';
 import type { ToolgateConfig } from '../../src/config/schema.js';
 import { killAll, startCli, type ServerProcess } from '../durability/processes.js';
-import { START_TURN, TEST_BACKEND, tempDir } from '../support/harness.js';
-import { migratedPostgresDatabase, type TestDatabase } from '../support/postgres.js';
+import { START_TURN, tempDir } from '../support/harness.js';
 
 const ALICE = 'alice-token-3c4d5e6f7a8b9c0d';
 const EVIL = `${'a'.repeat(40)}!`;
@@ -37,18 +36,15 @@ const GATE = `query Gate($args: JSON!) {
 
 const { dir, cleanup } = tempDir();
 let server: ServerProcess;
-let postgres: TestDatabase | undefined;
 
 beforeAll(async () => {
   const file = join(dir, 'toolgate.json');
   writeFileSync(file, JSON.stringify(config));
-  postgres = TEST_BACKEND === 'postgres' ? await migratedPostgresDatabase() : undefined;
-  server = await startCli(postgres?.url ?? join(dir, 'toolgate.db'), { TOOLGATE_CONFIG: file });
+  server = await startCli(join(dir, 'toolgate.db'), { TOOLGATE_CONFIG: file });
 }, 60_000);
 
 afterAll(async () => {
   await killAll();
-  await postgres?.drop();
   cleanup();
 });
 
