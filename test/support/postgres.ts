@@ -4,7 +4,7 @@
 //
 // Creating, migrating and dropping a database costs far more than what a test then does with it (DROP DATABASE
 // waits for a checkpoint), so: a database that only has to be migrated is copied from a template migrated once per
-// run; the store spec's databases are emptied and reused; and the run's databases are dropped together at its end.
+// run; the store spec's databases are emptied and reused; and the run's databases are dropped together after it.
 import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
