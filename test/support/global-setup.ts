@@ -1,7 +1,7 @@
 // Vitest's global setup: names this test run (its PostgreSQL databases carry the name, test/support/postgres.ts),
 // bundles the entry points that tests start as processes (test/support/entries.ts) and, after the run, starts the drop
-// of the databases it created in a process it leaves running: each DROP waits for a checkpoint, together about 15 s
-// after a full run, which the run's verdict need not wait for.
+// of the databases it created in a process it leaves running: each DROP waits for a checkpoint, and the run's verdict
+// need not wait for them all.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { bundleEntries } from './entries.js';

@@ -1,5 +1,5 @@
 // Runs one of the suite's bundles of an entry point (test/support/entries.ts) as `node <bundle> …` would, compiled
-// from V8's code cache: node 20 keeps no compile cache of its own, and compiling the bundle was a third of a child's
+// from V8's code cache: node 20 keeps no compile cache of its own, and compiling the bundle was much of a child's
 // start. The first child of a run without a usable cache writes one once it has started (its functions compiled by
 // then included); the others read it. Stack traces are mapped to the sources through the bundle's source map with
 // node's own SourceMap, read at the first trace (node's --enable-source-maps does not see code compiled by vm).
