@@ -5,7 +5,7 @@
 // and client examples compiled against the package's own types (`toolgate`, `toolgate/client`) and run on it. Then
 // the container recipe's steps outside a container: the image's environment, start command and HEALTHCHECK, and
 // compose.yaml's two instances on PostgreSQL and Redis.
-import { execFile, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -25,6 +25,7 @@ import {
   execForm,
   readDockerfile,
 } from './support/dockerfile.js';
+import { betterSqlitePrebuilds } from '../scripts/local-prebuilds.js';
 import { startServing, type Serving } from './support/cli.js';
 import { RESOLVE, START_TURN, tempDir } from './support/harness.js';
 import { connectWs, subscribeWs } from './support/live.js';
@@ -73,24 +74,6 @@ async function run(command: string, args: string[], cwd: string, env: Record<str
   }
 }
 
-/**
- * better-sqlite3 installs with prebuild-install, which downloads a prebuilt binary from GitHub, or else compiles
- * SQLite (over a minute of CPU). The binary this checkout built or downloaded for the same version, Node and platform
- * is offered as prebuild-install's local prebuild, as a warm download cache would; without one the install compiles.
- */
-function betterSqlitePrebuilds(): Record<string, string> {
-  const module = join(ROOT, 'node_modules', 'better-sqlite3');
-  if (!existsSync(join(module, 'build', 'Release', 'better_sqlite3.node'))) return {};
-  const { version } = JSON.parse(readFileSync(join(module, 'package.json'), 'utf8')) as { version: string };
-  const glibc = (process.report.getReport() as { header: { glibcVersionRuntime?: string } }).header.glibcVersionRuntime;
-  const libc = process.platform === 'linux' && !glibc ? 'musl' : '';
-  const dir = join(temp.dir, 'prebuilds');
-  mkdirSync(dir, { recursive: true });
-  const file = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}${libc}-${process.arch}.tar.gz`;
-  const tar = spawnSync('tar', ['-czf', join(dir, file), '-C', module, 'build/Release/better_sqlite3.node']);
-  return tar.status === 0 ? { npm_config_better_sqlite3_local_prebuilds: dir } : {};
-}
-
 beforeAll(async () => {
   await timed('npm pack (with the build)', () => run('npm', ['pack', '--pack-destination', temp.dir], ROOT));
   const tarball = readdirSync(temp.dir).find((name) => name.endsWith('.tgz'))!;
@@ -99,7 +82,9 @@ beforeAll(async () => {
   // --prefer-offline only lets npm trust its cache's metadata.
   const [, ...install] = INSTALL_STEP.split(/\s+/);
   const args = [...install.map((arg) => (arg === IMAGE_TARBALL ? join(temp.dir, tarball) : arg)), '--prefer-offline'];
-  const installed = await timed('npm install <tarball>', () => run('npm', args, APP, betterSqlitePrebuilds()));
+  const installed = await timed('npm install <tarball>', () =>
+    run('npm', args, APP, betterSqlitePrebuilds(ROOT, join(temp.dir, 'prebuilds'))),
+  );
   installLog = installed.stdout + installed.stderr;
   examplesCompiled = compileExamples();
   // Awaited by its test; a failure here is reported there, not as an unhandled rejection.
