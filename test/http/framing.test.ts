@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshotOnFailure, type Browser } from '../support/browser.js';
+import { openBrowser, screenshotOnFailure, type Browser } from '../support/browser.js';
 import { startHarness, type Harness } from '../support/harness.js';
 
 /** A raw request, headers as given (fetch would not send a foreign Origin). */
@@ -106,7 +106,7 @@ describe('in Chromium', () => {
   const pages: Page[] = [];
 
   beforeAll(async () => {
-    browser = await launchBrowser();
+    browser = await openBrowser();
     // Another site (another origin: another port) whose page frames ours.
     attacker = createServer((req, res) => {
       const target = new URL(req.url!, 'http://x').searchParams.get('frame')!;

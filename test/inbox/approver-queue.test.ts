@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInbox } from '../../scripts/inbox-build.js';
 import { ScriptedModel } from '../../src/models/scripted.js';
 import { callsWhatIsNamed } from '../support/app.js';
-import { launchBrowser, screenshotOnFailure, type Browser } from '../support/browser.js';
+import { openBrowser, screenshotOnFailure, type Browser } from '../support/browser.js';
 import { dataOf, START_TURN, startHarness, type Harness } from '../support/harness.js';
 import { AGENT_ID, MODEL_ID, SOURCE_ID, testConfig } from '../support/scenario.js';
 import { CountingToolSource } from '../support/tools.js';
@@ -27,7 +27,7 @@ const pages: Page[] = [];
 
 beforeAll(async () => {
   await buildInbox({ ifStale: true });
-  browser = await launchBrowser();
+  browser = await openBrowser();
   tools = new CountingToolSource(SOURCE_ID, [
     { name: 'deploy', annotations: { title: 'Deploy a service', destructiveHint: true } },
   ]);

@@ -4,7 +4,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInbox } from '../../scripts/inbox-build.js';
-import { launchBrowser, screenshotOnFailure, type Browser } from '../support/browser.js';
+import { openBrowser, screenshotOnFailure, type Browser } from '../support/browser.js';
 import { dataOf, type Harness } from '../support/harness.js';
 import type { CountingToolSource } from '../support/tools.js';
 import { connectClient, GATEWAY_ID, mcpUrl, startGateway } from '../mcp/support.js';
@@ -16,7 +16,7 @@ const pages: Page[] = [];
 
 beforeAll(async () => {
   await buildInbox({ ifStale: true });
-  browser = await launchBrowser();
+  browser = await openBrowser();
   ({ h, tools } = await startGateway({ local: true }));
 }, 120_000);
 afterAll(async () => {

@@ -8,7 +8,7 @@ import { buildInbox } from '../../scripts/inbox-build.js';
 import type { ToolgateConfig } from '../../src/config/schema.js';
 import type { ModelRequest, ModelResponse } from '../../src/models/model.js';
 import { ScriptedModel } from '../../src/models/scripted.js';
-import { launchBrowser, screenshotOnFailure, type Browser } from '../support/browser.js';
+import { openBrowser, screenshotOnFailure, type Browser } from '../support/browser.js';
 import { dataOf, RESOLVE, START_TURN, startHarness, type Harness } from '../support/harness.js';
 import { call, callStep, MODEL_ID, SOURCE_ID, testAgent, textStep } from '../support/scenario.js';
 import { CountingToolSource } from '../support/tools.js';
@@ -57,7 +57,7 @@ const card = (page: Page) => page.locator('article.card');
 
 beforeAll(async () => {
   await buildInbox({ ifStale: true });
-  browser = await launchBrowser();
+  browser = await openBrowser();
 }, 120_000);
 
 afterAll(async () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInbox } from '../../scripts/inbox-build.js';
 import { ScriptedModel } from '../../src/models/scripted.js';
 import { callsWhatIsNamed } from '../support/app.js';
-import { launchBrowser, screenshotOnFailure, type Browser } from '../support/browser.js';
+import { openBrowser, screenshotOnFailure, type Browser } from '../support/browser.js';
 import { dataOf, START_TURN } from '../support/harness.js';
 import { startSignInServer, type SignInServer } from '../support/inbox-sign-in.js';
 import { startOidcProvider, type OidcProvider } from '../support/oidc-provider.js';
@@ -27,7 +27,7 @@ const closers: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
   await buildInbox({ ifStale: true });
-  browser = await launchBrowser();
+  browser = await openBrowser();
 }, 120_000);
 
 afterAll(async () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInbox } from '../../scripts/inbox-build.js';
 import type { ModelRequest, ModelResponse } from '../../src/models/model.js';
 import { ScriptedModel } from '../../src/models/scripted.js';
-import { launchBrowser, screenshotOnFailure, type Browser } from '../support/browser.js';
+import { openBrowser, screenshotOnFailure, type Browser } from '../support/browser.js';
 import { dataOf, START_TURN, startHarness, type Harness } from '../support/harness.js';
 import { call, callStep, MODEL_ID, SOURCE_ID, testAgent, testConfig, textStep } from '../support/scenario.js';
 import { CountingToolSource } from '../support/tools.js';
@@ -62,7 +62,7 @@ const start = async (message: string) =>
 
 beforeAll(async () => {
   await buildInbox({ ifStale: true });
-  browser = await launchBrowser();
+  browser = await openBrowser();
   tools = new CountingToolSource(SOURCE_ID, [
     { name: 'send' },
     { name: 'pay' },

@@ -1,34 +1,50 @@
-// Headless Chromium for the inbox tests: Debian's /usr/bin/chromium (.ci/run installs it) driven by playwright-core,
-// with a fresh profile per launch (playwright-core's temporary user-data-dir). A failing test leaves a screenshot of its page in .scratch/inbox-failures/.
+// Headless Chromium for the inbox tests: Debian's /usr/bin/chromium (.ci/run installs it) driven by playwright-core.
+// One browser per test process, shared by the files it runs one after the other (a launch cost more CPU than some
+// files' tests); each page gets a context of its own, which shares no cookies or storage with any other, as a fresh
+// profile would. A failing test leaves a screenshot of its page in .scratch/inbox-failures/.
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser as PlaywrightBrowser, type Page } from 'playwright-core';
+import { chromium, type Browser as PlaywrightBrowser, type BrowserContext, type Page } from 'playwright-core';
 import { onTestFailed } from 'vitest';
 import { CHROMIUM_FLAGS, CHROMIUM_PATH, missingChromium } from './chromium.js';
 
 export const FAILURE_DIR = resolve(import.meta.dirname, '../../.scratch/inbox-failures');
 
 export interface Browser {
-  /** A new tab in a context of its own (its own sessionStorage): one user's browser. */
+  /** A new tab in a context of its own (its own cookies and sessionStorage): one user's browser. */
   newPage(options?: { width?: number; height?: number }): Promise<Page>;
   close(): Promise<void>;
 }
 
-export async function launchBrowser(): Promise<Browser> {
+/** This process's Chromium, launched by the first file that asks (playwright-core gives it a temporary profile). */
+let shared: Promise<PlaywrightBrowser> | undefined;
+
+async function sharedChromium(): Promise<PlaywrightBrowser> {
+  const running = await shared?.catch(() => undefined);
+  if (running?.isConnected()) return running;
+  shared = chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS });
+  return shared;
+}
+
+/** A browser for one test file: its pages' contexts are closed by `close()`; Chromium stays for the next file. */
+export async function openBrowser(): Promise<Browser> {
   const missing = missingChromium();
   if (missing) throw new Error(missing);
-  // playwright-core gives each launch a fresh temporary user-data-dir (and removes it on close): no state from
-  // an earlier run, nothing left behind.
-  const browser: PlaywrightBrowser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS });
+  const browser = await sharedChromium();
+  const contexts = new Set<BrowserContext>();
   return {
     async newPage(options = {}) {
-      // A context per page: each "user" gets their own sessionStorage.
+      // A context per page: each "user" gets their own cookies and sessionStorage.
       const context = await browser.newContext({
         viewport: { width: options.width ?? 1280, height: options.height ?? 900 },
       });
+      contexts.add(context);
       return context.newPage();
     },
-    close: () => browser.close(),
+    close: async () => {
+      await Promise.all([...contexts].map((context) => context.close().catch(() => {})));
+      contexts.clear();
+    },
   };
 }
 
