@@ -70,15 +70,22 @@ async function question(context: RelayContext, elicitation: ElicitationRecord): 
     requestedSchema: requestedSchema as ElicitRequestFormParams['requestedSchema'],
     _meta,
   };
+  // The question's own signal, cut off from the call's once the client answered: the SDK cancels a request whenever
+  // its signal aborts, answered or not, and a client must not be told to cancel what it has already answered.
+  const open = new AbortController();
+  const cancel = () => open.abort(context.signal.reason);
+  context.signal.addEventListener('abort', cancel, { once: true });
   try {
     // Asked once the pause is on disk: a client never answers a confirmation a power cut then takes back.
     await context.flush();
     return await context.extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, {
-      signal: context.signal,
+      signal: open.signal,
       timeout: Math.min(untilExpiry, MAX_TIMEOUT_MS),
     });
   } catch {
     // Cancelled, timed out, or the client could not ask: the confirmation stays pending for the other answerers.
     return null;
+  } finally {
+    context.signal.removeEventListener('abort', cancel);
   }
 }

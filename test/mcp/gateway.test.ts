@@ -1,7 +1,7 @@
 // An MCP client's tools through a gateway agent, over real HTTP: the list, a read-only call that runs at once, a
 // destructive one that waits for a person (answered through GraphQL, through the client's own elicitation handler,
 // or both at once) and runs once, progress while it waits, a client that stops waiting, and a server that closes.
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CancelledNotificationSchema, ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../support/harness.js';
 import type { CountingToolSource } from '../support/tools.js';
@@ -87,10 +87,14 @@ describe('the MCP gateway', () => {
         return { action: 'accept' };
       },
     });
+    // In place of the SDK's own handler: what the server says to cancel (it must not name a question answered).
+    const cancelled: unknown[] = [];
+    client.setNotificationHandler(CancelledNotificationSchema, (notification) => void cancelled.push(notification));
     const before = tools.count('drop');
     const result = await client.callTool({ name: 'drop', arguments: { ids: [3] } });
     expect(result).toMatchObject({ content: [{ type: 'text', text: 'dropped [3]' }], isError: false });
     expect(tools.count('drop')).toBe(before + 1);
+    expect(cancelled).toEqual([]);
     expect(asked).toHaveLength(1);
     const [{ params, pending }] = asked as [{ params: any; pending: any }];
     expect(params).toMatchObject({
@@ -110,6 +114,26 @@ describe('the MCP gateway', () => {
     const result = await client.callTool({ name: 'drop', arguments: { ids: [4] } });
     expect(result).toEqual({ content: [{ type: 'text', text: 'User declined execution of drop.' }], isError: true });
     expect(tools.count('drop')).toBe(before);
+    await client.close();
+  });
+
+  it('answered elsewhere while the client is asked: the question is cancelled, and the client gets the result', async () => {
+    const { client } = await connectClient(gateway(), { token: ALICE_TOKEN, elicit: () => ({ action: 'decline' }) });
+    // In place of that handler: this client asks its user, who does not answer.
+    let asked!: (requestId: string | number) => void;
+    const question = new Promise<string | number>((resolveAsked) => (asked = resolveAsked));
+    client.setRequestHandler(ElicitRequestSchema, (_request, extra) => {
+      asked(extra.requestId);
+      return new Promise(() => {});
+    });
+    // Recorded in place of the SDK's own handler (which ignores a cancellation of request id 0).
+    const cancelled: { requestId?: string | number }[] = [];
+    client.setNotificationHandler(CancelledNotificationSchema, ({ params }) => void cancelled.push(params));
+    const call = client.callTool({ name: 'drop', arguments: { ids: [6] } });
+    const requestId = await question;
+    await resolve((await onlyPending(h)).id, 'ACCEPT');
+    expect(await call).toMatchObject({ content: [{ type: 'text', text: 'dropped [6]' }], isError: false });
+    expect(cancelled).toEqual([expect.objectContaining({ requestId })]);
     await client.close();
   });
 
