@@ -3,13 +3,12 @@
 // started with its environment only, logging at info (its default) to a file, as `toolgate > file` would.
 import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, openSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { betterSqlitePrebuilds } from '../../scripts/local-prebuilds.js';
-import type { ServerChild } from './processes.js';
+import { freePort, type ServerChild } from './processes.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -47,14 +46,6 @@ export async function installPackage(): Promise<InstalledPackage> {
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**

@@ -3,13 +3,12 @@
 // the CPU of a process's descendants (the upstream servers a relay started).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { cpuTimeOf } from './processes.js';
+import { cpuTimeOf, freePort } from './processes.js';
 
 /** The upstream server's file and the command that starts it (the same for every setup). */
 export const UPSTREAM_FILE = fileURLToPath(new URL('../mcp/upstream.mjs', import.meta.url));
@@ -61,14 +60,6 @@ export interface Relay {
   url: string;
   pid: number;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** supergateway (stdio to Streamable HTTP, stateful: one upstream process per session) on 127.0.0.1. */

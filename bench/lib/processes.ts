@@ -2,6 +2,7 @@
 // IPC for what HTTP cannot tell (RSS reset, GC, publish times), and makes sure every one of them ends.
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const BENCH_DIR = fileURLToPath(new URL('..', import.meta.url));
@@ -150,4 +151,13 @@ export function cpuTimeOf(pid: number): number {
 export function writeBytesOf(pid: number): number {
   const io = readFileSync(`/proc/${pid}/io`, 'utf8');
   return Number(/^write_bytes:\s+(\d+)/m.exec(io)?.[1] ?? Number.NaN);
+}
+
+/** A port nothing listens on now, on 127.0.0.1, for a child that takes its port from its environment. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
