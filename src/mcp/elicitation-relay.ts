@@ -14,6 +14,7 @@ import { answerElicitation } from '../app/answer-elicitation.js';
 import type { AppDeps } from '../app/deps.js';
 import type { Viewer } from '../app/viewer.js';
 import type { ElicitationAction, ElicitationRecord } from '../domain/records.js';
+import { linkedSignal } from './linked-signal.js';
 
 export type RequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -70,11 +71,9 @@ async function question(context: RelayContext, elicitation: ElicitationRecord): 
     requestedSchema: requestedSchema as ElicitRequestFormParams['requestedSchema'],
     _meta,
   };
-  // The question's own signal, cut off from the call's once the client answered: the SDK cancels a request whenever
-  // its signal aborts, answered or not, and a client must not be told to cancel what it has already answered.
-  const open = new AbortController();
-  const cancel = () => open.abort(context.signal.reason);
-  context.signal.addEventListener('abort', cancel, { once: true });
+  // The question's own signal, cut off from the call's once the client answered: a client must not be told to cancel
+  // what it has already answered.
+  const open = linkedSignal([context.signal]);
   try {
     // Asked once the pause is on disk: a client never answers a confirmation a power cut then takes back.
     await context.flush();
@@ -86,6 +85,6 @@ async function question(context: RelayContext, elicitation: ElicitationRecord): 
     // Cancelled, timed out, or the client could not ask: the confirmation stays pending for the other answerers.
     return null;
   } finally {
-    context.signal.removeEventListener('abort', cancel);
+    open.release();
   }
 }

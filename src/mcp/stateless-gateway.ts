@@ -35,6 +35,7 @@ import { answerableByCaller } from '../app/reads.js';
 import { awaitCallResult, callTool, gatewayCall, listGatewayTools, type GatewayTool } from '../app/call-tool.js';
 import type { ElicitationAction, ElicitationRecord, JsonObject } from '../domain/records.js';
 import { relayingCalls, waitingCallRelay, type CallRelay } from '../tools/call-relay.js';
+import { linkedSignal } from './linked-signal.js';
 import { offerHandlers, type OfferCaller } from './offer-handlers.js';
 import { onDisk } from './on-disk.js';
 import { callToolError, GatewayError, hidingFaults, unknownGateway } from './refusals.js';
@@ -255,28 +256,19 @@ async function respond(
   } as InputRequiredResult;
 }
 
-/**
- * Runs `work` with a signal aborted when one of `outer` is, or after `ms`. (Node 20's AbortSignal.any may be
- * collected.)
- */
+/** Runs `work` with a signal aborted when one of `outer` is, or after `ms`. */
 async function withDeadline<T>(
   outer: (AbortSignal | undefined)[],
   ms: number,
   work: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  const deadline = new AbortController();
-  const abort = () => deadline.abort();
-  const timer = setTimeout(abort, ms);
-  const signals = outer.filter((signal): signal is AbortSignal => signal !== undefined);
-  for (const signal of signals) {
-    signal.addEventListener('abort', abort, { once: true });
-    if (signal.aborted) abort();
-  }
+  const deadline = linkedSignal(outer);
+  const timer = setTimeout(deadline.abort, ms);
   try {
     return await work(deadline.signal);
   } finally {
     clearTimeout(timer);
-    for (const signal of signals) signal.removeEventListener('abort', abort);
+    deadline.release();
   }
 }
 
