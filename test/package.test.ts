@@ -25,7 +25,7 @@ import {
   execForm,
   readDockerfile,
 } from './support/dockerfile.js';
-import { betterSqlitePrebuilds } from '../scripts/local-prebuilds.js';
+import { betterSqlitePrebuilds, withoutNpmVariables } from '../scripts/packed-install.js';
 import { startServing, type Serving } from './support/cli.js';
 import { RESOLVE, START_TURN, tempDir } from './support/harness.js';
 import { connectWs, subscribeWs } from './support/live.js';
@@ -48,12 +48,6 @@ const IMAGE_TARBALL = '/tmp/toolgate.tgz';
 const RUNTIME = STAGES.at(-1)!;
 let installLog = '';
 
-/** The environment of the npm and toolgate processes: none of the npm_* variables `npm test` runs vitest with. */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('npm_')));
-  return { ...env, ...extra };
-}
-
 async function timed<T>(name: string, work: () => Promise<T>): Promise<T> {
   const started = performance.now();
   try {
@@ -65,7 +59,11 @@ async function timed<T>(name: string, work: () => Promise<T>): Promise<T> {
 
 async function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}) {
   try {
-    return await promisify(execFile)(command, args, { cwd, env: cleanEnv(env), maxBuffer: 32 * 1024 * 1024 });
+    return await promisify(execFile)(command, args, {
+      cwd,
+      env: withoutNpmVariables(env),
+      maxBuffer: 32 * 1024 * 1024,
+    });
   } catch (error) {
     const failed = error as Error & { stdout?: string; stderr?: string };
     throw new Error(`${command} ${args.join(' ')} failed: ${failed.message}\n${failed.stdout}\n${failed.stderr}`, {
@@ -137,7 +135,7 @@ afterAll(async () => {
 
 /** `command` from `cwd` until it prints a URL (the server's "serving … at <url>" line, an example's first URL). */
 function startProcess(command: string, args: string[], cwd: string, env: Record<string, string> = {}) {
-  return startServing(command, args, { cwd, env: cleanEnv(env), running });
+  return startServing(command, args, { cwd, env: withoutNpmVariables(env), running });
 }
 
 /** The installed `toolgate` on a port the system picks on 127.0.0.1. */
@@ -314,7 +312,7 @@ async function startImage(home: string, overrides: Record<string, string>): Prom
     env,
     health: () =>
       new Promise((resolve) =>
-        execFile(checkCommand, checkArgs, { cwd: workdir, env: cleanEnv(env) }, (error) =>
+        execFile(checkCommand, checkArgs, { cwd: workdir, env: withoutNpmVariables(env) }, (error) =>
           resolve(error ? Number((error as { code?: number }).code ?? 1) : 0),
         ),
       ),

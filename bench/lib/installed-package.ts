@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { betterSqlitePrebuilds } from '../../scripts/local-prebuilds.js';
+import { betterSqlitePrebuilds, withoutNpmVariables } from '../../scripts/packed-install.js';
 import { freePort, type ServerChild } from './processes.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -19,17 +19,11 @@ export interface InstalledPackage {
   remove(): void;
 }
 
-/** The environment of npm and the command: none of the npm_* variables an `npm run` gives its script. */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('npm_')));
-  return { ...env, ...extra };
-}
-
 /** Packs this checkout and installs the tarball into a new folder. */
 export async function installPackage(): Promise<InstalledPackage> {
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-bench-package-'));
   const run = (args: string[], cwd: string, env: Record<string, string> = {}) =>
-    promisify(execFile)('npm', args, { cwd, env: cleanEnv(env), maxBuffer: 32 * 1024 * 1024 });
+    promisify(execFile)('npm', args, { cwd, env: withoutNpmVariables(env), maxBuffer: 32 * 1024 * 1024 });
   try {
     await run(['pack', '--pack-destination', dir], ROOT);
     const tarball = readdirSync(dir).find((name) => name.endsWith('.tgz'))!;
@@ -62,7 +56,7 @@ export async function startInstalled(
   const log = openSync(logFile, 'a');
   const child = spawn(installed.command, [], {
     cwd: join(installed.dir, 'app'),
-    env: cleanEnv({ HOST: '127.0.0.1', PORT: String(port), TOOLGATE_DB: database }),
+    env: withoutNpmVariables({ HOST: '127.0.0.1', PORT: String(port), TOOLGATE_DB: database }),
     stdio: ['ignore', log, log],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
