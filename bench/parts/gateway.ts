@@ -2,6 +2,7 @@
 // directly over stdio, through supergateway (a plain stdio-to-HTTP relay, stateful), and through toolgate's /mcp on
 // SQLite and on PostgreSQL: a read-only call that runs at once, and a call that asks first, accepted by the client's
 // elicitation handler or through the GraphQL API; at 1, 8 and 32 sessions, in interleaved windows.
+import { availableParallelism } from 'node:os';
 import pg from 'pg';
 import { commitCost } from '../lib/fsync.js';
 import { runWorkers } from '../lib/http-workers.js';
@@ -332,6 +333,7 @@ export async function benchGateway(plan: Plan): Promise<PartResult> {
   const runs: string[] = [];
   const notes: string[] = [];
   const SUPERGATEWAY = 1;
+  const CORES = availableParallelism();
   const failures = results.flat(2).reduce((sum, w) => sum + w.failures, 0);
   const firstFailure = results.flat(2).find((w) => w.firstFailure)?.firstFailure;
   const perRound = (level: number, pick: (round: Window[]) => number) => spreadOf(results[level]!.map(pick));
@@ -378,6 +380,8 @@ export async function benchGateway(plan: Plan): Promise<PartResult> {
   });
 
   // Targets, per store, each from the per-round ratios against supergateway in the same round.
+  /** The server's CPU per call: the relay's process and, on PostgreSQL, the backends serving toolgate's database. */
+  const serverCpu = (w: Window) => w.relayCpu + (Number.isFinite(w.databaseCpu) ? w.databaseCpu : 0);
   const stores = [
     { name: 'SQLite', ungated: 2, elicit: 3, commit: sqliteCommit },
     { name: 'PostgreSQL', ungated: 5, elicit: 6, commit: postgresCommit },
@@ -393,16 +397,27 @@ export async function benchGateway(plan: Plan): Promise<PartResult> {
         pass: ratio.median >= want,
       });
     });
+    // What the rate target leaves the server: at twice supergateway's rate, this machine's cores over the calls made,
+    // less what each call costs the bench's own clients and the upstream server on the same cores. An upper bound: it
+    // gives every core to the bench, none to the machine's other processes.
+    SESSION_COUNTS.forEach((count, level) => {
+      if (count === 1) return;
+      const budget = perRound(level, (round) => {
+        const call = round[store.ungated]!;
+        return (CORES * 1000) / (2 * round[SUPERGATEWAY]!.rate) - call.clientCpu - call.upstreamCpu;
+      });
+      const used = perRound(level, (round) => serverCpu(round[store.ungated]!));
+      figures.push({
+        name:
+          `${store.name}: server CPU per read-only call that twice supergateway's rate leaves on ${CORES} cores, ` +
+          `${count} sessions`,
+        value: `${ms(budget.median)} (rounds ${ms(budget.min)} to ${ms(budget.max)}); toolgate's: ${ms(used.median)}`,
+      });
+    });
     SESSION_COUNTS.forEach((count, level) => {
       // Server CPU: toolgate's process and, on PostgreSQL, the backends serving its database; supergateway's process.
       // The upstream servers' CPU is apart (the same tool in both; supergateway runs one server per session).
-      const ratio = perRound(
-        level,
-        (round) =>
-          (round[store.ungated]!.relayCpu +
-            (Number.isFinite(round[store.ungated]!.databaseCpu) ? round[store.ungated]!.databaseCpu : 0)) /
-          round[SUPERGATEWAY]!.relayCpu,
-      );
+      const ratio = perRound(level, (round) => serverCpu(round[store.ungated]!) / round[SUPERGATEWAY]!.relayCpu);
       figures.push({
         name: `${store.name}: server CPU per read-only call / supergateway's, ${count} session${count > 1 ? 's' : ''}`,
         value: showSpread(ratio),
@@ -435,6 +450,9 @@ export async function benchGateway(plan: Plan): Promise<PartResult> {
       'session has its own.',
     "The gated call through the API includes the answerer's polling (pendingElicitations, then resolveElicitation; " +
       `${ANSWERER_IDLE_MS} ms between empty polls), and its queries count in toolgate's CPU per call.`,
+    `What twice supergateway's rate leaves the server: ${CORES} cores' CPU time divided by twice supergateway's calls ` +
+      "in the same round, less the CPU per call of the bench's clients and the upstream server measured in toolgate's " +
+      'window: an upper bound, as if nothing else ran on the machine.',
     `Durable commit: a one-row insert, WAL with synchronous FULL next to toolgate's SQLite file (${ms(sqliteCommit)}), ` +
       `and autocommit on ${BENCH_POSTGRES.replace(/\/\/[^@/]*@/, '//')} (${ms(postgresCommit)}), the median of 200 and 100.`,
   );
