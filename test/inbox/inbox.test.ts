@@ -55,6 +55,21 @@ async function open(url: string, options?: { width?: number }): Promise<Page> {
 
 const card = (page: Page) => page.locator('article.card');
 
+/** The turns whose live subscription (turnEvents, over the page's graphql-ws socket) has delivered a Turn so far. */
+function turnsFollowed(page: Page): Set<string> {
+  const turns = new Set<string>();
+  page.on('websocket', (socket) =>
+    socket.on('framereceived', ({ payload }) => {
+      const text = String(payload);
+      if (!text.includes('"turnEvents"')) return;
+      type Next = { payload?: { data?: { turnEvents?: { __typename?: string; id?: string } } } };
+      const event = (JSON.parse(text) as Next).payload?.data?.turnEvents;
+      if (event?.__typename === 'Turn' && event.id) turns.add(event.id);
+    }),
+  );
+  return turns;
+}
+
 beforeAll(async () => {
   await buildInbox({ ifStale: true });
   browser = await openBrowser();
@@ -172,6 +187,7 @@ describe('the inbox in local mode (no login)', () => {
     // The page's clock is the test's: the countdown runs out when the test moves it, not seconds later.
     const page = await browser.newPage();
     pages.push(page);
+    const followed = turnsFollowed(page);
     await page.clock.install();
     await page.goto(`${base}/inbox`);
     await page.getByText('Nothing waits for your answer.', { exact: false }).first().waitFor();
@@ -201,6 +217,9 @@ describe('the inbox in local mode (no login)', () => {
     const started = await start('remove 10');
     const shown = page.locator(`article[data-elicitation-id="${started.turn.pendingElicitations[0].id}"]`);
     await shown.getByText('Expires in').waitFor();
+    // The card follows its turn live, and that subscription's first event is the turn read with the server's clock:
+    // read after the clock moves, it would end the countdown itself and leave no Accept to refuse.
+    await expect.poll(() => followed.has(started.turn.id)).toBe(true);
     skewSeconds = 7200;
     try {
       await shown.getByRole('button', { name: 'Accept', exact: true }).click();
