@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { betterSqlitePrebuilds, withoutNpmVariables } from '../../scripts/packed-install.js';
-import { freePort, type ServerChild } from './processes.js';
+import { freePort, untilAnswering, type ServerChild } from './processes.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -61,20 +61,12 @@ export async function startInstalled(
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ready = await fetch(`${base}/readyz`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (ready) break;
-    if (child.exitCode !== null) throw new Error(`the installed toolgate exited (${child.exitCode}): ${logFile}`);
-    if (Date.now() > deadline) {
+  await untilAnswering(child, `${base}/readyz`, `the installed toolgate (log: ${logFile})`, timeoutMs).catch(
+    (error: unknown) => {
       child.kill('SIGKILL');
-      throw new Error(`the installed toolgate did not become ready in ${timeoutMs} ms: ${logFile}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+      throw error;
+    },
+  );
   return {
     url: `${base}/graphql`,
     pid: child.pid!,

@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { cpuTimeOf, freePort } from './processes.js';
+import { cpuTimeOf, freePort, untilAnswering } from './processes.js';
 
 /** The upstream server's file and the command that starts it (the same for every setup). */
 export const UPSTREAM_FILE = fileURLToPath(new URL('../mcp/upstream.mjs', import.meta.url));
@@ -92,21 +92,10 @@ export async function startSupergateway(timeoutMs = 30_000): Promise<Relay> {
     await exited;
     clearTimeout(timer);
   };
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`supergateway exited (code ${child.exitCode})`);
-    try {
-      const response = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(1_000) });
-      if (response.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (performance.now() > deadline) {
-      await stop();
-      throw new Error(`supergateway did not answer on port ${port} within ${timeoutMs} ms`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await untilAnswering(child, `http://127.0.0.1:${port}/healthz`, 'supergateway', timeoutMs).catch(async (error) => {
+    await stop();
+    throw error;
+  });
   return { url: `http://127.0.0.1:${port}/mcp`, pid: child.pid!, stop };
 }
 

@@ -153,6 +153,24 @@ export function writeBytesOf(pid: number): number {
   return Number(/^write_bytes:\s+(\d+)/m.exec(io)?.[1] ?? Number.NaN);
 }
 
+/**
+ * Resolves once `url` answers 2xx (polled every 50 ms); rejects when `child` exits first or after `timeoutMs`, naming
+ * `what`. The caller stops the child on a rejection.
+ */
+export async function untilAnswering(child: ChildProcess, url: string, what: string, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${what} exited (code ${child.exitCode})`);
+    const ok = await fetch(url, { signal: AbortSignal.timeout(1_000) }).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ok) return;
+    if (performance.now() > deadline) throw new Error(`${what} did not answer at ${url} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** A port nothing listens on now, on 127.0.0.1, for a child that takes its port from its environment. */
 export async function freePort(): Promise<number> {
   const server = createServer();
