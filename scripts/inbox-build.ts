@@ -3,13 +3,12 @@
 // web/inbox's sources and package-lock.json is kept beside the build. Tests and the screenshot script call buildInbox
 // too, sometimes several processes at once: each builds into a folder of its own and swaps it in whole, so that a
 // server never serves half a build.
-import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { inputsHash, ROOT } from './inputs-hash.js';
 
-const root = resolve(import.meta.dirname, '..');
-const webRoot = join(root, 'web', 'inbox');
+const webRoot = join(ROOT, 'web', 'inbox');
 export const INBOX_BUILD_DIR = join(webRoot, 'dist');
 const STAMP = join(INBOX_BUILD_DIR, '.inputs-sha256');
 /** Modules of the server's that the inbox imports too (one rule in one place), so part of what the build reads. */
@@ -17,20 +16,7 @@ const SHARED_SOURCES = ['src/domain/visible-text.ts'];
 
 /** A hash of everything the build reads: the app's files (not its build), shared sources, locked dependencies. */
 export function inboxInputsHash(): string {
-  const hash = createHash('sha256');
-  const add = (path: string) => hash.update(relative(root, path)).update('\0').update(readFileSync(path)).update('\0');
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const path = join(dir, entry.name);
-      if (path === INBOX_BUILD_DIR) continue;
-      if (entry.isDirectory()) walk(path);
-      else if (entry.isFile()) add(path);
-    }
-  };
-  walk(webRoot);
-  for (const path of SHARED_SOURCES) add(join(root, path));
-  hash.update(readFileSync(join(root, 'package-lock.json')));
-  return hash.digest('hex');
+  return inputsHash(['web/inbox', ...SHARED_SOURCES, 'package-lock.json'], ['web/inbox/dist']);
 }
 
 function builtHash(): string | null {
@@ -47,7 +33,7 @@ export async function buildInbox(options: { ifStale?: boolean } = {}): Promise<b
   if (options.ifStale && builtHash() === inputs) return false;
   const { build } = await import('vite');
   // Outside web/inbox, whose files the hash reads; .scratch/ is ignored by git and the tools.
-  const scratch = join(root, '.scratch');
+  const scratch = join(ROOT, '.scratch');
   mkdirSync(scratch, { recursive: true });
   const staging = join(scratch, `inbox-build-${process.pid}-${Date.now()}`);
   const previous = `${staging}-previous`;
