@@ -53,7 +53,9 @@ const POSTGRES_SUITES = [
   // The outbox's claims: webhooks with their receipts, Slack's cards.
   'test/webhooks/receipts.test.ts',
   'test/notifiers/slack.test.ts',
-  // Identities from the OpenID provider, on both backends: the inbox signed in in Chromium, an MCP client's OAuth.
+  // Identities from the OpenID provider, on both backends: its tokens and the bad ones refused, the inbox signed in in
+  // Chromium, an MCP client's OAuth.
+  'test/http/oidc.test.ts',
   'test/graphql/identity.test.ts',
   'test/http/inbox-session.test.ts',
   'test/inbox/sign-in.test.ts',
