@@ -3,14 +3,14 @@
 // web/inbox's sources and package-lock.json is kept beside the build. Tests and the screenshot script call buildInbox
 // too, sometimes several processes at once: each builds into a folder of its own and swaps it in whole, so that a
 // server never serves half a build.
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { inputsHash, ROOT } from './inputs-hash.js';
+import { inputsHash, recordedHash, recordHash, ROOT, STAMP_FILE } from './inputs-hash.js';
 
 const webRoot = join(ROOT, 'web', 'inbox');
 export const INBOX_BUILD_DIR = join(webRoot, 'dist');
-const STAMP = join(INBOX_BUILD_DIR, '.inputs-sha256');
+const STAMP = join(INBOX_BUILD_DIR, STAMP_FILE);
 /** Modules of the server's that the inbox imports too (one rule in one place), so part of what the build reads. */
 const SHARED_SOURCES = ['src/domain/visible-text.ts'];
 
@@ -19,18 +19,10 @@ export function inboxInputsHash(): string {
   return inputsHash(['web/inbox', ...SHARED_SOURCES, 'package-lock.json'], ['web/inbox/dist']);
 }
 
-function builtHash(): string | null {
-  try {
-    return readFileSync(STAMP, 'utf8').trim();
-  } catch {
-    return null;
-  }
-}
-
 /** Builds the inbox (or, with ifStale, only when needed); returns whether it built. */
 export async function buildInbox(options: { ifStale?: boolean } = {}): Promise<boolean> {
   const inputs = inboxInputsHash();
-  if (options.ifStale && builtHash() === inputs) return false;
+  if (options.ifStale && recordedHash(STAMP) === inputs) return false;
   const { build } = await import('vite');
   // Outside web/inbox, whose files the hash reads; .scratch/ is ignored by git and the tools.
   const scratch = join(ROOT, '.scratch');
@@ -43,7 +35,7 @@ export async function buildInbox(options: { ifStale?: boolean } = {}): Promise<b
       logLevel: 'warn',
       build: { outDir: staging, emptyOutDir: true },
     });
-    writeFileSync(join(staging, '.inputs-sha256'), `${inputs}\n`);
+    recordHash(join(staging, STAMP_FILE), inputs);
     // Two renames: the old build is out of the way for an instant only, and never half written. Another process
     // may swap in its own build between them (the same inputs, the same build): then ours is dropped.
     ignoring(['ENOENT'], () => renameSync(INBOX_BUILD_DIR, previous));

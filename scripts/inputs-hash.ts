@@ -3,10 +3,12 @@
 // that keeps this hash beside its output can tell later that nothing it reads has changed since. Paths are relative
 // to `root`, the repository unless a caller names another.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '..');
+/** The file a build keeps its inputs' hash in, inside its output. */
+export const STAMP_FILE = '.inputs-sha256';
 
 export function inputsHash(paths: string[], skip: string[] = [], root = ROOT): string {
   const hash = createHash('sha256');
@@ -25,4 +27,18 @@ export function inputsHash(paths: string[], skip: string[] = [], root = ROOT): s
     else add(path);
   }
   return hash.digest('hex');
+}
+
+/** The hash a build wrote into `stamp` when it last passed; null when there is none. */
+export function recordedHash(stamp: string): string | null {
+  try {
+    return readFileSync(stamp, 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
+/** Writes `hash` into `stamp`, for `recordedHash` to read on the next run. */
+export function recordHash(stamp: string, hash: string): void {
+  writeFileSync(stamp, `${hash}\n`);
 }

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { inputsHash } from '../../scripts/inputs-hash.js';
+import { inputsHash, recordedHash, recordHash, STAMP_FILE } from '../../scripts/inputs-hash.js';
 
 let root: string;
 const hash = () => inputsHash(['site', 'lock.json'], ['site/dist'], root);
@@ -23,7 +23,10 @@ describe('inputsHash', () => {
   it('is the same for the same files, whatever the build wrote into its output', () => {
     const before = hash();
     writeFileSync(join(root, 'site', 'dist', 'a.html'), '<h1>changed</h1>\n');
-    writeFileSync(join(root, 'site', 'dist', '.inputs-sha256'), `${before}\n`);
+    const stamp = join(root, 'site', 'dist', STAMP_FILE);
+    expect(recordedHash(stamp)).toBeNull();
+    recordHash(stamp, before);
+    expect(recordedHash(stamp)).toBe(before);
     expect(hash()).toBe(before);
   });
 
