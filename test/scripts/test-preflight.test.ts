@@ -42,7 +42,7 @@ describe('the test preflight', () => {
     expect(result.code).toBe(1);
     expect(result.seconds).toBeLessThan(15);
     expect(result.stderr).toContain(
-      'Chromium not found at /nonexistent/chromium: apt-get install chromium, or set TOOLGATE_CHROMIUM',
+      'Chromium not found at /nonexistent/chromium: apt-get install chromium-headless-shell, or set TOOLGATE_CHROMIUM',
     );
     expect(result.stderr).toMatch(
       new RegExp(`Redis at redis://127.0.0.1:${port} does not answer \\(connect ECONNREFUSED[^)]*\\): .*set REDIS_URL`),

@@ -1,4 +1,4 @@
-// Headless Chromium for the inbox tests: Debian's /usr/bin/chromium (.ci/run installs it) driven by playwright-core.
+// Headless Chromium for the inbox tests: Debian's (test/support/chromium.ts says which), driven by playwright-core.
 // One browser per test process, shared by the files it runs one after the other (a launch cost more CPU than some
 // files' tests); each page gets a context of its own, which shares no cookies or storage with any other, as a fresh
 // profile would. A failing test leaves a screenshot of its page in .scratch/inbox-failures/.
