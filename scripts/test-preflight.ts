@@ -3,7 +3,7 @@
 // failing minutes later with a launch error or a hook timeout.
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { missingChromium } from '../test/support/chromium.js';
+import { CHROMIUM_PATH, missingChromium } from '../test/support/chromium.js';
 import { TEST_POSTGRES } from '../test/support/postgres.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -75,4 +75,4 @@ if (problems.length > 0) {
   console.error('test preflight: npm test needs all three (docs/contributing.md, "Tests"); stopped before the suite.');
   process.exit(1);
 }
-console.log('test preflight: PostgreSQL, Redis and Chromium are there');
+console.log(`test preflight: PostgreSQL, Redis and Chromium (${CHROMIUM_PATH}) are there`);

@@ -1,6 +1,7 @@
 // `npm test`'s first step (scripts/test-preflight.ts): on a machine without Chromium, Redis or PostgreSQL it stops
 // within seconds, one line per missing part naming the fix, before the type-check and the suite.
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -66,9 +67,19 @@ describe('the test preflight', () => {
     expect(result.stderr).not.toContain('PostgreSQL');
   });
 
-  it('passes on this machine, where the suite runs', async () => {
+  it('passes on this machine, where the suite runs, naming the Chromium the browser tests will drive', async () => {
     const result = await preflight({});
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    expect(result.stdout).toContain('PostgreSQL, Redis and Chromium are there');
+    // Debian's headless build when it is installed, the full browser otherwise.
+    const expected = existsSync('/usr/bin/chromium-headless-shell')
+      ? '/usr/bin/chromium-headless-shell'
+      : '/usr/bin/chromium';
+    expect(result.stdout).toContain(`PostgreSQL, Redis and Chromium (${expected}) are there`);
+  });
+
+  it('TOOLGATE_CHROMIUM names the executable to drive instead', async () => {
+    // Any executable passes the preflight, which looks only for the file.
+    const result = await preflight({ TOOLGATE_CHROMIUM: process.execPath });
+    expect(result.stdout).toContain(`Chromium (${process.execPath}) are there`);
   });
 });
