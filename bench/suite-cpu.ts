@@ -5,10 +5,10 @@
 // Linux only: `npm run bench:suite-cpu [-- <command> <args…>]`, with nothing else running meanwhile.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { processStatOf } from './lib/processes.js';
 
 const SAMPLE_MS = 300;
-/** Clock ticks per second: 100 on Linux everywhere this runs (USER_HZ). */
-const TICKS_PER_SECOND = 100;
 
 /** The kind of a process, from its command line (a kernel thread has none: its name). */
 function kindOf(commandLine: string, name: string): string {
@@ -18,7 +18,8 @@ function kindOf(commandLine: string, name: string): string {
   if (/vitest\/dist\/workers|forks\.js/.test(commandLine)) return 'vitest fork';
   if (commandLine.includes('vitest')) return 'vitest main';
   if (commandLine.includes('run-bundle')) return 'child from a test bundle';
-  if (/test\/fixtures\/[\w-]+\.mjs/.test(commandLine)) return /test\/fixtures\/[\w-]+\.mjs/.exec(commandLine)![0];
+  const fixture = /test\/fixtures\/[\w-]+\.mjs/.exec(commandLine)?.[0];
+  if (fixture) return fixture;
   if (/\bnpm(-cli)?\b/.test(commandLine)) return 'npm';
   if (/\btsc\b/.test(commandLine)) return 'tsc';
   if (commandLine.includes('esbuild')) return 'esbuild';
@@ -30,7 +31,7 @@ function kindOf(commandLine: string, name: string): string {
 
 interface Seen {
   kind: string;
-  /** CPU ticks when first seen (kept for a process that was already running), and when last seen. */
+  /** CPU milliseconds when first seen (kept for a process that was already running), and when last seen. */
   first: number;
   last: number;
 }
@@ -42,18 +43,16 @@ function sample(before: boolean): void {
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ticks = Number(fields[11]) + Number(fields[12]);
-      const key = `${pid}:${fields[19]}`;
+      const { cpuMs, startedAt } = processStatOf(Number(pid));
+      const key = `${pid}:${startedAt}`;
       const known = seen.get(key);
       if (known) {
-        known.last = ticks;
+        known.last = cpuMs;
         continue;
       }
       const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
       const name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-      seen.set(key, { kind: kindOf(commandLine, name), first: before ? ticks : 0, last: ticks });
+      seen.set(key, { kind: kindOf(commandLine, name), first: before ? cpuMs : 0, last: cpuMs });
     } catch {
       // The process ended between listing and reading.
     }
@@ -86,15 +85,14 @@ const machineAfter = machineTicks();
 const byKind = new Map<string, { seconds: number; processes: number }>();
 for (const { kind, first, last } of seen.values()) {
   const entry = byKind.get(kind) ?? { seconds: 0, processes: 0 };
-  entry.seconds += (last - first) / TICKS_PER_SECOND;
+  entry.seconds += (last - first) / 1000;
   entry.processes += last > first ? 1 : 0;
   byKind.set(kind, entry);
 }
 const rows = [...byKind].filter(([, entry]) => entry.seconds >= 0.5).sort((a, b) => b[1].seconds - a[1].seconds);
 const sampled = rows.reduce((sum, [, entry]) => sum + entry.seconds, 0);
 const busyCores =
-  ((machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total)) *
-  Number(readFileSync('/proc/cpuinfo', 'utf8').match(/^processor\s*:/gm)?.length ?? 1);
+  ((machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total)) * availableParallelism();
 
 console.log(`\n${command.join(' ')}: exit ${code}, ${seconds.toFixed(1)} s, ${busyCores.toFixed(2)} busy cores`);
 console.log(

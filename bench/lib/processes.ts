@@ -139,12 +139,20 @@ export function resetPeakMemory(pid: number): boolean {
   }
 }
 
-/** CPU time (user + system) a process has used so far, in milliseconds (from /proc, 10 ms ticks). */
-export function cpuTimeOf(pid: number): number {
+/**
+ * A process's CPU time (user + system) so far in milliseconds, and when it started (in clock ticks since boot: with
+ * the pid, it tells a process from a later one given the same pid). From /proc, 10 ms ticks.
+ */
+export function processStatOf(pid: number): { cpuMs: number; startedAt: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields 14 and 15 of stat (utime, stime) are at 11 and 12 after the command name.
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  // Fields 14, 15 and 22 of stat (utime, stime, starttime) are at 11, 12 and 19 after the command name.
+  return { cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / 100, startedAt: Number(fields[19]) };
+}
+
+/** CPU time (user + system) a process has used so far, in milliseconds. */
+export function cpuTimeOf(pid: number): number {
+  return processStatOf(pid).cpuMs;
 }
 
 /** Bytes a process caused to be sent to the storage layer so far (/proc/<pid>/io write_bytes: pages it dirtied). */
