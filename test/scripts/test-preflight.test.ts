@@ -70,10 +70,10 @@ describe('the test preflight', () => {
   it('passes on this machine, where the suite runs, naming the Chromium the browser tests will drive', async () => {
     const result = await preflight({});
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    // Debian's headless build when it is installed, the full browser otherwise.
-    const expected = existsSync('/usr/bin/chromium-headless-shell')
-      ? '/usr/bin/chromium-headless-shell'
-      : '/usr/bin/chromium';
+    // The one TOOLGATE_CHROMIUM names; else Debian's headless build when it is installed, the full browser otherwise.
+    const expected =
+      process.env.TOOLGATE_CHROMIUM ??
+      (existsSync('/usr/bin/chromium-headless-shell') ? '/usr/bin/chromium-headless-shell' : '/usr/bin/chromium');
     expect(result.stdout).toContain(`PostgreSQL, Redis and Chromium (${expected}) are there`);
   });
 
